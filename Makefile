@@ -1,0 +1,37 @@
+# Two commands on a fresh machine:
+#   make demo   install, load the demo campaign, serve it on http://127.0.0.1:8000/
+#   make test   install, make sure PostgreSQL, Redis and Chromium are there, run every test
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-$(shell sha256sum requirements.txt | cut -c1-12)
+
+# The test suite runs on PostgreSQL and Redis, as production does.
+TEST_ENV := DATABASE_URL=postgres://postgres@127.0.0.1:5432/parseval \
+            PARSEVAL_TEST_BROKER_URL=redis://127.0.0.1:6379/15 \
+            PARSEVAL_VAR_DIR=$(CURDIR)/var/test
+
+.PHONY: demo test install services clean
+
+install: $(STAMP)
+
+$(STAMP): requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements.txt
+	rm -f $(VENV)/.installed-*
+	touch $@
+
+demo: install
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py load_demo
+	$(BIN)/python manage.py runserver 127.0.0.1:8000
+
+services:
+	bash scripts/ensure-services
+
+test: install services
+	$(TEST_ENV) $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+clean:
+	rm -rf $(VENV) var

@@ -1,0 +1,295 @@
+"""Campaigns, their corpus, teams, runs and the audit log.
+
+Gold annotation and test-subset membership are *not* here: they live in
+``annotations.models`` so that team-facing code, which only imports this
+module's corpus models, cannot reach them by accident.
+"""
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import PermissionDenied
+from django.db import models
+from django.urls import reverse
+from django.utils import timezone
+
+
+class CampaignKind(models.TextChoices):
+    EASY = "easy", "EASY (constituents and relations)"
+    CONSTITUENCY = "constituency", "Constituency trees"
+    DEPENDENCY = "dependency", "Dependency trees"
+
+
+class CampaignState(models.TextChoices):
+    DRAFT = "draft", "Draft"
+    OPEN = "open", "Open"
+    CLOSED = "closed", "Closed"
+    SCORED = "scored", "Scored"
+    RELEASED = "released", "Results released to teams"
+    PUBLISHED = "published", "Published"
+    GOLD_RELEASED = "gold_released", "Gold released"
+    ARCHIVED = "archived", "Archived"
+
+
+class Publication(models.TextChoices):
+    NAMED = "named", "Teams under their names"
+    CODED = "coded", "Teams under codes (A, B, C...) unless they opt in"
+
+
+class Campaign(models.Model):
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(unique=True)
+    description = models.TextField(blank=True)
+    language = models.CharField(max_length=16, default="fr", help_text="ISO 639 code of the corpus language")
+    kind = models.CharField(max_length=20, choices=CampaignKind.choices, default=CampaignKind.EASY)
+    state = models.CharField(max_length=20, choices=CampaignState.choices, default=CampaignState.DRAFT, db_index=True)
+    organisers = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="organised_campaigns", blank=True)
+
+    # Scheduled dates: when set, a periodic task applies the transition once due.
+    opens_at = models.DateTimeField(null=True, blank=True)
+    deadline = models.DateTimeField(null=True, blank=True, help_text="Runs are refused after this moment")
+    results_release_at = models.DateTimeField(null=True, blank=True)
+    publish_at = models.DateTimeField(null=True, blank=True)
+    gold_release_at = models.DateTimeField(null=True, blank=True)
+    archive_at = models.DateTimeField(null=True, blank=True)
+
+    runs_per_team = models.PositiveSmallIntegerField(default=3)
+    invalid_uploads_per_day = models.PositiveSmallIntegerField(default=10)
+    max_upload_bytes = models.PositiveBigIntegerField(default=200 * 1024 * 1024)
+    publication = models.CharField(max_length=10, choices=Publication.choices, default=Publication.CODED)
+    corpus_public = models.BooleanField(default=False, help_text="Anyone may download the corpus text")
+    dev_sample_public = models.BooleanField(default=False, help_text="Anyone may download the development sample")
+    metrics = models.JSONField(default=dict, blank=True, help_text="Scoring options (metric names and parameters)")
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("portal:campaign", kwargs={"slug": self.slug})
+
+    def is_organiser(self, user) -> bool:
+        if not user.is_authenticated:
+            return False
+        return user.is_superuser or self.organisers.filter(pk=user.pk).exists()
+
+    @property
+    def accepts_runs(self) -> bool:
+        if self.state != CampaignState.OPEN:
+            return False
+        return self.deadline is None or timezone.now() < self.deadline
+
+
+class Genre(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="genres")
+    code = models.SlugField(max_length=50)
+    name = models.CharField(max_length=100)
+    description = models.TextField(blank=True)
+    order = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["order", "code"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "code"], name="unique_genre_code")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def corpus_upload_to(instance: "CorpusDocument", filename: str) -> str:
+    return f"corpus/{instance.campaign.slug}/{instance.name}{_suffix(filename)}"
+
+
+def _suffix(filename: str) -> str:
+    dot = filename.rfind(".")
+    return filename[dot:] if dot > 0 else ""
+
+
+class CorpusDocument(models.Model):
+    """One document of the corpus as teams receive it: text and ids, no annotation."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="documents")
+    genre = models.ForeignKey(Genre, on_delete=models.PROTECT, related_name="documents")
+    name = models.CharField(max_length=200, help_text="Base file name; runs are paired with documents by it")
+    text_file = models.FileField(upload_to=corpus_upload_to)
+    sha256 = models.CharField(max_length=64)
+    sentence_count = models.PositiveIntegerField(default=0)
+    word_count = models.PositiveIntegerField(default=0)
+    order = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["order", "name"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "name"], name="unique_document_name")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Sentence(models.Model):
+    """A sentence of the corpus. Whether it has gold is recorded elsewhere (annotations)."""
+
+    document = models.ForeignKey(CorpusDocument, on_delete=models.CASCADE, related_name="sentences")
+    sid = models.CharField(max_length=64, help_text="Sentence id as in the files (E12)")
+    position = models.PositiveIntegerField()
+    word_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["document", "position"]
+        constraints = [models.UniqueConstraint(fields=["document", "sid"], name="unique_sentence_id")]
+
+    def __str__(self) -> str:
+        return f"{self.document.name}:{self.sid}"
+
+
+class Team(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="teams")
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=80)
+    code = models.CharField(max_length=8, blank=True, help_text="Code shown instead of the name in coded publication")
+    show_name = models.BooleanField(default=False, help_text="The team opts in to being published under its name")
+    affiliation = models.CharField(max_length=200, blank=True)
+    members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="teams")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "slug"], name="unique_team_slug"),
+            models.UniqueConstraint(fields=["campaign", "name"], name="unique_team_name"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    class Role(models.TextChoices):
+        LEADER = "leader", "Leader"
+        MEMBER = "member", "Member"
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    # Denormalised from team so the database can enforce one team per user per campaign.
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.MEMBER)
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["campaign", "user"], name="one_team_per_campaign")]
+
+    def save(self, *args, **kwargs):
+        self.campaign_id = self.team.campaign_id
+        super().save(*args, **kwargs)
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.team}"
+
+
+class RunStatus(models.TextChoices):
+    UPLOADED = "uploaded", "Uploaded"
+    VALIDATING = "validating", "Validating"
+    INVALID = "invalid", "Invalid"
+    QUEUED = "queued", "Queued for scoring"
+    SCORING = "scoring", "Scoring"
+    SCORED = "scored", "Scored"
+    FAILED = "failed", "Failed"
+
+
+def run_upload_to(instance: "Run", filename: str) -> str:
+    return f"runs/{instance.campaign.slug}/{instance.team.slug}/{instance.sha256[:16]}{_suffix(filename)}"
+
+
+class Run(models.Model):
+    """A team's parser output. The file is immutable once stored."""
+
+    class Scope(models.TextChoices):
+        TEST = "test", "Evaluation run"
+        DEV = "dev", "Development-sample check"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="runs")
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="runs")
+    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    name = models.CharField(max_length=100)
+    system_description = models.TextField(blank=True)
+    scope = models.CharField(max_length=10, choices=Scope.choices, default=Scope.TEST)
+    synthetic = models.BooleanField(default=False, help_text="A demo run made by perturbing gold, not a real parser")
+
+    file = models.FileField(upload_to=run_upload_to, max_length=300)
+    original_filename = models.CharField(max_length=255)
+    sha256 = models.CharField(max_length=64, db_index=True)
+    size = models.PositiveBigIntegerField()
+
+    status = models.CharField(max_length=12, choices=RunStatus.choices, default=RunStatus.UPLOADED, db_index=True)
+    status_reason = models.TextField(blank=True)
+    status_changed_at = models.DateTimeField(default=timezone.now)
+    progress = models.PositiveSmallIntegerField(default=0, help_text="Percent done in the current step")
+    validation_report = models.JSONField(default=dict, blank=True)
+    task_id = models.CharField(max_length=64, blank=True)
+
+    uploaded_at = models.DateTimeField(default=timezone.now, db_index=True)
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+    disqualified = models.BooleanField(default=False)
+    disqualified_reason = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-uploaded_at"]
+        indexes = [models.Index(fields=["campaign", "status"]), models.Index(fields=["team", "uploaded_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.team} / {self.name}"
+
+    @property
+    def is_active(self) -> bool:
+        return self.withdrawn_at is None and not self.disqualified
+
+    def set_status(self, status: str, reason: str = "", progress: int | None = None) -> None:
+        self.status = status
+        self.status_reason = reason
+        self.status_changed_at = timezone.now()
+        if progress is not None:
+            self.progress = progress
+        self.save(update_fields=["status", "status_reason", "status_changed_at", "progress"])
+
+
+class AuditQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise PermissionDenied("The audit log is append-only.")
+
+    def delete(self):
+        raise PermissionDenied("The audit log is append-only.")
+
+    def bulk_update(self, objs, fields, batch_size=None):
+        raise PermissionDenied("The audit log is append-only.")
+
+
+class AuditEntry(models.Model):
+    """Who did what, when, from where. Append-only: no code path updates or deletes."""
+
+    at = models.DateTimeField(default=timezone.now, db_index=True)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    actor_name = models.CharField(max_length=150, blank=True, help_text="Kept even if the account is renamed")
+    campaign = models.ForeignKey(Campaign, null=True, blank=True, on_delete=models.PROTECT, related_name="audit_entries")
+    action = models.CharField(max_length=64, db_index=True)
+    target = models.CharField(max_length=255, blank=True)
+    details = models.JSONField(default=dict, blank=True)
+    ip_address = models.GenericIPAddressField(null=True, blank=True)
+
+    objects = AuditQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-at", "-pk"]
+        verbose_name_plural = "audit entries"
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M} {self.actor_name or 'system'} {self.action} {self.target}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            raise PermissionDenied("Audit entries cannot be edited.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise PermissionDenied("Audit entries cannot be deleted.")
