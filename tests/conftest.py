@@ -17,3 +17,17 @@ def shared_data() -> Path:
     if not DATA.is_dir():
         pytest.fail(f"shared data not found at {DATA} (set PARSEVAL_SHARED)")
     return DATA
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+    """Give each test session its own PostgreSQL test database.
+
+    Several test sessions may share one server (developers, CI, a benchmark);
+    with one fixed name they would drop each other's database mid-run.
+    """
+    from django.conf import settings
+
+    for alias, db in settings.DATABASES.items():
+        if db["ENGINE"].endswith("postgresql"):
+            db.setdefault("TEST", {})["NAME"] = f"test_{db['NAME']}_{os.getpid()}"
