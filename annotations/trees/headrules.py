@@ -1,0 +1,184 @@
+"""Head-finding rules for constituency trees (Magerman 1995 / Collins 1999 style).
+
+A :class:`HeadRules` table names, for each phrasal label, one or more search
+passes (a direction and a priority list of child labels). The built-in table
+``penn`` is Collins (1999), Appendix A, stored in
+``annotations/trees/data/penn-collins1999.headrules``; any other table in the
+same text format can be loaded with :func:`load_head_rules`.
+
+File format (one rule a line; a line starting with ``#`` is a comment)::
+
+    LABEL  DIRECTION  CAT CAT ...  [; DIRECTION CAT ...]
+    @function HD            # a child carrying this function tag is the head
+    @punct , . : `` ''      # never chosen by the fallback if anything else is there
+
+Directions: ``left``/``right`` (for each CAT in priority order, scan the
+children from that side), ``leftdis``/``rightdis`` (scan the children from
+that side, first child whose label is any CAT), ``first``/``last`` (the
+first/last child if its label is a CAT). Passes are tried in order; if none
+finds a head, the first child from the side of the first pass is the head
+(``first`` counts as the left side, ``last`` as the right), skipping
+punctuation when something else is there. ``*`` is the rule for labels
+without an entry; without ``*`` the default is ``left``.
+
+Labels are compared without function tags: ``NP-SBJ-1`` matches ``NP``. A
+``@function`` line (TIGER: ``@function HD``) makes a child whose label
+carries that function (``NN-HD``, ``VVFIN-HD``...) the head before the table
+is consulted, when such a child exists.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from annotations.errors import InputError, Problem
+
+from .tree import Tree
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+BUILTIN = {"penn": DATA_DIR / "penn-collins1999.headrules"}
+DIRECTIONS = ("left", "right", "leftdis", "rightdis", "first", "last")
+
+_SPLIT = re.compile(r"[-=]")
+
+
+def split_label(label: str) -> tuple[str, list[str]]:
+    """``NP-SBJ-1`` -> (``NP``, [``SBJ``]); ``-NONE-`` and ``-LRB-`` stay whole.
+
+    Function tags are what follows the first ``-`` or ``=``; numeric
+    co-indices (``-1``, ``=2``) are dropped.
+    """
+    if not label or label.startswith("-"):
+        return label, []
+    parts = _SPLIT.split(label)
+    base = parts[0]
+    return base, [p for p in parts[1:] if p and not p.isdigit()]
+
+
+def base_label(label: str) -> str:
+    return split_label(label)[0]
+
+
+@dataclass
+class HeadRules:
+    rules: dict[str, list[tuple[str, list[str]]]] = field(default_factory=dict)
+    head_functions: frozenset[str] = frozenset()
+    punct: frozenset[str] = frozenset()
+    name: str = "custom"
+
+    def passes(self, label: str) -> list[tuple[str, list[str]]]:
+        base = base_label(label)
+        if base in self.rules:
+            return self.rules[base]
+        return self.rules.get("*", [("left", [])])
+
+    def head_index(self, node: Tree) -> int:
+        """Index of the head child of ``node`` (a node with at least one child)."""
+        kids = node.children
+        if not kids:
+            raise ValueError("a node with no children has no head child")
+        if len(kids) == 1:
+            return 0
+        labels = [self._child_label(k) for k in kids]
+        if self.head_functions:
+            for i, k in enumerate(kids):
+                if not k.is_word and set(split_label(k.label)[1]) & self.head_functions:
+                    return i
+        passes = self.passes(node.label)
+        n = len(kids)
+        for direction, cats in passes:
+            order = range(n) if direction in ("left", "leftdis", "first") else range(n - 1, -1, -1)
+            if direction in ("left", "right"):
+                for cat in cats:
+                    for i in order:
+                        if labels[i] == cat:
+                            return i
+            elif direction in ("leftdis", "rightdis"):
+                wanted = set(cats)
+                for i in order:
+                    if labels[i] in wanted:
+                        return i
+            else:  # first / last
+                i = 0 if direction == "first" else n - 1
+                if labels[i] in cats:
+                    return i
+        first = passes[0][0] if passes else "left"
+        order = list(range(n)) if first in ("left", "leftdis", "first") else list(range(n - 1, -1, -1))
+        for i in order:
+            if labels[i] not in self.punct:
+                return i
+        return order[0]
+
+    @staticmethod
+    def _child_label(node: Tree) -> str:
+        return "" if node.is_word else base_label(node.label)
+
+
+def parse_head_rules(text: str, *, file: str | None = None, name: str = "custom") -> HeadRules:
+    rules: dict[str, list[tuple[str, list[str]]]] = {}
+    functions: set[str] = set()
+    punct: set[str] = set()
+    problems: list[Problem] = []
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("@"):
+            key, *values = line.split()
+            if key == "@function":
+                functions.update(values)
+            elif key == "@punct":
+                punct.update(values)
+            else:
+                problems.append(Problem(f"unknown directive {key!r} (expected @function or @punct)",
+                                        file=file, line=lineno))
+            continue
+        label, *more = line.split(None, 1)
+        rest = more[0] if more else ""
+        passes = []
+        for chunk in rest.split(";") if rest else [""]:
+            words = chunk.split()
+            if not words:
+                problems.append(Problem(f"rule for {label!r} has an empty pass (expected a direction)",
+                                        file=file, line=lineno))
+                continue
+            direction, cats = words[0].lower(), words[1:]
+            if direction not in DIRECTIONS:
+                problems.append(Problem(f"rule for {label!r}: unknown direction {words[0]!r} "
+                                        f"(expected one of {', '.join(DIRECTIONS)})", file=file, line=lineno))
+                continue
+            passes.append((direction, cats))
+        if label in rules:
+            problems.append(Problem(f"second rule for label {label!r}", file=file, line=lineno))
+        rules[label] = passes
+    if problems:
+        raise InputError(problems)
+    if not rules and not functions:
+        raise InputError("head-rule table has no rules", file=file)
+    return HeadRules(rules, frozenset(functions), frozenset(punct), name)
+
+
+def load_head_rules(spec: "str | Path | HeadRules" = "penn", *, head_functions=None) -> HeadRules:
+    """A built-in table by name (``penn``) or a table file; ``head_functions`` adds ``@function`` tags."""
+    if isinstance(spec, HeadRules):
+        rules = spec
+    else:
+        key = str(spec)
+        path = BUILTIN.get(key, Path(key))
+        name = key if key in BUILTIN else path.name
+        if not path.is_file():
+            raise InputError(f"head rules {key!r}: neither a built-in table ({', '.join(BUILTIN)}) nor a file")
+        rules = parse_head_rules(path.read_text(encoding="utf-8"), file=str(path), name=name)
+    if head_functions:
+        rules = HeadRules(rules.rules, rules.head_functions | frozenset(head_functions), rules.punct, rules.name)
+    return rules
+
+
+def find_heads(tree: Tree, rules: HeadRules) -> dict[int, int]:
+    """``id(node) -> index of its head child`` for every non-word node of ``tree``."""
+    out: dict[int, int] = {}
+    for node in tree.subtrees():
+        if node.children:
+            out[id(node)] = rules.head_index(node)
+    return out

@@ -1,0 +1,111 @@
+"""Head rules and constituency-to-dependency conversion, checked by hand."""
+from __future__ import annotations
+
+import pytest
+
+from annotations.conllu import parse_conllu
+from annotations.errors import InputError
+from annotations.trees.headrules import load_head_rules, parse_head_rules, split_label
+from annotations.trees.penn import parse_penn, read_penn
+from evaluation.__main__ import main
+from evaluation.deps.convert import remove_null_elements, tree_to_dependencies, trees_to_dependencies
+from evaluation.deps.metrics import score_dependencies
+from annotations.trees.transforms import apply_transforms
+
+
+def heads(text, rules="penn", **kw):
+    [tree] = parse_penn(text)
+    s = tree_to_dependencies(tree, rules, **kw)
+    return [(w.form, w.head, w.deprel) for w in s.words]
+
+
+def test_simple_clause():
+    # NP: rightmost noun-like child -> cat; PP: IN from the right -> on;
+    # VP: first of TO VBD... -> sat; S: first of TO IN VP -> the VP, so sat is the root
+    assert heads("(S (NP-SBJ (DT The) (NN cat)) (VP (VBD sat) (PP (IN on) (NP (DT the) (NN mat)))) (. .))") == [
+        ("The", 2, "DT"), ("cat", 3, "NP"), ("sat", 0, "ROOT"), ("on", 3, "PP"),
+        ("the", 6, "DT"), ("mat", 4, "NP"), (".", 3, "."),
+    ]
+
+
+def test_collins_np_rule_possessive_and_modal():
+    # inner NP ends in POS -> 's heads it; outer NP: rightmost NN -> dog
+    assert heads("(NP (NP (NNP John) (POS 's)) (NN dog))") == [
+        ("John", 2, "NNP"), ("'s", 3, "NP"), ("dog", 0, "ROOT")]
+    # VP: MD comes before VB in the VP priority list, so the modal heads "will join"
+    assert heads("(S (NP (PRP He)) (VP (MD will) (VP (VB join))))") == [
+        ("He", 2, "NP"), ("will", 0, "ROOT"), ("join", 2, "VP")]
+
+
+def test_null_elements_are_removed_first():
+    tree = "(S (NP-SBJ (-NONE- *-1)) (VP (TO to) (VP (VB go) (NP (-NONE- *T*-2)))))"
+    # the empty subject and object vanish; VP: TO first -> "to" heads "go"
+    assert heads(tree) == [("to", 0, "ROOT"), ("go", 1, "VP")]
+    [t] = parse_penn(tree)
+    assert remove_null_elements(t).to_penn() == "(S (VP (TO to) (VP (VB go))))"
+    assert "-NONE-" in t.to_penn()  # input untouched
+
+
+def test_head_function_marks_the_head_tiger_style():
+    tiger = "(S (NP-SB (ART Der) (NN-HD Hund)) (VVFIN-HD bellt))"
+    # @function HD: the child carrying HD is the head, whatever the table says
+    assert heads(tiger, head_functions=["HD"]) == [
+        ("Der", 2, "ART"), ("Hund", 3, "NP"), ("bellt", 0, "ROOT")]
+    # without it the Penn table's S rule (TO IN VP S SBAR ADJP UCP NP) finds only NP, so the
+    # NP heads the clause; the NP rule picks its rightmost noun (NN-HD, matched as NN)
+    assert heads(tiger) == [("Der", 2, "ART"), ("Hund", 0, "ROOT"), ("bellt", 2, "VVFIN")]
+
+
+def test_loadable_table_and_its_errors(tmp_path):
+    f = tmp_path / "mini.headrules"
+    f.write_text("# a tiny table\n@function HD\nS right V\nNP rightdis N ; left NP\n* right\n")
+    rules = load_head_rules(str(f))
+    assert rules.head_functions == {"HD"}
+    assert rules.passes("NP-SB") == [("rightdis", ["N"]), ("left", ["NP"])]
+    # S right V: the last V; NP: rightmost N
+    assert heads("(S (NP (D a) (N b)) (V c) (V d))", rules) == [
+        ("a", 2, "D"), ("b", 4, "NP"), ("c", 4, "V"), ("d", 0, "ROOT")]
+    with pytest.raises(InputError) as exc:
+        parse_head_rules("S left VP\nNP sideways NN\n", file="bad.headrules")
+    [p] = exc.value.problems
+    assert (p.file, p.line) == ("bad.headrules", 2) and "unknown direction" in p.message
+    with pytest.raises(InputError, match="neither a built-in table"):
+        load_head_rules("no-such-table")
+
+
+def test_split_label():
+    assert split_label("NP-SBJ-1") == ("NP", ["SBJ"])
+    assert split_label("PP=2") == ("PP", [])
+    assert split_label("-NONE-") == ("-NONE-", [])
+    assert split_label("-LRB-") == ("-LRB-", [])
+
+
+def test_conversion_with_and_without_function_tags_agrees_on_ptb(shared_data):
+    # the paper's reliability check; with the Penn table no rule looks at function tags,
+    # so both conversions must agree completely
+    trees = [t for i in range(1, 21) for t in read_penn(shared_data / "ptb-sample" / f"wsj_{i:04d}.mrg")]
+    a = trees_to_dependencies(trees)
+    b = trees_to_dependencies(apply_transforms(trees, "strip-functions"))
+    r = score_dependencies(a, b, punct="penn", pos="xpos")["totals"]
+    assert r["words"] > 5000
+    assert r["f"] == 100.0 and r["las"] == 100.0
+    # every sentence is a tree: one root, no cycle (re-reading the CoNLL-U checks it)
+    from annotations.conllu import write_conllu
+    again = parse_conllu(write_conllu(a))
+    assert len(again) == len(trees)
+    assert all(sum(w.head == 0 for w in s.words) == 1 for s in again)
+
+
+def test_convert_cli(tmp_path, capsys, shared_data):
+    out = tmp_path / "o.conllu"
+    assert main(["convert", "--to", "conllu", "--head-rules", "penn", "-o", str(out),
+                 str(shared_data / "ptb-sample" / "wsj_0001.mrg")]) == 0
+    sents = parse_conllu(out.read_text())
+    assert len(sents) == 2
+    # Pierre Vinken ... will join: "will" (MD) is the root of sentence 1
+    assert [w.form for w in sents[0].words if w.head == 0] == ["will"]
+    bad = tmp_path / "bad.mrg"
+    bad.write_text("(S (NP (DT a)\n")
+    assert main(["convert", str(bad)]) == 2
+    assert "bad.mrg" in capsys.readouterr().err
+    assert main(["convert", "--head-rules", str(tmp_path / "missing"), str(bad)]) == 2
