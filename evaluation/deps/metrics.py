@@ -16,7 +16,8 @@ so a tagging error also makes the triple wrong, as in Lin's definition.
 
 Punctuation (excluded by default) is decided by :class:`PunctRule`; when both
 sides have the same number of words the *gold* word decides for both sides,
-otherwise each side's own tag decides. All figures are percentages.
+otherwise each side's own tag decides. All ratios are fractions in [0, 1]
+(the text table prints percentages), as in the other metrics' JSON documents.
 """
 from __future__ import annotations
 
@@ -104,7 +105,7 @@ class _LabelCounts:
 
 
 def _pct(a: int, b: int) -> float:
-    return 100.0 * a / b if b else 0.0
+    return a / b if b else 0.0
 
 
 def _f(p: float, r: float) -> float:
@@ -256,21 +257,21 @@ def format_table(result: dict) -> str:
         f"punctuation excluded: gold {result['excluded_punct']['gold']}, test {result['excluded_punct']['test']}   "
         f"unattached: gold {result['unattached']['gold']}, test {result['unattached']['test']}",
         "",
-        f"Lin triples: precision {t['precision']:6.2f}  recall {t['recall']:6.2f}  F {t['f']:6.2f}"
+        f"Lin triples: precision {100 * t['precision']:6.2f}  recall {100 * t['recall']:6.2f}  F {100 * t['f']:6.2f}"
         f"   (matched {t['matched']} / test {t['test']} / gold {t['gold']})",
-        f"UAS {t['uas']:6.2f}" + (f"   LAS {t['las']:6.2f}   label accuracy {t['label_accuracy']:6.2f}" if "las" in t else ""),
+        f"UAS {100 * t['uas']:6.2f}" + (f"   LAS {100 * t['las']:6.2f}   label accuracy {100 * t['label_accuracy']:6.2f}" if "las" in t else ""),
     ]
     if result["mismatched_sentences"]:
         lines.append(f"warning: {len(result['mismatched_sentences'])} sentence(s) with different words in gold and test")
     lines += ["", "per part of speech (gold words; P over test triples)",
               f"{'POS':<10}{'gold':>7}{'test':>7}{'P':>8}{'R':>8}{'UAS':>8}{'LAS':>8}"]
     for k, v in result["per_pos"].items():
-        lines.append(f"{k:<10}{v['gold']:>7}{v['test']:>7}{v['precision']:>8.2f}{v['recall']:>8.2f}"
-                     f"{v['uas']:>8.2f}{v['las']:>8.2f}")
+        lines.append(f"{k:<10}{v['gold']:>7}{v['test']:>7}{100 * v['precision']:>8.2f}{100 * v['recall']:>8.2f}"
+                     f"{100 * v['uas']:>8.2f}{100 * v['las']:>8.2f}")
     if result["per_label"]:
         lines += ["", "per relation label (head and label right)",
                   f"{'label':<16}{'gold':>7}{'test':>7}{'correct':>9}{'P':>8}{'R':>8}{'F':>8}"]
         for k, v in result["per_label"].items():
-            lines.append(f"{k:<16}{v['gold']:>7}{v['test']:>7}{v['correct']:>9}{v['precision']:>8.2f}"
-                         f"{v['recall']:>8.2f}{v['f']:>8.2f}")
+            lines.append(f"{k:<16}{v['gold']:>7}{v['test']:>7}{v['correct']:>9}{100 * v['precision']:>8.2f}"
+                         f"{100 * v['recall']:>8.2f}{100 * v['f']:>8.2f}")
     return "\n".join(lines) + "\n"

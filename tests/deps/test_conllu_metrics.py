@@ -54,19 +54,19 @@ def test_lin_precision_differs_from_recall_when_words_unattached(scored):
     # punctuation out: gold triples 3 + 3 = 6; test triples 3 + 2 (Dogs unattached) = 5
     # matched: The, cat, sat (labels are not in the triple) + bark = 4
     assert (t["gold"], t["test"], t["matched"]) == (6, 5, 4)
-    assert t["precision"] == pytest.approx(80.0)          # 4/5
-    assert t["recall"] == pytest.approx(400 / 6)           # 4/6 = 66.667
-    assert t["f"] == pytest.approx(2 * 80 * (400 / 6) / (80 + 400 / 6))  # 72.727
-    assert t["f"] == pytest.approx(72.7272, abs=1e-3)
+    assert t["precision"] == pytest.approx(0.8)           # 4/5
+    assert t["recall"] == pytest.approx(4 / 6)             # 4/6 = 0.6667
+    assert t["f"] == pytest.approx(2 * 0.8 * (4 / 6) / (0.8 + 4 / 6))  # 0.72727
+    assert t["f"] == pytest.approx(0.727272, abs=1e-5)
     assert scored["unattached"] == {"gold": 0, "test": 1}
 
 
 def test_attachment_scores(scored):
     t = scored["totals"]
     assert t["words"] == 6
-    assert t["uas"] == pytest.approx(400 / 6)            # The, cat, sat, bark: 4/6
-    assert t["las"] == pytest.approx(50.0)               # The, sat, bark: 3/6
-    assert t["label_accuracy"] == pytest.approx(400 / 6)  # The, sat, bark, loudly: 4/6
+    assert t["uas"] == pytest.approx(4 / 6)              # The, cat, sat, bark: 4/6
+    assert t["las"] == pytest.approx(0.5)                # The, sat, bark: 3/6
+    assert t["label_accuracy"] == pytest.approx(4 / 6)    # The, sat, bark, loudly: 4/6
     assert scored["excluded_punct"] == {"gold": 1, "test": 1}
 
 
@@ -74,15 +74,15 @@ def test_per_pos_and_per_label(scored):
     noun = scored["per_pos"]["NOUN"]
     # gold NOUN triples: cat, Dogs (2); test: cat only (1); matched cat
     assert (noun["gold"], noun["test"], noun["matched"]) == (2, 1, 1)
-    assert noun["precision"] == 100.0 and noun["recall"] == 50.0
-    assert noun["uas"] == 50.0 and noun["las"] == 0.0  # cat: head ok, label wrong
+    assert noun["precision"] == 1.0 and noun["recall"] == 0.5
+    assert noun["uas"] == 0.5 and noun["las"] == 0.0  # cat: head ok, label wrong
     adv = scored["per_pos"]["ADV"]
     assert (adv["gold"], adv["test"], adv["matched"], adv["uas"]) == (1, 1, 0, 0.0)
     assert "PUNCT" not in scored["per_pos"]
     lab = scored["per_label"]
     assert (lab["nsubj"]["gold"], lab["nsubj"]["test"], lab["nsubj"]["correct"]) == (2, 0, 0)
     assert (lab["obj"]["gold"], lab["obj"]["test"]) == (0, 1)
-    assert (lab["root"]["gold"], lab["root"]["correct"], lab["root"]["f"]) == (2, 2, 100.0)
+    assert (lab["root"]["gold"], lab["root"]["correct"], lab["root"]["f"]) == (2, 2, 1.0)
     assert (lab["advmod"]["gold"], lab["advmod"]["test"], lab["advmod"]["correct"]) == (1, 1, 0)
 
 
@@ -90,8 +90,8 @@ def test_punctuation_kept_when_asked():
     r = score_dependencies(parse_conllu(GOLD), parse_conllu(TEST), punct="none")["totals"]
     # the full stop adds gold (4,PUNCT,3) and test (4,PUNCT,2): 7 gold, 6 test, still 4 matched
     assert (r["gold"], r["test"], r["matched"]) == (7, 6, 4)
-    assert r["precision"] == pytest.approx(400 / 6) and r["recall"] == pytest.approx(400 / 7)
-    assert r["uas"] == pytest.approx(400 / 7)
+    assert r["precision"] == pytest.approx(4 / 6) and r["recall"] == pytest.approx(4 / 7)
+    assert r["uas"] == pytest.approx(4 / 7)
 
 
 def test_punctuation_by_tag_set():
@@ -108,7 +108,7 @@ def test_pos_is_part_of_the_triple():
     test = TEST.replace(row(1, "The", "DET", 2, "det"), row(1, "The", "PRON", 2, "det"))
     r = score_dependencies(parse_conllu(GOLD), parse_conllu(test))["totals"]
     assert r["matched"] == 3  # The's triple now differs by its tag
-    assert r["uas"] == pytest.approx(400 / 6)  # attachment scores ignore the tag
+    assert r["uas"] == pytest.approx(4 / 6)  # attachment scores ignore the tag
     r = score_dependencies(parse_conllu(GOLD), parse_conllu(test), pos=None)["totals"]
     assert r["matched"] == 4
 
@@ -126,7 +126,7 @@ def test_multiword_tokens_and_empty_nodes_are_not_words():
     assert [w.form for w in s.words] == ["de", "le", "pain"]
     assert write_conllu([s]) == text + "\n"
     r = score_dependencies([s], [s])["totals"]
-    assert r["words"] == 3 and r["f"] == 100.0
+    assert r["words"] == 3 and r["f"] == 1.0
 
 
 def test_conllx_reads_by_position():
@@ -142,7 +142,7 @@ def test_real_french_scores_100_against_itself(shared_data, name):
     r = score_dependencies(sents, sents)
     t = r["totals"]
     assert t["words"] > 8000
-    assert t["precision"] == t["recall"] == t["uas"] == t["las"] == 100.0
+    assert t["precision"] == t["recall"] == t["uas"] == t["las"] == 1.0
     assert r["mismatched_sentences"] == []
     # multiword tokens were read (Sequoia and GSD both have "du", "au"...) and are not words
     assert any(s.extra for s in sents)
@@ -190,7 +190,7 @@ def test_cli_json_and_exit_codes(tmp_path, capsys):
     doc = json.loads(out.read_text())
     assert doc["signature"].startswith("metric:deps-lin1998|")
     assert {"totals", "per_pos", "per_label", "excluded_punct", "unattached", "sentences"} <= doc.keys()
-    assert doc["totals"]["precision"] == 80.0
+    assert doc["totals"]["precision"] == 0.8
     bad = tmp_path / "bad.conllu"
     bad.write_text(row(1, "a", "X", 0, "root") + "\n" + row(2, "b", "X", 9, "dep") + "\n")
     assert main(["deps", "--gold", str(g), "--test", str(bad)]) == 2
