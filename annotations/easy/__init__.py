@@ -1,0 +1,12 @@
+"""EASY annotation: schema, in-memory model, streaming XML reader, writer, validation."""
+from .model import Document, Form, Group, Relation, Sentence
+from .reader import document_key, iter_sentences, read_document
+from .schema import DEFAULT_SCHEMA, EasySchema
+from .validate import compare_forms, reference_forms, validate_run
+from .writer import document_to_bytes, write_document
+
+__all__ = [
+    "DEFAULT_SCHEMA", "Document", "EasySchema", "Form", "Group", "Relation", "Sentence",
+    "compare_forms", "document_key", "document_to_bytes", "iter_sentences", "read_document",
+    "reference_forms", "validate_run", "write_document",
+]

@@ -1,0 +1,416 @@
+"""Streaming reader for EASY XML files (gold and runs).
+
+The reader walks the file with ``lxml.etree.iterparse`` and clears every
+sentence once it has been turned into a :class:`~annotations.easy.model.Sentence`,
+so memory does not grow with the file size. It never loads a DTD and never
+resolves an entity (internal or external) nor touches the network: the
+``<!DOCTYPE DOCUMENT SYSTEM "easy.dtd">`` line of the real files is ignored,
+and an entity reference in the content is refused.
+
+Errors (malformed XML, unknown group or relation type, wrong or missing
+roles, nested or overlapping groups, duplicate ids, dangling pointers in a
+run) are :class:`~annotations.errors.Problem` objects naming the file, line,
+sentence id and element. Reading a gold file turns a dangling pointer into a
+warning (the argument becomes a null argument); exact duplicate relations are
+warnings in gold and runs alike.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import IO, Iterator
+
+from lxml import etree
+
+from annotations.errors import InputError, Problem
+
+from .model import Document, Form, Group, Relation, Sentence
+from .schema import DEFAULT_SCHEMA, EasySchema
+
+XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
+DEFAULT_MAX_PROBLEMS = 1000
+
+Source = "str | os.PathLike | IO[bytes]"
+
+
+def source_name(source) -> str:
+    """The base name used to pair files and to name them in messages."""
+    if isinstance(source, (str, os.PathLike)):
+        return Path(source).name
+    return Path(getattr(source, "name", "<stream>")).name
+
+
+def document_key(name: str) -> str:
+    """Pairing key of a file: its base name without a trailing ``.xml``."""
+    name = Path(name).name
+    return name[:-4] if name.lower().endswith(".xml") else name
+
+
+class ProblemSink:
+    """Collects problems up to a limit, then only counts them."""
+
+    def __init__(self, limit: int | None = DEFAULT_MAX_PROBLEMS):
+        self.items: list[Problem] = []
+        self.limit = limit
+        self.dropped = 0
+
+    def add(self, problem: Problem) -> None:
+        if self.limit is None or len(self.items) < self.limit:
+            self.items.append(problem)
+        else:
+            self.dropped += 1
+
+    def __len__(self) -> int:
+        return len(self.items) + self.dropped
+
+    def result(self) -> list[Problem]:
+        out = list(self.items)
+        if self.dropped:
+            out.append(Problem(f"... and {self.dropped} more problems not shown"))
+        return out
+
+
+def _iterparse(source):
+    if isinstance(source, os.PathLike):
+        source = os.fspath(source)
+    return etree.iterparse(
+        source,
+        events=("start", "end"),
+        tag=("DOCUMENT", "E"),
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        dtd_validation=False,
+        huge_tree=False,
+        remove_comments=True,
+        remove_pis=True,
+    )
+
+
+class SentenceParser:
+    """Turns one ``<E>`` element into a :class:`Sentence`, reporting what is wrong.
+
+    ``gold`` decides whether a dangling pointer is an error (run) or a
+    warning (gold). Problems go to ``problems.add``; warnings to ``warnings``.
+    """
+
+    def __init__(self, file: str, schema: EasySchema, *, gold: bool, problems, warnings: list):
+        self.file = file
+        self.schema = schema
+        self.group_types = frozenset(schema.group_types)
+        self.roles = dict(schema.relation_roles)
+        self.extras = {t: frozenset(schema.extras(t)) for t in self.roles}
+        self.gold = gold
+        self.problems = problems
+        self.warnings = warnings
+        self.seen_sentences: set[str] = set()
+        self.saw_group = False
+        self.saw_relation = False
+
+    def _err(self, message, line, sentence=None, element=None):
+        self.problems.add(Problem(message, file=self.file, line=line, sentence=sentence, element=element))
+
+    def _warn(self, message, line, sentence=None, element=None):
+        self.warnings.append(Problem(message, file=self.file, line=line, sentence=sentence, element=element))
+
+    def parse(self, e) -> Sentence:
+        sid = e.get("id")
+        line = e.sourceline
+        if not sid:
+            self._err("sentence <E> without an id", line, element="E")
+            sid = f"<E at line {line}>"
+        elif sid in self.seen_sentences:
+            self._err(f"duplicate sentence id {sid}", line, sid, "E")
+        self.seen_sentences.add(sid)
+        sent = Sentence(id=sid, line=line)
+        forms = sent.forms
+        ids: dict[str, str] = {}  # id -> kind ("form", "group", "relation")
+        form_group: dict[str, str] = {}
+        relation_elems = []
+
+        def add_form(f, group_id):
+            fid = f.get("id")
+            fline = f.sourceline
+            text = f.text
+            if len(f):
+                for c in f:
+                    if c.tag is etree.Entity:
+                        self._err(f"entity reference {c.text} is not allowed (entities are never resolved)",
+                                  fline, sid, fid or "F")
+                    elif isinstance(c.tag, str):
+                        self._err(f"unexpected element <{c.tag}> inside a form", fline, sid, fid or "F")
+                    if c.tail:
+                        text = (text or "") + c.tail
+            expected = f"{sid}F{len(forms) + 1}"
+            if not fid:
+                self._err(f"form without an id (expected {expected})", fline, sid, "F")
+                fid = expected
+            elif fid in ids:
+                if ids[fid] == "form" and (group_id is not None or form_group.get(fid) is not None):
+                    other = form_group.get(fid)
+                    where = f"group {other}" if other else "the sentence"
+                    self._err(f"overlapping groups: form {fid} is already in {where}", fline, sid, fid)
+                else:
+                    self._err(f"duplicate id {fid}", fline, sid, fid)
+                return
+            elif fid != expected:
+                self._err(f"form id {fid} out of order: expected {expected} (forms are numbered from 1 in text order)",
+                          fline, sid, fid)
+            ids[fid] = "form"
+            if group_id is not None:
+                form_group[fid] = group_id
+            forms.append(Form(fid, (text or "").strip(), fline))
+
+        def add_group(g):
+            self.saw_group = True
+            gid = g.get("id")
+            gtype = g.get("type")
+            gline = g.sourceline
+            if not gid:
+                self._err("group without an id", gline, sid, "Groupe")
+                gid = f"<Groupe at line {gline}>"
+            elif gid in ids:
+                self._err(f"duplicate id {gid}", gline, sid, gid)
+            else:
+                ids[gid] = "group"
+            if gtype not in self.group_types:
+                self._err(f"unknown group type {gtype!r} (expected one of {', '.join(self.schema.group_types)})",
+                          gline, sid, gid)
+            start = len(forms)
+            for c in g:
+                tag = c.tag
+                if tag == "F":
+                    add_form(c, gid)
+                elif tag == "Groupe":
+                    self._err(f"nested group: group {c.get('id')} inside group {gid}", c.sourceline, sid,
+                              c.get("id") or "Groupe")
+                    for cc in c.iter("F"):
+                        add_form(cc, gid)
+                elif tag is etree.Entity:
+                    self._err(f"entity reference {c.text} is not allowed", gline, sid, gid)
+                elif isinstance(tag, str):
+                    self._err(f"unexpected element <{tag}> inside group {gid}", c.sourceline, sid, gid)
+            if len(forms) == start:
+                self._err(f"group {gid} has no form", gline, sid, gid)
+            sent.groups.append(Group(gid, gtype or "", start, len(forms), gline))
+
+        def walk(container, allow_wrapper):
+            for c in container:
+                tag = c.tag
+                if tag == "F":
+                    add_form(c, None)
+                elif tag == "Groupe":
+                    add_group(c)
+                elif tag == "relations":
+                    relation_elems.append(c)
+                elif tag == "constituants" and allow_wrapper:
+                    walk(c, False)
+                elif tag is etree.Entity:
+                    self._err(f"entity reference {c.text} is not allowed", c.sourceline, sid, "E")
+                elif isinstance(tag, str):
+                    self._err(f"unexpected element <{tag}> in sentence", c.sourceline, sid, tag)
+
+        walk(e, True)
+        for rels in relation_elems:
+            for r in rels:
+                if r.tag == "relation":
+                    self._relation(r, sent, ids)
+                elif isinstance(r.tag, str):
+                    self._err(f"unexpected element <{r.tag}> in <relations>", r.sourceline, sid, r.tag)
+        if len(sent.relations) > 1:
+            warn_duplicates(self.file, sent, self.warnings)
+        return sent
+
+    def _relation(self, r, sent: Sentence, ids: dict):
+        self.saw_relation = True
+        sid = sent.id
+        rid = r.get("id")
+        rtype = r.get("type")
+        line = r.sourceline
+        if not rid:
+            self._err("relation without an id", line, sid, "relation")
+            rid = f"<relation at line {line}>"
+        elif rid in ids:
+            # relation ids are never pointed to; the real gold repeats a few (oral_delic_1 E96)
+            if self.gold and ids[rid] == "relation":
+                self._warn(f"duplicate relation id {rid}", line, sid, rid)
+            else:
+                self._err(f"duplicate id {rid}", line, sid, rid)
+        else:
+            ids[rid] = "relation"
+        roles = self.roles.get(rtype)
+        if roles is None:
+            self._err(f"unknown relation type {rtype!r} (expected one of {', '.join(self.roles)})", line, sid, rid)
+            return
+        extras_ok = self.extras[rtype]
+        args: dict[str, str] = {}
+        extras: dict[str, dict[str, str]] = {}
+        ok = True
+        for c in r:
+            tag = c.tag
+            if not isinstance(tag, str):
+                continue
+            if tag in extras_ok:
+                extras[tag] = dict(c.attrib)
+            elif tag in roles:
+                if tag in args:
+                    self._err(f"role {tag} given twice in relation {rtype}", c.sourceline, sid, rid)
+                    ok = False
+                    continue
+                href = c.get(XLINK_HREF)
+                if href is None:
+                    href = c.get("href")
+                if not href:
+                    self._err(f"role {tag} has no xlink:href", c.sourceline, sid, rid)
+                    ok = False
+                    continue
+                args[tag] = href.strip()
+            else:
+                self._err(f"wrong role <{tag}> for relation type {rtype} (expected {', '.join(roles)})",
+                          c.sourceline, sid, rid)
+                ok = False
+        missing = [role for role in roles if role not in args]
+        if missing:
+            self._err(f"missing role{'s' if len(missing) > 1 else ''} {', '.join(missing)} for relation type "
+                      f"{rtype} (expected {', '.join(roles)})", line, sid, rid)
+            ok = False
+        if not ok:
+            return
+        null = f"{sid}F0"
+        for role in roles:
+            target = args[role]
+            if target == null or ids.get(target) in ("form", "group"):
+                continue
+            if self.gold:
+                self._warn(f"role {role} points to {target}, which is not in the sentence: read as a null argument",
+                           line, sid, rid)
+            else:
+                self._err(f"dangling pointer: role {role} points to {target}, which is not in the sentence",
+                          line, sid, rid)
+        # keep roles in schema order
+        sent.relations.append(Relation(rid, rtype, {role: args[role] for role in roles}, extras, line))
+
+
+def iter_sentences(
+    source,
+    *,
+    schema: EasySchema = DEFAULT_SCHEMA,
+    gold: bool = False,
+    problems: ProblemSink | None = None,
+    warnings: list | None = None,
+    info: dict | None = None,
+    name: str | None = None,
+) -> Iterator[Sentence]:
+    """Yield the sentences of one EASY file, one at a time.
+
+    With ``problems`` given, every problem is added to it and reading goes
+    on; without it, the first sentence that has a problem raises
+    :class:`InputError` (with all of that sentence's problems). Malformed
+    XML always stops reading. ``info``, if given, receives the document
+    attributes and whether groups and relations were seen.
+    """
+    file = name or source_name(source)
+    strict = problems is None
+    sink = ProblemSink(None) if strict else problems
+    warnings = [] if warnings is None else warnings
+    parser = SentenceParser(file, schema, gold=gold, problems=sink, warnings=warnings)
+    info = {} if info is None else info
+    info.setdefault("attributes", {})
+    seen_root = False
+    current = None
+    before = len(sink)
+    try:
+        for event, el in _iterparse(source):
+            if event == "start":
+                if el.tag == "DOCUMENT":
+                    if seen_root or el.getparent() is not None:
+                        sink.add(Problem("unexpected nested <DOCUMENT>", file=file, line=el.sourceline,
+                                         element="DOCUMENT"))
+                    seen_root = True
+                    info["attributes"] = dict(el.attrib)
+                elif el.tag == "E":
+                    current = el.get("id")
+                continue
+            if el.tag != "E":
+                continue
+            parent = el.getparent()
+            if parent is None or parent.tag != "DOCUMENT" or parent.getparent() is not None:
+                sink.add(Problem("sentence <E> outside the <DOCUMENT> root element", file=file,
+                                 line=el.sourceline, sentence=el.get("id"), element="E"))
+            sent = parser.parse(el)
+            # free memory: the sentence and everything before it
+            el.clear(keep_tail=False)
+            if parent is not None:
+                prev = el.getprevious()
+                while prev is not None:
+                    if isinstance(prev.tag, str) and prev.tag != "E":
+                        sink.add(Problem(f"unexpected element <{prev.tag}> in <DOCUMENT>", file=file,
+                                         line=prev.sourceline, element=prev.tag))
+                    parent.remove(prev)
+                    prev = el.getprevious()
+            current = None
+            if strict and len(sink):
+                raise InputError(sink.result())
+            yield sent
+    except etree.XMLSyntaxError as exc:
+        line = exc.lineno if exc.lineno else None
+        msg = exc.msg or str(exc)
+        sink.add(Problem(f"malformed XML: {msg}", file=file, line=line, sentence=current))
+        if strict:
+            raise InputError(sink.result()) from None
+        info["fatal"] = True
+        return
+    if not seen_root:
+        sink.add(Problem("not an EASY document: the root element must be <DOCUMENT>", file=file, line=1,
+                         element="DOCUMENT"))
+    info["has_constituents"] = parser.saw_group
+    info["has_relations"] = parser.saw_relation
+    if strict and len(sink) > before:
+        raise InputError(sink.result())
+
+
+def read_document(
+    source,
+    *,
+    schema: EasySchema = DEFAULT_SCHEMA,
+    gold: bool = True,
+    strict: bool = True,
+    name: str | None = None,
+    max_problems: int | None = DEFAULT_MAX_PROBLEMS,
+) -> Document:
+    """Read a whole EASY file into a :class:`Document`.
+
+    ``strict=True`` raises :class:`InputError` listing every problem of the
+    file; ``strict=False`` keeps them in ``Document.problems``.
+    """
+    file = name or source_name(source)
+    sink = ProblemSink(max_problems)
+    warnings: list[Problem] = []
+    info: dict = {}
+    sentences = list(iter_sentences(source, schema=schema, gold=gold, problems=sink, warnings=warnings,
+                                    info=info, name=file))
+    doc = Document(
+        name=file,
+        sentences=sentences,
+        attributes=info.get("attributes", {}),
+        path=os.fspath(source) if isinstance(source, (str, os.PathLike)) else None,
+        warnings=warnings,
+        problems=sink.result(),
+        has_constituents=bool(info.get("has_constituents")),
+        has_relations=bool(info.get("has_relations")),
+    )
+    if strict and doc.problems:
+        raise InputError(doc.problems)
+    return doc
+
+
+def warn_duplicates(doc_name: str, sentence: Sentence, warnings: list) -> None:
+    """Add a warning for each relation that repeats an earlier one exactly (same type and targets)."""
+    seen: dict[tuple, str] = {}
+    for r in sentence.relations:
+        key = (r.type, tuple(r.args.values()))
+        if key in seen:
+            warnings.append(Problem(f"relation {r.id} repeats relation {seen[key]} exactly (counted once)",
+                                    file=doc_name, line=r.line, sentence=sentence.id, element=r.id))
+        else:
+            seen[key] = r.id

@@ -1,0 +1,101 @@
+"""``python -m evaluation easy``: score an EASY run against gold.
+
+GOLD and RUN are files or folders of ``.xml`` files, paired by base name. A
+document's genre is its file name up to the first ``_`` unless ``--genres``
+maps names to genres. Prints the per-genre x per-type F table for one way
+and the table of pooled relation F for every mode and range function;
+``--json OUT`` writes the full result document.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from annotations.easy.reader import document_key, read_document
+from annotations.easy.schema import DEFAULT_SCHEMA, EasySchema
+from annotations.errors import InputError
+from evaluation.easy.files import gold_sha256, list_xml, pair_files, read_genres
+from evaluation.easy.ranges import MATCHES, MODES
+from evaluation.easy.report import genre_type_table, ways_table
+from evaluation.easy.scoring import DEFAULT_BOOTSTRAP, DEFAULT_SEED, score_corpus
+
+
+def _names(value: str, allowed: tuple[str, ...], what: str) -> tuple[str, ...]:
+    items = tuple(v.strip().upper() for v in value.split(",") if v.strip())
+    bad = [v for v in items if v not in allowed]
+    if bad or not items:
+        raise InputError(f"unknown {what} {', '.join(bad) or value!r} (expected a comma-separated list of "
+                         f"{', '.join(allowed)})")
+    return tuple(dict.fromkeys(items))
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--gold", required=True, help="gold EASY file or folder")
+    parser.add_argument("--run", required=True, help="run EASY file or folder (paired with gold by base name)")
+    parser.add_argument("--match", default=",".join(MATCHES),
+                        help="range functions, comma-separated (default: all five)")
+    parser.add_argument("--mode", default=",".join(MODES), help="relation modes, comma-separated (default: all three)")
+    parser.add_argument("--bootstrap", type=int, default=DEFAULT_BOOTSTRAP,
+                        help=f"bootstrap resamples for the 95%% intervals, 0 to skip (default {DEFAULT_BOOTSTRAP})")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"bootstrap seed (default {DEFAULT_SEED})")
+    parser.add_argument("--genres", help="genre map: JSON object or lines 'name genre'")
+    parser.add_argument("--corpus", help="corpus text (EASY files with forms only) to validate run sentences without gold")
+    parser.add_argument("--schema", help="annotation schema as JSON (default: the EASY schema)")
+    parser.add_argument("--json", dest="json_out", help="write the result document to this file")
+
+
+def _load_schema(path) -> EasySchema:
+    if not path:
+        return DEFAULT_SCHEMA
+    try:
+        return EasySchema.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"schema is not valid JSON: {exc.msg}", file=Path(path).name, line=exc.lineno) from None
+    except ValueError as exc:
+        raise InputError(str(exc), file=Path(path).name) from None
+
+
+def run(args) -> int:
+    matches = _names(args.match, MATCHES, "range function")
+    modes = _names(args.mode, MODES, "mode")
+    if args.bootstrap < 0:
+        raise InputError("--bootstrap must be >= 0")
+    schema = _load_schema(args.schema)
+    gold_files = list_xml(args.gold)
+    run_files = list_xml(args.run)
+    pairs, unpaired, _ = pair_files(gold_files, run_files)
+    genres = read_genres(args.genres) if args.genres else None
+    gold_docs = [read_document(p, schema=schema, gold=True) for p in gold_files]
+    run_docs = [(k, r) for k, _, r in pairs if r is not None] + [(document_key(p.name), p) for p in unpaired]
+    corpus = None
+    if args.corpus:
+        corpus = {document_key(p.name): read_document(p, schema=schema, gold=True) for p in list_xml(args.corpus)}
+    result = score_corpus(
+        gold_docs, dict(run_docs), genres, matches=matches, modes=modes, bootstrap=args.bootstrap,
+        seed=args.seed, gold_sha256=gold_sha256(gold_files), schema=schema, corpus=corpus,
+    )
+    out = sys.stdout
+    out.write(f"{result['signature']}\n")
+    out.write(f"gold sha256 {result['gold_sha256']}\n\n")
+    if result["layers_submitted"]["constituents"]:
+        out.write(genre_type_table(result, "constituents", None, matches[0]) + "\n")
+    else:
+        out.write("constituents: not submitted\n\n")
+    if result["layers_submitted"]["relations"]:
+        out.write(genre_type_table(result, "relations", modes[0], matches[0]) + "\n")
+    else:
+        out.write("relations: not submitted\n\n")
+    out.write(ways_table(result))
+    if result["warnings"]:
+        out.write(f"\n{len(result['warnings'])} warning(s)")
+        out.write(" (see the JSON document)\n" if args.json_out else ":\n")
+        if not args.json_out:
+            for w in result["warnings"][:20]:
+                where = ", ".join(str(w[k]) for k in ("file", "line", "sentence", "element") if w.get(k))
+                out.write(f"  {where}: {w['message']}\n" if where else f"  {w['message']}\n")
+    if args.json_out:
+        with open(args.json_out, "w", encoding="utf-8") as fh:
+            json.dump(result, fh, ensure_ascii=False, indent=1)
+            fh.write("\n")
+    return 0

@@ -1,0 +1,181 @@
+"""Word ranges, the five range functions and the three constituent modes.
+
+A range is the set of form positions an item covers in its sentence. EASY
+constituents are contiguous and forms are single positions, so every range
+is an interval: it is stored as a half-open pair ``(start, end)`` of
+0-based positions. The null argument (``E<n>F0``, and a dangling pointer in
+gold) is ``None``: the empty range, which matches only another null argument
+whatever the function.
+"""
+from __future__ import annotations
+
+from annotations.easy.model import Group, Sentence
+
+Range = "tuple[int, int] | None"
+
+MATCHES = ("EQUAL", "FUZZY", "INCLUDE", "INTERSECTION", "BARYCENTER")
+MODES = ("HYP", "DEFHYP", "REF")
+BIT = {name: 1 << i for i, name in enumerate(MATCHES)}
+ALL_BITS = (1 << len(MATCHES)) - 1
+EQUAL, FUZZY, INCLUDE, INTERSECTION, BARYCENTER = (BIT[m] for m in MATCHES)
+
+
+def range_mask(h, r) -> int:
+    """Bit mask of the range functions that hold between hypothesis ``h`` and reference ``r``.
+
+    EQUAL: H = R. FUZZY: |H △ R| <= 1. INCLUDE: H ⊆ R. INTERSECTION: H ∩ R ≠ ∅.
+    BARYCENTER: 2|H ∩ R| / (|H| + |R|) > 0.25, i.e. 8|H ∩ R| > |H| + |R|.
+    """
+    if h is None or r is None:
+        return ALL_BITS if h is None and r is None else 0
+    hs, he = h
+    rs, re_ = r
+    if hs == rs and he == re_:
+        return ALL_BITS
+    inter = (he if he < re_ else re_) - (hs if hs > rs else rs)
+    if inter <= 0:
+        return 0
+    lh = he - hs
+    lr = re_ - rs
+    mask = INTERSECTION
+    if lh + lr - 2 * inter <= 1:
+        mask |= FUZZY
+    if inter == lh:
+        mask |= INCLUDE
+    if 8 * inter > lh + lr:
+        mask |= BARYCENTER
+    return mask
+
+
+def range_holds(function: str, h, r) -> bool:
+    """Whether range function ``function`` holds between ``h`` and ``r``."""
+    return bool(range_mask(h, r) & BIT[function])
+
+
+def positions(rng) -> frozenset[int]:
+    """The set of form positions of a range (for display and tests)."""
+    return frozenset() if rng is None else frozenset(range(rng[0], rng[1]))
+
+
+class ReferenceView:
+    """What scoring needs from a gold sentence: reference constituents and items in range space."""
+
+    __slots__ = ("n", "cover", "group_ranges", "cons", "rels", "group_by_id", "form_pos")
+
+    def __init__(self, s: Sentence, relation_roles):
+        self.n = len(s.forms)
+        self.form_pos = {f.id: i for i, f in enumerate(s.forms)}
+        cover: list = [None] * self.n
+        cons: dict[str, set] = {}
+        gid = {}
+        for g in s.groups:
+            rng = (g.start, g.end)
+            gid[g.id] = rng
+            for p in range(g.start, g.end):
+                cover[p] = rng
+            items = cons.get(g.type)
+            if items is None:
+                cons[g.type] = {rng}
+            else:
+                items.add(rng)
+        self.cover = cover
+        self.group_by_id = gid
+        self.group_ranges = sorted(gid.values())
+        self.cons = cons
+        rels: dict[str, set] = {}
+        fpos = self.form_pos
+        for r in s.relations:
+            args = []
+            for target in r.args.values():
+                rng = gid.get(target)
+                if rng is None:
+                    p = fpos.get(target)
+                    if p is not None:
+                        rng = cover[p] or (p, p + 1)
+                args.append(rng)  # null argument and dangling gold pointer: None
+            items = rels.get(r.type)
+            if items is None:
+                rels[r.type] = {tuple(args)}
+            else:
+                items.add(tuple(args))
+        self.rels = rels
+
+    def best_group(self, rng):
+        """REF mode: the reference group sharing most forms with ``rng`` (leftmost on a tie), else ``rng``."""
+        s, e = rng
+        best = None
+        best_overlap = 0
+        cover = self.cover
+        p = s
+        while p < e:
+            g = cover[p]
+            if g is None:
+                p += 1
+                continue
+            overlap = (e if e < g[1] else g[1]) - (s if s > g[0] else g[0])
+            if overlap > best_overlap:
+                best, best_overlap = g, overlap
+            p = g[1]
+        return best if best is not None else rng
+
+
+class HypothesisView:
+    """A run sentence in range space: constituents, and relations in each requested mode."""
+
+    __slots__ = ("cons", "rels")
+
+    def __init__(self, s: Sentence, ref: ReferenceView, modes=MODES):
+        n = len(s.forms)
+        hcover: list = [None] * n
+        cons: dict[str, set] = {}
+        gid = {}
+        for g in s.groups:
+            rng = (g.start, g.end)
+            gid[g.id] = rng
+            for p in range(g.start, g.end):
+                hcover[p] = rng
+            items = cons.get(g.type)
+            if items is None:
+                cons[g.type] = {rng}
+            else:
+                items.add(rng)
+        self.cons = cons
+        rels = {m: {} for m in modes}
+        if s.relations:
+            fpos = {f.id: i for i, f in enumerate(s.forms)}
+            rcover = ref.cover
+            memo: dict[str, tuple] = {}
+            want_hyp = "HYP" in rels
+            want_def = "DEFHYP" in rels
+            want_ref = "REF" in rels
+            for r in s.relations:
+                per_mode = {m: [] for m in rels}
+                for target in r.args.values():
+                    res = memo.get(target)
+                    if res is None:
+                        g = gid.get(target)
+                        if g is not None:
+                            res = (g, g, ref.best_group(g) if want_ref else None)
+                        else:
+                            p = fpos.get(target)
+                            if p is None:  # null argument (a run never has dangling pointers)
+                                res = (None, None, None)
+                            else:
+                                single = (p, p + 1)
+                                h = hcover[p]
+                                rc = rcover[p] if p < len(rcover) else None
+                                res = (h or single, h or rc or single, rc or single)
+                        memo[target] = res
+                    if want_hyp:
+                        per_mode["HYP"].append(res[0])
+                    if want_def:
+                        per_mode["DEFHYP"].append(res[1])
+                    if want_ref:
+                        per_mode["REF"].append(res[2])
+                for m, args in per_mode.items():
+                    items = rels[m].get(r.type)
+                    if items is None:
+                        rels[m][r.type] = {tuple(args)}
+                    else:
+                        items.add(tuple(args))
+        self.rels = rels
