@@ -42,6 +42,7 @@ __all__ = [
     "Forest",
     "BadSentence",
     "parse_penn",
+    "parse_penn_located",
     "read_penn",
     "write_penn",
     "parse_penn_lines",
@@ -92,8 +93,16 @@ def parse_penn(text: str, *, file: str | None = None, strip_outer: bool = True) 
     Raises :class:`InputError` on unbalanced brackets, a word outside any
     bracket, or a text with no tree at all.
     """
+    return parse_penn_located(text, file=file, strip_outer=strip_outer)[0]
+
+
+def parse_penn_located(
+    text: str, *, file: str | None = None, strip_outer: bool = True
+) -> tuple[list[Tree], list[int]]:
+    """Like :func:`parse_penn`, plus the line (1-based) on which each tree starts."""
     file = _where(file)
     trees: list[Tree] = []
+    lines: list[int] = []
     stack: list[Tree] = []
     start_line = 0
     finditer = _TOKEN.finditer
@@ -117,6 +126,7 @@ def parse_penn(text: str, *, file: str | None = None, strip_outer: bool = True) 
                 node = stack.pop()
                 if not stack:
                     trees.append(_strip_outer(node) if strip_outer else node)
+                    lines.append(start_line)
             else:
                 if not stack:
                     raise InputError(
@@ -131,7 +141,7 @@ def parse_penn(text: str, *, file: str | None = None, strip_outer: bool = True) 
         )
     if not trees:
         raise InputError("empty input: no tree found", file=file)
-    return trees
+    return trees, lines
 
 
 def read_penn(path, *, strip_outer: bool = True) -> list[Tree]:

@@ -1,0 +1,122 @@
+"""Pieces shared by the tree metrics: label clean-up, spans, sentence pairing."""
+from __future__ import annotations
+
+from typing import Callable, Iterator
+
+from annotations.errors import InputError, Problem
+from annotations.trees.penn import BadSentence, Forest
+from annotations.trees.tree import Tree
+
+ON_ERROR = ("raise", "skip")
+
+
+def strip_function_tags(label: str) -> str:
+    """``NP-SBJ-1`` -> ``NP``, ``S=2`` -> ``S``; labels that start with ``-`` (``-NONE-``, ``-LRB-``) are kept."""
+    for i, ch in enumerate(label):
+        if (ch == "-" or ch == "=") and i > 0:
+            return label[:i]
+    return label
+
+
+def is_bracket(node: Tree) -> bool:
+    """A phrasal node that counts as a constituent (a :class:`Forest` root does not)."""
+    return node.word is None and type(node) is not Forest and not node.is_preterminal
+
+
+def prune(tree: Tree, drop_tags: frozenset[str] | set[str]) -> Tree | None:
+    """A copy without the preterminals whose tag is in ``drop_tags``, nor the nodes left empty."""
+    if tree.word is not None:
+        return Tree.leaf(tree.word)
+    if tree.is_preterminal:
+        return None if tree.label in drop_tags else Tree(tree.label, [Tree.leaf(tree.children[0].word)])
+    kids = [k for k in (prune(c, drop_tags) for c in tree.children) if k is not None]
+    if not kids and tree.children:
+        return None
+    node = Forest("", kids) if type(tree) is Forest else Tree(tree.label, kids)
+    return node
+
+
+def constituents(tree: Tree, *, labelled: bool = True) -> list[tuple[str, int, int]]:
+    """``(label, start, end)`` of every constituent (phrasal node, root included), multiset."""
+    out: list[tuple[str, int, int]] = []
+
+    def walk(node: Tree, start: int) -> int:
+        if node.word is not None:
+            return start + 1
+        end = start
+        for child in node.children:
+            end = walk(child, end)
+        if is_bracket(node):
+            out.append((node.label if labelled else "", start, end))
+        return end
+
+    walk(tree, 0)
+    return out
+
+
+def crosses(a: int, b: int, s: int, e: int) -> bool:
+    return (a < s < b < e) or (s < a < e < b)
+
+
+def pairs(
+    gold: list,
+    test: list,
+    *,
+    words: Callable[[Tree], list[str]],
+    on_error: str = "raise",
+    gold_file: str | None = None,
+    test_file: str | None = None,
+    gold_lines: list[int] | None = None,
+    test_lines: list[int] | None = None,
+    problems: list[dict] | None = None,
+) -> Iterator[tuple[int, Tree | None, Tree | None, str | None]]:
+    """Pair gold and test sentences: yields ``(index, gold, test, error_message)``.
+
+    With ``on_error="raise"`` a different sentence count or a pair whose
+    words differ raises :class:`InputError` with file, line and sentence;
+    with ``"skip"`` the pair is yielded with a message (the metric lists it
+    as an error and leaves it out of the totals) and a count mismatch is
+    recorded in ``problems`` (the common prefix is scored).
+    """
+    if on_error not in ON_ERROR:
+        raise ValueError(f"on_error must be one of {ON_ERROR}")
+    n = min(len(gold), len(test))
+    if len(gold) != len(test):
+        more_gold = len(gold) > len(test)
+        lines = test_lines if more_gold else gold_lines
+        problem = Problem(
+            f"different numbers of sentences: {len(gold)} in gold, {len(test)} in test",
+            file=test_file if more_gold else gold_file,
+            line=(lines[n - 1] + 1 if lines and n else n + 1),
+            sentence=str(n + 1),
+        )
+        if on_error == "raise":
+            raise InputError(problem)
+        if problems is not None:
+            problems.append(problem.as_dict())
+    for i in range(n):
+        g, t = gold[i], test[i]
+        if isinstance(g, BadSentence) or isinstance(t, BadSentence):
+            bad = g if isinstance(g, BadSentence) else t
+            if on_error == "raise":
+                raise InputError(bad.problem)
+            yield i, None, None, bad.problem.message
+            continue
+        gw, tw = words(g), words(t)
+        if gw != tw:
+            if len(gw) != len(tw):
+                message = f"different lengths: {len(gw)} gold words, {len(tw)} test words"
+            else:
+                k = next(k for k in range(len(gw)) if gw[k] != tw[k])
+                message = f"words differ at word {k + 1}: gold {gw[k]!r}, test {tw[k]!r}"
+            if on_error == "raise":
+                raise InputError(
+                    message, file=test_file, line=test_lines[i] if test_lines else None, sentence=str(i + 1)
+                )
+            yield i, g, t, message
+            continue
+        yield i, g, t, None
+
+
+def mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else 0.0

@@ -1,0 +1,242 @@
+"""Flat keys, recall and conformance (Gaizauskas, Hepple & Huyck 1998).
+
+:func:`parse_rules` reads the flattening rule language, :func:`flatten`
+applies it (function-tag stripping, first matching rule bottom-up, removal of
+empty then unary structure, repeated to a fixed point), and
+:func:`score_conformance` scores responses against (flat) keys on distinct
+unlabelled spans: KeyCons, RespCons, Matched, KCV, recall, precision and
+conformance. Ratios are fractions in [0, 1].
+
+Rule language, one rule a line (``#`` starts a comment):
+
+* ``(X Y1 ... Yi^ ... Yn)`` under a node labelled X whose children are
+  exactly labelled Y1..Yn, delete child i (its children take its place);
+* ``(X^ Y1 ... Yn)`` delete a node labelled X whose children are exactly Y1..Yn;
+* ``X^`` delete every node labelled X.
+
+The root is never deleted. Labels are compared after function-tag stripping;
+a preterminal child is matched by its tag, a bare word by ``''``.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+from annotations.errors import InputError
+from annotations.trees.penn import Forest
+from annotations.trees.tree import Tree
+from evaluation.signature import make_signature
+
+from .common import constituents, crosses, pairs, prune, strip_function_tags
+
+NULL_TAGS = frozenset({"-NONE-"})
+PUNCT_TAGS = frozenset({",", ".", ":", "``", "''", "-LRB-", "-RRB-"})
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One flattening rule. ``kind``: ``"child"``, ``"node"`` or ``"label"``."""
+
+    kind: str
+    label: str
+    children: tuple[str, ...] | None = None
+    index: int | None = None  # for "child": which child is deleted
+    text: str = ""
+
+    def __str__(self) -> str:
+        return self.text
+
+
+_RULE_TOKEN = re.compile(r"[()]|[^\s()]+")
+
+
+def parse_rule(text: str, *, file: str | None = None, line: int | None = None) -> Rule:
+    src = text.strip()
+
+    def bad(message: str) -> InputError:
+        return InputError(f"bad flattening rule {src!r}: {message}", file=file, line=line)
+
+    toks = _RULE_TOKEN.findall(src)
+    if len(toks) == 1 and toks[0] not in "()":
+        if not toks[0].endswith("^") or len(toks[0]) < 2:
+            raise bad("a bare label must end with '^'")
+        return Rule("label", toks[0][:-1], text=src)
+    if len(toks) < 3 or toks[0] != "(" or toks[-1] != ")" or "(" in toks[1:] or ")" in toks[1:-1]:
+        raise bad("expected X^, (X^ Y1 ... Yn) or (X Y1 ... Yi^ ... Yn)")
+    head, kids = toks[1], toks[2:-1]
+    carets = [k for k, y in enumerate(kids) if y.endswith("^")]
+    if head.endswith("^"):
+        if carets:
+            raise bad("only one '^' per rule")
+        return Rule("node", head[:-1], tuple(kids), text=src)
+    if len(carets) != 1:
+        raise bad("exactly one '^' is needed")
+    i = carets[0]
+    labels = tuple(y[:-1] if k == i else y for k, y in enumerate(kids))
+    return Rule("child", head, labels, i, text=src)
+
+
+def parse_rules(text: str, *, file: str | None = None) -> list[Rule]:
+    rules = []
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if line:
+            rules.append(parse_rule(line, file=file, line=lineno))
+    return rules
+
+
+def load_rules(path) -> list[Rule]:
+    with open(path, encoding="utf-8") as handle:
+        return parse_rules(handle.read(), file=os.fspath(path))
+
+
+def _label(node: Tree) -> str:
+    return "" if node.word is not None else node.label
+
+
+def _strip_all(node: Tree) -> None:
+    if node.word is None:
+        node.label = strip_function_tags(node.label)
+        for child in node.children:
+            _strip_all(child)
+
+
+def apply_rules_once(tree: Tree, rules: list[Rule]) -> Tree:
+    """One bottom-up pass: at each phrasal node the first matching rule is applied (in place)."""
+
+    def visit(node: Tree, root: bool) -> list[Tree]:
+        if node.word is not None or node.is_preterminal:
+            return [node]
+        kids: list[Tree] = []
+        for child in node.children:
+            kids.extend(visit(child, False))
+        node.children = kids
+        labels = None
+        for rule in rules:
+            if rule.label != node.label:
+                continue
+            if rule.kind == "label":
+                if root:
+                    continue
+                return list(node.children)
+            if labels is None:
+                labels = tuple(_label(c) for c in node.children)
+            if labels != rule.children:
+                continue
+            if rule.kind == "node":
+                if root:
+                    continue
+                return list(node.children)
+            victim = node.children[rule.index]
+            if victim.word is None:
+                node.children[rule.index : rule.index + 1] = victim.children
+            return [node]
+        return [node]
+
+    visit(tree, True)
+    return tree
+
+
+def _remove_empty(node: Tree, null_tags) -> Tree | None:
+    if node.word is not None:
+        return node
+    if node.is_preterminal:
+        return None if node.label in null_tags else node
+    kids = [k for k in (_remove_empty(c, null_tags) for c in node.children) if k is not None]
+    if not kids:
+        return None
+    node.children = kids
+    return node
+
+
+def _remove_unary(node: Tree) -> Tree:
+    if node.word is not None or node.is_preterminal:
+        return node
+    node.children = [_remove_unary(c) for c in node.children]
+    if len(node.children) == 1 and node.children[0].word is None and type(node) is not Forest:
+        return node.children[0]
+    return node
+
+
+def flatten(tree: Tree, rules: list[Rule], *, null_tags=NULL_TAGS, strip_tags: bool = True) -> Tree:
+    """The flat key of ``tree`` (a new tree; the input is not modified)."""
+    t = tree.copy()
+    if strip_tags:
+        _strip_all(t)
+    before = None
+    while True:
+        t = apply_rules_once(t, rules)
+        t = _remove_empty(t, null_tags) or Tree(t.label, [])
+        t = _remove_unary(t)
+        now = t.to_penn()
+        if now == before:
+            return t
+        before = now
+
+
+# -- scoring ------------------------------------------------------------------
+def key_spans(tree: Tree, *, exclude_tags=NULL_TAGS | PUNCT_TAGS) -> set[tuple[int, int]]:
+    """Distinct spans of the phrasal nodes once punctuation and null elements are left out."""
+    pruned = prune(tree, exclude_tags)
+    if pruned is None:
+        return set()
+    return {(s, e) for _, s, e in constituents(pruned, labelled=False)}
+
+
+def conformance_sentence(key: Tree, response: Tree, *, exclude_tags=NULL_TAGS | PUNCT_TAGS) -> dict:
+    k = key_spans(key, exclude_tags=exclude_tags)
+    r = key_spans(response, exclude_tags=exclude_tags)
+    matched = len(k & r)
+    violated = sum(1 for a, b in k if any(crosses(a, b, s, e) for s, e in r))
+    return {
+        "key": len(k), "response": len(r), "matched": matched, "violated": violated,
+        "recall": matched / len(k) if k else 0.0,
+        "precision": matched / len(r) if r else 0.0,
+        "conformance": (len(k) - violated) / len(k) if k else 0.0,
+    }
+
+
+def score_conformance(
+    gold_trees: list, test_trees: list, *, rules: list[Rule] | None = None, on_error: str = "raise",
+    punctuation_tags=PUNCT_TAGS, null_tags=NULL_TAGS, rules_name: str | None = None, **where,
+) -> dict:
+    """Gold trees are the keys (flattened first with ``rules`` when given), test trees the responses."""
+    exclude = frozenset(punctuation_tags) | frozenset(null_tags)
+    problems: list[dict] = []
+    rows = []
+    totals = {"key": 0, "response": 0, "matched": 0, "violated": 0}
+
+    def words(t: Tree) -> list[str]:
+        p = prune(t, null_tags)
+        return p.words() if p is not None else []
+
+    for i, g, t, error in pairs(gold_trees, test_trees, words=words, on_error=on_error, problems=problems, **where):
+        if error:
+            rows.append({"index": i + 1, "status": "error", "message": error})
+            continue
+        key = flatten(g, rules, null_tags=null_tags) if rules else g
+        row = {"index": i + 1, "status": "ok", **conformance_sentence(key, t, exclude_tags=exclude)}
+        for name in totals:
+            totals[name] += row[name]
+        rows.append(row)
+    k, r, m, v = totals["key"], totals["response"], totals["matched"], totals["violated"]
+    summary = {
+        "sentences": len(rows),
+        "errors": sum(1 for row in rows if row["status"] == "error"),
+        **totals,
+        "recall": m / k if k else 0.0,
+        "precision": m / r if r else 0.0,
+        "conformance": (k - v) / k if k else 0.0,
+    }
+    if problems:
+        summary["problems"] = problems
+    return {
+        "metric": "conformance",
+        "signature": make_signature(
+            "conformance", rules=rules_name or (f"{len(rules)}-rules" if rules else "none"),
+            exclude=sorted(exclude), errors=on_error,
+        ),
+        "sentences": rows,
+        "summary": summary,
+    }

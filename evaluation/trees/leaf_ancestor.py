@@ -1,0 +1,288 @@
+"""Leaf-ancestor metric (Sampson & Babarczy 2003).
+
+A word's *lineage* is the list of labels of the phrasal nodes from its parent
+up to the root (preterminal tags excluded), leaf end first, with ``[`` just
+before the label of the highest node that begins with the word and ``]``
+just after the label of the highest node that ends with it. Two lineages are
+compared by ``1 - d(c, g) / (len(c) + len(g))`` where ``d`` is an edit
+distance with insertion and deletion cost 1 and a substitution cost table
+(:class:`Costs`) with values in [0, 2].
+
+* ``strict``: any different symbol costs 2, so ``d`` is the insert/delete
+  (Indel) distance, computed with :func:`rapidfuzz.distance.Indel.distance`
+  on sequences of symbol ids.
+* ``sampson2003``: two different labels that share their first character
+  cost 0.5, anything else that differs costs 2 (boundary markers are
+  symbols like any other); computed exactly by dynamic programming.
+* a cost file (:func:`load_costs`), format::
+
+      # comment
+      default 2          # cost of two different symbols not listed below
+      first-char 0.5     # optional: different labels sharing the first character
+      NP N1 0.25         # a symmetric pair cost (labels or [ ])
+
+Scores are fractions in [0, 1].
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from rapidfuzz.distance import Indel
+
+from annotations.errors import InputError
+from annotations.trees.tree import Tree
+from evaluation.signature import make_signature
+
+from .common import constituents, is_bracket, mean, pairs, prune
+
+OPEN, CLOSE = "[", "]"
+DEFAULT_DROP_TAGS = frozenset({"-NONE-"})
+
+
+@dataclass(frozen=True, eq=False)
+class Costs:
+    """Substitution costs between two different symbols."""
+
+    name: str
+    default: float = 2.0
+    first_char: float | None = None
+    pairs: dict = field(default_factory=dict)  # frozenset({a, b}) -> cost
+
+    @property
+    def is_indel(self) -> bool:
+        return self.default >= 2.0 and self.first_char is None and not self.pairs
+
+    def sub(self, a: str, b: str) -> float:
+        if a == b:
+            return 0.0
+        if self.pairs:
+            cost = self.pairs.get(frozenset((a, b)))
+            if cost is not None:
+                return cost
+        if self.first_char is not None and a and b and a[0] == b[0] and a not in (OPEN, CLOSE) and b not in (OPEN, CLOSE):
+            return self.first_char
+        return self.default
+
+
+STRICT = Costs("strict")
+SAMPSON2003 = Costs("sampson2003", first_char=0.5)
+BUILTIN_COSTS = {"strict": STRICT, "sampson2003": SAMPSON2003}
+
+
+def parse_costs(text: str, *, file: str | None = None, name: str | None = None) -> Costs:
+    default, first, table = 2.0, None, {}
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].split()
+        if not line:
+            continue
+        try:
+            if line[0] == "default" and len(line) == 2:
+                default = float(line[1])
+                value = default
+            elif line[0] == "first-char" and len(line) == 2:
+                first = float(line[1])
+                value = first
+            elif len(line) == 3:
+                value = float(line[2])
+                table[frozenset((line[0], line[1]))] = value
+            else:
+                raise ValueError
+        except ValueError:
+            raise InputError(
+                "expected 'default COST', 'first-char COST' or 'LABEL LABEL COST'", file=file, line=lineno
+            ) from None
+        if not 0.0 <= value <= 2.0:
+            raise InputError(f"cost {value} outside [0, 2]", file=file, line=lineno)
+    return Costs(name or (os.path.basename(file) if file else "custom"), default, first, table)
+
+
+def load_costs(spec) -> Costs:
+    """``"strict"``, ``"sampson2003"`` or the path of a cost file."""
+    if isinstance(spec, Costs):
+        return spec
+    if spec in BUILTIN_COSTS:
+        return BUILTIN_COSTS[spec]
+    with open(spec, encoding="utf-8") as handle:
+        return parse_costs(handle.read(), file=os.fspath(spec))
+
+
+def lineages(tree: Tree) -> list[tuple[str, list[str]]]:
+    """``(word, lineage)`` for every word of ``tree``, left to right."""
+    out: list[tuple[str, list[str]]] = []
+    # first pass: where every node ends, so that "ends with this word" is known at the word
+    ends = {}
+
+    def span_pass(node: Tree, start: int) -> int:
+        if node.word is not None or node.is_preterminal:
+            return start + 1
+        pos = start
+        for child in node.children:
+            pos = span_pass(child, pos)
+        ends[id(node)] = pos
+        return pos
+
+    span_pass(tree, 0)
+
+    def walk(node: Tree, ancestors: list[tuple[str, int, int]], start: int) -> int:
+        if node.word is not None or node.is_preterminal:
+            word = node.word if node.word is not None else node.children[0].word
+            out.append((word, _lineage(ancestors, start)))
+            return start + 1
+        if not is_bracket(node):
+            pos = start
+            for child in node.children:
+                pos = walk(child, ancestors, pos)
+            return pos
+        ancestors.append((node.label, start, ends[id(node)]))
+        pos = start
+        for child in node.children:
+            pos = walk(child, ancestors, pos)
+        ancestors.pop()
+        return pos
+
+    walk(tree, [], 0)
+    return out
+
+
+def _lineage(ancestors: list[tuple[str, int, int]], i: int) -> list[str]:
+    """Labels from the parent (last ancestor) up to the root, with the boundary markers."""
+    highest_begin = highest_end = None
+    for k, (_, s, e) in enumerate(ancestors):  # root first: the first hit is the highest
+        if highest_begin is None and s == i:
+            highest_begin = k
+        if highest_end is None and e == i + 1:
+            highest_end = k
+    out: list[str] = []
+    for k in range(len(ancestors) - 1, -1, -1):
+        if k == highest_begin:
+            out.append(OPEN)
+        out.append(ancestors[k][0])
+        if k == highest_end:
+            out.append(CLOSE)
+    return out
+
+
+def lineage_similarity(c: list[str], g: list[str], costs: Costs = SAMPSON2003) -> float:
+    total = len(c) + len(g)
+    if total == 0:
+        return 1.0
+    if c == g:
+        return 1.0
+    return 1.0 - lineage_distance(c, g, costs) / total
+
+
+_ids: dict[str, int] = {}
+
+
+def _encode(seq: list[str]) -> list[int]:
+    ids = _ids
+    return [ids.setdefault(s, len(ids)) for s in seq]
+
+
+_memo: dict = {}
+
+
+def lineage_distance(c: list[str], g: list[str], costs: Costs = SAMPSON2003) -> float:
+    if costs.is_indel:
+        return float(Indel.distance(_encode(c), _encode(g)))
+    key = (costs, tuple(c), tuple(g))
+    hit = _memo.get(key)
+    if hit is not None:
+        return hit
+    sub = costs.sub
+    prev = [float(j) for j in range(len(g) + 1)]
+    for i, a in enumerate(c, 1):
+        cur = [float(i)]
+        for j, b in enumerate(g, 1):
+            best = prev[j] + 1.0
+            if cur[j - 1] + 1.0 < best:
+                best = cur[j - 1] + 1.0
+            diag = prev[j - 1] + (0.0 if a == b else sub(a, b))
+            if diag < best:
+                best = diag
+            cur.append(best)
+        prev = cur
+    if len(_memo) > 200_000:
+        _memo.clear()
+    _memo[key] = prev[-1]
+    return prev[-1]
+
+
+def geig_f(gold: Tree, test: Tree, *, labelled: bool) -> float:
+    """F of every phrasal node as a bracket (root included, multiset), labelled or not."""
+    g = constituents(gold, labelled=labelled)
+    t = constituents(test, labelled=labelled)
+    pool: dict = {}
+    for b in g:
+        pool[b] = pool.get(b, 0) + 1
+    match = 0
+    for b in t:
+        if pool.get(b, 0) > 0:
+            pool[b] -= 1
+            match += 1
+    if not g or not t or not match:
+        return 0.0
+    p, r = match / len(t), match / len(g)
+    return 2 * p * r / (p + r)
+
+
+def la_sentence(gold: Tree, test: Tree, costs: Costs = SAMPSON2003) -> dict:
+    gl = lineages(gold)
+    tl = lineages(test)
+    words = []
+    for (word, g), (_, c) in zip(gl, tl):
+        words.append({"word": word, "score": lineage_similarity(c, g, costs), "gold": " ".join(g), "test": " ".join(c)})
+    return {
+        "score": mean([w["score"] for w in words]) if words else 0.0,
+        "words": words,
+        "geig_unlabelled_f": geig_f(gold, test, labelled=False),
+        "geig_labelled_f": geig_f(gold, test, labelled=True),
+    }
+
+
+def score_leaf_ancestor(
+    gold_trees: list, test_trees: list, *, costs="sampson2003", on_error: str = "raise",
+    drop_tags=DEFAULT_DROP_TAGS, **where,
+) -> dict:
+    """Per-word and per-sentence LA scores; ``drop_tags`` preterminals (null elements) are removed first."""
+    costs = load_costs(costs)
+    drop = frozenset(drop_tags)
+    problems: list[dict] = []
+    rows = []
+    all_words: list[float] = []
+    sent_scores: list[float] = []
+
+    def clean(t: Tree) -> Tree:
+        return (prune(t, drop) or Tree(t.label, [])) if drop else t
+
+    cleaned_g = [clean(t) for t in gold_trees]
+    cleaned_t = [clean(t) for t in test_trees]
+    for i, g, t, error in pairs(cleaned_g, cleaned_t, words=lambda t: t.words(), on_error=on_error,
+                                problems=problems, **where):
+        if error:
+            rows.append({"index": i + 1, "status": "error", "message": error})
+            continue
+        row = {"index": i + 1, "status": "ok", **la_sentence(g, t, costs)}
+        all_words.extend(w["score"] for w in row["words"])
+        if row["words"]:
+            sent_scores.append(row["score"])
+        rows.append(row)
+    ok = [r for r in rows if r["status"] == "ok"]
+    summary = {
+        "sentences": len(rows),
+        "errors": len(rows) - len(ok),
+        "words": len(all_words),
+        "word_mean": mean(all_words),
+        "sentence_mean": mean(sent_scores),
+        "geig_unlabelled_f_mean": mean([r["geig_unlabelled_f"] for r in ok]),
+        "geig_labelled_f_mean": mean([r["geig_labelled_f"] for r in ok]),
+    }
+    if problems:
+        summary["problems"] = problems
+    return {
+        "metric": "leaf-ancestor",
+        "signature": make_signature("leaf-ancestor", costs=costs.name, drop=sorted(drop) or None, errors=on_error),
+        "sentences": rows,
+        "summary": summary,
+    }
