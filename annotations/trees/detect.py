@@ -58,13 +58,16 @@ def read_trees(path, *, fmt: str | None = None) -> list[Tree]:
         return parse_trees(handle.read(), fmt=fmt, file=os.fspath(path))
 
 
-def read_sentences(path, *, fmt: str | None = None, layout: str | None = None, lenient: bool = False):
+def read_sentences(
+    path, *, fmt: str | None = None, layout: str | None = None, lenient: bool = False, strip_outer: bool = True
+):
     """Sentences of a file for pairwise scoring: ``(sentences, lines)``.
 
     ``lines[i]`` is the line where sentence ``i`` starts. Penn files in line
     layout (detected, or ``layout="lines"``) are read one sentence per line,
     evalb's way (``lenient`` keeps malformed lines as ``BadSentence``); every
-    other file is read tree by tree.
+    other file is read tree by tree. ``strip_outer`` removes an outer
+    unlabelled pair around a single tree (evalb keeps it: pass False).
     """
     path_s = os.fspath(path)
     with open(path, encoding="utf-8") as handle:
@@ -77,12 +80,12 @@ def read_sentences(path, *, fmt: str | None = None, layout: str | None = None, l
     if layout == "lines":
         if fmt != "penn":
             raise ValueError("line layout is only defined for Penn trees")
-        sents = parse_penn_lines(text, file=path_s, lenient=lenient)
+        sents = parse_penn_lines(text, file=path_s, lenient=lenient, strip_outer=strip_outer)
         return sents, list(range(1, len(sents) + 1))
     if fmt == "penn":
         from .penn import parse_penn_located
 
-        return parse_penn_located(text, file=path_s)
+        return parse_penn_located(text, file=path_s, strip_outer=strip_outer)
     from .square import parse_square_located
 
     return parse_square_located(text, file=path_s)

@@ -1,0 +1,140 @@
+"""Constituency metrics: one entry point for the command line, workers and web app.
+
+>>> doc = score_trees(gold_trees, test_trees, "leaf-ancestor", costs="sampson2003")
+
+``score_trees`` returns the JSON document ``{"metric", "signature",
+"sentences": [{"index": 1, ...}], "summary": {...}}`` described in
+``docs/metrics/constituency.md``; :func:`score_files` reads two files first.
+Every ratio in the document is a fraction in [0, 1].
+
+Treebank transformations hook: pass ``transform=`` (any callable
+``Tree -> Tree``, e.g. a composition of the named transformations of
+``annotations.trees.transforms``) and it is applied to a copy of every gold
+and test tree before scoring; or transform the trees yourself and pass the
+results, the metrics never modify their input.
+"""
+from __future__ import annotations
+
+import os
+from typing import Callable
+
+from annotations.trees.detect import read_sentences
+from annotations.trees.penn import BadSentence
+from annotations.trees.tree import Tree
+
+METRICS = ("evalb", "geig1991", "conformance", "leaf-ancestor")
+DEFAULT_ON_ERROR = {"evalb": "skip", "geig1991": "raise", "conformance": "raise", "leaf-ancestor": "raise"}
+
+
+def _transformed(trees: list, transform: Callable[[Tree], Tree] | None) -> list:
+    if transform is None:
+        return trees
+    return [t if isinstance(t, BadSentence) else transform(t.copy()) for t in trees]
+
+
+def score_trees(gold_trees: list, test_trees: list, metric: str, **params) -> dict:
+    """Score paired gold/test trees with one metric; returns the JSON document.
+
+    Common parameters: ``on_error`` (``"raise"`` or ``"skip"``; evalb
+    defaults to ``"skip"``, evalb's own behaviour, the others to
+    ``"raise"``), ``transform`` (callable applied to copies of all trees),
+    ``gold_file``/``test_file``/``gold_lines``/``test_lines`` (only used to
+    locate errors).
+
+    Per metric:
+
+    * ``evalb``: ``params`` -- an :class:`~evaluation.trees.evalb.EvalbParams`
+      or the path of a ``.prm`` file (default: COLLINS.prm's values).
+    * ``geig1991``: ``table`` -- erasure table name (``penn``,
+      ``black1991-example``), JSON path or :class:`ErasureTable`;
+      ``rules`` -- optional rewrite rules (list of :class:`Rule` or path).
+    * ``conformance``: ``rules`` -- optional flattening rules applied to the
+      gold trees to make the flat keys.
+    * ``leaf-ancestor``: ``costs`` -- ``strict``, ``sampson2003`` (default),
+      a cost file path or a :class:`Costs`; ``drop_tags`` (default
+      ``{"-NONE-"}``).
+    """
+    if metric not in METRICS:
+        raise ValueError(f"unknown metric {metric!r} (expected one of {', '.join(METRICS)})")
+    transform = params.pop("transform", None)
+    gold = _transformed(gold_trees, transform)
+    test = _transformed(test_trees, transform)
+    on_error = params.pop("on_error", None) or DEFAULT_ON_ERROR[metric]
+    where = {k: params.pop(k) for k in ("gold_file", "test_file", "gold_lines", "test_lines") if k in params}
+    if metric == "evalb":
+        from .evalb import COLLINS, EvalbParams, load_prm, score_evalb
+
+        prm = params.pop("params", None)
+        if prm is None:
+            prm = COLLINS
+        elif not isinstance(prm, EvalbParams):
+            prm = load_prm(prm)
+        _no_more(params)
+        return score_evalb(gold, test, prm, on_error=on_error, **where)
+    rules = params.pop("rules", None)
+    rules_name = None
+    if rules is not None and not isinstance(rules, list):
+        from .flatten import load_rules
+
+        rules_name = os.path.basename(os.fspath(rules))
+        rules = load_rules(rules)
+    if metric == "geig1991":
+        from .geig import score_geig1991
+
+        table = params.pop("table", "penn")
+        _no_more(params)
+        return score_geig1991(gold, test, table=table, rules=rules, rules_name=rules_name, on_error=on_error, **where)
+    if metric == "conformance":
+        from .flatten import score_conformance
+
+        _no_more(params)
+        return score_conformance(gold, test, rules=rules, rules_name=rules_name, on_error=on_error, **where)
+    from .leaf_ancestor import DEFAULT_DROP_TAGS, score_leaf_ancestor
+
+    costs = params.pop("costs", "sampson2003")
+    drop = params.pop("drop_tags", DEFAULT_DROP_TAGS)
+    _no_more(params)
+    return score_leaf_ancestor(gold, test, costs=costs, drop_tags=drop, on_error=on_error, **where)
+
+
+def _no_more(params: dict) -> None:
+    if params:
+        raise TypeError(f"unexpected parameters: {', '.join(sorted(params))}")
+
+
+def read_pair(gold_path, test_path, metric: str, *, fmt: str | None = None, layout: str | None = None,
+              on_error: str | None = None):
+    """Read both files the way ``metric`` pairs sentences; returns the keyword arguments for :func:`score_trees`.
+
+    Penn files that look like evalb's layout (one sentence per line, see
+    :func:`annotations.trees.detect.is_line_layout`) are read line by line
+    (malformed lines kept as errors when ``on_error="skip"``), other files tree
+    by tree. evalb keeps outer unlabelled pairs (evalb counts them as
+    brackets); the other metrics remove them.
+    """
+    on_error = on_error or DEFAULT_ON_ERROR.get(metric, "raise")
+    evalb = metric == "evalb"
+    gold, gold_lines = read_sentences(
+        gold_path, fmt=fmt, layout=layout,
+        lenient=on_error == "skip", strip_outer=not evalb,
+    )
+    test, test_lines = read_sentences(
+        test_path, fmt=fmt, layout=layout,
+        lenient=on_error == "skip", strip_outer=not evalb,
+    )
+    return {
+        "gold_trees": gold, "test_trees": test, "gold_file": os.fspath(gold_path),
+        "test_file": os.fspath(test_path), "gold_lines": gold_lines, "test_lines": test_lines,
+        "on_error": on_error,
+    }
+
+
+def score_files(gold_path, test_path, metric: str, *, fmt: str | None = None, layout: str | None = None, **params) -> dict:
+    """Read two tree files (format and layout detected) and score them: see :func:`score_trees`."""
+    args = read_pair(gold_path, test_path, metric, fmt=fmt, layout=layout, on_error=params.pop("on_error", None))
+    gold = args.pop("gold_trees")
+    test = args.pop("test_trees")
+    return score_trees(gold, test, metric, **args, **params)
+
+
+__all__ = ["METRICS", "score_trees", "score_files", "read_pair"]

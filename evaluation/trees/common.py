@@ -36,6 +36,15 @@ def prune(tree: Tree, drop_tags: frozenset[str] | set[str]) -> Tree | None:
     return node
 
 
+def strip_labels(tree: Tree) -> Tree:
+    """In place: function tags removed from every phrasal label (preterminal tags untouched)."""
+    if tree.word is None and not tree.is_preterminal:
+        tree.label = strip_function_tags(tree.label)
+        for child in tree.children:
+            strip_labels(child)
+    return tree
+
+
 def constituents(tree: Tree, *, labelled: bool = True) -> list[tuple[str, int, int]]:
     """``(label, start, end)`` of every constituent (phrasal node, root included), multiset."""
     out: list[tuple[str, int, int]] = []

@@ -43,11 +43,12 @@ class EvalbParams:
     def signature_params(self) -> dict:
         return {
             "labeled": self.labeled,
-            "delete": list(self.delete_labels) or None,
-            "delete_len": list(self.delete_labels_for_length) or None,
-            "quote": list(self.quote_labels) or None,
-            "eq_label": ["=".join(p) for p in self.eq_labels] or None,
-            "eq_word": ["=".join(p) for p in self.eq_words] or None,
+            # space-separated: labels such as "," would clash with the list separator
+            "delete": " ".join(self.delete_labels) or None,
+            "delete_len": " ".join(self.delete_labels_for_length) or None,
+            "quote": " ".join(self.quote_labels) or None,
+            "eq_label": " ".join("=".join(p) for p in self.eq_labels) or None,
+            "eq_word": " ".join("=".join(p) for p in self.eq_words) or None,
             "cutoff": self.cutoff_len,
             "max_error": self.max_error,
         }

@@ -235,7 +235,7 @@ def score_conformance(
         "metric": "conformance",
         "signature": make_signature(
             "conformance", rules=rules_name or (f"{len(rules)}-rules" if rules else "none"),
-            exclude=sorted(exclude), errors=on_error,
+            exclude=" ".join(sorted(exclude)), errors=on_error,
         ),
         "sentences": rows,
         "summary": summary,

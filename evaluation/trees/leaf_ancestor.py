@@ -34,7 +34,7 @@ from annotations.errors import InputError
 from annotations.trees.tree import Tree
 from evaluation.signature import make_signature
 
-from .common import constituents, is_bracket, mean, pairs, prune
+from .common import constituents, is_bracket, mean, pairs, prune, strip_labels
 
 OPEN, CLOSE = "[", "]"
 DEFAULT_DROP_TAGS = frozenset({"-NONE-"})
@@ -243,9 +243,14 @@ def la_sentence(gold: Tree, test: Tree, costs: Costs = SAMPSON2003) -> dict:
 
 def score_leaf_ancestor(
     gold_trees: list, test_trees: list, *, costs="sampson2003", on_error: str = "raise",
-    drop_tags=DEFAULT_DROP_TAGS, **where,
+    drop_tags=DEFAULT_DROP_TAGS, strip_tags: bool = True, **where,
 ) -> dict:
-    """Per-word and per-sentence LA scores; ``drop_tags`` preterminals (null elements) are removed first."""
+    """Per-word and per-sentence LA scores.
+
+    Before scoring, preterminals tagged with ``drop_tags`` (null elements) are
+    removed with the nodes left empty, and, with ``strip_tags``, function tags
+    are cut from phrasal labels (``NP-SBJ`` -> ``NP``), as evalb does.
+    """
     costs = load_costs(costs)
     drop = frozenset(drop_tags)
     problems: list[dict] = []
@@ -254,7 +259,8 @@ def score_leaf_ancestor(
     sent_scores: list[float] = []
 
     def clean(t: Tree) -> Tree:
-        return (prune(t, drop) or Tree(t.label, [])) if drop else t
+        t = (prune(t, drop) or Tree(t.label, [])) if drop else t.copy()
+        return strip_labels(t) if strip_tags else t
 
     cleaned_g = [clean(t) for t in gold_trees]
     cleaned_t = [clean(t) for t in test_trees]
@@ -282,7 +288,9 @@ def score_leaf_ancestor(
         summary["problems"] = problems
     return {
         "metric": "leaf-ancestor",
-        "signature": make_signature("leaf-ancestor", costs=costs.name, drop=sorted(drop) or None, errors=on_error),
+        "signature": make_signature(
+            "leaf-ancestor", costs=costs.name, drop=" ".join(sorted(drop)) or None, strip_tags=strip_tags, errors=on_error
+        ),
         "sentences": rows,
         "summary": summary,
     }
