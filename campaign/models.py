@@ -51,6 +51,9 @@ class Campaign(models.Model):
     publish_at = models.DateTimeField(null=True, blank=True)
     gold_release_at = models.DateTimeField(null=True, blank=True)
     archive_at = models.DateTimeField(null=True, blank=True)
+    # Set when the gold is released; archiving afterwards must not hide it again, and
+    # archiving a campaign whose gold was never released must not reveal it.
+    gold_released_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     runs_per_team = models.PositiveSmallIntegerField(default=3)
     invalid_uploads_per_day = models.PositiveSmallIntegerField(default=10)
@@ -202,6 +205,14 @@ def run_upload_to(instance: "Run", filename: str) -> str:
     return f"runs/{instance.campaign.slug}/{instance.team.slug}/{instance.sha256[:16]}{_suffix(filename)}"
 
 
+class RunQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        frozen = set(kwargs) & (set(Run.IMMUTABLE_FIELDS) | {"campaign_id", "team_id"})
+        if frozen:
+            raise PermissionDenied(f"A run's {', '.join(sorted(frozen))} cannot change after upload.")
+        return super().update(**kwargs)
+
+
 class Run(models.Model):
     """A team's parser output. The file is immutable once stored."""
 
@@ -234,6 +245,8 @@ class Run(models.Model):
     disqualified = models.BooleanField(default=False)
     disqualified_reason = models.TextField(blank=True)
 
+    objects = RunQuerySet.as_manager()
+
     class Meta:
         ordering = ["-uploaded_at"]
         indexes = [models.Index(fields=["campaign", "status"]), models.Index(fields=["team", "uploaded_at"])]
@@ -244,6 +257,25 @@ class Run(models.Model):
     @property
     def is_active(self) -> bool:
         return self.withdrawn_at is None and not self.disqualified
+
+    # The receipt given to the team: none of these may change once the run is stored.
+    IMMUTABLE_FIELDS = ("file", "sha256", "size", "original_filename", "campaign", "team", "scope")
+
+    def save(self, *args, **kwargs):
+        update_fields = kwargs.get("update_fields")
+        if self.pk is not None and (update_fields is None or set(update_fields) & set(self.IMMUTABLE_FIELDS)):
+            stored = type(self).objects.filter(pk=self.pk).values(*[
+                f + "_id" if f in ("campaign", "team") else f for f in self.IMMUTABLE_FIELDS
+            ]).first()
+            if stored is not None:
+                for name in self.IMMUTABLE_FIELDS:
+                    attr = name + "_id" if name in ("campaign", "team") else name
+                    current = getattr(self, attr)
+                    current = current.name if hasattr(current, "name") and name == "file" else current
+                    # An empty stored value is a two-step creation (row first, then the file).
+                    if stored[attr] not in ("", None) and current != stored[attr]:
+                        raise PermissionDenied(f"A run's {name} cannot change after upload.")
+        super().save(*args, **kwargs)
 
     def set_status(self, status: str, reason: str = "", progress: int | None = None) -> None:
         self.status = status

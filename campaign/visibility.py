@@ -3,6 +3,17 @@
 Every view, API endpoint and download asks these functions; none decides on
 its own. Keep them free of request handling so that tests can call them
 directly for every role and life-cycle state.
+
+| artifact                         | team member                      | anyone              |
+|----------------------------------|----------------------------------|---------------------|
+| corpus text                      | once registered (state >= open)  | if corpus_public    |
+| test-subset membership, its gold | after gold release only          | same                |
+| development sample with gold     | yes (state >= open)              | if dev_sample_public|
+| own validation report            | at once                          | no                  |
+| own scores                       | from `released` (dev runs: now)  | no                  |
+| other teams' runs and files      | never                            | never               |
+| other teams' scores              | from `published` (snapshot)      | same                |
+| per-sentence diagnostics         | own run, after gold release      | no                  |
 """
 from __future__ import annotations
 
@@ -39,9 +50,24 @@ def is_member(user, team: Team) -> bool:
     return user.is_authenticated and Membership.objects.filter(team=team, user=user).exists()
 
 
+def gold_is_released(campaign: Campaign) -> bool:
+    """Gold release is optional: an archived campaign keeps its gold hidden unless it was released."""
+    return campaign.state == CampaignState.GOLD_RELEASED or campaign.gold_released_at is not None
+
+
 def can_see_campaign(user, campaign: Campaign) -> bool:
     """Drafts are the organisers' own; from `open` on the public page exists."""
     return state_at_least(campaign, CampaignState.OPEN) or is_organiser(user, campaign)
+
+
+def visible_campaigns(user):
+    """Campaigns listed to this user: every non-draft one, and the drafts they organise."""
+    qs = Campaign.objects.exclude(state=CampaignState.DRAFT)
+    if user.is_authenticated:
+        if user.is_superuser:
+            return Campaign.objects.all()
+        qs = Campaign.objects.exclude(state=CampaignState.DRAFT) | Campaign.objects.filter(organisers=user)
+    return qs.distinct()
 
 
 def can_download_corpus(user, campaign: Campaign) -> bool:
@@ -61,18 +87,37 @@ def can_download_dev_sample(user, campaign: Campaign) -> bool:
 
 
 def can_see_run(user, run: Run) -> bool:
-    """The run itself (file, validation report, status): its team and organisers only."""
+    """The run itself (file, name, description, validation report, status): its team and organisers only."""
     return is_organiser(user, run.campaign) or is_member(user, run.team)
 
 
+def visible_runs(user, campaign: Campaign):
+    """The runs of a campaign this user may see: all for organisers, their team's for members, none otherwise."""
+    if is_organiser(user, campaign):
+        return campaign.runs.all()
+    team = team_of(user, campaign)
+    if team is None:
+        return campaign.runs.none()
+    return campaign.runs.filter(team=team)
+
+
+def can_see_validation_report(user, run: Run) -> bool:
+    return can_see_run(user, run)
+
+
 def can_see_own_scores(user, run: Run) -> bool:
+    """A run's live scores (its latest Result): organisers; its team once released (dev runs at once)."""
     if is_organiser(user, run.campaign):
         return True
     if not is_member(user, run.team):
         return False
     if run.scope == Run.Scope.DEV:
-        return True  # development-sample checks are scored and shown at once
+        return True  # development-sample checks are scored against public gold and shown at once
     return state_at_least(run.campaign, CampaignState.RELEASED)
+
+
+# The name the results pages use for "may this user see this run's scores".
+can_see_scores = can_see_own_scores
 
 
 def can_see_published_results(user, campaign: Campaign) -> bool:
@@ -89,13 +134,32 @@ def can_see_diagnostics(user, run: Run) -> bool:
     """Per-sentence diagnostics reveal which sentences have gold."""
     if is_organiser(user, run.campaign):
         return True
-    return is_member(user, run.team) and state_at_least(run.campaign, CampaignState.GOLD_RELEASED)
+    return is_member(user, run.team) and gold_is_released(run.campaign)
 
 
 def can_download_gold(user, campaign: Campaign) -> bool:
     if is_organiser(user, campaign):
         return True
-    return state_at_least(campaign, CampaignState.GOLD_RELEASED)
+    return gold_is_released(campaign)
+
+
+def can_see_test_subset(user, campaign: Campaign) -> bool:
+    """Which sentences have gold and form the hidden test set: the same rule as the gold itself."""
+    return can_download_gold(user, campaign)
+
+
+def can_read_audit(user, campaign: Campaign) -> bool:
+    return is_organiser(user, campaign)
+
+
+def can_manage_campaign(user, campaign: Campaign) -> bool:
+    """Life-cycle transitions, subsets, disqualification: organisers only."""
+    return is_organiser(user, campaign)
+
+
+def can_change_team_settings(user, team: Team) -> bool:
+    """A team's own choices (publication under its name): its members, and the organisers."""
+    return is_member(user, team) or is_organiser(user, team.campaign)
 
 
 def public_team_label(team: Team) -> str:

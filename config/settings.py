@@ -136,7 +136,13 @@ CELERY_TASK_SOFT_TIME_LIMIT = int(os.environ.get("CELERY_TASK_SOFT_TIME_LIMIT", 
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
-CELERY_BEAT_SCHEDULE = {}
+CELERY_BEAT_SCHEDULE = {
+    # Scheduled campaign dates (opens_at, deadline, release, publication...) take effect within a minute.
+    "campaign-scheduled-transitions": {
+        "task": "campaign.apply_scheduled_transitions",
+        "schedule": float(os.environ.get("PARSEVAL_TRANSITION_CHECK_SECONDS", "60")),
+    },
+}
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
