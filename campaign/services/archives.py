@@ -1,0 +1,201 @@
+"""Safe reading of uploaded run files: one XML file, a zip, or a tar.gz.
+
+An archive comes from outside, so nothing in it is trusted: member names
+(path traversal, absolute paths), member kinds (symlinks, devices,
+directories of archives), declared and actual unpacked sizes (zip bombs) and
+the compression ratio are all checked before a byte lands where the worker
+reads it. Every refusal is an :class:`ArchiveRefused` whose message says
+which member and what is wrong.
+"""
+from __future__ import annotations
+
+import shutil
+import tarfile
+import zipfile
+import zlib
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+CHUNK = 1024 * 1024
+# A real XML parse output compresses about 10-20 times; 200 leaves room and
+# still stops the classic bombs (which reach 1000 and more).
+MAX_COMPRESSION_RATIO = 200
+MAX_MEMBERS = 10_000
+NESTED_SUFFIXES = (".zip", ".tar", ".tgz", ".gz", ".bz2", ".xz", ".7z", ".rar", ".zst")
+
+
+class ArchiveRefused(Exception):
+    """An upload that cannot be accepted; the message is for the team."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_unpacked_bytes: int
+    max_ratio: int = MAX_COMPRESSION_RATIO
+
+
+def kind_of(filename: str) -> str:
+    """``xml``, ``zip`` or ``tar``, from the name the team gave the file."""
+    lower = filename.lower()
+    if lower.endswith(".xml"):
+        return "xml"
+    if lower.endswith(".zip"):
+        return "zip"
+    if lower.endswith((".tar.gz", ".tgz")):
+        return "tar"
+    raise ArchiveRefused(
+        f"{filename!r}: unsupported file type; upload one EASY .xml file, "
+        f"or a .zip or .tar.gz holding one .xml file per corpus document."
+    )
+
+
+def document_name(member: str) -> str:
+    """The corpus document a file stands for: its base name without ``.xml``."""
+    base = PurePosixPath(member).name
+    return base[:-4] if base.lower().endswith(".xml") else base
+
+
+def _check_member_name(name: str) -> str:
+    path = PurePosixPath(name.replace("\\", "/"))
+    if path.is_absolute() or ".." in path.parts or (path.parts and ":" in path.parts[0]):
+        raise ArchiveRefused(f"archive member {name!r}: unsafe path (absolute or going up with '..'); refused.")
+    if name.lower().endswith(NESTED_SUFFIXES):
+        raise ArchiveRefused(f"archive member {name!r}: nested archives are not accepted; put the .xml files directly in the archive.")
+    if not name.lower().endswith(".xml"):
+        raise ArchiveRefused(f"archive member {name!r}: not an .xml file; the archive must hold only the EASY .xml files.")
+    return path.name
+
+
+def _copy_limited(src, dest: Path, member: str, budget: list[int], limits: Limits, compressed: int,
+                  *, cumulative: bool = False) -> None:
+    """Copy in chunks, stopping as soon as a limit is passed (declared sizes can lie).
+
+    ``compressed`` is the member's compressed size, or with ``cumulative`` the
+    whole archive's (a gzip stream has one ratio for all its members).
+    """
+    written = 0
+    with open(dest, "wb") as out:
+        while True:
+            chunk = src.read(CHUNK)
+            if not chunk:
+                break
+            written += len(chunk)
+            budget[0] -= len(chunk)
+            if budget[0] < 0:
+                raise ArchiveRefused(
+                    f"archive member {member!r}: the archive unpacks to more than "
+                    f"{limits.max_unpacked_bytes:,} bytes, the limit; refused."
+                )
+            measured = limits.max_unpacked_bytes - budget[0] if cumulative else written
+            if compressed and measured > compressed * limits.max_ratio and measured > CHUNK:
+                raise ArchiveRefused(
+                    f"archive member {member!r}: compression ratio above {limits.max_ratio}:1 "
+                    f"(a zip bomb?); refused."
+                )
+            out.write(chunk)
+
+
+def unpack(path: Path, filename: str, dest: Path, limits: Limits) -> dict[str, Path]:
+    """Unpack a run file into ``dest``; returns ``{document name: xml path}``.
+
+    ``filename`` is the name the team gave (it decides the kind). A single XML
+    file is linked, not copied. On refusal ``dest`` may hold partial files:
+    the caller owns ``dest`` and removes it.
+    """
+    kind = kind_of(filename)
+    dest.mkdir(parents=True, exist_ok=True)
+    if kind == "xml":
+        return {document_name(filename): path}
+    if kind == "zip":
+        return _unpack_zip(path, filename, dest, limits)
+    return _unpack_tar(path, filename, dest, limits)
+
+
+def _claim(out: dict[str, Path], base: str, dest: Path, member: str) -> Path:
+    doc = document_name(base)
+    if doc in out:
+        raise ArchiveRefused(f"archive member {member!r}: a second file for document {doc!r}; refused.")
+    out[doc] = dest / f"{len(out):05d}.xml"
+    return out[doc]
+
+
+def _unpack_zip(path: Path, filename: str, dest: Path, limits: Limits) -> dict[str, Path]:
+    try:
+        zf = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise ArchiveRefused(f"{filename!r}: not a readable zip archive ({exc}).") from None
+    out: dict[str, Path] = {}
+    with zf:
+        infos = [i for i in zf.infolist() if not i.is_dir()]
+        if len(infos) > MAX_MEMBERS:
+            raise ArchiveRefused(f"{filename!r}: {len(infos)} files in the archive, more than {MAX_MEMBERS}; refused.")
+        declared = sum(i.file_size for i in infos)
+        if declared > limits.max_unpacked_bytes:
+            raise ArchiveRefused(
+                f"{filename!r}: the archive declares {declared:,} unpacked bytes, more than the limit of "
+                f"{limits.max_unpacked_bytes:,}; refused."
+            )
+        for info in infos:
+            # The high bits of external_attr carry the Unix mode; 0o120000 is a symlink.
+            if (info.external_attr >> 16) & 0o170000 == 0o120000:
+                raise ArchiveRefused(f"archive member {info.filename!r}: symbolic links are not accepted; refused.")
+            base = _check_member_name(info.filename)
+            if info.compress_size and info.file_size / max(info.compress_size, 1) > limits.max_ratio and info.file_size > CHUNK:
+                raise ArchiveRefused(
+                    f"archive member {info.filename!r}: compression ratio above {limits.max_ratio}:1 (a zip bomb?); refused."
+                )
+        budget = [limits.max_unpacked_bytes]
+        for info in infos:
+            base = _check_member_name(info.filename)
+            target = _claim(out, base, dest, info.filename)
+            try:
+                with zf.open(info) as src:
+                    _copy_limited(src, target, info.filename, budget, limits, info.compress_size)
+            except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, NotImplementedError) as exc:
+                raise ArchiveRefused(f"archive member {info.filename!r}: cannot be unpacked ({exc}).") from None
+    if not out:
+        raise ArchiveRefused(f"{filename!r}: the archive holds no .xml file.")
+    return out
+
+
+def _unpack_tar(path: Path, filename: str, dest: Path, limits: Limits) -> dict[str, Path]:
+    try:
+        tf = tarfile.open(path, mode="r:*")
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        raise ArchiveRefused(f"{filename!r}: not a readable tar.gz archive ({exc}).") from None
+    out: dict[str, Path] = {}
+    compressed = path.stat().st_size
+    budget = [limits.max_unpacked_bytes]
+    declared = 0
+    count = 0
+    with tf:
+        try:
+            for member in tf:
+                if member.isdir():
+                    continue
+                count += 1
+                if count > MAX_MEMBERS:
+                    raise ArchiveRefused(f"{filename!r}: more than {MAX_MEMBERS} files in the archive; refused.")
+                if member.issym() or member.islnk():
+                    raise ArchiveRefused(f"archive member {member.name!r}: links are not accepted; refused.")
+                if not member.isfile():
+                    raise ArchiveRefused(f"archive member {member.name!r}: not a regular file; refused.")
+                base = _check_member_name(member.name)
+                declared += member.size
+                if declared > limits.max_unpacked_bytes:
+                    raise ArchiveRefused(
+                        f"{filename!r}: the archive unpacks to more than {limits.max_unpacked_bytes:,} bytes, "
+                        f"the limit; refused."
+                    )
+                target = _claim(out, base, dest, member.name)
+                src = tf.extractfile(member)
+                _copy_limited(src, target, member.name, budget, limits, compressed, cumulative=True)
+        except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
+            raise ArchiveRefused(f"{filename!r}: the archive is damaged ({exc}).") from None
+    if not out:
+        raise ArchiveRefused(f"{filename!r}: the archive holds no .xml file.")
+    return out
+
+
+def remove_tree(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)

@@ -1,0 +1,212 @@
+"""Runs: upload, withdrawal, the files of a run, and queueing them for scoring.
+
+An upload is checked completely before anything is kept: campaign rules,
+size, file type, archive safety, document names, and that each file looks
+like XML. A refused upload raises :class:`~campaign.rules.UploadRefused` with
+a message for the team and leaves no file and no row behind. Full
+validation against the corpus is the worker's job (``evaluation.tasks``).
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import os
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+from django.conf import settings
+from django.core.files import File
+from django.db import transaction
+from django.utils import timezone
+
+from campaign import audit
+from campaign.models import Campaign, Run, RunStatus, Team
+from campaign.rules import UploadRefused, check_upload_allowed, check_withdrawal_allowed
+
+from .archives import ArchiveRefused, Limits, kind_of, remove_tree, unpack
+
+logger = logging.getLogger(__name__)
+CHUNK = 1024 * 1024
+
+
+def upload_limit(campaign: Campaign) -> int:
+    return min(campaign.max_upload_bytes, settings.PARSEVAL_MAX_UPLOAD_BYTES)
+
+
+def archive_limits() -> Limits:
+    return Limits(max_unpacked_bytes=settings.PARSEVAL_MAX_UNPACKED_BYTES)
+
+
+def staging_dir() -> Path:
+    path = Path(settings.FILE_UPLOAD_TEMP_DIR or Path(settings.MEDIA_ROOT) / ".staging")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+class _StagedFile(File):
+    """A file already on disk: FileSystemStorage moves it instead of copying."""
+
+    def __init__(self, path: Path, name: str):
+        super().__init__(open(path, "rb"), name=name)
+        self._path = path
+
+    def temporary_file_path(self) -> str:
+        return str(self._path)
+
+
+def _stage(uploaded, limit: int) -> tuple[Path, str, int]:
+    """Copy the upload to a staging file in chunks, hashing as it goes."""
+    digest = hashlib.sha256()
+    size = 0
+    fd, name = tempfile.mkstemp(prefix="run-", suffix=".upload", dir=staging_dir())
+    path = Path(name)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for chunk in uploaded.chunks(CHUNK):
+                size += len(chunk)
+                if size > limit:
+                    raise UploadRefused(_too_big(uploaded.name, limit))
+                digest.update(chunk)
+                out.write(chunk)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    return path, digest.hexdigest(), size
+
+
+def _too_big(filename: str, limit: int) -> str:
+    return f"{filename!r} is larger than the campaign's limit of {limit:,} bytes; refused."
+
+
+def looks_like_xml(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        head = fh.read(4096)
+    head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    return head.startswith(b"<") and b"\x00" not in head
+
+
+def match_documents(campaign: Campaign, filename: str, files: dict[str, Path]) -> dict[str, Path]:
+    """Pair the files of a run with the corpus documents, by name.
+
+    A single XML file of a one-document corpus stands for that document,
+    whatever its name. Any other name that is not a document is refused.
+    """
+    names = list(campaign.documents.values_list("name", flat=True))
+    if kind_of(filename) == "xml" and len(names) == 1:
+        return {names[0]: next(iter(files.values()))}
+    unknown = sorted(set(files) - set(names))
+    if unknown:
+        shown = ", ".join(f"{n}.xml" for n in unknown[:10]) + (" ..." if len(unknown) > 10 else "")
+        expected = ", ".join(f"{n}.xml" for n in names[:10]) + (" ..." if len(names) > 10 else "")
+        raise UploadRefused(
+            f"{filename!r}: unknown document name(s) {shown}; the corpus documents are {expected}. "
+            f"Name each file after the corpus document it annotates."
+        )
+    for doc, path in files.items():
+        if not looks_like_xml(path):
+            raise UploadRefused(f"{doc}.xml in {filename!r} is not an XML file (it must start with '<'); refused.")
+    return files
+
+
+@contextlib.contextmanager
+def unpacked(campaign: Campaign, path: Path, filename: str) -> Iterator[dict[str, Path]]:
+    """``{document name: xml path}`` of a run file, in a temporary directory removed afterwards."""
+    tmp = Path(tempfile.mkdtemp(prefix="run-unpack-", dir=staging_dir()))
+    try:
+        try:
+            files = unpack(path, filename, tmp, archive_limits())
+        except ArchiveRefused as exc:
+            raise UploadRefused(str(exc)) from None
+        yield match_documents(campaign, filename, files)
+    finally:
+        remove_tree(tmp)
+
+
+def upload_run(
+    *,
+    campaign: Campaign,
+    team: Team,
+    user,
+    name: str,
+    uploaded_file,
+    system_description: str = "",
+    scope: str = Run.Scope.TEST,
+    request=None,
+) -> Run:
+    """Check and store an uploaded run, then queue it for scoring once committed."""
+    check_upload_allowed(campaign, team, scope=scope)
+    limit = upload_limit(campaign)
+    filename = os.path.basename(uploaded_file.name or "run.xml")
+    if uploaded_file.size is not None and uploaded_file.size > limit:
+        raise UploadRefused(_too_big(filename, limit))
+    try:
+        kind_of(filename)
+    except ArchiveRefused as exc:
+        raise UploadRefused(str(exc)) from None
+
+    staged, sha256, size = _stage(uploaded_file, limit)
+    run = None
+    try:
+        with unpacked(campaign, staged, filename) as files:
+            documents = sorted(files)
+        with transaction.atomic():
+            run = Run(campaign=campaign, team=team, uploaded_by=user, name=name,
+                      system_description=system_description, scope=scope, original_filename=filename,
+                      sha256=sha256, size=size, status=RunStatus.UPLOADED)
+            staged_file = _StagedFile(staged, filename)
+            try:
+                run.file.save(filename, staged_file, save=False)
+            finally:
+                staged_file.close()
+            run.save()
+            audit.record("run.upload", actor=user, campaign=campaign, target=f"run {run.pk}",
+                         details={"sha256": sha256, "size": size, "filename": filename, "team": team.slug,
+                                  "scope": scope, "documents": len(documents)}, request=request)
+            transaction.on_commit(lambda: enqueue_scoring(run.pk))
+    except BaseException:
+        if run is not None and run.file.name:
+            run.file.storage.delete(run.file.name)
+        raise
+    finally:
+        staged.unlink(missing_ok=True)
+    return run
+
+
+def enqueue_scoring(run_id: int) -> None:
+    from evaluation.tasks import score_run
+
+    result = score_run.delay(run_id)
+    # In eager mode the task has already run; only record the id of a real queue entry.
+    Run.objects.filter(pk=run_id, task_id="").update(task_id=(result.id or "")[:64])
+
+
+def withdraw_run(run: Run, *, user, request=None) -> Run:
+    """Withdraw before the deadline (raises :class:`~campaign.rules.WithdrawalRefused` otherwise)."""
+    with transaction.atomic():
+        check_withdrawal_allowed(run)
+        run.withdrawn_at = timezone.now()
+        run.save(update_fields=["withdrawn_at"])
+        audit.record("run.withdraw", actor=user, campaign=run.campaign, target=f"run {run.pk}",
+                     details={"team": run.team.slug, "sha256": run.sha256}, request=request)
+    return run
+
+
+def record_run_download(run: Run, *, user, request=None) -> None:
+    audit.record("run.download", actor=user, campaign=run.campaign, target=f"run {run.pk}",
+                 details={"sha256": run.sha256}, request=request)
+
+
+def run_status(run: Run) -> dict:
+    """What the run page polls: status, progress, and whether it is finished."""
+    return {
+        "id": run.pk,
+        "status": run.status,
+        "status_display": run.get_status_display(),
+        "status_reason": run.status_reason,
+        "progress": run.progress,
+        "status_changed_at": run.status_changed_at.isoformat(),
+        "withdrawn": run.withdrawn_at is not None,
+        "finished": run.status in (RunStatus.INVALID, RunStatus.SCORED, RunStatus.FAILED),
+    }
