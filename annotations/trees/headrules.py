@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from annotations.errors import InputError, Problem
@@ -49,15 +50,20 @@ def split_label(label: str) -> tuple[str, list[str]]:
     Function tags are what follows the first ``-`` or ``=``; numeric
     co-indices (``-1``, ``=2``) are dropped.
     """
+    base, functions = _split(label)
+    return base, list(functions)
+
+
+@lru_cache(maxsize=65536)
+def _split(label: str) -> tuple[str, tuple[str, ...]]:
     if not label or label.startswith("-"):
-        return label, []
+        return label, ()
     parts = _SPLIT.split(label)
-    base = parts[0]
-    return base, [p for p in parts[1:] if p and not p.isdigit()]
+    return parts[0], tuple(p for p in parts[1:] if p and not p.isdigit())
 
 
 def base_label(label: str) -> str:
-    return split_label(label)[0]
+    return _split(label)[0]
 
 
 @dataclass
@@ -83,7 +89,7 @@ class HeadRules:
         labels = [self._child_label(k) for k in kids]
         if self.head_functions:
             for i, k in enumerate(kids):
-                if not k.is_word and set(split_label(k.label)[1]) & self.head_functions:
+                if not k.is_word and self.head_functions.intersection(_split(k.label)[1]):
                     return i
         passes = self.passes(node.label)
         n = len(kids)

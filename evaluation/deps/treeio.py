@@ -17,6 +17,12 @@ from annotations.trees.tree import Tree
 def read_trees(path: str | Path) -> list[Tree]:
     path = Path(path)
     text = path.read_text(encoding="utf-8")
+    try:  # the constituency reader that detects the bracket style, when present
+        from annotations.trees.detect import parse_trees
+    except ImportError:
+        parse_trees = None
+    if parse_trees is not None:
+        return parse_trees(text, file=str(path))
     first = text.lstrip()[:1]
     if first == "[":
         try:

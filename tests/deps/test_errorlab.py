@@ -1,0 +1,196 @@
+"""The error-insertion lab: each error type where its effect is known, no-place reporting, seeds."""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from annotations.errors import InputError
+from annotations.trees.penn import parse_penn, read_penn
+from evaluation.__main__ import main
+from evaluation.deps.errorlab import (
+    ERROR_TYPES, LabLabels, find_places, insert_error, insert_errors, load_lab_labels, run_error_lab,
+)
+
+# PP inside an NP ("the man with a telescope"), adverb phrase at the end
+T1 = ("(S (NP (PRP I)) (VP (VBD saw) (NP (NP (DT the) (NN man)) (PP (IN with) (NP (DT a) (NN telescope))))"
+      " (ADVP (RB yesterday))) (. .))")
+# PP attached to the verb, right after the object NP
+T2 = "(S (NP (PRP I)) (VP (VBD saw) (NP (DT the) (NN man)) (PP (IN with) (NP (DT a) (NN telescope)))) (. .))"
+# an adverb just left of a PP; a noun just left of another PP
+T4 = ("(S (NP (PRP He)) (VP (VBD left) (ADVP (RB early)) (PP (IN for) (NP (NN work)))"
+      " (NP (DT the) (NN day)) (PP (IN at) (NP (NN noon)))) (. .))")
+# no PP at all
+T5 = "(S (NP (PRP He)) (VP (VBD slept)) (. .))"
+
+
+def tree(text):
+    [t] = parse_penn(text)
+    return t
+
+
+def damage(text, kind):
+    t = tree(text)
+    out = insert_error(t, kind, rng=random.Random(1))
+    assert t.to_penn() == tree(text).to_penn()  # the input is never changed
+    return out.to_penn() if out is not None else None
+
+
+def test_attach_one_moves_the_pp_out_of_the_np():
+    assert damage(T1, "ATTACH I") == (
+        "(S (NP (PRP I)) (VP (VBD saw) (NP (NP (DT the) (NN man))) (PP (IN with) (NP (DT a) (NN telescope)))"
+        " (ADVP (RB yesterday))) (. .))")
+    assert find_places(tree(T2), "ATTACH I") == 0  # its PP is not inside an NP
+
+
+def test_attach_two_moves_the_verbal_pp_into_the_preceding_np():
+    assert damage(T2, "ATTACH II") == (
+        "(S (NP (PRP I)) (VP (VBD saw) (NP (DT the) (NN man) (PP (IN with) (NP (DT a) (NN telescope))))) (. .))")
+    assert find_places(tree(T1), "ATTACH II") == 0  # its PP hangs from an NP, not from the verb
+
+
+def test_label_errors():
+    assert damage(T2, "LABEL I") == (
+        "(S (NP (PRP I)) (VP (VBD saw) (NP (DT the) (NN man)) (NP (IN with) (NP (DT a) (NN telescope)))) (. .))")
+    assert damage(T2, "LABEL II") == (
+        "(S (NP (PRP I)) (PP (VBD saw) (NP (DT the) (NN man)) (PP (IN with) (NP (DT a) (NN telescope)))) (. .))")
+    # function tags survive the relabelling
+    assert damage("(S (NP (PRP I)) (VP (VBD sat) (PP-LOC (IN on) (NP (NN it)))))", "LABEL I") == (
+        "(S (NP (PRP I)) (VP (VBD sat) (NP-LOC (IN on) (NP (NN it)))))")
+
+
+def test_span_errors():
+    # SPAN I: the ADVP over the lone adverb moves into the PP
+    assert damage(T4, "SPAN I") == (
+        "(S (NP (PRP He)) (VP (VBD left) (PP (ADVP (RB early)) (IN for) (NP (NN work)))"
+        " (NP (DT the) (NN day)) (PP (IN at) (NP (NN noon)))) (. .))")
+    # SPAN II: the noun "man" leaves its NP for the PP
+    assert damage(T2, "SPAN II") == (
+        "(S (NP (PRP I)) (VP (VBD saw) (NP (DT the)) (PP (NN man) (IN with) (NP (DT a) (NN telescope)))) (. .))")
+    # SPAN III: both in the same sentence
+    assert damage(T4, "SPAN III") == (
+        "(S (NP (PRP He)) (VP (VBD left) (PP (ADVP (RB early)) (IN for) (NP (NN work)))"
+        " (NP (DT the)) (PP (NN day) (IN at) (NP (NN noon)))) (. .))")
+    assert find_places(tree(T2), "SPAN I") == 0   # "man" is no adverb
+    assert find_places(tree(T2), "SPAN III") == 0  # SPAN II alone is not enough
+
+
+def test_no_place_anywhere():
+    for kind in ERROR_TYPES:
+        if kind == "LABEL II":
+            continue
+        assert insert_error(tree(T5), kind) is None, kind
+    assert insert_error(tree("(NP (DT the) (NN man))"), "LABEL II") is None  # the root is never relabelled
+    with pytest.raises(InputError, match="unknown error type"):
+        insert_error(tree(T5), "ATTACH III")
+
+
+def test_scores_of_one_attach_error_by_hand():
+    # evalb (COLLINS: '.' deleted), 8 words. Gold brackets: S(0,8) NP(0,1) VP(1,8) NP(2,7) NP(2,4)
+    # PP(4,7) NP(5,7) ADVP(7,8) = 8. Damaged: NP(2,7) becomes a second NP(2,4): 8 brackets, 7 matched
+    # (multiset: only one NP(2,4) in gold). P = R = F = 7/8.
+    # dependencies: only "with" changes head (man -> saw): UAS = LAS = 7/8 over the 8 non-punctuation words
+    r = run_error_lab({"A": [tree(T1)]}, seed=1, per_type=5, types=["ATTACH I"])
+    sc = r["treebanks"]["A"]["scores"]["ATTACH I"]
+    assert sc["sentences"] == 1
+    assert sc["evalb"]["f"] == pytest.approx(0.875)
+    assert sc["evalb"]["precision"] == pytest.approx(0.875)
+    assert sc["dependency"]["uas"] == pytest.approx(0.875)
+    assert sc["dependency"]["las"] == pytest.approx(0.875)
+    assert 0 < sc["leaf_ancestor"]["word_mean"] < 1
+    # one type only: weighted and pooled equal the type's own figures
+    assert r["treebanks"]["A"]["weighted"]["evalb"]["f"] == pytest.approx(0.875)
+    assert r["treebanks"]["A"]["pooled"]["evalb"]["f"] == pytest.approx(0.875)
+
+
+def test_lab_reports_types_without_place_and_is_json():
+    r = run_error_lab({"A": [tree(T1), tree(T5)], "B": [tree(T2), tree(T5)]}, seed=3, per_type=10)
+    json.dumps(r)  # serialisable for a Celery task
+    assert r["signature"].startswith("metric:error-lab|seed:3|per_type:10|")
+    a, b = r["treebanks"]["A"], r["treebanks"]["B"]
+    assert a["insertions"]["ATTACH I"] == {"made": 1, "sentences_with_place": 1, "status": "ok"}
+    assert a["insertions"]["ATTACH II"]["status"] == "no place" and a["scores"]["ATTACH II"] is None
+    assert b["insertions"]["ATTACH II"]["made"] == 1
+    assert b["insertions"]["ATTACH I"]["made"] == 0
+    assert {"treebank": "A", "type": "ATTACH II",
+            "reason": "no sentence offers a place for this error with these labels"} in r["not_applied"]
+    assert any(n["treebank"] == "B" and n["type"] == "ATTACH I" for n in r["not_applied"])
+    # LABEL II finds a VP in both sentences of each treebank: 2 insertions each
+    assert a["insertions"]["LABEL II"]["made"] == 2
+    # frequency weighting: weights are the insertions made
+    made = {t: v["made"] for t, v in a["insertions"].items()}
+    expect = sum(made[t] * a["scores"][t]["evalb"]["f"] for t in made if made[t]) / sum(made.values())
+    assert a["weighted"]["evalb"]["f"] == pytest.approx(expect)
+    assert a["weighted"]["insertions"] == sum(made.values())
+    rows = {row["type"]: row for row in r["comparison"]}
+    assert rows["ATTACH II"]["A"] is None and rows["ATTACH II"]["B"]["insertions"] == 1
+
+
+def test_seed_reproducibility(shared_data):
+    trees = read_penn(shared_data / "ptb-sample" / "wsj_0003.mrg") + read_penn(
+        shared_data / "ptb-sample" / "wsj_0004.mrg")
+    one = insert_errors(trees, "LABEL I", seed=7, per_type=5)
+    two = insert_errors(trees, "LABEL I", seed=7, per_type=5)
+    other = insert_errors(trees, "LABEL I", seed=8, per_type=5)
+    assert one["insertions"] == 5
+    assert one["indices"] == two["indices"]
+    assert [t.to_penn() for t in one["damaged"]] == [t.to_penn() for t in two["damaged"]]
+    assert one["indices"] != other["indices"]
+    assert [t.to_penn() for t in trees] == [t.to_penn() for t in
+                                           read_penn(shared_data / "ptb-sample" / "wsj_0003.mrg")
+                                           + read_penn(shared_data / "ptb-sample" / "wsj_0004.mrg")]
+    a = run_error_lab({"P": trees}, seed=7, per_type=3)
+    b = run_error_lab({"P": trees}, seed=7, per_type=3)
+    assert a == b
+
+
+def test_flatter_scheme_is_punished_more_by_parseval(shared_data):
+    # the paper's effect on PTB: same sentences, one version with NP-in-PP removed (flatter):
+    # the same attachment errors cost more PARSEVAL F on the flatter version
+    trees = [t for i in range(1, 31) for t in read_penn(shared_data / "ptb-sample" / f"wsj_{i:04d}.mrg")]
+    from annotations.trees.transforms import apply_transforms
+    flat = apply_transforms(trees, "no-np-in-pp")
+    r = run_error_lab({"penn": trees, "flat": flat}, seed=1, per_type=40, types=["ATTACH I", "LABEL I"])
+    for t in ("ATTACH I", "LABEL I"):
+        assert r["treebanks"]["flat"]["scores"][t]["evalb"]["f"] < r["treebanks"]["penn"]["scores"][t]["evalb"]["f"]
+
+
+def test_label_files(tmp_path):
+    j = tmp_path / "l.json"
+    j.write_text('{"pp": ["PX"], "np": "NX", "middle_field": ["MF"]}')
+    lab = load_lab_labels(str(j))
+    assert (lab.pp, lab.np, lab.middle_field, lab.vp) == (["PX"], ["NX"], ["MF"], ["VP"])
+    t = tmp_path / "l.toml"
+    t.write_text('pp = ["PX"]\nadverb_tags = ["ADV"]\n')
+    assert load_lab_labels(str(t)).adverb_tags == ["ADV"]
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"prepositions": ["PP"]}')
+    with pytest.raises(InputError, match="unknown label keys"):
+        load_lab_labels(str(bad))
+    assert load_lab_labels("tueba").middle_field == ["MF"]
+    # a TüBa-style middle field: ATTACH II applies under MF with PX/NX labels
+    tb = "(SIMPX (VF (NX (NN Er))) (LK (VXFIN (VVFIN sah))) (MF (NX (ART den) (NN Mann)) (PX (APPR mit) (NX (NN Hut)))))"
+    out = insert_error(tree(tb), "ATTACH II", load_lab_labels("tueba"))
+    assert out.to_penn() == (
+        "(SIMPX (VF (NX (NN Er))) (LK (VXFIN (VVFIN sah))) (MF (NX (ART den) (NN Mann) (PX (APPR mit) (NX (NN Hut))))))")
+    assert insert_error(tree(tb), "ATTACH II", LabLabels()) is None
+
+
+def test_errors_cli(tmp_path, capsys):
+    a = tmp_path / "a.mrg"
+    a.write_text("\n".join([T1, T2, T4, T5]) + "\n")
+    out = tmp_path / "lab.json"
+    assert main(["errors", "--treebank", f"A={a}", "--treebank", f"B={a}", "--transform", "B=no-np-in-pp",
+                 "--seed", "5", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "ATTACH I" in text and "weighted" in text
+    doc = json.loads(out.read_text())
+    assert {"signature", "treebanks", "not_applied", "comparison", "seed", "per_type", "implementations"} <= doc.keys()
+    assert set(doc["treebanks"]) == {"A", "B"}
+    assert doc["treebanks"]["A"]["insertions"]["SPAN III"]["made"] == 1
+    assert main(["errors", "--treebank", str(a)]) == 2
+    assert "expected NAME=VALUE" in capsys.readouterr().err
+    assert main(["errors", "--treebank", f"A={tmp_path / 'missing.mrg'}"]) == 2
+    assert main(["errors", "--treebank", f"A={a}", "--labels", str(tmp_path / "nolabels.json")]) == 2
+    assert "neither a preset" in capsys.readouterr().err
