@@ -284,5 +284,22 @@ def apply_transforms(trees: "list[Tree]", spec) -> list[Tree]:
     return out
 
 
+def make_transform(spec) -> TreeFn | None:
+    """One callable ``Tree -> Tree`` for ``spec`` (the ``transform=`` hook of
+    :func:`evaluation.trees.score_trees`); it works on the tree it is given,
+    so pass a copy when the original must survive. ``None`` for an empty spec."""
+    steps = parse_spec(spec)
+    if not steps:
+        return None
+
+    def fn(tree: Tree) -> Tree:
+        for _, _, step in steps:
+            tree = step(tree)
+        return tree
+
+    fn.spec = canonical_spec(spec)  # type: ignore[attr-defined]
+    return fn
+
+
 def describe() -> list[dict]:
     return [{"name": t.name, "help": t.help, "needs_arg": t.needs_arg} for t in REGISTRY.values()]

@@ -439,7 +439,7 @@ def run_error_lab(
     result: dict = {
         "signature": make_signature(
             "error-lab", seed=seed, per_type="all" if per_type is None else per_type,
-            types=[t.replace(" ", "") for t in types], evalb="COLLINS", la="default",
+            types=[t.replace(" ", "") for t in types], evalb="COLLINS", la="sampson2003",
             deps="headrules"),
         "seed": seed,
         "per_type": per_type,
