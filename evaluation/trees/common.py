@@ -11,7 +11,10 @@ ON_ERROR = ("raise", "skip")
 
 
 def strip_function_tags(label: str) -> str:
-    """``NP-SBJ-1`` -> ``NP``, ``S=2`` -> ``S``; labels that start with ``-`` (``-NONE-``, ``-LRB-``) are kept."""
+    """``NP-SBJ-1`` -> ``NP``, ``S=2`` -> ``S``; ``-NONE-`` and ``-LRB-`` are kept whole."""
+    if label.startswith("-"):
+        j = label.find("-", 1)
+        return label if j == -1 else label[: j + 1]
     for i, ch in enumerate(label):
         if (ch == "-" or ch == "=") and i > 0:
             return label[:i]

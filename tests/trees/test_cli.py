@@ -1,0 +1,115 @@
+"""python -m evaluation trees / flatten: exit codes, text and JSON contract."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.trees.test_evalb import EXPECTED_SAMPLE
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "evaluation", *args], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.fixture(scope="module")
+def sample(shared_data):
+    d = shared_data / "evalb-sample"
+    return str(d / "sample.gld"), str(d / "sample.tst"), str(d / "sample.prm")
+
+
+def test_evalb_text_and_json(sample, tmp_path):
+    gold, test, prm = sample
+    out = tmp_path / "evalb.json"
+    proc = run("trees", "--gold", gold, "--test", test, "--metric", "evalb", "--param", prm, "--json", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == EXPECTED_SAMPLE
+    assert "12 : Words unmatch (is|was)" in proc.stderr
+    doc = json.loads(out.read_text())
+    assert set(doc) >= {"metric", "signature", "sentences", "summary"} and doc["metric"] == "evalb"
+    row = doc["sentences"][0]
+    assert row["index"] == 1
+    assert set(row) >= {"length", "matched", "gold_brackets", "test_brackets", "crossing", "recall", "precision",
+                        "words", "correct_tags", "status"}
+    for block in ("all", "cutoff"):
+        assert set(doc["summary"][block]) >= {
+            "sentences", "errors", "skipped", "recall", "precision", "f", "exact_match", "avg_crossing",
+            "no_crossing", "two_or_less_crossing", "tagging_accuracy"}
+    assert doc["summary"]["all"]["errors"] == 5
+
+
+@pytest.mark.parametrize(
+    "metric, sentence_keys, summary_keys",
+    [
+        ("geig1991", {"recall", "precision", "crossing"}, {"mean_recall", "mean_precision", "crossing_distribution"}),
+        ("conformance", {"key", "response", "matched", "violated", "recall", "precision", "conformance"},
+         {"recall", "precision", "conformance"}),
+        ("leaf-ancestor", {"score", "words", "geig_unlabelled_f", "geig_labelled_f"}, {"word_mean", "sentence_mean"}),
+    ],
+)
+def test_other_metrics_json_keys(shared_data, tmp_path, metric, sentence_keys, summary_keys):
+    mrg = str(shared_data / "ptb-sample" / "wsj_0001.mrg")
+    proc = run("trees", "--gold", mrg, "--test", mrg, "--metric", metric, "--json", "-")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["metric"] == metric and doc["signature"].startswith(f"metric:{metric}|")
+    assert [r["index"] for r in doc["sentences"]] == [1, 2]
+    assert set(doc["sentences"][0]) >= sentence_keys
+    assert set(doc["summary"]) >= summary_keys
+
+
+def test_square_files_detected(tmp_path):
+    (tmp_path / "g").write_text("[S [N1 two [N1 tax revision ] bills ] were passed ]\n")
+    (tmp_path / "t").write_text("[S [NP two tax revision bills ] were passed ]\n")
+    proc = run("trees", "--gold", str(tmp_path / "g"), "--test", str(tmp_path / "t"), "--metric", "leaf-ancestor")
+    assert proc.returncode == 0, proc.stderr
+    assert "LA, mean over words       =  0.833" in proc.stdout
+    assert "gold: [ N1 N1 S | test: NP S" in proc.stdout
+    proc = run("trees", "--gold", str(tmp_path / "g"), "--test", str(tmp_path / "t"), "--metric", "leaf-ancestor",
+               "--costs", "strict")
+    assert "LA, mean over words       =  0.667" in proc.stdout
+
+
+def test_bad_input_exit_2_with_location(tmp_path):
+    (tmp_path / "g").write_text("(S (A a) (B b))\n")
+    (tmp_path / "t").write_text("(S (A a) (B c))\n")
+    proc = run("trees", "--gold", str(tmp_path / "g"), "--test", str(tmp_path / "t"), "--metric", "leaf-ancestor")
+    assert proc.returncode == 2
+    assert "line 1" in proc.stderr and "sentence 1" in proc.stderr and str(tmp_path / "t") in proc.stderr
+    (tmp_path / "empty").write_text("")
+    proc = run("trees", "--gold", str(tmp_path / "empty"), "--test", str(tmp_path / "t"), "--metric", "evalb")
+    assert proc.returncode == 2 and "empty" in proc.stderr
+    proc = run("trees", "--gold", str(tmp_path / "g"), "--test", str(tmp_path / "nope"), "--metric", "evalb")
+    assert proc.returncode == 2
+
+
+def test_max_error_exit_1_after_summary(tmp_path):
+    good = "(S (A (P this)) (B (Q is)))"
+    (tmp_path / "g").write_text("\n".join([good] * 4) + "\n")
+    (tmp_path / "t").write_text("\n".join([good.replace("is", "was")] * 4) + "\n")
+    (tmp_path / "p.prm").write_text("MAX_ERROR 1\n")
+    proc = run("trees", "--gold", str(tmp_path / "g"), "--test", str(tmp_path / "t"), "--metric", "evalb",
+               "--param", str(tmp_path / "p.prm"))
+    assert proc.returncode == 1
+    assert "=== Summary ===" in proc.stdout and "Number of Error sentence  =      2" in proc.stdout
+    assert "MAX_ERROR=1" in proc.stderr
+
+
+def test_flatten_command(tmp_path):
+    from tests.trees.test_flatten import FLAT, PENN, RULES
+
+    (tmp_path / "rules").write_text(RULES)
+    (tmp_path / "trees").write_text(PENN + "\n")
+    proc = run("flatten", "--rules", str(tmp_path / "rules"), str(tmp_path / "trees"))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == FLAT + "\n"
+    (tmp_path / "rules").write_text("(VP VBN VP)\n")
+    proc = run("flatten", "--rules", str(tmp_path / "rules"), str(tmp_path / "trees"))
+    assert proc.returncode == 2 and "line 1" in proc.stderr
