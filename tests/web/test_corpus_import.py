@@ -13,9 +13,9 @@ from tests import factories
 
 
 def test_import_builds_genres_documents_sentences_and_gold(campaign, storage):
-    assert sorted(Genre.objects.filter(campaign=campaign).values_list("code", flat=True)) == ["litteraire", "mail", "oral"]
+    assert sorted(Genre.objects.filter(campaign=campaign).values_list("code", flat=True)) == ["general", "mail", "oral"]
     docs = {d.name: d for d in campaign.documents.all()}
-    assert set(docs) == {"litteraire_4", "mail_9", "oral_delic_1"}
+    assert set(docs) == {"general_elda", "mail_10", "oral_delic_2"}
     for name, doc in docs.items():
         gold = read_document(factories.EASY_REF / f"{name}.xml", gold=True)
         assert doc.sentence_count == len(gold.sentences) == doc.sentences.count()
@@ -37,7 +37,7 @@ def test_import_builds_genres_documents_sentences_and_gold(campaign, storage):
 
 
 def test_every_sentence_is_written_the_same_way(campaign):
-    doc = campaign.documents.get(name="mail_9")
+    doc = campaign.documents.get(name="mail_10")
     root = etree.parse(doc.text_file.path).getroot()
     shapes = {tuple(child.tag for child in e) and tuple(sorted(set(child.tag for child in e))) for e in root}
     assert shapes == {("F",)}
@@ -95,4 +95,4 @@ def test_text_that_lacks_a_gold_sentence_is_refused(db, storage, tmp_path):
 
 def test_importing_a_document_twice_is_refused(campaign):
     with pytest.raises(InputError, match="already in the campaign"):
-        import_corpus(campaign, factories.easy_gold_paths(["mail_9.xml"]))
+        import_corpus(campaign, factories.easy_gold_paths(["mail_10.xml"]))

@@ -1,0 +1,1 @@
+"""REST API (namespace ``api``): campaigns, runs, status and results, with the portal's permissions."""

@@ -1,0 +1,79 @@
+"""API representations. Nothing here carries gold or test-subset membership."""
+from __future__ import annotations
+
+from django.urls import reverse
+from rest_framework import serializers
+
+from campaign.models import Campaign, Genre, Run
+from campaign.services.runs import run_status
+
+
+class GenreSerializer(serializers.ModelSerializer):
+    documents = serializers.IntegerField(source="documents.count", read_only=True)
+
+    class Meta:
+        model = Genre
+        fields = ["code", "name", "description", "documents"]
+
+
+class CampaignSerializer(serializers.ModelSerializer):
+    url = serializers.HyperlinkedIdentityField(view_name="api:campaign-detail", lookup_field="slug")
+
+    class Meta:
+        model = Campaign
+        fields = ["url", "slug", "name", "kind", "state", "language", "deadline"]
+
+
+class CampaignDetailSerializer(CampaignSerializer):
+    genres = GenreSerializer(many=True, read_only=True)
+    documents = serializers.SerializerMethodField()
+    accepts_runs = serializers.BooleanField(read_only=True)
+    runs_url = serializers.SerializerMethodField()
+
+    class Meta(CampaignSerializer.Meta):
+        fields = CampaignSerializer.Meta.fields + [
+            "description", "genres", "documents", "accepts_runs", "runs_per_team", "max_upload_bytes", "runs_url",
+        ]
+
+    def get_documents(self, campaign) -> list[dict]:
+        return [{"name": d.name, "genre": d.genre.code, "sentences": d.sentence_count, "words": d.word_count}
+                for d in campaign.documents.select_related("genre")]
+
+    def get_runs_url(self, campaign) -> str:
+        request = self.context.get("request")
+        url = reverse("api:campaign-runs", kwargs={"slug": campaign.slug})
+        return request.build_absolute_uri(url) if request else url
+
+
+class RunSerializer(serializers.ModelSerializer):
+    url = serializers.HyperlinkedIdentityField(view_name="api:run-detail")
+    campaign = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    team = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    finished = serializers.SerializerMethodField()
+    withdrawn = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Run
+        fields = ["url", "id", "campaign", "team", "name", "system_description", "scope", "original_filename",
+                  "sha256", "size", "status", "status_reason", "progress", "finished", "withdrawn",
+                  "uploaded_at", "status_changed_at"]
+        read_only_fields = fields
+
+    def get_finished(self, run) -> bool:
+        return run_status(run)["finished"]
+
+    def get_withdrawn(self, run) -> bool:
+        return run.withdrawn_at is not None
+
+
+class RunDetailSerializer(RunSerializer):
+    class Meta(RunSerializer.Meta):
+        fields = RunSerializer.Meta.fields + ["validation_report"]
+        read_only_fields = fields
+
+
+class RunUploadSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=100)
+    system_description = serializers.CharField(required=False, allow_blank=True, default="")
+    scope = serializers.ChoiceField(choices=Run.Scope.choices, default=Run.Scope.TEST)
+    file = serializers.FileField(help_text="One EASY .xml file, or a .zip / .tar.gz with one .xml per corpus document")

@@ -1,0 +1,134 @@
+"""API endpoints. Uploads and withdrawals go through the same services as the pages."""
+from __future__ import annotations
+
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, status
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle, UserRateThrottle
+from rest_framework.views import APIView
+
+from campaign import visibility
+from campaign.models import Campaign, Run
+from campaign.rules import UploadRefused, WithdrawalRefused
+from campaign.services.runs import upload_run, withdraw_run
+from evaluation.services import latest_result, public_result_document
+
+from . import serializers
+
+
+def visible_campaign(request, slug: str) -> Campaign:
+    campaign = get_object_or_404(Campaign, slug=slug)
+    if not visibility.can_see_campaign(request.user, campaign):
+        raise Http404
+    return campaign
+
+
+def visible_run(request, pk: int) -> Run:
+    run = get_object_or_404(Run.objects.select_related("campaign", "team"), pk=pk)
+    if not visibility.can_see_run(request.user, run):
+        raise Http404  # 404, not 403: another team's run does not exist for you
+    return run
+
+
+class CampaignList(generics.ListAPIView):
+    serializer_class = serializers.CampaignSerializer
+    permission_classes = [AllowAny]
+
+    def get_queryset(self):
+        user = self.request.user
+        ids = [c.pk for c in visibility.visible_campaigns(user) if visibility.can_see_campaign(user, c)]
+        return Campaign.objects.filter(pk__in=ids).order_by("-created_at")
+
+
+class CampaignDetail(generics.RetrieveAPIView):
+    serializer_class = serializers.CampaignDetailSerializer
+    permission_classes = [AllowAny]
+
+    def get_object(self):
+        return visible_campaign(self.request, self.kwargs["slug"])
+
+
+class CampaignRuns(generics.ListAPIView):
+    """GET: the runs of your team (all runs for organisers). POST (multipart): upload a run."""
+
+    serializer_class = serializers.RunSerializer
+    permission_classes = [IsAuthenticated]
+    parser_classes = [MultiPartParser, FormParser]
+    throttle_scope = "uploads"
+
+    def get_throttles(self):
+        if self.request.method == "POST":
+            return [ScopedRateThrottle(), UserRateThrottle()]
+        return super().get_throttles()
+
+    def get_queryset(self):
+        campaign = visible_campaign(self.request, self.kwargs["slug"])
+        return visibility.visible_runs(self.request.user, campaign).select_related("campaign", "team") \
+            .order_by("-uploaded_at", "-pk")
+
+    @extend_schema(request={"multipart/form-data": serializers.RunUploadSerializer},
+                   responses={201: serializers.RunDetailSerializer})
+    def post(self, request, slug: str):
+        campaign = visible_campaign(request, slug)
+        team = visibility.team_of(request.user, campaign)
+        if team is None:
+            raise PermissionDenied("Join or create a team of this campaign before uploading a run.")
+        form = serializers.RunUploadSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        try:
+            run = upload_run(campaign=campaign, team=team, user=request.user, name=data["name"],
+                             system_description=data["system_description"], scope=data["scope"],
+                             uploaded_file=data["file"], request=request)
+        except UploadRefused as exc:
+            raise ValidationError({"file": [str(exc)]}) from None
+        run.refresh_from_db()
+        body = serializers.RunDetailSerializer(run, context={"request": request}).data
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class RunDetail(generics.RetrieveAPIView):
+    """A run's status, progress and validation report (poll this)."""
+
+    serializer_class = serializers.RunDetailSerializer
+    permission_classes = [IsAuthenticated]
+
+    def get_object(self):
+        return visible_run(self.request, self.kwargs["pk"])
+
+
+class RunResults(APIView):
+    """The latest result of a run, once its team may see it."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={200: dict})
+    def get(self, request, pk: int):
+        run = visible_run(request, pk)
+        if not visibility.can_see_own_scores(request.user, run):
+            raise PermissionDenied("Scores of this run are not released yet.")
+        result = latest_result(run)
+        if result is None:
+            raise Http404("This run has no result yet.")
+        body = result.document if visibility.is_organiser(request.user, run.campaign) \
+            else public_result_document(result)
+        return Response({"run": run.pk, "created_at": result.created_at, "metric": result.metric,
+                         "history": run.results.count(), "result": body})
+
+
+class RunWithdraw(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses={200: serializers.RunDetailSerializer})
+    def post(self, request, pk: int):
+        run = visible_run(request, pk)
+        try:
+            withdraw_run(run, user=request.user, request=request)
+        except WithdrawalRefused as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response(serializers.RunDetailSerializer(run, context={"request": request}).data)

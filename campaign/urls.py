@@ -1,0 +1,19 @@
+"""The team portal (namespace ``portal``), mounted at /."""
+from django.urls import path
+
+from campaign.views import accounts, campaigns, runs
+
+urlpatterns = [
+    path("", campaigns.home, name="home"),
+    path("signup/", accounts.signup, name="signup"),
+    path("campaigns/<slug:slug>/", campaigns.campaign_detail, name="campaign"),
+    path("campaigns/<slug:slug>/team/create/", campaigns.team_create, name="team_create"),
+    path("campaigns/<slug:slug>/team/join/", campaigns.team_join, name="team_join"),
+    path("campaigns/<slug:slug>/corpus.zip", campaigns.corpus_download, name="corpus_download"),
+    path("campaigns/<slug:slug>/guide/", campaigns.guide_download, name="guide_download"),
+    path("campaigns/<slug:slug>/upload/", runs.run_upload, name="run_upload"),
+    path("runs/<int:pk>/", runs.run_detail, name="run"),
+    path("runs/<int:pk>/status/", runs.run_status_json, name="run_status"),
+    path("runs/<int:pk>/withdraw/", runs.run_withdraw, name="run_withdraw"),
+    path("runs/<int:pk>/file/", runs.run_file, name="run_file"),
+]

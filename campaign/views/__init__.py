@@ -1,0 +1,1 @@
+"""Views of the team portal (namespace ``portal``). Thin: services do the work."""

@@ -1,0 +1,111 @@
+"""Home, campaign page, teams, corpus and guide downloads."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import ObjectDoesNotExist
+from django.contrib.auth.decorators import login_required
+from django.http import FileResponse, Http404, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from campaign import audit, visibility
+from campaign.forms import RunUploadForm, TeamCreateForm, TeamJoinForm
+from campaign.models import Campaign
+from campaign.services.downloads import corpus_zip_name, iter_corpus_zip
+from campaign.services.runs import upload_limit
+from campaign.services.teams import TeamRefused, create_team, invitation_code, join_team
+
+
+def visible_campaign(request, slug: str) -> Campaign:
+    campaign = get_object_or_404(Campaign, slug=slug)
+    if not visibility.can_see_campaign(request.user, campaign):
+        raise Http404("No such campaign.")
+    return campaign
+
+
+def home(request):
+    campaigns = [c for c in visibility.visible_campaigns(request.user) if visibility.can_see_campaign(request.user, c)]
+    return render(request, "portal/home.html", {"campaigns": campaigns})
+
+
+def current_guide(campaign: Campaign):
+    # Through the reverse accessor: team-facing code does not import the annotations models.
+    try:
+        return campaign.guide.current
+    except ObjectDoesNotExist:
+        return None
+
+
+def campaign_detail(request, slug: str):
+    campaign = visible_campaign(request, slug)
+    team = visibility.team_of(request.user, campaign)
+    runs = team.runs.order_by("-uploaded_at") if team else []
+    context = {
+        "campaign": campaign,
+        "genres": campaign.genres.all(),
+        "documents": campaign.documents.select_related("genre"),
+        "guide_version": current_guide(campaign),
+        "team": team,
+        "runs": runs,
+        "is_organiser": visibility.is_organiser(request.user, campaign),
+        "can_download_corpus": visibility.can_download_corpus(request.user, campaign),
+        "invitation_code": invitation_code(team) if team else "",
+        "team_form": TeamCreateForm(),
+        "join_form": TeamJoinForm(),
+        "upload_form": RunUploadForm(),
+        "upload_limit": upload_limit(campaign),
+    }
+    return render(request, "portal/campaign.html", context)
+
+
+@login_required
+@require_POST
+def team_create(request, slug: str):
+    campaign = visible_campaign(request, slug)
+    form = TeamCreateForm(request.POST)
+    if form.is_valid():
+        try:
+            team = create_team(campaign, request.user, request=request, **form.cleaned_data)
+            messages.success(request, f"Team {team.name} created; you are its leader.")
+        except TeamRefused as exc:
+            messages.error(request, str(exc))
+    else:
+        messages.error(request, "Give the team a name.")
+    return redirect(campaign.get_absolute_url())
+
+
+@login_required
+@require_POST
+def team_join(request, slug: str):
+    campaign = visible_campaign(request, slug)
+    form = TeamJoinForm(request.POST)
+    if form.is_valid():
+        try:
+            team = join_team(campaign, request.user, code=form.cleaned_data["code"], request=request)
+            messages.success(request, f"You joined team {team.name}.")
+        except TeamRefused as exc:
+            messages.error(request, str(exc))
+    else:
+        messages.error(request, "Paste the invitation code a member of the team gave you.")
+    return redirect(campaign.get_absolute_url())
+
+
+def corpus_download(request, slug: str):
+    campaign = visible_campaign(request, slug)
+    if not visibility.can_download_corpus(request.user, campaign):
+        if not request.user.is_authenticated:
+            return redirect(f"/accounts/login/?next={request.path}")
+        raise Http404("The corpus is available to registered teams.")
+    audit.record("corpus.download", campaign=campaign, target=campaign.slug, request=request)
+    response = StreamingHttpResponse(iter_corpus_zip(campaign), content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{corpus_zip_name(campaign)}"'
+    return response
+
+
+def guide_download(request, slug: str):
+    campaign = visible_campaign(request, slug)
+    version = current_guide(campaign)
+    if version is None or not version.document:
+        raise Http404("No guide document has been published for this campaign.")
+    name = version.document.name.rsplit("/", 1)[-1]
+    return FileResponse(version.document.open("rb"), as_attachment=True, filename=name)

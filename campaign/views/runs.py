@@ -1,0 +1,92 @@
+"""Uploading a run, its page, its live status, withdrawal and download."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import FileResponse, Http404, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from campaign import visibility
+from campaign.forms import RunUploadForm
+from campaign.models import Run
+from campaign.rules import UploadRefused, WithdrawalRefused
+from campaign.services.runs import (
+    record_run_download, run_status, upload_limit, upload_run, withdraw_run,
+)
+from evaluation.services import latest_result, result_summary
+
+from .campaigns import visible_campaign
+
+
+def visible_run(request, pk: int) -> Run:
+    """The run, or 404 for anyone who may not see it (not even whether it exists)."""
+    run = get_object_or_404(Run.objects.select_related("campaign", "team"), pk=pk)
+    if not visibility.can_see_run(request.user, run):
+        raise Http404("No such run.")
+    return run
+
+
+@login_required
+def run_upload(request, slug: str):
+    campaign = visible_campaign(request, slug)
+    team = visibility.team_of(request.user, campaign)
+    if team is None:
+        messages.error(request, "Join or create a team of this campaign before uploading a run.")
+        return redirect(campaign.get_absolute_url())
+    form = RunUploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            run = upload_run(campaign=campaign, team=team, user=request.user, name=data["name"],
+                             system_description=data["system_description"], scope=data["scope"],
+                             uploaded_file=data["file"], request=request)
+        except UploadRefused as exc:
+            form.add_error("file", str(exc))
+        else:
+            messages.success(request, f"Run received. Your receipt: SHA-256 {run.sha256}")
+            return redirect("portal:run", pk=run.pk)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "portal/upload.html",
+                  {"campaign": campaign, "team": team, "form": form, "upload_limit": upload_limit(campaign)},
+                  status=status)
+
+
+def run_detail(request, pk: int):
+    run = visible_run(request, pk)
+    can_scores = visibility.can_see_own_scores(request.user, run)
+    result = latest_result(run) if can_scores else None
+    context = {
+        "run": run,
+        "campaign": run.campaign,
+        "status": run_status(run),
+        "report": run.validation_report or {},
+        "can_see_scores": can_scores,
+        "result": result,
+        "summary": result_summary(result) if result else None,
+        "can_withdraw": run.withdrawn_at is None and run.campaign.accepts_runs,
+    }
+    return render(request, "portal/run.html", context)
+
+
+def run_status_json(request, pk: int):
+    run = visible_run(request, pk)
+    return JsonResponse(run_status(run))
+
+
+@login_required
+@require_POST
+def run_withdraw(request, pk: int):
+    run = visible_run(request, pk)
+    try:
+        withdraw_run(run, user=request.user, request=request)
+        messages.success(request, "The run is withdrawn: it no longer counts and will not be published.")
+    except WithdrawalRefused as exc:
+        messages.error(request, str(exc))
+    return redirect("portal:run", pk=run.pk)
+
+
+def run_file(request, pk: int):
+    run = visible_run(request, pk)
+    record_run_download(run, user=request.user, request=request)
+    return FileResponse(run.file.open("rb"), as_attachment=True, filename=run.original_filename)

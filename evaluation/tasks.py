@@ -1,0 +1,111 @@
+"""The scoring worker: one task takes a run from ``uploaded`` to ``scored``.
+
+``uploaded -> validating -> invalid`` (with the report), or
+``-> queued -> scoring -> scored`` (with a new Result), or ``failed`` with a
+reason. The result and the ``scored`` status are written in one transaction,
+so a worker killed mid-run leaves nothing half-written: with ``acks_late`` and
+``reject_on_worker_lost`` the message goes back to the queue and the next
+delivery starts the run again from validation.
+"""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from django.db import InterfaceError, OperationalError
+
+from annotations.errors import InputError
+from campaign.models import Run, RunStatus
+from campaign.rules import UploadRefused
+from campaign.services.runs import unpacked
+from evaluation import services
+
+logger = logging.getLogger(__name__)
+
+# Errors that a later attempt may not meet: the database or the broker was away.
+TRANSIENT = (OperationalError, InterfaceError, ConnectionError, TimeoutError)
+WORKING = (RunStatus.UPLOADED, RunStatus.VALIDATING, RunStatus.QUEUED, RunStatus.SCORING)
+
+
+@shared_task(
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=TRANSIENT,
+    retry_backoff=True,
+    retry_backoff_max=300,
+    max_retries=3,
+    time_limit=settings.CELERY_TASK_TIME_LIMIT,
+    soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT,
+)
+def score_run(self, run_id: int) -> str:
+    run = Run.objects.select_related("campaign", "team").filter(pk=run_id).first()
+    if run is None:
+        return "missing"
+    if run.withdrawn_at is not None:
+        return "withdrawn"
+    if run.status not in WORKING:
+        return f"already {run.status}"  # a duplicate delivery of a finished run
+    try:
+        return _process(run)
+    except TRANSIENT as exc:
+        if self.request.retries >= self.max_retries:
+            _fail(run, f"the database or queue was unavailable ({type(exc).__name__}) after {self.max_retries} "
+                       f"retries; the organisers can re-score the run")
+        raise
+    except SoftTimeLimitExceeded:
+        _fail(run, f"scoring took longer than {settings.CELERY_TASK_SOFT_TIME_LIMIT} seconds and was stopped")
+        return "failed"
+    except services.NoGold as exc:
+        _fail(run, f"cannot score: {exc}")
+        return "failed"
+    except InputError as exc:
+        # Validation passed against the corpus, so this concerns the gold: keep its content out of the reason.
+        logger.error("run %s: the engine refused the gold: %s", run.pk, exc)
+        _fail(run, "the gold annotation could not be read; the organisers have been told")
+        return "failed"
+    except Exception as exc:  # a permanent error: record it rather than retrying forever
+        logger.exception("run %s failed", run.pk)
+        _fail(run, f"internal error ({type(exc).__name__}); the organisers can re-score the run")
+        return "failed"
+
+
+def _fail(run: Run, reason: str) -> None:
+    Run.objects.filter(pk=run.pk).update(progress=0)
+    run.refresh_from_db()
+    run.set_status(RunStatus.FAILED, reason=reason)
+
+
+def _process(run: Run) -> str:
+    campaign = run.campaign
+    try:
+        schema = services.campaign_schema(campaign)
+    except ValueError as exc:
+        _fail(run, f"the annotation guide's schema is malformed: {exc}")
+        return "failed"
+    run.set_status(RunStatus.VALIDATING, progress=0)
+    try:
+        with unpacked(campaign, Path(run.file.path), run.original_filename) as files:
+            report = services.validate_run_files(run, files, schema, services.ThrottledProgress(run.pk))
+            run.validation_report = report
+            run.save(update_fields=["validation_report"])
+            if not report["valid"]:
+                run.set_status(RunStatus.INVALID, reason=f"{report['problem_count']} problem(s) found", progress=100)
+                return "invalid"
+            run.set_status(RunStatus.QUEUED, progress=0)
+            run.set_status(RunStatus.SCORING, progress=0)
+            document = services.score_run_files(run, files, schema, services.ThrottledProgress(run.pk))
+    except UploadRefused as exc:
+        # Checked at upload; only a limit lowered since then can bring this here.
+        run.validation_report = {"valid": False, "problem_count": 1,
+                                 "problems": [{"message": str(exc), "file": run.original_filename,
+                                               "line": None, "sentence": None, "element": None}],
+                                 "warnings": []}
+        run.save(update_fields=["validation_report"])
+        run.set_status(RunStatus.INVALID, reason=str(exc), progress=100)
+        return "invalid"
+    services.store_result(run, document, parameters=services.scoring_parameters(campaign))
+    return "scored"
