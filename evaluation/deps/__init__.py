@@ -6,6 +6,6 @@ Public API (pure Python, no Django):
 * :func:`evaluation.deps.convert.trees_to_dependencies` (head rules)
 * :func:`evaluation.deps.errorlab.run_error_lab` (controlled error insertion)
 """
-from .metrics import PunctRule, format_table, score_dependencies
+from .metrics import PunctRule, format_table, score_dependencies, score_files
 
-__all__ = ["PunctRule", "format_table", "score_dependencies"]
+__all__ = ["PunctRule", "format_table", "score_dependencies", "score_files"]

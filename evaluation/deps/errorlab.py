@@ -400,6 +400,7 @@ def run_error_lab(
     per_type: int | None = 100,
     types: list[str] | tuple[str, ...] = ERROR_TYPES,
     examples: int = 1,
+    progress: Callable[[str, str], None] | None = None,
 ) -> dict:
     """Insert every error type into every treebank and score. JSON-serialisable.
 
@@ -417,7 +418,8 @@ def run_error_lab(
          "not_applied": [{"treebank", "type", "reason"}],
          "comparison": [{"type", name: {"evalb_f", "leaf_ancestor", "las", "insertions"}, ...}]}
 
-    All scores are fractions in [0, 1].
+    All scores are fractions in [0, 1]. ``progress(treebank, type)`` is called
+    before each type is inserted and scored (for a Celery task's state).
     """
     from annotations.trees.headrules import load_head_rules
     from annotations.trees.transforms import apply_transforms
@@ -459,6 +461,8 @@ def run_error_lab(
         pooled_test: list[Tree] = []
         counts = {}
         for t in types:
+            if progress is not None:
+                progress(name, t)
             ins = insert_errors(trees, t, L, seed=seed, per_type=per_type)
             made = ins["insertions"]
             counts[t] = made

@@ -275,3 +275,14 @@ def format_table(result: dict) -> str:
             lines.append(f"{k:<16}{v['gold']:>7}{v['test']:>7}{v['correct']:>9}{100 * v['precision']:>8.2f}"
                          f"{100 * v['recall']:>8.2f}{100 * v['f']:>8.2f}")
     return "\n".join(lines) + "\n"
+
+
+def score_files(gold_path, test_path, *, check_cycles: bool = True, **options) -> dict:
+    """Read two CoNLL-U / CoNLL-X files and :func:`score_dependencies` them (``files`` added)."""
+    from annotations.conllu import read_conllu
+
+    gold = read_conllu(gold_path, check_cycles=check_cycles)
+    test = read_conllu(test_path, check_cycles=check_cycles)
+    result = score_dependencies(gold, test, **options)
+    result["files"] = {"gold": str(gold_path), "test": str(test_path)}
+    return result

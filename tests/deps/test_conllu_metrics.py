@@ -8,7 +8,7 @@ import pytest
 from annotations.conllu import parse_conllu, read_conllu, write_conllu
 from annotations.errors import InputError
 from evaluation.__main__ import main
-from evaluation.deps.metrics import PunctRule, score_dependencies
+from evaluation.deps.metrics import PunctRule, score_dependencies, score_files
 
 
 def row(i, form, upos, head, rel, xpos="_"):
@@ -146,6 +146,14 @@ def test_real_french_scores_100_against_itself(shared_data, name):
     assert r["mismatched_sentences"] == []
     # multiword tokens were read (Sequoia and GSD both have "du", "au"...) and are not words
     assert any(s.extra for s in sents)
+    path = shared_data / "ud-french" / f"{name}.conllu"
+    assert score_files(path, path)["totals"]["las"] == 1.0
+
+
+def test_different_french_treebanks_cannot_be_paired(shared_data):
+    d = shared_data / "ud-french"
+    with pytest.raises(InputError, match="gold has 412 sentences, test has 456"):
+        score_files(d / "fr_sequoia-ud-dev.conllu", d / "fr_sequoia-ud-test.conllu")
 
 
 @pytest.mark.parametrize("bad, line, words", [

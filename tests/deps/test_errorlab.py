@@ -105,7 +105,10 @@ def test_scores_of_one_attach_error_by_hand():
 
 
 def test_lab_reports_types_without_place_and_is_json():
-    r = run_error_lab({"A": [tree(T1), tree(T5)], "B": [tree(T2), tree(T5)]}, seed=3, per_type=10)
+    seen = []
+    r = run_error_lab({"A": [tree(T1), tree(T5)], "B": [tree(T2), tree(T5)]}, seed=3, per_type=10,
+                      progress=lambda bank, kind: seen.append((bank, kind)))
+    assert seen[0] == ("A", "ATTACH I") and len(seen) == 14
     json.dumps(r)  # serialisable for a Celery task
     assert r["signature"].startswith("metric:error-lab|seed:3|per_type:10|")
     a, b = r["treebanks"]["A"], r["treebanks"]["B"]
