@@ -131,10 +131,13 @@ def can_see_all_live_results(user, campaign: Campaign) -> bool:
 
 
 def can_see_diagnostics(user, run: Run) -> bool:
-    """Per-sentence diagnostics reveal which sentences have gold."""
+    """Per-sentence diagnostics reveal which sentences have gold: for a test run, only after gold release.
+    A development-sample check is diagnosed against the public development gold, so at once."""
     if is_organiser(user, run.campaign):
         return True
-    return is_member(user, run.team) and gold_is_released(run.campaign)
+    if not is_member(user, run.team):
+        return False
+    return run.scope == Run.Scope.DEV or gold_is_released(run.campaign)
 
 
 def can_download_gold(user, campaign: Campaign) -> bool:

@@ -1,0 +1,62 @@
+"""The organiser's audit-log page and its CSV export (streamed). Nobody can edit the log."""
+from __future__ import annotations
+
+import csv
+
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import Http404, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, render
+
+from . import audit, visibility
+from .governance_forms import AuditFilterForm
+from .models import Campaign
+
+
+def organised_campaign(request, slug: str) -> Campaign:
+    """The campaign, or 404 for anyone but its organisers (not even whether it exists)."""
+    campaign = get_object_or_404(Campaign, slug=slug)
+    if not visibility.can_read_audit(request.user, campaign):
+        raise Http404("No such campaign.")
+    return campaign
+
+
+@login_required
+def audit_log(request, slug: str):
+    campaign = organised_campaign(request, slug)
+    form = AuditFilterForm(request.GET or None)
+    entries = audit.entries(campaign, **form.filters()).select_related("actor")
+    page = Paginator(entries, 100).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(request, "console/audit_log.html", {
+        "campaign": campaign, "form": form, "page": page, "query": query.urlencode(),
+        "actions": sorted(set(audit.entries(campaign).values_list("action", flat=True))),
+    })
+
+
+class _Echo:
+    """A file-like object whose write returns the line, for csv.writer inside a generator."""
+
+    def write(self, value):
+        return value
+
+
+@login_required
+def audit_csv(request, slug: str):
+    campaign = organised_campaign(request, slug)
+    form = AuditFilterForm(request.GET or None)
+    filters = form.filters()
+    audit.record(audit.AUDIT_EXPORT, campaign=campaign, target=campaign.slug,
+                 details={k: str(v) for k, v in filters.items() if v}, request=request)
+    entries = audit.entries(campaign, **filters)
+    writer = csv.writer(_Echo())
+
+    def rows():
+        yield writer.writerow(audit.CSV_COLUMNS)
+        for entry in entries.iterator(chunk_size=1000):
+            yield writer.writerow(audit.csv_row(entry))
+
+    response = StreamingHttpResponse(rows(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="audit-{campaign.slug}.csv"'
+    return response

@@ -1,0 +1,130 @@
+"""Governance pages: the organisers' life-cycle actions, the development-sample download,
+a team's publication choice, and per-sentence diagnostics.
+
+Every decision comes from :mod:`campaign.visibility`; the work is done by the
+services (:mod:`campaign.lifecycle`, :mod:`annotations.subsets`,
+:mod:`evaluation.diagnostics`). The development sample and the diagnostics read
+gold: they are served only where the visibility table allows it.
+"""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+
+from annotations.errors import InputError
+from . import audit, lifecycle, visibility
+from .audit_views import organised_campaign
+from .governance_forms import TeamPublicationForm, TransitionForm
+from .models import Campaign, CampaignState, Run, Team
+from .rules import UploadRefused
+
+SCHEDULE_FIELDS = ["opens_at", "deadline", "results_release_at", "publish_at", "gold_release_at", "archive_at"]
+
+
+@login_required
+def campaign_state(request, slug: str):
+    campaign = organised_campaign(request, slug)
+    form = TransitionForm(request.POST or None)
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                lifecycle.transition(campaign, form.cleaned_data["to"], actor=request.user, request=request)
+            except (lifecycle.TransitionRefused, PermissionDenied) as refused:
+                messages.error(request, str(refused))
+            else:
+                messages.success(request, f"The campaign is now {campaign.get_state_display().lower()}.")
+                return redirect("governance:state", slug=campaign.slug)
+        else:
+            messages.error(request, "Choose a state.")
+    from annotations.subsets import subset_counts
+
+    context = {
+        "campaign": campaign,
+        "targets": [(s, CampaignState(s).label) for s in lifecycle.allowed_targets(campaign)],
+        "schedule": [(campaign._meta.get_field(f).verbose_name, getattr(campaign, f)) for f in SCHEDULE_FIELDS],
+        "due": lifecycle.due_transitions(campaign),
+        "subsets": subset_counts(campaign),
+        "history": audit.entries(campaign, action=audit.TRANSITION)[:50],
+    }
+    return render(request, "governance/state.html", context, status=400 if request.method == "POST" else 200)
+
+
+def dev_sample_download(request, slug: str):
+    campaign = get_object_or_404(Campaign, slug=slug)
+    if not (visibility.can_see_campaign(request.user, campaign)
+            and visibility.can_download_dev_sample(request.user, campaign)):
+        raise Http404("No development sample available to you.")
+    from annotations.subsets import dev_sample_zip, subset_counts
+
+    if not subset_counts(campaign)["dev"]:
+        raise Http404("This campaign has no development sample.")
+    try:
+        data = dev_sample_zip(campaign)
+    except InputError as exc:
+        return HttpResponse(f"The development sample cannot be built: {exc}", status=409,
+                            content_type="text/plain; charset=utf-8")
+    audit.record(audit.DEV_SAMPLE_DOWNLOAD, campaign=campaign, target=campaign.slug, request=request)
+    response = HttpResponse(data, content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-dev-sample.zip"'
+    return response
+
+
+@login_required
+def team_publication(request, pk: int):
+    team = get_object_or_404(Team.objects.select_related("campaign"), pk=pk)
+    if not visibility.can_change_team_settings(request.user, team):
+        raise Http404("No such team.")
+    published = visibility.state_at_least(team.campaign, CampaignState.PUBLISHED)
+    form = TeamPublicationForm(request.POST or None, instance=team)
+    if request.method == "POST":
+        if published:
+            messages.error(request, "The results are already published; the snapshot cannot change. "
+                                    "Ask the organisers.")
+        elif form.is_valid():
+            form.save()
+            audit.record(audit.TEAM_SETTINGS, campaign=team.campaign, target=f"team {team.pk}",
+                         details={"show_name": team.show_name}, request=request)
+            messages.success(request, "Your choice is saved.")
+            return redirect("governance:team_publication", pk=team.pk)
+    return render(request, "governance/team_publication.html", {
+        "team": team, "campaign": team.campaign, "form": form, "published": published,
+        "label": visibility.public_team_label(team),
+    })
+
+
+@login_required
+def run_diagnostics(request, pk: int):
+    run = get_object_or_404(Run.objects.select_related("campaign", "team"), pk=pk)
+    if not visibility.can_see_diagnostics(request.user, run):
+        raise Http404("No diagnostics available to you.")
+    from annotations.subsets import scoring_subset, sentence_ids_by_document
+    from evaluation.diagnostics import MATCHES, MODES, run_diagnostics as diagnose
+
+    mode = request.GET.get("mode") if request.GET.get("mode") in MODES else "HYP"
+    match = request.GET.get("match") if request.GET.get("match") in MATCHES else "EQUAL"
+    documents = sorted(sentence_ids_by_document(run.campaign, scoring_subset(run.scope)))
+    document = request.GET.get("document")
+    if document not in documents:
+        document = documents[0] if documents else None
+    error = ""
+    data = None
+    if document is None:
+        error = "No sentence of this run's subset has gold."
+    else:
+        try:
+            data = diagnose(run, mode=mode, match=match, document=document)
+        except (InputError, UploadRefused, ValueError) as exc:
+            error = str(exc)
+    if visibility.is_organiser(request.user, run.campaign):
+        audit.record(audit.DIAGNOSTICS_VIEW, campaign=run.campaign, target=f"run {run.pk}",
+                     details={"document": document or "", "mode": mode, "match": match}, request=request)
+    return render(request, "governance/diagnostics.html", {
+        "run": run, "campaign": run.campaign, "data": data, "error": error, "document": document,
+        "documents": documents,
+        "mode": mode, "match": match, "modes": MODES, "matches": MATCHES,
+        "self_url": reverse("governance:diagnostics", kwargs={"pk": run.pk}),
+    })
