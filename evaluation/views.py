@@ -85,8 +85,8 @@ def _genre_type_block(data: dict, run: dict, layer: str, mode: str, match: str) 
 
 
 def _genre_stats(user, campaign: Campaign) -> dict:
-    # Annotated counts tell the size of the test subset per genre.
-    annotated = visibility.is_organiser(user, campaign) or visibility.can_see_published_results(user, campaign)
+    # Annotated counts tell the size of the test subset per genre: shown when the subset itself may be.
+    annotated = visibility.can_see_test_subset(user, campaign)
     return {"rows": summaries.genre_statistics(campaign, annotated=annotated), "annotated": annotated}
 
 

@@ -159,7 +159,7 @@ def test_draft_campaign_is_hidden(client, world):
     assert page(client, c, world["org"]).status_code == 200
 
 
-def test_annotated_counts_only_for_organisers_or_after_publication(client, world):
+def test_annotated_counts_only_for_organisers_or_after_gold_release(client, world):
     from annotations.models import GoldSentence
 
     from campaign.models import Sentence
@@ -169,13 +169,20 @@ def test_annotated_counts_only_for_organisers_or_after_publication(client, world
     first = Sentence.objects.filter(document__campaign=c).order_by("pk")[:2]
     for s in first:
         GoldSentence.objects.create(sentence=s)
-    c.state = CampaignState.RELEASED
-    c.save()
-    assert "Annotated sentences" not in page(client, c, world["alice"]).content.decode()
+    for state in (CampaignState.RELEASED, CampaignState.PUBLISHED):
+        c.state = state
+        c.save()
+        assert "Annotated sentences" not in page(client, c, world["alice"]).content.decode()
+        client.logout()
+        assert "Annotated sentences" not in page(client, c).content.decode()
     html = page(client, c, world["org"]).content.decode()
     assert "Annotated sentences" in html
     row = re.search(r'<table class="genre-stats".*?<tr data-genre="general"[^>]*>(.*?)</tr>', html, re.S).group(1)
     assert re.findall(r"<td>(\d+)</td>", row) == ["1", "3", "21", "2", "14"]
+    c.state = CampaignState.GOLD_RELEASED
+    c.save()
+    client.logout()
+    assert "Annotated sentences" in page(client, c).content.decode()
 
 
 def _count_queries(client, c, user):

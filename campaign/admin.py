@@ -1,0 +1,243 @@
+"""The Django admin, organised as the organiser console.
+
+Organisers are staff accounts; a non-superuser sees and changes only the
+campaigns they organise. Run actions go through services that check the
+organiser again and write the audit log; the audit log itself is read-only
+for everyone.
+"""
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin.helpers import ActionForm
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+
+from . import visibility
+from .console import actions
+from .models import AuditEntry, Campaign, CorpusDocument, Genre, Membership, Run, Team
+
+admin.site.site_header = "Parser evaluation campaigns — organiser console"
+admin.site.site_title = "Organiser console"
+admin.site.index_title = "Campaigns, corpus, runs and results"
+
+
+def organised_filter(user, prefix: str = "") -> Q:
+    """Rows of the campaigns ``user`` organises (everything for superusers)."""
+    if user.is_superuser:
+        return Q()
+    return Q(**{f"{prefix}organisers": user})
+
+
+class OrganisedOnly:
+    """Restricts a ModelAdmin to the campaigns the user organises."""
+
+    campaign_path = "campaign__"
+
+    def get_queryset(self, request):
+        qs = super().get_queryset(request)
+        if request.user.is_superuser:
+            return qs
+        return qs.filter(organised_filter(request.user, self.campaign_path)).distinct()
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "campaign" and not request.user.is_superuser:
+            kwargs["queryset"] = Campaign.objects.filter(organisers=request.user)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+class GenreInline(admin.TabularInline):
+    model = Genre
+    extra = 0
+    fields = ("order", "code", "name", "description")
+
+
+class CorpusDocumentInline(admin.TabularInline):
+    model = CorpusDocument
+    extra = 0
+    fields = ("name", "genre", "sentence_count", "word_count", "sha256")
+    readonly_fields = ("name", "genre", "sentence_count", "word_count", "sha256")
+    show_change_link = True
+    can_delete = False
+    ordering = ("order", "name")
+
+    def has_add_permission(self, request, obj=None):
+        return False  # documents come from the corpus import, with their gold stored apart
+
+
+@admin.register(Campaign)
+class CampaignAdmin(OrganisedOnly, admin.ModelAdmin):
+    campaign_path = ""
+    list_display = ("name", "slug", "kind", "state", "deadline", "team_count", "console_link")
+    list_filter = ("state", "kind")
+    search_fields = ("name", "slug")
+    prepopulated_fields = {"slug": ("name",)}
+    filter_horizontal = ("organisers",)
+    readonly_fields = ("state", "guide_versions", "created_at", "updated_at")
+    inlines = [GenreInline, CorpusDocumentInline]
+    fieldsets = (
+        (None, {"fields": ("name", "slug", "description", "language", "kind", "state", "organisers")}),
+        ("Schedule", {"fields": ("opens_at", "deadline", "results_release_at", "publish_at", "gold_release_at", "archive_at")}),
+        ("Rules", {"fields": ("runs_per_team", "invalid_uploads_per_day", "max_upload_bytes", "publication",
+                              "corpus_public", "dev_sample_public", "metrics")}),
+        ("Annotation guide", {"fields": ("guide_versions",)}),
+        (None, {"fields": ("created_at", "updated_at")}),
+    )
+
+    def get_queryset(self, request):
+        from django.db.models import Count
+
+        return super().get_queryset(request).annotate(_teams=Count("teams", distinct=True))
+
+    def has_change_permission(self, request, obj=None):
+        allowed = super().has_change_permission(request, obj)
+        return allowed and (obj is None or visibility.can_manage_campaign(request.user, obj))
+
+    def has_delete_permission(self, request, obj=None):
+        # Campaigns carry an append-only audit log; they are archived, not deleted.
+        return False
+
+    @admin.display(description="teams", ordering="_teams")
+    def team_count(self, obj):
+        return obj._teams
+
+    @admin.display(description="console")
+    def console_link(self, obj):
+        return format_html('<a href="{}">dashboard</a>', reverse("console:dashboard", args=[obj.slug]))
+
+    @admin.display(description="guide versions")
+    def guide_versions(self, obj):
+        guide = getattr(obj, "guide", None) if obj and obj.pk else None
+        if guide is None:
+            add = reverse("admin:annotations_annotationguide_add")
+            return format_html('No guide yet. <a href="{}?campaign={}">Add the guide</a>', add, obj.pk if obj else "")
+        change = reverse("admin:annotations_annotationguide_change", args=[guide.pk])
+        versions = format_html_join(", ", "v{} ({})", ((v.version, f"{v.created_at:%Y-%m-%d}") for v in guide.versions.all()))
+        return format_html('{} — <a href="{}">edit the guide and its versions</a>', versions or "no version", change)
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if not change and not request.user.is_superuser:
+            obj.organisers.add(request.user)
+
+
+class MembershipInline(admin.TabularInline):
+    model = Membership
+    extra = 0
+    fields = ("user", "role", "joined_at")
+    readonly_fields = ("joined_at",)
+    autocomplete_fields = ("user",)
+
+
+@admin.register(Team)
+class TeamAdmin(OrganisedOnly, admin.ModelAdmin):
+    list_display = ("name", "code", "campaign", "affiliation", "show_name", "member_list")
+    list_filter = ("campaign",)
+    search_fields = ("name", "code", "affiliation", "members__username")
+    prepopulated_fields = {"slug": ("name",)}
+    inlines = [MembershipInline]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("campaign").prefetch_related("memberships__user")
+
+    @admin.display(description="members")
+    def member_list(self, obj):
+        return ", ".join(m.user.get_username() for m in obj.memberships.all())
+
+
+@admin.register(CorpusDocument)
+class CorpusDocumentAdmin(OrganisedOnly, admin.ModelAdmin):
+    list_display = ("name", "campaign", "genre", "sentence_count", "word_count")
+    list_filter = ("campaign", "genre")
+    search_fields = ("name",)
+    readonly_fields = ("campaign", "name", "text_file", "sha256", "sentence_count", "word_count")
+    fields = ("campaign", "genre", "name", "order", "text_file", "sha256", "sentence_count", "word_count")
+
+    def has_add_permission(self, request):
+        return False
+
+
+class RunActionForm(ActionForm):
+    reason = forms.CharField(required=False, label="Reason (for mark failed / disqualify)",
+                             widget=forms.TextInput(attrs={"size": 40}))
+
+
+@admin.register(Run)
+class RunAdmin(OrganisedOnly, admin.ModelAdmin):
+    list_display = ("name", "team", "campaign", "scope", "status", "progress", "uploaded_at", "synthetic",
+                    "disqualified", "withdrawn")
+    list_filter = ("status", "scope", "campaign", "team", "synthetic", "disqualified")
+    list_select_related = ("team", "campaign")
+    search_fields = ("name", "team__name", "sha256", "original_filename")
+    date_hierarchy = "uploaded_at"
+    action_form = RunActionForm
+    actions = ["rescore_runs", "mark_runs_failed", "disqualify_runs"]
+    readonly_fields = [f.name for f in Run._meta.fields if f.name not in ("system_description",)]
+
+    def has_add_permission(self, request):
+        return False  # runs come in through the portal, the API or the command line
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # withdraw or disqualify instead: runs are evidence
+
+    @admin.display(boolean=True, description="withdrawn")
+    def withdrawn(self, obj):
+        return obj.withdrawn_at is not None
+
+    def _apply(self, request, queryset, verb: str, action):
+        done, refused = 0, []
+        for run in queryset.select_related("campaign", "team"):
+            try:
+                action(run)
+                done += 1
+            except (PermissionDenied, ValueError) as exc:
+                refused.append(f"{run}: {exc}")
+        if done:
+            self.message_user(request, f"{verb} {done} run(s).", messages.SUCCESS)
+        for line in refused:
+            self.message_user(request, line, messages.ERROR)
+
+    @admin.action(description="Re-score the selected runs (adds a new result)", permissions=["change"])
+    def rescore_runs(self, request, queryset):
+        self._apply(request, queryset, "Queued for re-scoring", lambda run: actions.rescore(run, actor=request.user, request=request))
+
+    @admin.action(description="Mark the selected runs failed", permissions=["change"])
+    def mark_runs_failed(self, request, queryset):
+        reason = request.POST.get("reason", "")
+        self._apply(request, queryset, "Marked failed",
+                    lambda run: actions.mark_failed(run, actor=request.user, reason=reason, request=request))
+
+    @admin.action(description="Disqualify the selected runs (give a reason)", permissions=["change"])
+    def disqualify_runs(self, request, queryset):
+        reason = request.POST.get("reason", "")
+        self._apply(request, queryset, "Disqualified",
+                    lambda run: actions.disqualify(run, actor=request.user, reason=reason, request=request))
+
+
+@admin.register(AuditEntry)
+class AuditEntryAdmin(admin.ModelAdmin):
+    list_display = ("at", "actor_name", "campaign", "action", "target", "ip_address")
+    list_filter = ("action", "campaign")
+    search_fields = ("actor_name", "action", "target")
+    date_hierarchy = "at"
+    readonly_fields = [f.name for f in AuditEntry._meta.fields]
+
+    def get_queryset(self, request):
+        qs = super().get_queryset(request).select_related("campaign")
+        if request.user.is_superuser:
+            return qs
+        return qs.filter(campaign__organisers=request.user).distinct()
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def get_actions(self, request):
+        return {}  # not even the bulk delete action

@@ -1,0 +1,1 @@
+"""The organiser console: dashboard queries, organiser actions on runs, the results export."""

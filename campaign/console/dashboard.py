@@ -1,0 +1,57 @@
+"""What the organiser dashboard shows about one campaign.
+
+Each function is a fixed number of queries whatever the size of the campaign.
+"""
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.db.models import Count, Prefetch
+from django.utils import timezone
+
+from campaign.models import Campaign, Membership, Run, RunStatus, Team
+
+# States a run passes through on its way to a verdict; one that stays in them too long is stuck.
+WORKING = (RunStatus.UPLOADED, RunStatus.VALIDATING, RunStatus.QUEUED, RunStatus.SCORING)
+QUEUE = (RunStatus.QUEUED, RunStatus.SCORING)
+
+
+def teams_with_members(campaign: Campaign) -> list[Team]:
+    memberships = Membership.objects.select_related("user").order_by("role", "user__username")
+    return list(
+        campaign.teams.annotate(run_count=Count("runs"))
+        .prefetch_related(Prefetch("memberships", queryset=memberships))
+        .order_by("name")
+    )
+
+
+def runs_by_status(campaign: Campaign) -> list[dict]:
+    counts = dict(campaign.runs.values_list("status").annotate(n=Count("pk")).order_by())
+    return [{"status": value, "label": label, "count": counts.get(value, 0)} for value, label in RunStatus.choices]
+
+
+def scoring_queue(campaign: Campaign) -> list[Run]:
+    return list(
+        campaign.runs.filter(status__in=QUEUE, withdrawn_at__isnull=True)
+        .select_related("team")
+        .order_by("status_changed_at", "pk")
+    )
+
+
+def stuck_threshold(now=None):
+    now = now or timezone.now()
+    return now - timedelta(seconds=settings.PARSEVAL_STUCK_AFTER_SECONDS)
+
+
+def stuck_runs(campaign: Campaign, now=None) -> list[Run]:
+    """Runs still working after ``PARSEVAL_STUCK_AFTER_SECONDS`` in the same state."""
+    return list(
+        campaign.runs.filter(status__in=WORKING, withdrawn_at__isnull=True, status_changed_at__lt=stuck_threshold(now))
+        .select_related("team")
+        .order_by("status_changed_at", "pk")
+    )
+
+
+def recent_runs(campaign: Campaign, limit: int = 50) -> list[Run]:
+    return list(campaign.runs.select_related("team", "uploaded_by").order_by("-uploaded_at", "-pk")[:limit])

@@ -1,0 +1,56 @@
+"""Organiser console pages beside the admin. Non-organisers get 404: the
+console does not even confirm that a campaign exists."""
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.db.models import Q
+from django.http import Http404, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.utils import timezone
+
+from campaign import audit, visibility
+from campaign.models import Campaign
+
+from . import dashboard as dash
+from . import export
+
+
+def _organised(user, slug: str) -> Campaign:
+    campaign = get_object_or_404(Campaign, slug=slug)
+    if not visibility.is_organiser(user, campaign):
+        raise Http404("No such campaign.")
+    return campaign
+
+
+@login_required
+def index(request):
+    campaigns = Campaign.objects.all() if request.user.is_superuser else Campaign.objects.filter(
+        Q(organisers=request.user)
+    ).distinct()
+    return render(request, "console/index.html", {"campaigns": campaigns.order_by("-created_at")})
+
+
+@login_required
+def dashboard(request, slug: str):
+    campaign = _organised(request.user, slug)
+    return render(request, "console/dashboard.html", {
+        "campaign": campaign,
+        "teams": dash.teams_with_members(campaign),
+        "status_counts": dash.runs_by_status(campaign),
+        "queue": dash.scoring_queue(campaign),
+        "stuck": dash.stuck_runs(campaign),
+        "stuck_after_minutes": settings.PARSEVAL_STUCK_AFTER_SECONDS // 60,
+        "recent": dash.recent_runs(campaign),
+        "now": timezone.now(),
+    })
+
+
+@login_required
+def export_results(request, slug: str):
+    campaign = _organised(request.user, slug)
+    audit.record("results.export", campaign=campaign, target=f"campaign {campaign.slug}", request=request)
+    response = StreamingHttpResponse(export.csv_lines(campaign), content_type="text/csv; charset=utf-8")
+    stamp = timezone.now().strftime("%Y%m%d-%H%M")
+    response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-results-{stamp}.csv"'
+    return response
