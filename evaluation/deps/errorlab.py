@@ -175,6 +175,12 @@ def _index(parent: Tree, node: Tree) -> int:
     raise ValueError("not a child")
 
 
+def _detach(parent: Tree, node: Tree) -> None:
+    """Remove ``node`` from ``parent`` by identity (Tree equality is structural:
+    ``list.remove`` would take the first *equal* sister)."""
+    del parent.children[_index(parent, node)]
+
+
 def _rightmost_chain(node: Tree) -> list[Tree]:
     """``node`` and its rightmost descendants down to the last preterminal (or word)."""
     chain = [node]
@@ -229,7 +235,7 @@ def _attach2(tree: Tree, L: LabLabels) -> list[Place]:
             continue
 
         def apply(pp=node, host=parent, np=parent.children[i - 1]):
-            host.children.remove(pp)
+            _detach(host, pp)
             np.children.append(pp)
 
         places.append(apply)
@@ -270,7 +276,7 @@ def _span(tags_attr: str) -> Callable[[Tree, LabLabels], list[Place]]:
             holder = chain[k - 1] if k > 0 else parent
 
             def apply(pp=node, moved=moved, holder=holder, top=parent):
-                holder.children.remove(moved)
+                _detach(holder, moved)
                 pp.children.insert(0, moved)
                 _prune_empty(top)
 

@@ -197,3 +197,23 @@ def test_errors_cli(tmp_path, capsys):
     assert main(["errors", "--treebank", f"A={tmp_path / 'missing.mrg'}"]) == 2
     assert main(["errors", "--treebank", f"A={a}", "--labels", str(tmp_path / "nolabels.json")]) == 2
     assert "neither a preset" in capsys.readouterr().err
+
+
+def test_identical_sisters_the_right_one_moves():
+    # two equal (NN %) preterminals: the one just left of the PP must move, not the first
+    # (Tree equality is structural; a naive list.remove took the first and reordered the words)
+    t = "(S (NP (NP (QP (CD 50) (NN %) (TO to) (CD 60) (NN %))) (PP (IN of) (NP (NNS staff)))) (VP (VBD left)))"
+    assert damage(t, "SPAN II") == (
+        "(S (NP (NP (QP (CD 50) (NN %) (TO to) (CD 60))) (PP (NN %) (IN of) (NP (NNS staff)))) (VP (VBD left)))")
+
+
+@pytest.mark.parametrize("kind", ERROR_TYPES)
+def test_every_insertion_keeps_the_words(shared_data, kind):
+    trees = [t for i in range(1, 41) for t in read_penn(shared_data / "ptb-sample" / f"wsj_{i:04d}.mrg")]
+    from annotations.trees.transforms import apply_transforms
+    trees = apply_transforms(trees, "remove-null")
+    r = insert_errors(trees, kind, seed=2, per_type=None)
+    assert r["insertions"] == r["sentences_with_place"] > 0
+    for i, d in zip(r["indices"], r["damaged"]):
+        assert d.words() == trees[i].words()
+        assert d.to_penn() != trees[i].to_penn()
