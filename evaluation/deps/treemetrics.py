@@ -33,16 +33,13 @@ def evalb_scores(gold: list[Tree], test: list[Tree]) -> dict:
     """PARSEVAL as evalb with COLLINS.prm: ``{"precision", "recall", "f"}`` (fractions)."""
     st = _score_trees()
     if st is not None:
-        try:
-            doc = st(gold, test, "evalb")
-        except TypeError:
-            doc = None
-        if doc is not None:
-            block = _summary(doc)["all"]
-            return {k: block[k] for k in ("precision", "recall", "f")}
+        # on_error="raise": a damaged tree always keeps its original's words, so a
+        # mismatch is a bug to report, not an evalb "error sentence" to skip silently
+        block = _summary(st(gold, test, "evalb", on_error="raise"))["all"]
+        return {k: block[k] for k in ("precision", "recall", "f")}
     from evaluation.trees.evalb import COLLINS, score_evalb
 
-    block = score_evalb(gold, test, COLLINS)["summary"]["all"]
+    block = score_evalb(gold, test, COLLINS, on_error="raise")["summary"]["all"]
     return {k: block[k] for k in ("precision", "recall", "f")}
 
 
