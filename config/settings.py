@@ -81,6 +81,8 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # A fresh clone has no var/ yet; SQLite cannot create the directory of its file.
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
     # Several processes (web + in-process tasks) share the file; wait rather than fail on a lock.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
 
