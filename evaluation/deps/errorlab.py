@@ -43,7 +43,9 @@ sentences that offered a place; a type that found no place is listed under
 Scoring: for each type, the damaged sentences against their originals.
 ``weighted`` is the mean of the per-type scores weighted by the number of
 insertions of each type; ``pooled`` scores all damaged sentences of all
-types as one test set.
+types as one test set (computed from the per-type counts: brackets for
+evalb, words and sentences for leaf-ancestor, triples and words for the
+dependencies).
 """
 from __future__ import annotations
 
@@ -362,7 +364,14 @@ def insert_errors(trees: list[Tree], error_type: str, labels: LabLabels | None =
 # -- scoring -----------------------------------------------------------------------------
 
 
-def _score(gold: list[Tree], test: list[Tree], labels: LabLabels, rules) -> dict:
+RATIOS = {
+    "evalb": ("precision", "recall", "f"),
+    "leaf_ancestor": ("word_mean", "sentence_mean"),
+    "dependency": ("uas", "las", "precision", "recall", "f"),
+}
+
+
+def _score(gold: list[Tree], test: list[Tree], labels: LabLabels, rules) -> dict | None:
     from evaluation.deps.convert import trees_to_dependencies
     from evaluation.deps.metrics import PunctRule, score_dependencies
 
@@ -377,25 +386,60 @@ def _score(gold: list[Tree], test: list[Tree], labels: LabLabels, rules) -> dict
         "sentences": len(gold),
         "evalb": evalb_scores(gold, test),
         "leaf_ancestor": leaf_ancestor_scores(gold, test),
-        "dependency": {k: deps[k] for k in ("uas", "las", "precision", "recall", "f")},
+        "dependency": {k: deps[k] for k in ("uas", "las", "precision", "recall", "f",
+                                            "words", "gold", "test", "matched")},
     }
 
 
 def _weighted(per_type: dict, counts: dict) -> dict | None:
+    """Mean of the per-type ratios, each type weighted by its number of insertions."""
     total = sum(counts[t] for t in per_type if per_type[t])
     if not total:
         return None
-    out: dict = {}
+    out: dict = {m: {k: 0.0 for k in keys} for m, keys in RATIOS.items()}
     for t, sc in per_type.items():
         if not sc:
             continue
         w = counts[t] / total
-        for metric in ("evalb", "leaf_ancestor", "dependency"):
-            for k, v in sc[metric].items():
-                out.setdefault(metric, {}).setdefault(k, 0.0)
-                out[metric][k] += w * v
+        for metric, keys in RATIOS.items():
+            for k in keys:
+                out[metric][k] += w * sc[metric][k]
     out["insertions"] = total
     return out
+
+
+def _pooled(per_type: dict) -> dict | None:
+    """All damaged sentences of all types as one test set, from the per-type counts."""
+    scored = [sc for sc in per_type.values() if sc]
+    if not scored:
+        return None
+
+    def div(a, b):
+        return a / b if b else 0.0
+
+    def f(p, r):
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    ev = {k: sum(sc["evalb"][k] for sc in scored) for k in ("matched", "gold_brackets", "test_brackets")}
+    ep, er = div(ev["matched"], ev["test_brackets"]), div(ev["matched"], ev["gold_brackets"])
+    la_words = sum(sc["leaf_ancestor"]["words"] for sc in scored)
+    la_sents = sum(sc["leaf_ancestor"]["sentences"] for sc in scored)
+    dep = {k: sum(sc["dependency"][k] for sc in scored) for k in ("words", "gold", "test", "matched")}
+    dp, dr = div(dep["matched"], dep["test"]), div(dep["matched"], dep["gold"])
+    return {
+        "sentences": sum(sc["sentences"] for sc in scored),
+        "evalb": {"precision": ep, "recall": er, "f": f(ep, er), **ev},
+        "leaf_ancestor": {
+            "word_mean": div(sum(sc["leaf_ancestor"]["word_mean"] * sc["leaf_ancestor"]["words"]
+                                 for sc in scored), la_words),
+            "sentence_mean": div(sum(sc["leaf_ancestor"]["sentence_mean"] * sc["leaf_ancestor"]["sentences"]
+                                     for sc in scored), la_sents),
+            "words": la_words, "sentences": la_sents},
+        "dependency": {
+            "uas": div(sum(sc["dependency"]["uas"] * sc["dependency"]["words"] for sc in scored), dep["words"]),
+            "las": div(sum(sc["dependency"]["las"] * sc["dependency"]["words"] for sc in scored), dep["words"]),
+            "precision": dp, "recall": dr, "f": f(dp, dr), **dep},
+    }
 
 
 def run_error_lab(
@@ -463,8 +507,6 @@ def run_error_lab(
         rules = load_head_rules(L.head_rules, head_functions=L.head_functions)
         bank = {"sentences": len(trees), "labels": asdict(L), "insertions": {}, "scores": {},
                 "examples": {}}
-        pooled_gold: list[Tree] = []
-        pooled_test: list[Tree] = []
         counts = {}
         for t in types:
             if progress is not None:
@@ -484,14 +526,12 @@ def run_error_lab(
                 continue
             gold = [trees[i] for i in ins["indices"]]
             bank["scores"][t] = _score(gold, ins["damaged"], L, rules)
-            pooled_gold += gold
-            pooled_test += ins["damaged"]
             bank["examples"][t] = [
                 {"sentence": i + 1, "before": trees[i].to_penn(), "after": d.to_penn()}
                 for i, d in list(zip(ins["indices"], ins["damaged"]))[:examples]
             ]
         bank["weighted"] = _weighted(bank["scores"], counts)
-        bank["pooled"] = _score(pooled_gold, pooled_test, L, rules) if pooled_gold else None
+        bank["pooled"] = _pooled(bank["scores"])
         result["treebanks"][name] = bank
 
     for t in list(types) + ["weighted", "pooled"]:

@@ -30,17 +30,22 @@ def _summary(doc: dict) -> dict:
 
 
 def evalb_scores(gold: list[Tree], test: list[Tree]) -> dict:
-    """PARSEVAL as evalb with COLLINS.prm: ``{"precision", "recall", "f"}`` (fractions)."""
+    """PARSEVAL as evalb with COLLINS.prm: ``{"precision", "recall", "f"}`` (fractions)
+    and the bracket counts ``matched``, ``gold_brackets``, ``test_brackets``."""
     st = _score_trees()
     if st is not None:
         # on_error="raise": a damaged tree always keeps its original's words, so a
         # mismatch is a bug to report, not an evalb "error sentence" to skip silently
         block = _summary(st(gold, test, "evalb", on_error="raise"))["all"]
-        return {k: block[k] for k in ("precision", "recall", "f")}
-    from evaluation.trees.evalb import COLLINS, score_evalb
+    else:
+        from evaluation.trees.evalb import COLLINS, score_evalb
 
-    block = score_evalb(gold, test, COLLINS, on_error="raise")["summary"]["all"]
-    return {k: block[k] for k in ("precision", "recall", "f")}
+        block = score_evalb(gold, test, COLLINS, on_error="raise")["summary"]["all"]
+    return {k: block[k] for k in EVALB_KEYS}
+
+
+EVALB_KEYS = ("precision", "recall", "f", "matched", "gold_brackets", "test_brackets")
+LA_KEYS = ("word_mean", "sentence_mean", "words", "sentences")
 
 
 # -- leaf-ancestor --------------------------------------------------------------------
@@ -63,10 +68,11 @@ def _la_backend():
 
 
 def leaf_ancestor_scores(gold: list[Tree], test: list[Tree]) -> dict:
-    """Leaf-ancestor: ``{"word_mean", "sentence_mean"}`` (fractions)."""
+    """Leaf-ancestor: ``{"word_mean", "sentence_mean"}`` (fractions), ``words``, ``sentences``."""
     _, fn = _la_backend()
     s = fn(gold, test)
-    return {"word_mean": s["word_mean"], "sentence_mean": s["sentence_mean"]}
+    return {"word_mean": s["word_mean"], "sentence_mean": s["sentence_mean"],
+            "words": s.get("words", 0), "sentences": s.get("sentences", len(gold))}
 
 
 def implementations() -> dict:
@@ -146,4 +152,5 @@ def _local_la(gold: list[Tree], test: list[Tree]) -> dict:
             words += scores
             sents.append(sum(scores) / len(scores))
     return {"word_mean": sum(words) / len(words) if words else 0.0,
-            "sentence_mean": sum(sents) / len(sents) if sents else 0.0}
+            "sentence_mean": sum(sents) / len(sents) if sents else 0.0,
+            "words": len(words), "sentences": len(sents)}

@@ -217,3 +217,28 @@ def test_every_insertion_keeps_the_words(shared_data, kind):
     for i, d in zip(r["indices"], r["damaged"]):
         assert d.words() == trees[i].words()
         assert d.to_penn() != trees[i].to_penn()
+
+
+def test_pooled_equals_scoring_all_damaged_sentences_at_once(shared_data):
+    from annotations.trees.transforms import apply_transforms
+    from evaluation.deps.convert import trees_to_dependencies
+    from evaluation.deps.metrics import score_dependencies
+    from evaluation.deps.treemetrics import evalb_scores, leaf_ancestor_scores
+
+    trees = apply_transforms(read_penn(shared_data / "ptb-sample" / "wsj_0003.mrg"), "remove-null")
+    kinds = ["ATTACH I", "SPAN II"]
+    r = run_error_lab({"P": trees}, seed=4, per_type=6, types=kinds)
+    gold, test = [], []
+    for k in kinds:
+        ins = insert_errors(trees, k, seed=4, per_type=6)
+        gold += [trees[i] for i in ins["indices"]]
+        test += ins["damaged"]
+    pooled = r["treebanks"]["P"]["pooled"]
+    assert pooled["sentences"] == len(gold) == 12
+    assert pooled["evalb"]["f"] == pytest.approx(evalb_scores(gold, test)["f"])
+    la = leaf_ancestor_scores(gold, test)
+    assert pooled["leaf_ancestor"]["word_mean"] == pytest.approx(la["word_mean"])
+    assert pooled["leaf_ancestor"]["sentence_mean"] == pytest.approx(la["sentence_mean"])
+    d = score_dependencies(trees_to_dependencies(gold), trees_to_dependencies(test), punct="penn", pos="xpos")
+    assert pooled["dependency"]["uas"] == pytest.approx(d["totals"]["uas"])
+    assert pooled["dependency"]["f"] == pytest.approx(d["totals"]["f"])
