@@ -50,7 +50,9 @@ __all__ = [
     "to_penn",
 ]
 
-_TOKEN = re.compile(r"\(([^\s()]*)|\)|[^\s()]+")
+# (label of an opening bracket, closing bracket, word): exactly one group is non-empty,
+# except for an unlabelled opening bracket where all three are empty
+_TOKEN = re.compile(r"\(([^\s()]*)|(\))|([^\s()]+)")
 
 
 class Forest(Tree):
@@ -105,19 +107,10 @@ def parse_penn_located(
     lines: list[int] = []
     stack: list[Tree] = []
     start_line = 0
-    finditer = _TOKEN.finditer
-    leaf = Tree.leaf
+    findall = _TOKEN.findall
     for lineno, line in enumerate(text.splitlines(), 1):
-        for m in finditer(line):
-            tok = m.group(0)
-            if tok[0] == "(":
-                node = Tree(m.group(1), [])
-                if stack:
-                    stack[-1].children.append(node)
-                else:
-                    start_line = lineno
-                stack.append(node)
-            elif tok == ")":
+        for label, close, word in findall(line):
+            if close:
                 if not stack:
                     raise InputError(
                         "unbalanced brackets: ')' with no matching '('",
@@ -127,13 +120,20 @@ def parse_penn_located(
                 if not stack:
                     trees.append(_strip_outer(node) if strip_outer else node)
                     lines.append(start_line)
-            else:
+            elif word:
                 if not stack:
                     raise InputError(
-                        f"word {tok!r} outside any bracket",
+                        f"word {word!r} outside any bracket",
                         file=file, line=lineno, sentence=str(len(trees) + 1),
                     )
-                stack[-1].children.append(leaf(tok))
+                stack[-1].children.append(Tree("", [], word))
+            else:
+                node = Tree(label, [])
+                if stack:
+                    stack[-1].children.append(node)
+                else:
+                    start_line = lineno
+                stack.append(node)
     if stack:
         raise InputError(
             f"unbalanced brackets: {len(stack)} '(' never closed (tree starts on line {start_line})",
@@ -154,20 +154,19 @@ def read_penn(path, *, strip_outer: bool = True) -> list[Tree]:
 def _parse_line(line: str, lineno: int, file: str | None, strip_outer: bool) -> Tree:
     tops: list[Tree] = []
     stack: list[Tree] = []
-    for m in _TOKEN.finditer(line):
-        tok = m.group(0)
-        if tok[0] == "(":
-            node = Tree(m.group(1), [])
-            (stack[-1].children if stack else tops).append(node)
-            stack.append(node)
-        elif tok == ")":
+    for label, close, word in _TOKEN.findall(line):
+        if close:
             if not stack:
                 raise InputError("unbalanced brackets: too many ')'", file=file, line=lineno, sentence=str(lineno))
             stack.pop()
-        else:
+        elif word:
             if not stack:
-                raise InputError(f"word {tok!r} outside any bracket", file=file, line=lineno, sentence=str(lineno))
-            stack[-1].children.append(Tree.leaf(tok))
+                raise InputError(f"word {word!r} outside any bracket", file=file, line=lineno, sentence=str(lineno))
+            stack[-1].children.append(Tree("", [], word))
+        else:
+            node = Tree(label, [])
+            (stack[-1].children if stack else tops).append(node)
+            stack.append(node)
     if stack:
         raise InputError(
             f"unbalanced brackets: {len(stack)} '(' never closed", file=file, line=lineno, sentence=str(lineno)

@@ -29,23 +29,53 @@ def is_bracket(node: Tree) -> bool:
 def prune(tree: Tree, drop_tags: frozenset[str] | set[str]) -> Tree | None:
     """A copy without the preterminals whose tag is in ``drop_tags``, nor the nodes left empty."""
     if tree.word is not None:
-        return Tree.leaf(tree.word)
-    if tree.is_preterminal:
-        return None if tree.label in drop_tags else Tree(tree.label, [Tree.leaf(tree.children[0].word)])
-    kids = [k for k in (prune(c, drop_tags) for c in tree.children) if k is not None]
-    if not kids and tree.children:
+        return Tree("", [], tree.word)
+    ch = tree.children
+    if len(ch) == 1 and ch[0].word is not None:  # preterminal
+        return None if tree.label in drop_tags else Tree(tree.label, [Tree("", [], ch[0].word)])
+    kids = []
+    for child in ch:
+        kid = prune(child, drop_tags)
+        if kid is not None:
+            kids.append(kid)
+    if not kids and ch:
         return None
-    node = Forest("", kids) if type(tree) is Forest else Tree(tree.label, kids)
-    return node
+    return Forest("", kids) if type(tree) is Forest else Tree(tree.label, kids)
+
+
+def words_of(tree: Tree) -> list[str]:
+    """The words, left to right (iterative: faster than ``Tree.words`` on large corpora)."""
+    out: list[str] = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if node.word is not None:
+            out.append(node.word)
+        else:
+            stack.extend(reversed(node.children))
+    return out
 
 
 def strip_labels(tree: Tree) -> Tree:
     """In place: function tags removed from every phrasal label (preterminal tags untouched)."""
-    if tree.word is None and not tree.is_preterminal:
-        tree.label = strip_function_tags(tree.label)
-        for child in tree.children:
+    ch = tree.children
+    if tree.word is None and not (len(ch) == 1 and ch[0].word is not None):
+        tree.label = _strip_cached(tree.label)
+        for child in ch:
             strip_labels(child)
     return tree
+
+
+_STRIP_CACHE: dict[str, str] = {}
+
+
+def _strip_cached(label: str) -> str:
+    out = _STRIP_CACHE.get(label)
+    if out is None:
+        if len(_STRIP_CACHE) > 100_000:
+            _STRIP_CACHE.clear()
+        out = _STRIP_CACHE[label] = strip_function_tags(label)
+    return out
 
 
 def constituents(tree: Tree, *, labelled: bool = True) -> list[tuple[str, int, int]]:
@@ -55,10 +85,13 @@ def constituents(tree: Tree, *, labelled: bool = True) -> list[tuple[str, int, i
     def walk(node: Tree, start: int) -> int:
         if node.word is not None:
             return start + 1
+        ch = node.children
+        if len(ch) == 1 and ch[0].word is not None:  # preterminal
+            return start + 1
         end = start
-        for child in node.children:
+        for child in ch:
             end = walk(child, end)
-        if is_bracket(node):
+        if type(node) is not Forest:
             out.append((node.label if labelled else "", start, end))
         return end
 

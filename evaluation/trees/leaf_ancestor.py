@@ -31,10 +31,11 @@ from dataclasses import dataclass, field
 from rapidfuzz.distance import Indel
 
 from annotations.errors import InputError
+from annotations.trees.penn import BadSentence, Forest
 from annotations.trees.tree import Tree
 from evaluation.signature import make_signature
 
-from .common import constituents, is_bracket, mean, pairs, prune, strip_labels
+from .common import _strip_cached, constituents, mean, pairs
 
 OPEN, CLOSE = "[", "]"
 DEFAULT_DROP_TAGS = frozenset({"-NONE-"})
@@ -107,52 +108,74 @@ def load_costs(spec) -> Costs:
         return parse_costs(handle.read(), file=os.fspath(spec))
 
 
-def lineages(tree: Tree) -> list[tuple[str, list[str]]]:
-    """``(word, lineage)`` for every word of ``tree``, left to right."""
-    out: list[tuple[str, list[str]]] = []
-    # first pass: where every node ends, so that "ends with this word" is known at the word
-    ends = {}
+class Analysis:
+    """One tree seen by the metric: its words, their lineages and its constituents."""
 
-    def span_pass(node: Tree, start: int) -> int:
-        if node.word is not None or node.is_preterminal:
-            return start + 1
-        pos = start
-        for child in node.children:
-            pos = span_pass(child, pos)
-        ends[id(node)] = pos
-        return pos
+    __slots__ = ("words", "lineages", "constituents")
 
-    span_pass(tree, 0)
+    def __init__(self, words: list[str], lineages: list[list[str]], constituents: list[tuple[str, int, int]]):
+        self.words = words
+        self.lineages = lineages
+        self.constituents = constituents
 
-    def walk(node: Tree, ancestors: list[tuple[str, int, int]], start: int) -> int:
-        if node.word is not None or node.is_preterminal:
-            word = node.word if node.word is not None else node.children[0].word
-            out.append((word, _lineage(ancestors, start)))
-            return start + 1
-        if not is_bracket(node):
-            pos = start
-            for child in node.children:
+
+def analyse(tree: Tree, *, drop_tags=frozenset(), strip_tags: bool = False) -> Analysis:
+    """Words, lineages and constituents in one pass, without copying the tree.
+
+    Preterminals tagged with ``drop_tags`` are ignored (a node left with no word
+    then has no span and is no constituent); with ``strip_tags`` phrasal labels
+    lose their function tags.
+    """
+    found: list[tuple[str, int, tuple]] = []  # (word, position, ancestors root first)
+    cons: list[tuple[str, int, int]] = []
+
+    def walk(node: Tree, ancestors: list[list], pos: int) -> int:
+        if node.word is not None:
+            found.append((node.word, pos, tuple(ancestors)))
+            return pos + 1
+        ch = node.children
+        if len(ch) == 1 and ch[0].word is not None:  # preterminal: its tag is not in the lineage
+            if node.label in drop_tags:
+                return pos
+            found.append((ch[0].word, pos, tuple(ancestors)))
+            return pos + 1
+        if type(node) is Forest:  # several trees on one line: not a node of the lineage
+            for child in ch:
                 pos = walk(child, ancestors, pos)
             return pos
-        ancestors.append((node.label, start, ends[id(node)]))
-        pos = start
-        for child in node.children:
+        label = _strip_cached(node.label) if strip_tags else node.label
+        entry = [label, pos, -1]
+        ancestors.append(entry)
+        start = pos
+        for child in ch:
             pos = walk(child, ancestors, pos)
         ancestors.pop()
+        entry[2] = pos
+        if pos > start:
+            cons.append((label, start, pos))
         return pos
 
     walk(tree, [], 0)
-    return out
+    return Analysis([w for w, _, _ in found], [_lineage(anc, i) for _, i, anc in found], cons)
 
 
-def _lineage(ancestors: list[tuple[str, int, int]], i: int) -> list[str]:
+def lineages(tree: Tree) -> list[tuple[str, list[str]]]:
+    """``(word, lineage)`` for every word of ``tree``, left to right."""
+    a = analyse(tree)
+    return list(zip(a.words, a.lineages))
+
+
+def _lineage(ancestors: tuple, i: int) -> list[str]:
     """Labels from the parent (last ancestor) up to the root, with the boundary markers."""
-    highest_begin = highest_end = None
+    highest_begin = highest_end = -1
     for k, (_, s, e) in enumerate(ancestors):  # root first: the first hit is the highest
-        if highest_begin is None and s == i:
+        if s == i:
             highest_begin = k
-        if highest_end is None and e == i + 1:
+            break
+    for k, (_, s, e) in enumerate(ancestors):
+        if e == i + 1:
             highest_end = k
+            break
     out: list[str] = []
     for k in range(len(ancestors) - 1, -1, -1):
         if k == highest_begin:
@@ -180,6 +203,16 @@ def _encode(seq: list[str]) -> list[int]:
     return [ids.setdefault(s, len(ids)) for s in seq]
 
 
+def _encode_class(seq: list[str]) -> list[int]:
+    """Ids of the first-character classes: markers and the empty label are classes of their own."""
+    ids = _ids
+    out = []
+    for s in seq:
+        key = s if (not s or s in (OPEN, CLOSE)) else "\x00" + s[0]
+        out.append(ids.setdefault(key, len(ids)))
+    return out
+
+
 _memo: dict = {}
 
 
@@ -190,29 +223,62 @@ def lineage_distance(c: list[str], g: list[str], costs: Costs = SAMPSON2003) -> 
     hit = _memo.get(key)
     if hit is not None:
         return hit
-    sub = costs.sub
-    prev = [float(j) for j in range(len(g) + 1)]
-    for i, a in enumerate(c, 1):
-        cur = [float(i)]
-        for j, b in enumerate(g, 1):
-            best = prev[j] + 1.0
-            if cur[j - 1] + 1.0 < best:
-                best = cur[j - 1] + 1.0
-            diag = prev[j - 1] + (0.0 if a == b else sub(a, b))
-            if diag < best:
-                best = diag
-            cur.append(best)
-        prev = cur
+    if not costs.pairs and costs.default >= 2.0 and costs.first_char is not None:
+        # Exact shortcut. With these costs d = len(c) + len(g) - max(2 M + (2 - first_char) S) over
+        # alignments with M exact matches and S first-character substitutions (a substitution at
+        # cost >= 2 never beats a deletion plus an insertion). That maximum is at most
+        # 2 * LCS(first-character classes) and at least 2 * LCS(symbols); when the two LCS are
+        # equal, d is the Indel distance, which rapidfuzz computes.
+        exact = Indel.distance(_encode(c), _encode(g))
+        if exact == Indel.distance(_encode_class(c), _encode_class(g)):
+            if len(_memo) > 200_000:
+                _memo.clear()
+            _memo[key] = float(exact)
+            return float(exact)
+    prev = _weighted(c, g, costs)
     if len(_memo) > 200_000:
         _memo.clear()
-    _memo[key] = prev[-1]
+    _memo[key] = prev
+    return prev
+
+
+def _weighted(c: list[str], g: list[str], costs: Costs) -> float:
+    """Exact weighted Levenshtein distance: insertion/deletion 1, substitution ``costs.sub``."""
+    markers = (OPEN, CLOSE)
+    simple = not costs.pairs  # only the default and first-character costs: inline them
+    first, default = costs.first_char, costs.default
+    g_first = [b[0] if b and b not in markers else None for b in g]
+    prev = [float(j) for j in range(len(g) + 1)]
+    for i, a in enumerate(c, 1):
+        a_first = a[0] if a and a not in markers else None
+        cur = [float(i)]
+        left = float(i)
+        for j, b in enumerate(g, 1):
+            best = prev[j] + 1.0
+            if left + 1.0 < best:
+                best = left + 1.0
+            if a == b:
+                cost = 0.0
+            elif simple:
+                cost = first if (first is not None and a_first is not None and a_first == g_first[j - 1]) else default
+            else:
+                cost = costs.sub(a, b)
+            if cost < 2.0 or prev[j - 1] + cost < best:  # a cost of 2 never beats a deletion plus an insertion
+                diag = prev[j - 1] + cost
+                if diag < best:
+                    best = diag
+            cur.append(best)
+            left = best
+        prev = cur
     return prev[-1]
 
 
 def geig_f(gold: Tree, test: Tree, *, labelled: bool) -> float:
     """F of every phrasal node as a bracket (root included, multiset), labelled or not."""
-    g = constituents(gold, labelled=labelled)
-    t = constituents(test, labelled=labelled)
+    return _f(constituents(gold, labelled=labelled), constituents(test, labelled=labelled))
+
+
+def _f(g: list, t: list) -> float:
     pool: dict = {}
     for b in g:
         pool[b] = pool.get(b, 0) + 1
@@ -227,17 +293,20 @@ def geig_f(gold: Tree, test: Tree, *, labelled: bool) -> float:
     return 2 * p * r / (p + r)
 
 
-def la_sentence(gold: Tree, test: Tree, costs: Costs = SAMPSON2003) -> dict:
-    gl = lineages(gold)
-    tl = lineages(test)
+def la_sentence(gold: Tree | Analysis, test: Tree | Analysis, costs: Costs = SAMPSON2003) -> dict:
+    """LA score of one pair (same words), per word, with the GEIG F figures."""
+    g = gold if isinstance(gold, Analysis) else analyse(gold)
+    t = test if isinstance(test, Analysis) else analyse(test)
     words = []
-    for (word, g), (_, c) in zip(gl, tl):
-        words.append({"word": word, "score": lineage_similarity(c, g, costs), "gold": " ".join(g), "test": " ".join(c)})
+    for word, gl, tl in zip(g.words, g.lineages, t.lineages):
+        score = 1.0 if gl == tl else lineage_similarity(tl, gl, costs)
+        words.append({"word": word, "score": score, "gold": " ".join(gl), "test": " ".join(tl)})
+    gc, tc = g.constituents, t.constituents
     return {
         "score": mean([w["score"] for w in words]) if words else 0.0,
         "words": words,
-        "geig_unlabelled_f": geig_f(gold, test, labelled=False),
-        "geig_labelled_f": geig_f(gold, test, labelled=True),
+        "geig_unlabelled_f": _f([(s, e) for _, s, e in gc], [(s, e) for _, s, e in tc]),
+        "geig_labelled_f": _f(gc, tc),
     }
 
 
@@ -258,14 +327,11 @@ def score_leaf_ancestor(
     all_words: list[float] = []
     sent_scores: list[float] = []
 
-    def clean(t: Tree) -> Tree:
-        t = (prune(t, drop) or Tree(t.label, [])) if drop else t.copy()
-        return strip_labels(t) if strip_tags else t
+    def prepared(trees: list) -> list:
+        return [t if isinstance(t, BadSentence) else analyse(t, drop_tags=drop, strip_tags=strip_tags) for t in trees]
 
-    cleaned_g = [clean(t) for t in gold_trees]
-    cleaned_t = [clean(t) for t in test_trees]
-    for i, g, t, error in pairs(cleaned_g, cleaned_t, words=lambda t: t.words(), on_error=on_error,
-                                problems=problems, **where):
+    for i, g, t, error in pairs(prepared(gold_trees), prepared(test_trees), words=lambda a: a.words,
+                                on_error=on_error, problems=problems, **where):
         if error:
             rows.append({"index": i + 1, "status": "error", "message": error})
             continue

@@ -104,3 +104,17 @@ def test_words_differ_reported_with_location():
     with pytest.raises(InputError) as info:
         score_trees(g, t, "leaf-ancestor", test_file="t.txt", test_lines=[4])
     assert (info.value.problems[0].line, info.value.problems[0].sentence) == (4, "1")
+
+
+def test_sampson_shortcut_is_exact(shared_data):
+    """The rapidfuzz shortcut used for sampson2003 gives the plain DP's distance."""
+    from evaluation.trees.leaf_ancestor import _memo, _weighted
+
+    trees = read_penn(shared_data / "ptb-sample" / "wsj_0010.mrg") + read_penn(shared_data / "ptb-sample" / "wsj_0011.mrg")
+    seqs = [lin for t in trees for _, lin in lineages(t)]
+    rng = random.Random(11)
+    extra = [["S", "[", "SBAR", "]"], ["SBAR", "S", "]"], ["NP", "N1", "[", "S"], ["[", "NX", "NP", "S", "]"]]
+    for _ in range(500):
+        a, b = rng.choice(seqs + extra), rng.choice(seqs + extra)
+        _memo.clear()
+        assert lineage_distance(a, b, SAMPSON2003) == _weighted(a, b, SAMPSON2003)

@@ -1,0 +1,144 @@
+"""Speed of the constituency metrics against the Python peers a user could install.
+
+    .venv/bin/python benchmarks/trees_speed.py [--sentences 40000] [--no-peers]
+
+Data: the Penn Treebank sample in ../shared/data/ptb-sample (3,914 trees),
+repeated until there are at least ``--sentences`` sentence pairs. The gold
+side is the treebank, one tree per line (evalb's layout); the test side is a
+deterministic corruption of it (phrasal nodes removed or relabelled, some POS
+tags changed; the words are kept) so that every metric has real work to do.
+
+Timed, each end to end from the text of the two files (reading included):
+
+* ours, ``evalb`` preset with COLLINS.prm;
+* PYEVALB (PyPI ``PYEVALB``), ``Scorer.score_corpus`` + ``summary.summary``;
+* disco-dop: its PyPI release (0.5.2, 2017) does not build on Python 3.11,
+  so it cannot be installed here and is reported as not run;
+* ours, leaf-ancestor (``sampson2003`` and ``strict`` costs) on the same pairs.
+
+No figures are asserted anywhere; the script prints times and ratios.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from annotations.trees.penn import parse_penn_lines, read_penn  # noqa: E402
+from annotations.trees.tree import Tree  # noqa: E402
+from evaluation.trees import score_trees  # noqa: E402
+from evaluation.trees.evalb import COLLINS, score_evalb  # noqa: E402
+
+DATA = Path(os.environ.get("PARSEVAL_SHARED", REPO.parent / "shared")).resolve() / "data"
+
+
+def corrupt(tree: Tree, rng: random.Random) -> Tree:
+    """A copy with some phrasal nodes removed or relabelled and some tags changed (same words)."""
+
+    def walk(node: Tree, root: bool) -> list[Tree]:
+        if node.is_word:
+            return [Tree.leaf(node.word)]
+        if node.is_preterminal:
+            tag = node.label
+            if tag not in COLLINS.delete_labels and rng.random() < 0.05:  # keep punctuation deletable
+                tag = "NN" if tag != "NN" else "JJ"
+            return [Tree(tag, [Tree.leaf(node.children[0].word)])]
+        kids = [k for c in node.children for k in walk(c, False)]
+        if not root and rng.random() < 0.12:
+            return kids
+        label = node.label
+        if not root and rng.random() < 0.08:
+            label = "XP"
+        return [Tree(label, kids)]
+
+    return walk(tree, True)[0]
+
+
+def timed(fn):
+    start = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - start, result
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sentences", type=int, default=40_000)
+    ap.add_argument("--no-peers", action="store_true", help="time only our metrics")
+    args = ap.parse_args()
+
+    base = [t for p in sorted((DATA / "ptb-sample").glob("*.mrg")) for t in read_penn(p)]
+    rng = random.Random(20261122)
+    copies = -(-args.sentences // len(base))
+    gold = base * copies
+    test = [corrupt(t, rng) for t in gold]
+    gold_text = "".join(t.to_penn() + "\n" for t in gold)
+    test_text = "".join(t.to_penn() + "\n" for t in test)
+    n = len(gold)
+    print(f"data: {len(base)} PTB sample trees x {copies} = {n} sentence pairs, "
+          f"{sum(len(t.words()) for t in base) * copies} words")
+    print(f"python {sys.version.split()[0]}")
+    print()
+
+    def ours_evalb():
+        g = parse_penn_lines(gold_text, file="gold")
+        t = parse_penn_lines(test_text, file="test")
+        return score_evalb(g, t, COLLINS)
+
+    t_ours, doc = timed(ours_evalb)
+    g_trees = parse_penn_lines(gold_text)
+    t_trees = parse_penn_lines(test_text)
+    t_score, _ = timed(lambda: score_evalb(g_trees, t_trees, COLLINS))
+    a = doc["summary"]["all"]
+    print(f"ours  evalb preset (COLLINS.prm)   {t_ours:8.2f} s  ({n / t_ours:,.0f} sentences/s; "
+          f"scoring alone {t_score:.2f} s)  F={100 * a['f']:.2f} errors={a['errors']}")
+
+    rows = [("ours evalb", t_ours)]
+    if not args.no_peers:
+        try:
+            from PYEVALB import scorer as pyevalb_scorer
+            from PYEVALB import summary as pyevalb_summary
+        except ImportError:
+            print("PYEVALB                            not installed (pip install PYEVALB)")
+        else:
+            def peer():
+                with contextlib.redirect_stdout(io.StringIO()):
+                    results = pyevalb_scorer.Scorer().score_corpus(gold_text.splitlines(), test_text.splitlines())
+                    return pyevalb_summary.summary(results)
+
+            t_peer, summ = timed(peer)
+            rows.append(("PYEVALB", t_peer))
+            print(f"PYEVALB 0.1.3 score_corpus         {t_peer:8.2f} s  ({n / t_peer:,.0f} sentences/s)"
+                  f"  [no DELETE_LABEL/EQ_LABEL: different figures by design]")
+        try:
+            import discodop  # noqa: F401
+        except ImportError:
+            print("disco-dop                          not run: its PyPI release (0.5.2) does not build on "
+                  f"Python {sys.version_info.major}.{sys.version_info.minor}")
+    print()
+    t_la, la = timed(lambda: score_trees(parse_penn_lines(gold_text), parse_penn_lines(test_text),
+                                         "leaf-ancestor", costs="sampson2003"))
+    t_la_strict, la_s = timed(lambda: score_trees(parse_penn_lines(gold_text), parse_penn_lines(test_text),
+                                                  "leaf-ancestor", costs="strict"))
+    print(f"ours  leaf-ancestor (sampson2003)  {t_la:8.2f} s  ({n / t_la:,.0f} sentences/s)  "
+          f"word mean={la['summary']['word_mean']:.4f}")
+    print(f"ours  leaf-ancestor (strict)       {t_la_strict:8.2f} s  ({n / t_la_strict:,.0f} sentences/s)  "
+          f"word mean={la_s['summary']['word_mean']:.4f}")
+    print()
+    for name, secs in rows[1:]:
+        ratio = secs / t_ours
+        verdict = "faster" if ratio > 1 else "SLOWER"
+        print(f"ratio {name} / ours evalb = {ratio:.2f}  (ours is {verdict})")
+    print(f"ratio leaf-ancestor sampson2003 / ours evalb = {t_la / t_ours:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
