@@ -17,11 +17,17 @@ def add_arguments(parser) -> None:
     parser.add_argument("--head-function", action="append", default=[], metavar="TAG",
                         help="a child whose label carries this function tag is the head (e.g. HD for TIGER); repeatable")
     parser.add_argument("--transform", metavar="SPEC", help="treebank transformations applied first (see 'transform')")
+    parser.add_argument("--reliability", action="store_true",
+                        help="instead of converting: convert with and without function labels and print how far "
+                             "the two agree (Lin F, UAS, LAS)")
+    parser.add_argument("--json", metavar="OUT", help="with --reliability: write the JSON document here")
     parser.add_argument("-o", "--output", metavar="OUT", help="write here instead of standard output")
 
 
 def run(args) -> int:
     rules = load_head_rules(args.head_rules, head_functions=args.head_function)
+    if args.reliability:
+        return _reliability(args, rules)
     out = []
     for path in args.trees:
         trees = read_trees(path)
@@ -41,4 +47,27 @@ def run(args) -> int:
             fh.write(text)
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def _reliability(args, rules) -> int:
+    import json
+
+    from evaluation.deps.convert import conversion_reliability
+    from evaluation.deps.metrics import format_table
+
+    trees = []
+    for path in args.trees:
+        trees.extend(read_trees(path))
+    if args.transform:
+        from annotations.trees.transforms import apply_transforms
+
+        trees = apply_transforms(trees, args.transform)
+    doc = conversion_reliability(trees, rules)
+    doc["files"] = list(args.trees)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(doc, fh, indent=2, ensure_ascii=False)
+            fh.write("\n")
+    sys.stdout.write(format_table(doc))
     return 0

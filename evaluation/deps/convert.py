@@ -89,3 +89,31 @@ def trees_to_dependencies(
     """Convert every tree (input trees are not modified)."""
     rules = load_head_rules(rules, head_functions=head_functions)
     return [tree_to_dependencies(t, rules, index=i, file=file) for i, t in enumerate(trees, 1)]
+
+
+def conversion_reliability(
+    trees: list[Tree],
+    rules: HeadRules | str = "penn",
+    *,
+    head_functions=None,
+    punct=None,
+) -> dict:
+    """The paper's reliability check: convert with function labels and again with them
+    stripped, and score the second against the first (Lin P/R/F, UAS, LAS; fractions).
+
+    ``punct``: a :class:`~evaluation.deps.metrics.PunctRule` or spec; default the
+    Penn punctuation tags (evalb's COLLINS.prm set) on XPOS.
+    """
+    from annotations.trees.transforms import apply_transforms
+    from evaluation.deps.metrics import score_dependencies
+    from evaluation.signature import make_signature
+
+    rules = load_head_rules(rules, head_functions=head_functions)
+    with_f = trees_to_dependencies(trees, rules)
+    without = trees_to_dependencies(apply_transforms(trees, "strip-functions"), rules)
+    doc = score_dependencies(with_f, without, punct=punct or "penn", pos="xpos")
+    doc["signature"] = make_signature(
+        "conversion-reliability", head_rules=rules.name,
+        head_functions=sorted(rules.head_functions) or None, punct=punct or "penn")
+    doc["metric"] = "conversion-reliability"
+    return doc

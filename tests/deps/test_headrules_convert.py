@@ -109,3 +109,23 @@ def test_convert_cli(tmp_path, capsys, shared_data):
     assert main(["convert", str(bad)]) == 2
     assert "bad.mrg" in capsys.readouterr().err
     assert main(["convert", "--head-rules", str(tmp_path / "missing"), str(bad)]) == 2
+
+
+def test_conversion_reliability_drops_when_heads_come_from_function_labels(tmp_path, capsys):
+    from evaluation.deps.convert import conversion_reliability
+
+    tiger = parse_penn("(S (NP-SB (ART Der) (NN-HD Hund)) (VVFIN-HD bellt))")
+    doc = conversion_reliability(tiger, "penn", head_functions=["HD"])
+    # with HD: Der->Hund, Hund->bellt, bellt root; stripped (Penn S rule picks the NP):
+    # Der->Hund, Hund root, bellt->Hund. Only Der's triple survives: 1/3.
+    t = doc["totals"]
+    assert (t["matched"], t["gold"]) == (1, 3)
+    assert t["uas"] == pytest.approx(1 / 3)
+    assert doc["signature"].startswith("metric:conversion-reliability|head_rules:penn|head_functions:HD|")
+    f = tmp_path / "t.mrg"
+    f.write_text("(S (NP-SB (ART Der) (NN-HD Hund)) (VVFIN-HD bellt))\n")
+    out = tmp_path / "rel.json"
+    assert main(["convert", "--reliability", "--head-function", "HD", "--json", str(out), str(f)]) == 0
+    assert "UAS  33.33" in capsys.readouterr().out
+    import json
+    assert json.loads(out.read_text())["totals"]["matched"] == 1
