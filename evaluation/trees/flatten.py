@@ -129,7 +129,7 @@ def apply_rules_once(tree: Tree, rules: list[Rule]) -> Tree:
                     continue
                 return list(node.children)
             victim = node.children[rule.index]
-            if victim.word is None:
+            if victim.word is None and not victim.is_preterminal:  # a word cannot be promoted
                 node.children[rule.index : rule.index + 1] = victim.children
             return [node]
         return [node]

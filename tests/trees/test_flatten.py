@@ -75,3 +75,9 @@ def test_score_trees_conformance_with_rules(tmp_path):
     s = doc["summary"]
     assert (s["key"], s["response"], s["matched"]) == (10, 15, 10)
     assert s["recall"] == 1.0 and s["precision"] == pytest.approx(10 / 15) and s["conformance"] == 1.0
+
+
+def test_child_rule_on_a_preterminal_is_ignored():
+    (tree,) = parse_penn("(S (NP (DT a) (NN b)) (VP (VB c) (NP (NN d))))")
+    flat = flatten(tree, parse_rules("(VP VB^ NP)\n"))
+    assert flat.to_penn() == "(S (NP (DT a) (NN b)) (VP (VB c) (NN d)))"
