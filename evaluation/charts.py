@@ -60,7 +60,7 @@ def _frame(width: int, height: int, title: str, desc: str, body: list[str]) -> S
     uid = next(_ids)
     return mark_safe(
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {width} {height}" '
-        f'width="100%" preserveAspectRatio="xMinYMin meet" role="img" '
+        f'width="{width}" height="{height}" role="img" '
         f'aria-labelledby="chart{uid}-title chart{uid}-desc">'
         f'<title id="chart{uid}-title">{escape(title)}</title>'
         f'<desc id="chart{uid}-desc">{escape(desc)}</desc>'
@@ -106,18 +106,24 @@ def _scale(y_min: float, y_max: float, top: int, plot_h: int):
 
 
 def _legend(series: Sequence[Series], left: int, top: int, width: int) -> tuple[list[str], int]:
-    """Legend entries laid out in rows; returns the marks and the height used."""
-    out, x, y, row_h = [], left, top, 18
-    for i, s in enumerate(series):
-        name = s.name if len(s.name) <= 40 else s.name[:39] + "…"
-        w = 24 + 7 * len(name)
-        if x + w > left + width and x > left:
-            x, y = left, y + row_h
+    """Legend entries in equal columns; returns the marks and the height used."""
+    names = [s.name if len(s.name) <= 48 else s.name[:47] + "…" for s in series]
+    col_w = 28 + 7.4 * max((len(n) for n in names), default=0)
+    columns = max(1, int(width // col_w))
+    out, row_h = [], 18
+    for i, name in enumerate(names):
+        x = left + (i % columns) * col_w
+        y = top + (i // columns) * row_h
         colour, shape = PALETTE[i % len(PALETTE)], MARKERS[(i // len(PALETTE)) % len(MARKERS)]
         out.append(f'<g class="legend-item">{_marker(shape, x + 6, y - 4, colour)}'
-                   f'<text x="{x + 16}" y="{y}" font-size="12">{escape(name)}</text></g>')
-        x += w + 12
-    return out, (y - top) + row_h
+                   f'<text x="{x + 16:.1f}" y="{y}" font-size="12">{escape(name)}</text></g>')
+    rows = (len(names) + columns - 1) // columns
+    return out, rows * row_h
+
+
+def _tick_depth(categories: Sequence[str]) -> int:
+    """Vertical room taken by the category labels, drawn at -40 degrees."""
+    return int(14 + 0.64 * 6.6 * max((len(c) for c in categories), default=0))
 
 
 def line_chart(
@@ -153,7 +159,7 @@ def line_chart(
             f'<text class="tick" font-size="11" text-anchor="end" '
             f'transform="translate({x:.1f} {base + 12}) rotate(-40)">{escape(cat)}</text>'
         )
-    label_y = base + 92
+    label_y = base + _tick_depth(categories) + 16
     body.append(f'<text class="axis-label" x="{left + plot_w / 2:.1f}" y="{label_y}" text-anchor="middle" font-size="12">{escape(x_label)}</text>')
     for si, s in enumerate(series):
         colour, shape = PALETTE[si % len(PALETTE)], MARKERS[(si // len(PALETTE)) % len(MARKERS)]
@@ -182,7 +188,9 @@ def line_chart(
             )
         group.append("</g>")
         body.extend(group)
-    legend, legend_h = _legend(series, left, label_y + 24, plot_w)
+    legend_w = max(plot_w, 560)
+    width = max(width, left + legend_w + right)
+    legend, legend_h = _legend(series, left, label_y + 24, legend_w)
     body.extend(legend)
     height = label_y + 24 + legend_h
     return _frame(width, height, title, desc or f"{len(series)} series over {len(categories)} categories", body)
@@ -229,6 +237,6 @@ def bar_chart(
             f'height="{base - y:.1f}" fill="{PALETTE[0]}"/>{whisker}'
             f'<title>{escape(_tooltip(series_name or title, cat, p))}</title></g>'
         )
-    label_y = base + 80
+    label_y = base + _tick_depth(categories) + 16
     body.append(f'<text class="axis-label" x="{left + plot_w / 2:.1f}" y="{label_y}" text-anchor="middle" font-size="12">{escape(x_label)}</text>')
     return _frame(width, label_y + 10, title, desc or f"{len(categories)} bars", body)

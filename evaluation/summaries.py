@@ -133,6 +133,7 @@ def campaign_results(campaign: Campaign, runs=None, *, cells: Q | None = None) -
                 "cells": cell_rows.get(result.pk, []),
             }
         )
+    entries.sort(key=lambda e: (e["label"], e["name"], e["run"]))
     return {
         "campaign": {"slug": campaign.slug, "name": campaign.name, "kind": campaign.kind},
         "generated_at": timezone.now().isoformat(),

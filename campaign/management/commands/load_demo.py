@@ -1,0 +1,226 @@
+"""``python manage.py load_demo``: a complete, published demo campaign.
+
+Builds "EASY reference (demo)" from the shared EASY reference corpus with its
+six genres (through the corpus import service), an organiser, four teams of
+one member each and two synthetic runs per team (the gold perturbed as
+documented in :mod:`campaign.demo`), uploads them through the run service,
+scores them synchronously, and walks the campaign through its life cycle to
+``published`` so that the public results page has a snapshot.
+
+Idempotent: a second call finds what is there, resets the demo passwords
+and does only what is missing.
+"""
+from __future__ import annotations
+
+import tempfile
+import zipfile
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group, Permission
+from django.core.files import File
+from django.core.management.base import BaseCommand, CommandError
+from django.db.models import Q
+from django.urls import reverse
+
+from annotations.easy import read_document, write_document
+from annotations.errors import InputError
+from campaign import demo
+from campaign.models import Campaign, CampaignState, Publication, Run, RunStatus
+
+DEFAULT_SLUG = "easy-reference-demo"
+NAME = "EASY reference (demo)"
+ORGANISER = ("organiser", "demo-organiser-pw")
+GENRE_NAMES = {
+    "general": "General press",
+    "litteraire": "Literature",
+    "mail": "E-mail",
+    "medical": "Medical",
+    "oral": "Oral transcripts",
+    "questions": "Questions",
+}
+PATH_TO_PUBLISHED = [CampaignState.OPEN, CampaignState.CLOSED, CampaignState.SCORED,
+                     CampaignState.RELEASED, CampaignState.PUBLISHED]
+
+
+def member_password(username: str) -> str:
+    return f"demo-{username}-pw"
+
+
+class Command(BaseCommand):
+    help = "Load the demo campaign (EASY reference corpus, four teams, synthetic scored runs, published)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--slug", default=DEFAULT_SLUG, help=f"campaign slug (default {DEFAULT_SLUG})")
+        parser.add_argument("--data", help="folder of EASY gold files (default: SHARED_DIR/data/easy-ref/ref)")
+        parser.add_argument("--documents", type=int, default=0,
+                            help="use only the first N documents of each genre (0: all; for quick tries)")
+        parser.add_argument("--bootstrap", type=int,
+                            help="bootstrap resamples for the intervals (default: the engine's)")
+        parser.add_argument("--base-url", default="http://127.0.0.1:8000", help="printed in the summary")
+
+    def handle(self, *args, slug, data, documents, bootstrap, base_url, **options):
+        source = Path(data) if data else Path(settings.SHARED_DIR) / "data" / "easy-ref" / "ref"
+        gold_paths = self._gold_paths(source, documents)
+        organiser = self._organiser()
+        campaign = self._campaign(slug, organiser, bootstrap)
+        if not campaign.documents.exists():
+            self._import(campaign, gold_paths, organiser)
+        self._guide(campaign)
+        self._advance(campaign, organiser, until=CampaignState.OPEN)
+        teams = self._teams(campaign)
+        if campaign.state == CampaignState.OPEN:
+            self._runs(campaign, teams, gold_paths)
+        self._advance(campaign, organiser, until=CampaignState.PUBLISHED)
+        self._summary(campaign, teams, base_url)
+
+    # -- steps -------------------------------------------------------------------------------
+
+    def _gold_paths(self, source: Path, documents: int) -> list[Path]:
+        paths = sorted(source.glob("*.xml"))
+        if not paths:
+            raise CommandError(f"No EASY gold file (*.xml) in {source}; set PARSEVAL_SHARED or pass --data.")
+        if documents:
+            from evaluation.easy.files import genre_of
+
+            per_genre: dict[str, list[Path]] = {}
+            for p in paths:
+                per_genre.setdefault(genre_of(p.stem), []).append(p)
+            paths = sorted(p for group in per_genre.values() for p in group[:documents])
+        return paths
+
+    def _organiser(self):
+        user_model = get_user_model()
+        user, _ = user_model.objects.get_or_create(username=ORGANISER[0], defaults={"email": "organiser@example.org"})
+        user.is_staff = True
+        user.set_password(ORGANISER[1])
+        user.save()
+        group, _ = Group.objects.get_or_create(name="Organisers")
+        group.permissions.set(Permission.objects.filter(
+            Q(content_type__app_label__in=["campaign", "annotations", "evaluation"])
+            & ~Q(codename__startswith="delete_")
+        ))
+        user.groups.add(group)
+        return user
+
+    def _campaign(self, slug: str, organiser, bootstrap: int | None) -> Campaign:
+        campaign, created = Campaign.objects.get_or_create(slug=slug, defaults={
+            "name": NAME,
+            "description": (
+                "A demonstration of the platform on the EASY reference corpus as revised in PASSAGE "
+                "(CEA LIST, MIT licence; annotation from the EASY and PASSAGE campaigns). Every run of "
+                "this campaign is synthetic: gold annotation perturbed in documented ways, not a parser."
+            ),
+            "language": "fr",
+            "publication": Publication.CODED,
+            "corpus_public": True,
+            "runs_per_team": 3,
+        })
+        if created and bootstrap is not None:
+            campaign.metrics = {"bootstrap": bootstrap}
+            campaign.save(update_fields=["metrics"])
+        campaign.organisers.add(organiser)
+        self.stdout.write(f"{'Created' if created else 'Found'} campaign {campaign.name!r} ({campaign.state}).")
+        return campaign
+
+    def _import(self, campaign: Campaign, gold_paths: list[Path], organiser) -> None:
+        from campaign.services.corpus import import_corpus
+
+        try:
+            summary = import_corpus(campaign, gold_paths, actor=organiser)
+        except InputError as exc:
+            raise CommandError(f"The corpus could not be imported:\n{exc}") from None
+        for genre in campaign.genres.all():
+            if genre.code in GENRE_NAMES:
+                genre.name = GENRE_NAMES[genre.code]
+                genre.save(update_fields=["name"])
+        self.stdout.write(f"Imported {summary.documents} documents, {summary.sentences} sentences, "
+                          f"{summary.words} words in {len(summary.genres) or campaign.genres.count()} genres.")
+
+    def _guide(self, campaign: Campaign) -> None:
+        from annotations.easy import DEFAULT_SCHEMA
+        from annotations.models import AnnotationGuide, GuideVersion
+
+        guide, _ = AnnotationGuide.objects.get_or_create(campaign=campaign, defaults={"title": "EASY annotation guide"})
+        GuideVersion.objects.get_or_create(guide=guide, version="1.0", defaults={
+            "notes": "The EASY schema: 6 constituent types, 14 relation types.", "schema": DEFAULT_SCHEMA.to_dict(),
+        })
+
+    def _advance(self, campaign: Campaign, organiser, *, until: str) -> None:
+        from campaign.lifecycle import TransitionRefused, transition
+        from campaign.visibility import state_at_least
+
+        for state in PATH_TO_PUBLISHED[: PATH_TO_PUBLISHED.index(until) + 1]:
+            if state_at_least(campaign, state):
+                continue
+            try:
+                transition(campaign, state, actor=organiser)
+            except TransitionRefused as exc:
+                raise CommandError(str(exc)) from None
+            self.stdout.write(f"Campaign moved to {campaign.state}.")
+
+    def _teams(self, campaign: Campaign) -> list:
+        from campaign.services.teams import create_team
+
+        user_model = get_user_model()
+        teams = []
+        for spec in demo.TEAMS:
+            user, _ = user_model.objects.get_or_create(username=spec["user"],
+                                                       defaults={"email": f"{spec['user']}@example.org"})
+            user.set_password(member_password(spec["user"]))
+            user.save()
+            team = campaign.teams.filter(name=spec["name"]).first()
+            if team is None:
+                if campaign.state != CampaignState.OPEN:
+                    raise CommandError(f"Team {spec['name']!r} is missing and the campaign is no longer open.")
+                team = create_team(campaign, user, name=spec["name"], affiliation="Demo (synthetic)")
+            teams.append((spec, team, user))
+        return teams
+
+    def _runs(self, campaign: Campaign, teams, gold_paths: list[Path]) -> None:
+        from campaign.services.runs import upload_run
+        from config.celery import app
+
+        docs = [read_document(p, gold=True, strict=True, name=p.name) for p in gold_paths]
+        eager = app.conf.task_always_eager
+        app.conf.task_always_eager = True  # score here and now, whatever broker is configured
+        try:
+            with tempfile.TemporaryDirectory(prefix="demo-runs-") as tmp:
+                for spec, team, user in teams:
+                    for recipe in spec["runs"]:
+                        if team.runs.filter(name=recipe.name).exists():
+                            continue
+                        archive = Path(tmp) / f"{recipe.name.split()[0]}.zip"
+                        with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
+                            for doc in docs:
+                                member = Path(tmp) / doc.name
+                                write_document(demo.perturb(doc, recipe), member)
+                                zf.write(member, doc.name)
+                                member.unlink()
+                        self.stdout.write(f"Scoring {team.name} / {recipe.name} ...")
+                        with archive.open("rb") as fh:
+                            run = upload_run(campaign=campaign, team=team, user=user, name=recipe.name,
+                                             uploaded_file=File(fh, name=archive.name),
+                                             system_description=recipe.description)
+                        Run.objects.filter(pk=run.pk).update(synthetic=True)
+                        run.refresh_from_db()
+                        if run.status != RunStatus.SCORED:
+                            raise CommandError(f"The demo run {recipe.name!r} ended {run.status}: {run.status_reason}")
+        finally:
+            app.conf.task_always_eager = eager
+
+    def _summary(self, campaign: Campaign, teams, base_url: str) -> None:
+        runs = campaign.runs.filter(synthetic=True, status=RunStatus.SCORED).count()
+        self.stdout.write(self.style.SUCCESS(
+            f"\nDemo ready: {campaign.name!r}, state {campaign.state}, {campaign.teams.count()} teams, "
+            f"{runs} scored synthetic runs."
+        ))
+        self.stdout.write(f"  Results:   {base_url}{reverse('results:campaign', args=[campaign.slug])}")
+        self.stdout.write(f"  Campaign:  {base_url}{campaign.get_absolute_url()}")
+        self.stdout.write(f"  Console:   {base_url}{reverse('console:dashboard', args=[campaign.slug])}  "
+                          f"(admin: {base_url}{reverse('admin:index')})")
+        self.stdout.write("Logins (user name / password):")
+        self.stdout.write(f"  {ORGANISER[0]:<10} / {ORGANISER[1]:<20} organiser (console and admin)")
+        for spec, team, user in teams:
+            self.stdout.write(f"  {user.username:<10} / {member_password(user.username):<20} member of {team.name}")

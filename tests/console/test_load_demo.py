@@ -1,0 +1,115 @@
+"""The demo command on a small slice of the real EASY reference corpus."""
+from __future__ import annotations
+
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import authenticate
+from django.core.management import call_command
+
+from annotations.easy import read_document, write_document
+from campaign import demo
+from campaign.models import Campaign, CampaignState, Run, RunStatus
+from evaluation.models import PublishedSnapshot, Result
+
+SENTENCES = 12
+
+
+@pytest.fixture
+def small_corpus(shared_data, tmp_path) -> Path:
+    """The first sentences of one document per genre, as gold files."""
+    out = tmp_path / "gold"
+    out.mkdir()
+    seen = set()
+    for path in sorted((shared_data / "easy-ref" / "ref").glob("*.xml")):
+        genre = path.stem.split("_")[0]
+        if genre in seen:
+            continue
+        seen.add(genre)
+        doc = read_document(path, gold=True, strict=True, name=path.name)
+        doc.sentences = doc.sentences[:SENTENCES]
+        write_document(doc, out / path.name)
+    assert len(seen) == 6
+    return out
+
+
+@pytest.mark.django_db(transaction=True)
+def test_load_demo_builds_a_published_campaign_of_synthetic_scored_runs(small_corpus, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    out = StringIO()
+    call_command("load_demo", "--data", str(small_corpus), "--bootstrap", "20", "--slug", "demo-t", stdout=out)
+    text = out.getvalue()
+
+    campaign = Campaign.objects.get(slug="demo-t")
+    assert campaign.name == "EASY reference (demo)"
+    assert campaign.state == CampaignState.PUBLISHED
+    assert sorted(campaign.genres.values_list("code", flat=True)) == [
+        "general", "litteraire", "mail", "medical", "oral", "questions"]
+    assert campaign.documents.count() == 6
+    teams = list(campaign.teams.prefetch_related("members"))
+    assert len(teams) == 4 and all(t.members.count() == 1 for t in teams)
+    runs = Run.objects.filter(campaign=campaign)
+    expected = sum(len(t["runs"]) for t in demo.TEAMS)
+    assert runs.count() == expected
+    assert all(r.synthetic and r.status == RunStatus.SCORED for r in runs)
+    assert all("synthetic" in r.name.lower() and "synthetic" in r.system_description.lower() for r in runs)
+    assert Result.objects.filter(run__campaign=campaign).count() == expected
+
+    # the perturbations make different runs score differently; the constituents-only run has no relations
+    pooled = {}
+    for r in runs:
+        cell = r.results.get().cells.filter(layer="constituents", match="EQUAL", genre="ALL", type="ALL",
+                                            aggregation="micro").first()
+        pooled[r.name] = cell.f if cell else None
+        has_relations = r.results.get().cells.filter(layer="relations").exists()
+        assert has_relations == ("constituents-only" not in r.name)
+    assert len({round(v, 6) for v in pooled.values() if v is not None}) >= 4
+    assert max(pooled.values()) <= 1.0
+
+    snapshot = PublishedSnapshot.objects.get(campaign=campaign)
+    assert len(snapshot.data["runs"]) == expected
+
+    # the printed logins work
+    assert "/results/demo-t/" in text
+    assert authenticate(username="organiser", password="demo-organiser-pw") is not None
+    for spec in demo.TEAMS:
+        assert f"{spec['user']}" in text and f"demo-{spec['user']}-pw" in text
+        assert authenticate(username=spec["user"], password=f"demo-{spec['user']}-pw") is not None
+
+    # a second call changes nothing
+    call_command("load_demo", "--data", str(small_corpus), "--bootstrap", "20", "--slug", "demo-t", stdout=StringIO())
+    assert Run.objects.filter(campaign=campaign).count() == expected
+    assert Result.objects.filter(run__campaign=campaign).count() == expected
+    assert PublishedSnapshot.objects.filter(campaign=campaign).count() == 1
+
+
+def test_perturbations_leave_the_gold_untouched_and_do_what_they_say(shared_data):
+    path = shared_data / "easy-ref" / "ref" / "general_lemonde.xml"
+    gold = read_document(path, gold=True, strict=True, name=path.name)
+    before = [(len(s.groups), len(s.relations), [(g.start, g.end, g.type) for g in s.groups]) for s in gold.sentences]
+
+    only = demo.perturb(gold, demo.Recipe("c", "", ((demo.constituents_only, 1.0),), 1))
+    assert not any(s.relations for s in only.sentences) and not only.has_relations
+
+    dropped = demo.perturb(gold, demo.Recipe("d", "", ((demo.drop_relations, 0.5),), 2))
+    kept = sum(len(s.relations) for s in dropped.sentences) / sum(len(s.relations) for s in gold.sentences)
+    assert 0.4 < kept < 0.6
+
+    shifted = demo.perturb(gold, demo.Recipe("s", "", ((demo.shift_boundaries, 0.3),), 3))
+    moved = total = 0
+    for g_sent, s_sent in zip(gold.sentences, shifted.sentences):
+        for a, b in zip(sorted(g_sent.groups, key=lambda g: g.start), s_sent.groups):
+            total += 1
+            moved += (a.start, a.end) != (b.start, b.end)
+        spans = sorted((g.start, g.end) for g in s_sent.groups)
+        assert all(e1 <= s2 for (_, e1), (s2, _) in zip(spans, spans[1:]))  # never overlapping
+        assert all(0 <= s < e <= len(s_sent.forms) for s, e in spans)
+    assert 0.15 < moved / total < 0.35
+
+    typed = demo.perturb(gold, demo.Recipe("t", "", ((demo.wrong_types, 1.0),), 4))
+    for g_sent, t_sent in zip(gold.sentences, typed.sentences):
+        for r in t_sent.relations:
+            assert list(r.args) == list(demo.DEFAULT_SCHEMA.roles(r.type))
+    assert before == [(len(s.groups), len(s.relations), [(g.start, g.end, g.type) for g in s.groups])
+                      for s in gold.sentences]
