@@ -25,7 +25,7 @@ import os
 from dataclasses import asdict, dataclass
 
 from annotations.errors import InputError
-from annotations.trees.penn import Forest
+from annotations.trees.penn import BadSentence, Forest
 from annotations.trees.tree import Tree
 from evaluation.signature import make_signature
 
@@ -372,8 +372,11 @@ def score_geig1991(
         p = prune(t, null)
         return p.words() if p is not None else []
 
-    cleaned_g = [prune(t, null) or Tree(t.label, []) for t in gold_trees]
-    cleaned_t = [prune(t, null) or Tree(t.label, []) for t in test_trees]
+    def cleaned(trees: list) -> list:
+        return [t if isinstance(t, BadSentence) else (prune(t, null) or Tree(t.label, [])) for t in trees]
+
+    cleaned_g = cleaned(gold_trees)
+    cleaned_t = cleaned(test_trees)
     for i, g, t, error in pairs(cleaned_g, cleaned_t, words=words, on_error=on_error, problems=problems, **where):
         if error:
             rows.append({"index": i + 1, "status": "error", "message": error})

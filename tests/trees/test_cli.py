@@ -113,3 +113,18 @@ def test_flatten_command(tmp_path):
     (tmp_path / "rules").write_text("(VP VBN VP)\n")
     proc = run("flatten", "--rules", str(tmp_path / "rules"), str(tmp_path / "trees"))
     assert proc.returncode == 2 and "line 1" in proc.stderr
+
+
+@pytest.mark.parametrize("metric", ["evalb", "geig1991", "conformance", "leaf-ancestor"])
+def test_skip_mode_lists_malformed_and_mismatched_lines(tmp_path, metric):
+    good = "(S (A (P this)) (B (Q is) (A (R a) (T test))))"
+    (tmp_path / "g").write_text("\n".join([good, good, good]) + "\n")
+    (tmp_path / "t").write_text("\n".join([good + ")", good.replace("is", "was"), good]) + "\n")
+    proc = run("trees", "--gold", str(tmp_path / "g"), "--test", str(tmp_path / "t"), "--metric", metric,
+               "--on-error", "skip", "--json", "-")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert [r["status"] for r in doc["sentences"]] == ["error", "error", "ok"]
+    proc = run("trees", "--gold", str(tmp_path / "g"), "--test", str(tmp_path / "t"), "--metric", metric,
+               "--on-error", "raise")
+    assert proc.returncode == 2 and "line 1" in proc.stderr

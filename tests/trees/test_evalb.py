@@ -253,3 +253,42 @@ def test_line_reader_keeps_outer_pair_as_evalb_does():
     assert doc["sentences"][0]["gold_brackets"] == 4
     (t,) = parse_penn_lines("( (S (A (P x)) (B (Q y))) )\n", strip_outer=True)
     assert score_evalb([t], [t], EvalbParams())["sentences"][0]["gold_brackets"] == 3
+
+
+@pytest.mark.parametrize(
+    "index, status, length, matched, gold, test, words, tags, why",
+    [
+        (9, "ok", 4, 4, 4, 5, 4, 4, "unary chain: A(2,4) twice, one copy unmatched"),
+        (10, "ok", 4, 4, 4, 8, 4, 4, "unary chain of five A(2,4)"),
+        (12, "error", 4, 0, 0, 0, 0, 0, "words differ: was / is"),
+        (15, "ok", 4, 4, 4, 4, 4, 4, "TOP deleted"),
+        (18, "ok", 4, 4, 4, 4, 4, 4, "EQ_LABEL T TT on the tag"),
+        (19, "ok", 4, 4, 4, 4, 4, 4, "EQ_WORD This this"),
+        (22, "ok", 44, 34, 34, 34, 44, 44, "longer than CUTOFF_LEN"),
+        (23, "ok", 4, 4, 4, 4, 4, 4, "-NONE- deleted, not counted in the length"),
+        (24, "ok", 5, 4, 4, 4, 4, 4, "':' deleted but counted in the length"),
+    ],
+)
+def test_sample_classic_cases(sample, index, status, length, matched, gold, test, words, tags, why):
+    row = sample["sentences"][index - 1]
+    got = (row["status"], row["length"], row["matched"], row["gold_brackets"], row["test_brackets"],
+           row["words"], row["correct_tags"])
+    assert got == (status, length, matched, gold, test, words, tags), why
+
+
+def test_sample_cutoff_excludes_only_the_long_sentence(sample):
+    a, c = sample["summary"]["all"], sample["summary"]["cutoff"]
+    assert a["sentences"] - c["sentences"] == 1
+    assert a["gold_brackets"] - c["gold_brackets"] == 34
+
+
+def test_punctuation_deletion_collins_versus_sample_prm(shared_data):
+    # sample.prm does not delete ".", COLLINS.prm does: a test tree that attaches the final stop
+    # inside the VP loses the VP and S matches only under sample.prm
+    gold = "(S (NP (DT the) (NN cat)) (VP (VBD sat)) (. .))"
+    test = "(S (NP (DT the) (NN cat)) (VP (VBD sat) (. .)))"
+    d = shared_data / "evalb-sample"
+    collins = _one(gold, test, load_prm(d / "COLLINS.prm"))
+    sample_prm = _one(gold, test, load_prm(d / "sample.prm"))
+    assert (collins["matched"], collins["words"]) == (3, 3)
+    assert (sample_prm["matched"], sample_prm["words"]) == (2, 4)
