@@ -24,6 +24,7 @@ from lxml import etree
 
 from annotations.errors import InputError, Problem
 
+from .fastpath import FastPath
 from .model import Document, Form, Group, Relation, Sentence
 from .schema import DEFAULT_SCHEMA, EasySchema
 
@@ -291,6 +292,51 @@ class SentenceParser:
         sent.relations.append(Relation(rid, rtype, {role: args[role] for role in roles}, extras, line))
 
 
+def compare_forms(sentence: Sentence, expected, file: str) -> list[Problem]:
+    """Problems of a run sentence whose forms differ from the reference's ``((form id, text), ...)``."""
+    out = []
+    forms = sentence.forms
+    if len(forms) == len(expected):
+        for f, (eid, etext) in zip(forms, expected):
+            if f.id != eid:
+                out.append(Problem(f"form id {f.id}, expected {eid} ({etext!r})", file=file, line=f.line,
+                                   sentence=sentence.id, element=f.id))
+            elif f.text != etext:
+                out.append(Problem(f"form {f.id} is {f.text!r}, expected {etext!r}", file=file, line=f.line,
+                                   sentence=sentence.id, element=f.id))
+        return out
+    first = next((k for k, (f, e) in enumerate(zip(forms, expected)) if (f.id, f.text) != tuple(e)), None)
+    if first is None:
+        first = min(len(forms), len(expected))
+    if first < len(forms):
+        f = forms[first]
+        got, line, element = f"{f.id} {f.text!r}", f.line, f.id
+    else:
+        got, line, element = "the end of the sentence", sentence.line, "E"
+    want = f"{expected[first][0]} {expected[first][1]!r}" if first < len(expected) else "the end of the sentence"
+    out.append(Problem(f"sentence has {len(forms)} forms, expected {len(expected)}: at position {first + 1} "
+                       f"found {got}, expected {want}", file=file, line=line, sentence=sentence.id,
+                       element=element))
+    return out
+
+
+def _same_forms(fids, texts, expected) -> bool:
+    if len(expected) != len(fids):
+        return False
+    for fid, text, (eid, etext) in zip(fids, texts, expected):
+        if fid != eid or (text != etext and text.strip() != etext):
+            return False
+    return True
+
+
+def _declares_entities(root) -> bool:
+    try:
+        dtd = root.getroottree().docinfo.internalDTD
+    except Exception:  # pragma: no cover - defensive
+        return True
+    return dtd is not None and any(True for _ in dtd.iterentities())
+
+
 def iter_sentences(
     source,
     *,
@@ -300,6 +346,11 @@ def iter_sentences(
     warnings: list | None = None,
     info: dict | None = None,
     name: str | None = None,
+    want=None,
+    expected_forms=None,
+    expected_complete: bool = False,
+    seen: list | None = None,
+    fast: bool = True,
 ) -> Iterator[Sentence]:
     """Yield the sentences of one EASY file, one at a time.
 
@@ -308,12 +359,22 @@ def iter_sentences(
     :class:`InputError` (with all of that sentence's problems). Malformed
     XML always stops reading. ``info``, if given, receives the document
     attributes and whether groups and relations were seen.
+
+    ``want(sentence_id)`` (default: every sentence) selects the sentences
+    to build and yield; the others are only validated. ``expected_forms``
+    maps sentence ids to ``((form id, text), ...)``: form ids and texts
+    that differ are problems, and so is a sentence id it lacks when
+    ``expected_complete``. ``seen`` receives every sentence id read.
     """
     file = name or source_name(source)
     strict = problems is None
     sink = ProblemSink(None) if strict else problems
     warnings = [] if warnings is None else warnings
     parser = SentenceParser(file, schema, gold=gold, problems=sink, warnings=warnings)
+    fastpath = _fast_path(schema) if fast else None
+    if fastpath is not None and not fastpath.enabled:
+        fastpath = None
+    seen_ids = parser.seen_sentences
     info = {} if info is None else info
     info.setdefault("attributes", {})
     seen_root = False
@@ -328,6 +389,8 @@ def iter_sentences(
                                          element="DOCUMENT"))
                     seen_root = True
                     info["attributes"] = dict(el.attrib)
+                    if fastpath is not None and _declares_entities(el):
+                        fastpath = None
                 elif el.tag == "E":
                     current = el.get("id")
                 continue
@@ -337,7 +400,41 @@ def iter_sentences(
             if parent is None or parent.tag != "DOCUMENT" or parent.getparent() is not None:
                 sink.add(Problem("sentence <E> outside the <DOCUMENT> root element", file=file,
                                  line=el.sourceline, sentence=el.get("id"), element="E"))
-            sent = parser.parse(el)
+            sid = el.get("id")
+            sent = None
+            wanted = want is None or want(sid)
+            ok = None
+            if not wanted and fastpath is not None and sid and sid not in seen_ids:
+                # a sentence that is only validated: try the fast path first
+                ok = fastpath.check(el, sid, expected_forms is not None)
+                if ok is not None and expected_forms is not None:
+                    exp = expected_forms.get(sid)
+                    if exp is None:
+                        if expected_complete:
+                            ok = None
+                    elif not _same_forms(ok[0], ok[1], exp):
+                        ok = None
+            if ok is not None:
+                seen_ids.add(sid)
+                if ok[2]:
+                    parser.saw_group = True
+                if ok[3]:
+                    parser.saw_relation = True
+            else:
+                sent = parser.parse(el)
+                if expected_forms is not None:
+                    exp = expected_forms.get(sent.id)
+                    if exp is None:
+                        if expected_complete:
+                            sink.add(Problem(f"unknown sentence id {sent.id}: not in the corpus", file=file,
+                                             line=sent.line, sentence=sent.id, element="E"))
+                    else:
+                        for p in compare_forms(sent, exp, file):
+                            sink.add(p)
+                if not wanted:
+                    sent = None
+            if seen is not None:
+                seen.append(sid)
             # free memory: the sentence and everything before it
             el.clear(keep_tail=False)
             if parent is not None:
@@ -351,7 +448,8 @@ def iter_sentences(
             current = None
             if strict and len(sink):
                 raise InputError(sink.result())
-            yield sent
+            if sent is not None:
+                yield sent
     except etree.XMLSyntaxError as exc:
         line = exc.lineno if exc.lineno else None
         msg = exc.msg or str(exc)
@@ -367,6 +465,18 @@ def iter_sentences(
     info["has_relations"] = parser.saw_relation
     if strict and len(sink) > before:
         raise InputError(sink.result())
+
+
+_FAST_CACHE: dict[int, tuple] = {}
+
+
+def _fast_path(schema: EasySchema):
+    hit = _FAST_CACHE.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    fp = FastPath(schema)
+    _FAST_CACHE[id(schema)] = (schema, fp)
+    return fp
 
 
 def read_document(

@@ -13,7 +13,7 @@ from typing import Mapping
 from annotations.errors import Problem
 
 from .model import Document, Sentence
-from .reader import DEFAULT_MAX_PROBLEMS, ProblemSink, iter_sentences, read_document, source_name
+from .reader import DEFAULT_MAX_PROBLEMS, ProblemSink, compare_forms, iter_sentences, read_document, source_name
 from .schema import DEFAULT_SCHEMA, EasySchema
 
 ReferenceForms = Mapping[str, tuple[tuple[str, str], ...]]
@@ -26,34 +26,6 @@ def reference_forms(reference) -> dict[str, tuple[tuple[str, str], ...]]:
     if isinstance(reference, (str, os.PathLike)):
         reference = read_document(reference, gold=True)
     return {s.id: tuple((f.id, f.text) for f in s.forms) for s in reference.sentences}
-
-
-def compare_forms(sentence: Sentence, expected: tuple[tuple[str, str], ...], file: str) -> list[Problem]:
-    """Problems of a run sentence whose forms differ from the reference's."""
-    out = []
-    forms = sentence.forms
-    if len(forms) == len(expected):
-        for f, (eid, etext) in zip(forms, expected):
-            if f.id != eid:
-                out.append(Problem(f"form id {f.id}, expected {eid} ({etext!r})", file=file, line=f.line,
-                                   sentence=sentence.id, element=f.id))
-            elif f.text != etext:
-                out.append(Problem(f"form {f.id} is {f.text!r}, expected {etext!r}", file=file, line=f.line,
-                                   sentence=sentence.id, element=f.id))
-        return out
-    first = next((k for k, (f, e) in enumerate(zip(forms, expected)) if (f.id, f.text) != e), None)
-    if first is None:
-        first = min(len(forms), len(expected))
-    if first < len(forms):
-        f = forms[first]
-        got, line, element = f"{f.id} {f.text!r}", f.line, f.id
-    else:
-        got, line, element = "the end of the sentence", sentence.line, "E"
-    want = f"{expected[first][0]} {expected[first][1]!r}" if first < len(expected) else "the end of the sentence"
-    out.append(Problem(f"sentence has {len(forms)} forms, expected {len(expected)}: at position {first + 1} "
-                       f"found {got}, expected {want}", file=file, line=line, sentence=sentence.id,
-                       element=element))
-    return out
 
 
 def validate_run(
@@ -78,20 +50,24 @@ def validate_run(
         file = run.name
         for p in run.problems:
             sink.add(p)
-        sentences = run.sentences
+        seen = set()
+        for s in run.sentences:
+            seen.add(s.id)
+            forms = expected.get(s.id)
+            if forms is None:
+                sink.add(Problem(f"unknown sentence id {s.id}: not in the corpus", file=file, line=s.line,
+                                 sentence=s.id, element="E"))
+                continue
+            for p in compare_forms(s, forms, file):
+                sink.add(p)
     else:
         file = source_name(run)
-        sentences = iter_sentences(run, schema=schema, gold=False, problems=sink, warnings=warnings, name=file)
-    seen = set()
-    for s in sentences:
-        seen.add(s.id)
-        forms = expected.get(s.id)
-        if forms is None:
-            sink.add(Problem(f"unknown sentence id {s.id}: not in the corpus", file=file, line=s.line,
-                             sentence=s.id, element="E"))
-            continue
-        for p in compare_forms(s, forms, file):
-            sink.add(p)
+        ids: list[str] = []
+        for _ in iter_sentences(run, schema=schema, gold=False, problems=sink, warnings=warnings, name=file,
+                                want=lambda sid: False, expected_forms=expected, expected_complete=True,
+                                seen=ids):
+            pass
+        seen = set(ids)
     missing = [sid for sid in expected if sid not in seen]
     if missing:
         shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")

@@ -15,10 +15,10 @@ from typing import Callable, Iterable, Mapping
 import numpy as np
 
 from annotations.easy.model import Document, Sentence
-from annotations.easy.reader import (DEFAULT_MAX_PROBLEMS, ProblemSink, document_key, iter_sentences,
+from annotations.easy.reader import (DEFAULT_MAX_PROBLEMS, ProblemSink, compare_forms, document_key, iter_sentences,
                                      source_name)
 from annotations.easy.schema import DEFAULT_SCHEMA, EasySchema
-from annotations.easy.validate import compare_forms, reference_forms
+from annotations.easy.validate import reference_forms
 from annotations.errors import InputError, Problem
 from evaluation.signature import make_signature
 from evaluation.version import SCORER_VERSION
@@ -285,45 +285,46 @@ def score_corpus(
         text = corpus_forms.get(key)
         if gold_sents is None:
             warnings.append(Problem(f"run document {key} has no gold: validated, not scored", file=key))
+        gold_forms = ({sid: forms for sid, (_, _, forms) in gold_sents.items()} if gold_sents is not None
+                      else None)
+        expected = text if text is not None else gold_forms
+        ids: list[str] = []
         if isinstance(run, Document):
             file = run.name
             for p in run.problems:
                 sink.add(p)
             warnings.extend(run.warnings)
-            sentences = run.sentences
             submitted["constituents"] |= run.has_constituents
             submitted["relations"] |= run.has_relations
             info = None
+            sentences = []
+            for s in run.sentences:
+                ids.append(s.id)
+                exp = expected.get(s.id) if expected is not None else None
+                if exp is None:
+                    if text is not None:
+                        sink.add(Problem(f"unknown sentence id {s.id}: not in the corpus", file=file,
+                                         line=s.line, sentence=s.id, element="E"))
+                else:
+                    for p in compare_forms(s, exp, file):
+                        sink.add(p)
+                if gold_sents is not None and s.id in gold_sents:
+                    sentences.append(s)
         else:
             file = source_name(run)
             info = {}
+            wanted = (lambda sid, _g=gold_sents: sid in _g) if gold_sents is not None else (lambda sid: False)
             sentences = iter_sentences(run, schema=schema, gold=False, problems=sink, warnings=warnings,
-                                       info=info, name=file)
-        seen = set()
-        n_run = 0
+                                       info=info, name=file, want=wanted, expected_forms=expected,
+                                       expected_complete=text is not None, seen=ids)
         for s in sentences:
-            n_run += 1
-            seen.add(s.id)
-            entry = gold_sents.get(s.id) if gold_sents is not None else None
-            expected = text.get(s.id) if text is not None else None
-            if entry is None:
-                stats["run_sentences_without_gold"] += 1
-                if expected is None and text is not None:
-                    sink.add(Problem(f"unknown sentence id {s.id}: not in the corpus", file=file, line=s.line,
-                                     sentence=s.id, element="E"))
-                elif expected is not None:
-                    for p in compare_forms(s, expected, file):
-                        sink.add(p)
-                continue
-            row, ref, gold_forms = entry
-            problems = compare_forms(s, expected if expected is not None else gold_forms, file)
-            if problems:
-                for p in problems:
-                    sink.add(p)
-                continue
+            row, ref, _ = gold_sents[s.id]
             if len(sink):
                 continue  # the run is invalid anyway: only keep validating
             rows.set(row, count_sentence(ref, HypothesisView(s, ref, modes), plan))
+        seen = set(ids)
+        n_run = len(ids)
+        stats["run_sentences_without_gold"] += sum(1 for sid in ids if gold_sents is None or sid not in gold_sents)
         stats["run_sentences"] += n_run
         if info is not None:
             submitted["constituents"] |= bool(info.get("has_constituents"))
