@@ -192,6 +192,17 @@ def test_errors_cli(tmp_path, capsys):
     assert {"signature", "treebanks", "not_applied", "comparison", "seed", "per_type", "implementations"} <= doc.keys()
     assert set(doc["treebanks"]) == {"A", "B"}
     assert doc["treebanks"]["A"]["insertions"]["SPAN III"]["made"] == 1
+    # per-treebank labels: with TüBa labels treebank B (Penn trees) offers no PP place at all
+    assert main(["errors", "--treebank", f"A={a}", "--treebank", f"B={a}", "--labels", "B=tueba",
+                 "--types", "LABEL I,SPAN II", "--json", str(out)]) == 0
+    capsys.readouterr()
+    doc = json.loads(out.read_text())
+    assert doc["treebanks"]["A"]["insertions"]["LABEL I"]["made"] == 3  # T1, T2, T4 have a PP
+    assert doc["treebanks"]["B"]["insertions"]["LABEL I"] == {"made": 0, "sentences_with_place": 0,
+                                                               "status": "no place"}
+    assert doc["types"] == ["LABEL I", "SPAN II"]
+    assert main(["errors", "--treebank", f"A={a}", "--types", "ATTACH 3"]) == 2
+    assert "unknown error type" in capsys.readouterr().err
     assert main(["errors", "--treebank", str(a)]) == 2
     assert "expected NAME=VALUE" in capsys.readouterr().err
     assert main(["errors", "--treebank", f"A={tmp_path / 'missing.mrg'}"]) == 2
