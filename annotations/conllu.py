@@ -200,7 +200,7 @@ def _cycle(sent: DepSentence, start: int) -> list[int]:
 def read_conllu(path: str | Path, *, check_cycles: bool = True) -> list[DepSentence]:
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark is not part of the first line
     except UnicodeDecodeError as exc:
         raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=str(path)) from None
     return parse_conllu(text, file=str(path), check_cycles=check_cycles)

@@ -175,6 +175,17 @@ def test_reader_errors_name_file_line_and_sentence(bad, line, words):
     assert p.sentence in ("2", "c")
 
 
+def test_byte_order_mark_and_crlf(tmp_path):
+    f = tmp_path / "bom.conllu"
+    f.write_bytes(("\ufeff" + GOLD.replace("\n", "\r\n")).encode("utf-8"))
+    sents = read_conllu(f)
+    assert [len(s) for s in sents] == [4, 3] and sents[0].sent_id == "s1"
+    bad = tmp_path / "latin1.conllu"
+    bad.write_bytes(row(1, "\xe9t\xe9", "NOUN", 0, "root").encode("latin-1"))
+    with pytest.raises(InputError, match="not UTF-8"):
+        read_conllu(bad)
+
+
 def test_cycle_check_can_be_switched_off():
     text = row(1, "a", "X", 2, "dep") + "\n" + row(2, "b", "X", 1, "dep") + "\n"
     with pytest.raises(InputError):
