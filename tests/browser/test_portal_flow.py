@@ -1,0 +1,149 @@
+"""In headless Chromium: a team member uploads a real EASY run, sees it scored,
+and the results page shows exactly the stored figures."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connections
+
+from annotations.easy import read_document, write_document
+from campaign import demo
+from campaign.lifecycle import transition
+from campaign.models import Campaign, CampaignState, Membership, Run, RunStatus, Team
+from campaign.services.corpus import import_corpus
+from evaluation.models import ResultCell
+from tests.conftest import REPO_ROOT
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = REPO_ROOT / "test-artifacts"
+SENTENCES = 25
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def eager_scoring():
+    from config.celery import app
+
+    before = app.conf.task_always_eager
+    app.conf.task_always_eager = True  # the live server scores the upload in process
+    yield
+    app.conf.task_always_eager = before
+
+
+@pytest.fixture
+def campaign_world(shared_data, tmp_path, settings):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    source = shared_data / "easy-ref" / "ref" / "general_lemonde.xml"
+    gold = read_document(source, gold=True, strict=True, name=source.name)
+    gold.sentences = gold.sentences[:SENTENCES]
+    gold_dir = tmp_path / "gold"
+    gold_dir.mkdir()
+    write_document(gold, gold_dir / source.name)
+
+    users = get_user_model().objects
+    organiser = users.create_user("org", password="org-pw-123456")
+    member = users.create_user("marie", password="marie-pw-123456")
+    campaign = Campaign.objects.create(name="Browser campaign", slug="browser", metrics={"bootstrap": 50})
+    campaign.organisers.add(organiser)
+    import_corpus(campaign, [gold_dir / source.name], actor=organiser)
+    transition(campaign, CampaignState.OPEN, actor=organiser)
+    team = Team.objects.create(campaign=campaign, name="Marie's parser", slug="marie", code="A")
+    Membership.objects.create(team=team, user=member)
+
+    run_file = tmp_path / "upload" / source.name
+    run_file.parent.mkdir()
+    write_document(demo.perturb(gold, demo.Recipe("b", "", ((demo.shift_boundaries, 0.2), (demo.drop_relations, 0.1)), 7)),
+                   run_file)
+    return {"campaign": campaign, "organiser": organiser, "run_file": run_file}
+
+
+@pytest.fixture
+def browser(monkeypatch):
+    # Playwright's sync API runs an event loop in this thread; the ORM calls of the test stay synchronous.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium is required for the browser tests and is not at {CHROMIUM} (apt-get install chromium)")
+    with sync_playwright() as p:
+        instance = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync"])
+        yield instance
+        instance.close()
+        # ORM calls made while Playwright ran used their own connection; close it so the test database can be dropped.
+        connections.close_all()
+
+
+def test_member_uploads_a_run_sees_it_scored_and_reads_the_stored_figures(live_server, campaign_world, browser,
+                                                                         eager_scoring):
+    campaign = campaign_world["campaign"]
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("#id_username", "marie")
+    page.fill("#id_password", "marie-pw-123456")
+    page.click("form.stacked button[type=submit]")
+    page.wait_for_load_state()
+
+    page.goto(f"{live_server.url}/campaigns/{campaign.slug}/upload/")
+    page.fill("#id_name", "my-parser-v1")
+    page.fill("#id_system_description", "Chunker and relation finder, browser test.")
+    page.select_option("#id_scope", "test")
+    page.set_input_files("#id_file", str(campaign_world["run_file"]))
+    page.click("form.stacked button[type=submit]")
+    page.wait_for_url(re.compile(r"/runs/\d+/$"))
+
+    run = Run.objects.get(campaign=campaign, name="my-parser-v1")
+    page.wait_for_selector('.status-label[data-status="scored"]', timeout=60_000)
+    assert run.sha256 in page.content()  # the receipt
+    run.refresh_from_db()
+    assert run.status == RunStatus.SCORED
+
+    # Before the release the member's results page holds no score.
+    page.goto(f"{live_server.url}/results/{campaign.slug}/")
+    assert page.locator("td[data-f]").count() == 0
+
+    for state in (CampaignState.CLOSED, CampaignState.SCORED, CampaignState.RELEASED):
+        transition(campaign, state, actor=campaign_world["organiser"])
+
+    page.goto(f"{live_server.url}/results/{campaign.slug}/?mode=HYP&match=EQUAL")
+    row = page.locator(f'table.overview tr[data-run="{run.pk}"]')
+    assert row.count() == 1
+    cells = row.locator("td[data-f]")
+    stored = {
+        layer: ResultCell.objects.get(result__run=run, aggregation="micro", layer=layer, mode=mode,
+                                      match="EQUAL", genre="ALL", type="ALL").f
+        for layer, mode in (("relations", "HYP"), ("constituents", ""))
+    }
+    assert float(cells.nth(0).get_attribute("data-f")) == stored["relations"]
+    assert float(cells.nth(1).get_attribute("data-f")) == stored["constituents"]
+    assert cells.nth(0).inner_text().split("\n")[0].strip() == f"{100 * stored['relations']:.1f}"
+    assert cells.nth(1).inner_text().split("\n")[0].strip() == f"{100 * stored['constituents']:.1f}"
+    assert 0 < stored["relations"] < 1 and 0 < stored["constituents"] < 1
+
+    # the 15 ways, as drawn and as tabulated
+    ways = page.locator(f'table.ways-table[data-layer="relations"] tr[data-run="{run.pk}"] td[data-f]')
+    shown = [float(ways.nth(i).get_attribute("data-f")) for i in range(ways.count())]
+    expected = [ResultCell.objects.get(result__run=run, aggregation="micro", layer="relations", mode=m, match=x,
+                                       genre="ALL", type="ALL").f
+                for m in ("HYP", "DEFHYP", "REF") for x in ("EQUAL", "FUZZY", "INCLUDE", "INTERSECTION", "BARYCENTER")]
+    assert shown == expected
+    points = page.locator("svg.chart g.series g.point")
+    assert points.count() == 15 + 5
+    assert "F = " in page.locator("svg.chart g.point title").first.text_content()
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "results-page.png"), full_page=True)
+    assert (ARTIFACTS / "results-page.png").stat().st_size > 10_000
+
+    # on a phone the tables scroll sideways instead of overflowing the page
+    phone = browser.new_page(viewport={"width": 375, "height": 740})
+    phone.context.add_cookies(page.context.cookies())
+    phone.goto(f"{live_server.url}/results/{campaign.slug}/")
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 375 + 1
+    connections.close_all()
