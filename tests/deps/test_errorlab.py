@@ -253,3 +253,18 @@ def test_pooled_equals_scoring_all_damaged_sentences_at_once(shared_data):
     d = score_dependencies(trees_to_dependencies(gold), trees_to_dependencies(test), punct="penn", pos="xpos")
     assert pooled["dependency"]["uas"] == pytest.approx(d["totals"]["uas"])
     assert pooled["dependency"]["f"] == pytest.approx(d["totals"]["f"])
+
+
+def test_adapter_calls_the_project_tree_metrics():
+    from annotations.trees.square import parse_square
+    from evaluation.deps.treemetrics import evalb_scores, implementations, leaf_ancestor_scores
+
+    # the leaf-ancestor worked example of the constituency spec: sentence LA 0.833
+    [g] = parse_square("[S [N1 two [N1 tax revision ] bills ] were passed ]")
+    [t] = parse_square("[S [NP two tax revision bills ] were passed ]")
+    la = leaf_ancestor_scores([g], [t])
+    assert la["word_mean"] == pytest.approx(5 / 6, abs=1e-3) and la["words"] == 6
+    assert "evaluation.trees" in implementations()["leaf_ancestor"]
+    # evalb on identical trees
+    [p] = parse_penn(T2)
+    assert evalb_scores([p], [p])["f"] == 1.0
