@@ -202,6 +202,9 @@ def take_snapshot(campaign: Campaign):
     assign_team_codes(campaign)
     runs = active_test_runs(campaign).filter(status=RunStatus.SCORED)
     data = campaign_results(campaign, runs=runs)
+    # A run's system description is the team's own text: published pages show the run's name only.
+    for entry in data.get("runs", []):
+        entry.pop("description", None)
     # Round-trip through JSON so that what is stored is exactly what the checksum covers.
     data = json.loads(canonical_json(data))
     return PublishedSnapshot.objects.create(

@@ -1,0 +1,142 @@
+"""Test and development subsets: marking, seeded sampling per genre, the command, the dev-sample download."""
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.test import Client
+
+from annotations.easy import read_document
+from annotations.models import GoldSentence
+from annotations.subsets import SubsetRefused, mark_subset, sample_test_subset, sentence_ids_by_document, subset_counts
+from campaign.models import AuditEntry, Campaign
+from campaign.services.corpus import import_corpus
+from tests.factories import SMALL_EASY_FILES, easy_gold_paths
+
+from .conftest import team, user
+
+pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.governance.urls")]
+
+
+@pytest.fixture
+def easy(organiser):
+    c = Campaign.objects.create(name="Subsets", slug="subsets")
+    c.organisers.add(organiser)
+    import_corpus(c, easy_gold_paths(SMALL_EASY_FILES))
+    return c
+
+
+def members(c, subset):
+    return set(GoldSentence.objects.filter(sentence__document__campaign=c, subset=subset).values_list("pk", flat=True))
+
+
+def test_sampling_is_per_genre_seeded_and_audited(easy, organiser):
+    summary = sample_test_subset(easy, ratio=0.5, seed=42, dev_ratio=0.1, actor=organiser)
+    total = GoldSentence.objects.filter(sentence__document__campaign=easy).count()
+    assert sum(summary.totals.values()) == total
+    for genre, counts in summary.per_genre.items():
+        n = sum(counts.values())
+        assert counts["test"] == round(n * 0.5) and counts["dev"] == round(n * 0.1), genre
+    assert subset_counts(easy) == summary.totals
+    entry = AuditEntry.objects.get(campaign=easy, action="subset.sampled")
+    assert entry.details["seed"] == 42 and entry.details["counts"] == summary.totals and entry.actor == organiser
+    first_test = members(easy, "test")
+    sample_test_subset(easy, ratio=0.5, seed=42, dev_ratio=0.1)
+    assert members(easy, "test") == first_test  # reproducible from the recorded seed
+    sample_test_subset(easy, ratio=0.5, seed=43, dev_ratio=0.1)
+    assert members(easy, "test") != first_test
+
+
+def test_test_ids_are_not_contiguous(easy):
+    sample_test_subset(easy, ratio=0.5, seed=7)
+    for name, sids in sentence_ids_by_document(easy, "test").items():
+        positions = sorted(int(s[1:]) for s in sids)
+        if len(positions) < 3:
+            continue
+        assert positions != list(range(positions[0], positions[0] + len(positions))), name
+
+
+@pytest.mark.parametrize("ratio,dev_ratio", [(0, 0), (1.5, 0), (0.6, 0.5), (0.5, -0.1)])
+def test_bad_ratios_are_refused(easy, ratio, dev_ratio):
+    with pytest.raises(SubsetRefused):
+        sample_test_subset(easy, ratio=ratio, seed=1, dev_ratio=dev_ratio)
+
+
+def test_after_opening_nothing_moves_into_test_or_dev(easy):
+    sample_test_subset(easy, ratio=0.5, seed=1, dev_ratio=0.2)
+    easy.state = "open"
+    easy.save()
+    with pytest.raises(SubsetRefused, match="can no longer be put into the test subset"):
+        sample_test_subset(easy, ratio=0.5, seed=2)
+    doc = easy.documents.first()
+    with pytest.raises(SubsetRefused, match="dev"):
+        mark_subset(easy, "dev", documents=[doc])
+    test_sentence = GoldSentence.objects.filter(sentence__document=doc, subset="test").first().sentence
+    assert mark_subset(easy, "unused", sentences=[test_sentence]) == 1  # taking out of scoring stays possible
+
+
+def test_mark_subset_checks_its_input(easy, organiser):
+    other = Campaign.objects.create(name="Other", slug="other")
+    import_corpus(other, easy_gold_paths(SMALL_EASY_FILES[:1]))
+    with pytest.raises(SubsetRefused, match="not in this campaign"):
+        mark_subset(easy, "dev", sentences=[other.documents.first().sentences.first()])
+    with pytest.raises(SubsetRefused, match="not a subset"):
+        mark_subset(easy, "secret", documents=[easy.documents.first()])
+    doc = easy.documents.first()
+    assert mark_subset(easy, "dev", documents=[doc], actor=organiser) == doc.sentences.count()
+    assert AuditEntry.objects.filter(campaign=easy, action="subset.marked", actor=organiser).exists()
+
+
+def test_command(easy, organiser, capsys):
+    call_command("sample_test_subset", easy.slug, "--ratio", "0.5", "--seed", "9", "--dev-ratio", "0.1",
+                 "--actor", organiser.username)
+    out = capsys.readouterr().out
+    counts = subset_counts(easy)
+    assert f"seed 9, test {counts['test']}, dev {counts['dev']}" in out
+    assert AuditEntry.objects.get(action="subset.sampled").details["seed"] == 9
+    with pytest.raises(CommandError, match="No campaign"):
+        call_command("sample_test_subset", "nope", "--ratio", "0.5", "--seed", "1")
+    with pytest.raises(CommandError, match="test ratio"):
+        call_command("sample_test_subset", easy.slug, "--ratio", "0", "--seed", "1")
+
+
+def _zip(response) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(response.content)) as zf:
+        return {n: zf.read(n) for n in zf.namelist()}
+
+
+def test_dev_sample_download_holds_only_dev_gold(easy, organiser, member_a):
+    sample_test_subset(easy, ratio=0.5, seed=5, dev_ratio=0.2)
+    easy.state = "open"
+    easy.save()
+    url = f"/governance/campaigns/{easy.slug}/dev-sample.zip"
+    assert Client().get(url).status_code == 404  # not public by default
+    client = Client()
+    client.force_login(member_a)
+    assert client.get(url).status_code == 404  # not in a team yet
+    team(easy, member_a)
+    response = client.get(url)
+    assert response.status_code == 200
+    files = _zip(response)
+    dev = sentence_ids_by_document(easy, "dev")
+    assert sorted(files) == sorted(f"dev/{name}.xml" for name in dev)
+    for name, data in files.items():
+        doc = read_document(io.BytesIO(data), gold=True, strict=True, name=name)
+        assert {s.id for s in doc.sentences} == dev[name.removeprefix("dev/").removesuffix(".xml")]
+        assert any(s.relations or s.groups for s in doc.sentences)  # it is gold, not text
+        assert b"<!--" not in data and b"/data/groups" not in data  # nothing of the source file
+    assert AuditEntry.objects.filter(campaign=easy, action="dev_sample.download", actor=member_a).exists()
+    easy.dev_sample_public = True
+    easy.save()
+    assert Client().get(url).status_code == 200
+
+
+def test_no_dev_sample_is_a_clear_404(easy, organiser):
+    sample_test_subset(easy, ratio=0.5, seed=5)
+    client = Client()
+    client.force_login(organiser)
+    response = client.get(f"/governance/campaigns/{easy.slug}/dev-sample.zip")
+    assert response.status_code == 404
