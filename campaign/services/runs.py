@@ -177,8 +177,17 @@ def upload_run(
 def enqueue_scoring(run_id: int) -> None:
     from evaluation.tasks import score_run
 
-    result = score_run.delay(run_id)
-    # In eager mode the task has already run; only record the id of a real queue entry.
+    try:
+        result = score_run.delay(run_id)
+    except Exception:
+        # The upload is committed and its receipt given: never turn this into an error page.
+        # In process (eager), the task has recorded any failure on the run; with a broker
+        # that is away, the run waits as "uploaded" and the console lists it as stuck.
+        logger.exception("run %s: scoring could not be queued", run_id)
+        Run.objects.filter(pk=run_id, status=RunStatus.UPLOADED).update(
+            status_reason="waiting for the scoring queue; the organisers will re-queue it")
+        return
+    # The console matches runs with queue entries by this id (in eager mode the task has already run).
     Run.objects.filter(pk=run_id, task_id="").update(task_id=(result.id or "")[:64])
 
 
