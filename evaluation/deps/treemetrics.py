@@ -54,7 +54,10 @@ LA_KEYS = ("word_mean", "sentence_mean", "words", "sentences")
 def _la_backend():
     st = _score_trees()
     if st is not None:
-        return "evaluation.trees.score_trees('leaf-ancestor')", lambda g, t: _summary(st(g, t, "leaf-ancestor", costs="sampson2003"))
+        def run(g, t):
+            return _summary(st(g, t, "leaf-ancestor", costs="sampson2003"))
+
+        return "evaluation.trees.score_trees('leaf-ancestor', costs='sampson2003')", run
     for name in ("evaluation.trees.leaf_ancestor", "evaluation.trees.leafancestor", "evaluation.trees.la"):
         try:
             mod = importlib.import_module(name)
