@@ -16,7 +16,7 @@ from annotations.errors import Problem
 class Form:
     id: str
     text: str
-    line: int | None = None
+    line: int | None = field(default=None, compare=False)
 
 
 @dataclass(slots=True)
@@ -27,7 +27,7 @@ class Group:
     type: str
     start: int
     end: int
-    line: int | None = None
+    line: int | None = field(default=None, compare=False)
 
     @property
     def range(self) -> tuple[int, int]:
@@ -46,7 +46,7 @@ class Relation:
     type: str
     args: dict[str, str]
     extras: dict[str, dict[str, str]] = field(default_factory=dict)
-    line: int | None = None
+    line: int | None = field(default=None, compare=False)
 
 
 @dataclass(slots=True)
@@ -55,7 +55,7 @@ class Sentence:
     forms: list[Form] = field(default_factory=list)
     groups: list[Group] = field(default_factory=list)
     relations: list[Relation] = field(default_factory=list)
-    line: int | None = None
+    line: int | None = field(default=None, compare=False)
 
     @property
     def null_id(self) -> str:
