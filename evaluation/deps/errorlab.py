@@ -200,16 +200,17 @@ def _prune_empty(node: Tree) -> None:
 
 
 # -- the error types ------------------------------------------------------------------
-# Each finder returns the places in a tree; each place is a zero-argument
-# function that makes the change in place (the tree is a working copy).
+# Each finder gets the (node, parent) pairs of a tree and returns its places;
+# each place is a zero-argument function that makes the change in place (on
+# a working copy).
 
 Place = Callable[[], None]
 
 
-def _attach1(tree: Tree, L: LabLabels) -> list[Place]:
-    parents = {id(n): p for n, p in _walk(tree)}
+def _attach1(nodes: list, L: LabLabels) -> list[Place]:
+    parents = {id(n): p for n, p in nodes}
     places = []
-    for node, parent in _walk(tree):
+    for node, parent in nodes:
         if parent is None or not _has(node, L.pp) or not _has(parent, L.np):
             continue
         if parent.children[-1] is not node or len(parent.children) < 2:
@@ -226,10 +227,10 @@ def _attach1(tree: Tree, L: LabLabels) -> list[Place]:
     return places
 
 
-def _attach2(tree: Tree, L: LabLabels) -> list[Place]:
+def _attach2(nodes: list, L: LabLabels) -> list[Place]:
     hosts = set(L.clause) | set(L.vp) | set(L.middle_field)
     places = []
-    for node, parent in _walk(tree):
+    for node, parent in nodes:
         if parent is None or not _has(node, L.pp) or not _has(parent, hosts):
             continue
         i = _index(parent, node)
@@ -244,11 +245,11 @@ def _attach2(tree: Tree, L: LabLabels) -> list[Place]:
     return places
 
 
-def _relabel_places(src: list[str], dst: str) -> Callable[[Tree, LabLabels], list[Place]]:
-    def finder(tree: Tree, L: LabLabels) -> list[Place]:
+def _relabel_places(src: str, dst: str) -> Callable[[list, LabLabels], list[Place]]:
+    def finder(nodes: list, L: LabLabels) -> list[Place]:
         labels = getattr(L, src)
         places = []
-        for node, parent in _walk(tree):
+        for node, parent in nodes:
             if parent is not None and _has(node, labels):
                 places.append(lambda n=node: _relabel(n, getattr(L, dst)[0]))
         return places
@@ -256,11 +257,11 @@ def _relabel_places(src: list[str], dst: str) -> Callable[[Tree, LabLabels], lis
     return finder
 
 
-def _span(tags_attr: str) -> Callable[[Tree, LabLabels], list[Place]]:
-    def finder(tree: Tree, L: LabLabels) -> list[Place]:
+def _span(tags_attr: str) -> Callable[[list, LabLabels], list[Place]]:
+    def finder(nodes: list, L: LabLabels) -> list[Place]:
         tags = set(getattr(L, tags_attr))
         places = []
-        for node, parent in _walk(tree):
+        for node, parent in nodes:
             if parent is None or not _has(node, L.pp):
                 continue
             i = _index(parent, node)
@@ -298,14 +299,22 @@ _FINDERS = {
 }
 
 
-def find_places(tree: Tree, error_type: str, labels: LabLabels | None = None) -> int:
-    """How many places ``tree`` offers for ``error_type`` (SPAN III: SPAN I places if SPAN II places exist too)."""
+def _places(tree: Tree, error_type: str, labels: LabLabels) -> list[Place]:
+    return _FINDERS[error_type](list(_walk(tree)), labels)
+
+
+def census(tree: Tree, labels: LabLabels | None = None) -> dict[str, int]:
+    """Places per error type in ``tree``, in one walk (SPAN III: SPAN I places if SPAN II places exist too)."""
     labels = labels or LabLabels()
-    if error_type == "SPAN III":
-        a = len(_FINDERS["SPAN I"](tree, labels))
-        b = len(_FINDERS["SPAN II"](tree, labels))
-        return a if b else 0
-    return len(_FINDERS[_check_type(error_type)](tree, labels))
+    nodes = list(_walk(tree))
+    out = {t: len(f(nodes, labels)) for t, f in _FINDERS.items()}
+    out["SPAN III"] = out["SPAN I"] if out["SPAN II"] else 0
+    return out
+
+
+def find_places(tree: Tree, error_type: str, labels: LabLabels | None = None) -> int:
+    """How many places ``tree`` offers for ``error_type``."""
+    return census(tree, labels)[_check_type(error_type)]
 
 
 def _check_type(error_type: str) -> str:
@@ -322,10 +331,10 @@ def insert_error(tree: Tree, error_type: str, labels: LabLabels | None = None,
     _check_type(error_type)
     work = tree.copy()
     steps = ["SPAN I", "SPAN II"] if error_type == "SPAN III" else [error_type]
-    if error_type == "SPAN III" and not (_FINDERS["SPAN I"](work, labels) and _FINDERS["SPAN II"](work, labels)):
+    if error_type == "SPAN III" and not (_places(work, "SPAN I", labels) and _places(work, "SPAN II", labels)):
         return None
     for step in steps:
-        places = _FINDERS[step](work, labels)
+        places = _places(work, step, labels)
         if not places:
             return None
         rng.choice(places)()
@@ -333,8 +342,10 @@ def insert_error(tree: Tree, error_type: str, labels: LabLabels | None = None,
 
 
 def insert_errors(trees: list[Tree], error_type: str, labels: LabLabels | None = None, *,
-                  seed: int = 0, per_type: int | None = 100) -> dict:
+                  seed: int = 0, per_type: int | None = 100, censuses: list[dict] | None = None) -> dict:
     """Damage up to ``per_type`` sentences with ``error_type``; the input is not modified.
+
+    ``censuses``: :func:`census` of every tree, when already computed.
 
     Returns ``{"indices": [...], "damaged": [Tree...], "insertions": n,
     "sentences_with_place": m}`` (indices into ``trees``, in visiting order).
@@ -346,8 +357,10 @@ def insert_errors(trees: list[Tree], error_type: str, labels: LabLabels | None =
     rng.shuffle(order)
     indices, damaged = [], []
     with_place = 0
+    if censuses is None:
+        censuses = [census(t, labels) for t in trees]
     for i in order:
-        if find_places(trees[i], error_type, labels) == 0:
+        if censuses[i][error_type] == 0:
             continue
         with_place += 1
         if per_type is not None and len(indices) >= per_type:
@@ -508,10 +521,11 @@ def run_error_lab(
         bank = {"sentences": len(trees), "labels": asdict(L), "insertions": {}, "scores": {},
                 "examples": {}}
         counts = {}
+        censuses = [census(tree, L) for tree in trees]
         for t in types:
             if progress is not None:
                 progress(name, t)
-            ins = insert_errors(trees, t, L, seed=seed, per_type=per_type)
+            ins = insert_errors(trees, t, L, seed=seed, per_type=per_type, censuses=censuses)
             made = ins["insertions"]
             counts[t] = made
             status = "ok" if made else "no place"
