@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -76,36 +77,60 @@ def broker_queue():
     app._pool = None
 
 
+class Workers:
+    """Starts worker processes on the test database and queue; stops them all at the end."""
+
+    def __init__(self, var_dir: Path, queue: str):
+        self.var_dir, self.queue, self.procs = var_dir, queue, []
+
+    def start(self, name: str = "worker", **extra_env) -> tuple[subprocess.Popen, Path]:
+        log_path = self.var_dir / f"{name}.log"
+        env = dict(os.environ)
+        env.update({
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "DATABASE_URL": database_url(),
+            "CELERY_BROKER_URL": BROKER_URL,
+            "CELERY_RESULT_BACKEND": BROKER_URL,
+            "CELERY_TASK_ALWAYS_EAGER": "0",
+            "PARSEVAL_VAR_DIR": str(self.var_dir),
+            "DATABASE_CONN_MAX_AGE": "0",
+            **extra_env,
+        })
+        with open(log_path, "wb") as log:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "celery", "-A", "config", "worker", "-P", "solo", "-c", "1",
+                 "--without-gossip", "--without-mingle", "--without-heartbeat", "-Q", self.queue,
+                 "--loglevel=INFO", "-n", f"{name}-{self.queue}@%h"],
+                cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            )
+        self.procs.append(proc)
+        return proc, log_path
+
+    def stop_all(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=10)
+
+
 @pytest.fixture
-def celery_worker(transactional_db, worker_storage, broker_queue):
+def workers(transactional_db, worker_storage, broker_queue):
     require_services()
-    log_path = worker_storage / "worker.log"
-    env = dict(os.environ)
-    env.update({
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DATABASE_URL": database_url(),
-        "CELERY_BROKER_URL": BROKER_URL,
-        "CELERY_RESULT_BACKEND": BROKER_URL,
-        "CELERY_TASK_ALWAYS_EAGER": "0",
-        "PARSEVAL_VAR_DIR": str(worker_storage),
-        "DATABASE_CONN_MAX_AGE": "0",
-    })
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", "-P", "solo", "-c", "1",
-             "--without-gossip", "--without-mingle", "--without-heartbeat", "-Q", broker_queue,
-             "--loglevel=INFO", "-n", f"{broker_queue}@%h"],
-            cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-        )
+    pool = Workers(worker_storage, broker_queue)
     try:
-        yield proc, log_path
+        yield pool
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+        pool.stop_all()
+
+
+@pytest.fixture
+def celery_worker(workers):
+    return workers.start()
 
 
 def perturbed(name: str, old: str, new: str, count: int) -> bytes:
@@ -125,6 +150,12 @@ def wait_for_final_status(run_id: int, proc, log_path: Path) -> Run:
                 f"{log_path.read_text(errors='replace')}")
 
 
+def api_for(user) -> APIClient:
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    return api
+
+
 def test_worker_scores_an_api_upload_like_the_engine(celery_worker):
     proc, log_path = celery_worker
     campaign = factories.make_easy_campaign(FILES, slug="integration")
@@ -136,8 +167,7 @@ def test_worker_scores_an_api_upload_like_the_engine(celery_worker):
         "oral_delic_2.xml": perturbed("oral_delic_2.xml", 'type="NV"', 'type="GN"', 15),
     }
 
-    api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    api = api_for(user)
     response = api.post(f"/api/campaigns/{campaign.slug}/runs/",
                         {"name": "perturbed gold", "file": SimpleUploadedFile("run.zip", factories.zip_of(run_files))},
                         format="multipart")
@@ -186,3 +216,36 @@ def test_worker_scores_an_api_upload_like_the_engine(celery_worker):
     # the perturbation shows: constituents are no longer perfect, relations still are in REF mode
     overall = rows[("micro", "constituents", "", "EQUAL", "ALL", "ALL")]
     assert overall.f < 1.0
+
+
+def test_a_worker_killed_mid_run_leaves_the_run_to_be_redelivered(workers):
+    """SIGKILL during validation: nothing half-written; a new worker scores the run once."""
+    campaign = factories.make_easy_campaign(FILES, slug="killed")
+    user = factories.make_user("killed")
+    factories.make_team(campaign, user, name="Killed team")
+    first, first_log = workers.start("first", CELERY_VISIBILITY_TIMEOUT="3")
+    api = api_for(user)
+    response = api.post(f"/api/campaigns/{campaign.slug}/runs/",
+                        {"name": "gold", "file": SimpleUploadedFile("run.zip", factories.gold_run_zip())},
+                        format="multipart")
+    assert response.status_code == 201, response.content
+    run_id = response.json()["id"]
+
+    deadline = time.monotonic() + WAIT_SECONDS
+    while Run.objects.get(pk=run_id).status == RunStatus.UPLOADED:
+        if time.monotonic() > deadline or first.poll() is not None:
+            pytest.fail(f"the first worker never started the run:\n{first_log.read_text(errors='replace')}")
+        time.sleep(0.02)
+    first.send_signal(signal.SIGKILL)
+    first.wait(timeout=10)
+    run = Run.objects.get(pk=run_id)
+    assert run.status in (RunStatus.VALIDATING, RunStatus.QUEUED, RunStatus.SCORING), \
+        f"the run finished before the kill ({run.status}); the kill came too late to test anything"
+    assert not Result.objects.filter(run_id=run_id).exists()
+
+    second, second_log = workers.start("second", CELERY_VISIBILITY_TIMEOUT="3")
+    run = wait_for_final_status(run_id, second, second_log)
+    assert run.status == RunStatus.SCORED, f"{run.status}: {run.status_reason}\n{second_log.read_text(errors='replace')}"
+    assert Result.objects.filter(run_id=run_id).count() == 1
+    result = Result.objects.get(run_id=run_id)
+    assert ResultCell.objects.filter(result=result).count() == len(result.document["cells"]) + len(result.document["macro"])
