@@ -233,19 +233,22 @@ def layers_of(data: dict) -> list[str]:
     return [layer for layer in (RELATIONS, CONSTITUENTS) if layer in found] + sorted(found - {RELATIONS, CONSTITUENTS})
 
 
+class CellIndex:
+    """Constant-time lookup of a run's cells; build it once per run and page."""
+
+    def __init__(self, run: dict):
+        self.run = run
+        self._cells = {
+            (c["aggregation"], c["layer"], c["mode"] or "", c["match"], c["genre"], c["type"]): c for c in run["cells"]
+        }
+
+    def get(self, layer: str, mode: str, match: str, genre: str = ALL, type_: str = ALL, aggregation: str = "micro"):
+        mode = mode if layer == RELATIONS else ""
+        return self._cells.get((aggregation, layer, mode, match, genre, type_))
+
+
 def way_cell(run: dict, layer: str, mode: str, match: str, genre: str = ALL, type_: str = ALL, aggregation: str = "micro"):
-    mode = mode if layer == RELATIONS else ""
-    for c in run["cells"]:
-        if (
-            c["aggregation"] == aggregation
-            and c["layer"] == layer
-            and c["match"] == match
-            and c["genre"] == genre
-            and c["type"] == type_
-            and (c["mode"] or "") == mode
-        ):
-            return c
-    return None
+    return CellIndex(run).get(layer, mode, match, genre, type_, aggregation)
 
 
 def genre_type_table(data: dict, run: dict, layer: str, mode: str, match: str) -> dict:

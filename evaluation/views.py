@@ -119,33 +119,34 @@ def campaign_results(request, slug: str):
         layers = summaries.layers_of(data)
         chosen_id = request.GET.get("run", "")
         chosen = next((r for r in data["runs"] if str(r["run"]) == chosen_id), data["runs"][0])
+        indexes = [summaries.CellIndex(r) for r in data["runs"]]
         context.update(
             runs=data["runs"],
             chosen=chosen,
             overview=[
                 {
-                    "run": r,
-                    "relations": display(summaries.way_cell(r, RELATIONS, mode, match)),
-                    "constituents": display(summaries.way_cell(r, CONSTITUENTS, mode, match)),
+                    "run": index.run,
+                    "relations": display(index.get(RELATIONS, mode, match)),
+                    "constituents": display(index.get(CONSTITUENTS, mode, match)),
                 }
-                for r in data["runs"]
+                for index in indexes
             ],
             way_blocks=[_ways_block(data, layer) for layer in layers if layer in (RELATIONS, CONSTITUENTS)],
             genre_type_blocks=[_genre_type_block(data, chosen, layer, mode, match) for layer in layers],
-            runs_by_genre=_runs_by_genre(data, mode, match),
+            runs_by_genre=_runs_by_genre(data, indexes, mode, match),
         )
     return render(request, "results/campaign.html", context)
 
 
-def _runs_by_genre(data: dict, mode: str, match: str) -> dict:
+def _runs_by_genre(data: dict, indexes: list, mode: str, match: str) -> dict:
     """Runs x genres, pooled over types, in the chosen way (relations)."""
     present = {c["genre"] for r in data["runs"] for c in r["cells"] if c["layer"] == RELATIONS}
     genres = summaries.genre_order(data, present)
     return {
         "genres": genres,
         "rows": [
-            {"run": r, "cells": [display(summaries.way_cell(r, RELATIONS, mode, match, genre=g["code"])) for g in genres]}
-            for r in data["runs"]
+            {"run": index.run, "cells": [display(index.get(RELATIONS, mode, match, genre=g["code"])) for g in genres]}
+            for index in indexes
         ],
     }
 
