@@ -25,15 +25,29 @@ NULL_TAG = "-NONE-"
 
 
 def remove_null_elements(tree: Tree, null_tag: str = NULL_TAG) -> Tree | None:
-    """A copy of ``tree`` without ``-NONE-`` preterminals and the nodes they leave empty."""
+    """``tree`` without ``-NONE-`` preterminals and the nodes they leave empty (None if nothing is left).
+
+    The input is not modified; unchanged subtrees are shared with it, not
+    copied (a tree without null elements comes back as itself), so copy the
+    result before changing it in place.
+    """
     if tree.is_word:
-        return Tree.leaf(tree.word)
-    if tree.is_preterminal and tree.label == null_tag:
+        return tree
+    if tree.is_preterminal:
+        return None if tree.label == null_tag else tree
+    changed = False
+    kids = []
+    for k in tree.children:
+        nk = remove_null_elements(k, null_tag)
+        if nk is not k:
+            changed = True
+        if nk is not None:
+            kids.append(nk)
+    if not changed:
+        return tree
+    if not kids:
         return None
-    kids = [c for c in (remove_null_elements(k, null_tag) for k in tree.children) if c is not None]
-    if not kids and tree.children:
-        return None
-    return Tree(tree.label, kids)
+    return type(tree)(tree.label, kids)
 
 
 def tree_to_dependencies(

@@ -485,7 +485,7 @@ def run_error_lab(
     before each type is inserted and scored (for a Celery task's state).
     """
     from annotations.trees.headrules import load_head_rules
-    from annotations.trees.transforms import apply_transforms
+    from evaluation.deps.convert import remove_null_elements
 
     from .treemetrics import implementations
 
@@ -515,7 +515,8 @@ def run_error_lab(
         "comparison": [],
     }
     for name, trees in treebanks.items():
-        trees = apply_transforms(trees, "remove-null")  # null elements are not words
+        # null elements are not words (unchanged trees are shared, never modified: insertion copies)
+        trees = [remove_null_elements(t) or Tree(t.label, []) for t in trees]
         L = per_bank[name]
         rules = load_head_rules(L.head_rules, head_functions=L.head_functions)
         bank = {"sentences": len(trees), "labels": asdict(L), "insertions": {}, "scores": {},

@@ -238,6 +238,11 @@ def test_pooled_equals_scoring_all_damaged_sentences_at_once(shared_data):
 
     trees = apply_transforms(read_penn(shared_data / "ptb-sample" / "wsj_0003.mrg"), "remove-null")
     kinds = ["ATTACH I", "SPAN II"]
+    raw = read_penn(shared_data / "ptb-sample" / "wsj_0003.mrg")
+    before = [t.to_penn() for t in raw]
+    assert run_error_lab({"P": raw}, seed=4, per_type=6, types=kinds)["treebanks"]["P"]["insertions"][
+        "ATTACH I"]["made"] == 6
+    assert [t.to_penn() for t in raw] == before  # the lab never changes its input (nulls included)
     r = run_error_lab({"P": trees}, seed=4, per_type=6, types=kinds)
     gold, test = [], []
     for k in kinds:
