@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sys
 
-from evaluation.trees import METRICS, read_pair, score_trees
+from evaluation.trees import METRICS, evalb_params, read_pair, score_trees
 
 
 def add_arguments(parser) -> None:
@@ -41,12 +41,13 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    pair = read_pair(args.gold, args.test, args.metric, fmt=args.format, layout=args.layout, on_error=args.on_error)
     params: dict = {}
+    fast = None
     if args.metric == "evalb":
-        if args.param:
-            params["params"] = args.param
-    elif args.metric == "geig1991":
+        fast = params["params"] = evalb_params(args.param)
+    pair = read_pair(args.gold, args.test, args.metric, fmt=args.format, layout=args.layout, on_error=args.on_error,
+                     evalb_params=fast)
+    if args.metric == "geig1991":
         if args.param:
             params["table"] = args.param
         if args.rules:
@@ -54,7 +55,7 @@ def run(args) -> int:
     elif args.metric == "conformance":
         if args.param or args.rules:
             params["rules"] = args.param or args.rules
-    else:
+    elif args.metric == "leaf-ancestor":
         params["costs"] = args.costs
     doc = score_trees(pair.pop("gold_trees"), pair.pop("test_trees"), args.metric, **pair, **params)
     if args.json != "-":

@@ -62,13 +62,9 @@ def score_trees(gold_trees: list, test_trees: list, metric: str, **params) -> di
     on_error = params.pop("on_error", None) or DEFAULT_ON_ERROR[metric]
     where = {k: params.pop(k) for k in ("gold_file", "test_file", "gold_lines", "test_lines") if k in params}
     if metric == "evalb":
-        from .evalb import COLLINS, EvalbParams, load_prm, score_evalb
+        from .evalb import score_evalb
 
-        prm = params.pop("params", None)
-        if prm is None:
-            prm = COLLINS
-        elif not isinstance(prm, EvalbParams):
-            prm = load_prm(prm)
+        prm = evalb_params(params.pop("params", None))
         _no_more(params)
         return score_evalb(gold, test, prm, on_error=on_error, **where)
     rules = params.pop("rules", None)
@@ -103,7 +99,7 @@ def _no_more(params: dict) -> None:
 
 
 def read_pair(gold_path, test_path, metric: str, *, fmt: str | None = None, layout: str | None = None,
-              on_error: str | None = None):
+              on_error: str | None = None, evalb_params=None):
     """Read both files the way ``metric`` pairs sentences; returns the keyword arguments for :func:`score_trees`.
 
     Penn files that look like evalb's layout (one sentence per line, see
@@ -111,9 +107,18 @@ def read_pair(gold_path, test_path, metric: str, *, fmt: str | None = None, layo
     (malformed lines kept as errors when ``on_error="skip"``), other files tree
     by tree. evalb keeps outer unlabelled pairs (evalb counts them as
     brackets); the other metrics remove them.
+
+    With ``evalb_params`` (an :class:`EvalbParams`) and Penn files in line
+    layout, evalb's fast path reads the lines straight into evalb's own
+    structures (``gold_trees``/``test_trees`` then hold pre-read sentences for
+    :func:`score_trees` with the same parameters, not trees).
     """
     on_error = on_error or DEFAULT_ON_ERROR.get(metric, "raise")
     evalb = metric == "evalb"
+    if evalb and evalb_params is not None:
+        fast = _evalb_fast_pair(gold_path, test_path, fmt, layout, on_error, evalb_params)
+        if fast is not None:
+            return fast
     gold, gold_lines = read_sentences(
         gold_path, fmt=fmt, layout=layout,
         lenient=on_error == "skip", strip_outer=not evalb,
@@ -129,9 +134,49 @@ def read_pair(gold_path, test_path, metric: str, *, fmt: str | None = None, layo
     }
 
 
+def _evalb_fast_pair(gold_path, test_path, fmt, layout, on_error, params):
+    from annotations.errors import InputError
+    from annotations.trees.detect import detect_format, is_line_layout
+
+    from .evalb import read_evalb_text
+
+    texts = []
+    for path in (gold_path, test_path):
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+        if not text.strip():
+            raise InputError("empty input: no tree found", file=os.fspath(path))
+        if (fmt or detect_format(text, file=os.fspath(path))) != "penn":
+            return None
+        if (layout or ("lines" if is_line_layout(text) else "trees")) != "lines":
+            return None
+        texts.append(text)
+    lenient = on_error == "skip"
+    gold = read_evalb_text(texts[0], params, file=os.fspath(gold_path), lenient=lenient)
+    test = read_evalb_text(texts[1], params, file=os.fspath(test_path), lenient=lenient)
+    return {
+        "gold_trees": gold, "test_trees": test, "gold_file": os.fspath(gold_path),
+        "test_file": os.fspath(test_path), "gold_lines": list(range(1, len(gold) + 1)),
+        "test_lines": list(range(1, len(test) + 1)), "on_error": on_error,
+    }
+
+
+def evalb_params(value=None):
+    """The :class:`EvalbParams` for a ``params`` value of :func:`score_trees` (None: COLLINS.prm)."""
+    from .evalb import COLLINS, EvalbParams, load_prm
+
+    if value is None:
+        return COLLINS
+    return value if isinstance(value, EvalbParams) else load_prm(value)
+
+
 def score_files(gold_path, test_path, metric: str, *, fmt: str | None = None, layout: str | None = None, **params) -> dict:
     """Read two tree files (format and layout detected) and score them: see :func:`score_trees`."""
-    args = read_pair(gold_path, test_path, metric, fmt=fmt, layout=layout, on_error=params.pop("on_error", None))
+    fast = None
+    if metric == "evalb" and params.get("transform") is None:
+        fast = params["params"] = evalb_params(params.get("params"))
+    args = read_pair(gold_path, test_path, metric, fmt=fmt, layout=layout, on_error=params.pop("on_error", None),
+                     evalb_params=fast)
     gold = args.pop("gold_trees")
     test = args.pop("test_trees")
     return score_trees(gold, test, metric, **args, **params)

@@ -13,6 +13,7 @@ All ratios in the returned documents are fractions in [0, 1]; the text report
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 from annotations.errors import InputError, Problem
@@ -191,6 +192,79 @@ def _read(tree: Tree, delete: frozenset, delete_len: frozenset, quote_labels: fr
     return side
 
 
+# preterminal "(TAG word)" | opening "(LABEL" | ")" | bare word
+_LINE_TOKEN = re.compile(r"\(([^\s()]*)\s+([^\s()]+)\s*\)|\(([^\s()]*)|(\))|([^\s()]+)")
+
+
+def _read_text(line: str, delete: frozenset, delete_len: frozenset, quote_labels: frozenset) -> _Side:
+    """evalb's own reading of one line, straight from the text (no Tree objects).
+
+    Gives exactly what :func:`_read` gives for ``parse_penn_lines`` of the same
+    line (outer pair kept, several top-level trees = no container bracket);
+    raises ``ValueError`` on a malformed line.
+    """
+    side = _Side()
+    words, tags, brackets = side.words, side.tags, side.brackets
+    stack: list[int] = []
+    length = 0
+    for tag, word, label, close, bare in _LINE_TOKEN.findall(line):
+        if word:
+            if tag not in delete_len:
+                length += 1
+            if quote_labels and tag in quote_labels and word in QUOTE_WORDS:
+                side.quotes.append([word, tag, len(words), len(brackets), list(stack)])
+            if tag in delete:
+                continue
+            words.append(word)
+            tags.append(tag)
+        elif close:
+            if not stack:
+                raise ValueError("unbalanced brackets: too many ')'")
+            brackets[stack.pop()][2] = len(words)
+        elif bare:
+            if not stack:
+                raise ValueError(f"word {bare!r} outside any bracket")
+            if "" not in delete_len:
+                length += 1
+            words.append(bare)
+            tags.append("")
+        else:
+            stack.append(len(brackets))
+            brackets.append([label, len(words), 0])
+    if stack:
+        raise ValueError(f"unbalanced brackets: {len(stack)} '(' never closed")
+    side.length = length
+    return side
+
+
+def read_evalb_text(text: str, params: EvalbParams | None = None, *, file: str | None = None,
+                    lenient: bool = True) -> list:
+    """evalb's fast path: one pre-read sentence per line (``BadSentence`` for a malformed line when lenient).
+
+    The result goes to :func:`score_evalb` like trees read by ``parse_penn_lines``
+    and gives the same figures; it cannot be transformed (use trees for that).
+    """
+    p = params or EvalbParams()
+    delete = frozenset(p.delete_labels)
+    delete_len = frozenset(p.delete_labels_for_length)
+    quote = frozenset(p.quote_labels)
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if not lines:
+        raise InputError("empty input: no sentence found", file=file)
+    out: list = []
+    for lineno, line in enumerate(lines, 1):
+        try:
+            out.append(_read_text(line, delete, delete_len, quote))
+        except ValueError as exc:
+            problem = Problem(str(exc), file=file, line=lineno, sentence=str(lineno))
+            if not lenient:
+                raise InputError(problem) from None
+            out.append(BadSentence(problem))
+    return out
+
+
 def _reinsert(side: _Side, quote: list) -> None:
     word, tag, index, bid, open_ids = quote
     side.words.insert(index, word)
@@ -252,13 +326,13 @@ class EvalbScorer:
             row["status"] = "error"
             row["message"] = gold.problem.message if gold is not None else "missing gold sentence"
             return row
-        g = _read(gold, self.delete, self.delete_len, self.quote_labels)
+        g = gold if type(gold) is _Side else _read(gold, self.delete, self.delete_len, self.quote_labels)
         row["length"] = g.length
         if test is None or isinstance(test, BadSentence):
             row["status"] = "error"
             row["message"] = test.problem.message if test is not None else "missing test sentence"
             return row
-        t = _read(test, self.delete, self.delete_len, self.quote_labels)
+        t = test if type(test) is _Side else _read(test, self.delete, self.delete_len, self.quote_labels)
         if not t.words:
             row["status"] = "skip"
             return row

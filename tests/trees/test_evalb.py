@@ -292,3 +292,37 @@ def test_punctuation_deletion_collins_versus_sample_prm(shared_data):
     sample_prm = _one(gold, test, load_prm(d / "sample.prm"))
     assert (collins["matched"], collins["words"]) == (3, 3)
     assert (sample_prm["matched"], sample_prm["words"]) == (2, 4)
+
+
+def test_fast_text_path_equals_the_tree_path(shared_data, tmp_path):
+    """read_evalb_text (used by score_files and the CLI) gives what parse_penn_lines + trees give."""
+    import random
+
+    from annotations.trees.penn import read_penn
+    from evaluation.trees.evalb import read_evalb_text
+
+    d = shared_data / "evalb-sample"
+    texts = [((d / "sample.gld").read_text(), (d / "sample.tst").read_text())]
+    trees = [t for p in sorted((shared_data / "ptb-sample").glob("wsj_001*.mrg")) for t in read_penn(p, strip_outer=False)]
+    rng = random.Random(5)
+    gold_lines = [t.to_penn() for t in trees]
+    test_lines = []
+    for line in gold_lines:  # damage some lines: drop a bracket pair, break the line, change a word
+        r = rng.random()
+        if r < 0.1:
+            line = line.replace("(NP ", "(", 1).replace("(", "(XP ", 1)
+        elif r < 0.13:
+            line = line + ")"
+        elif r < 0.16:
+            line = line.replace(" the)", " teh)", 1)
+        elif r < 0.2:
+            line = line.replace("('' '')", "(POS ')", 1).replace("(POS 's)", "(POS ')", 1)
+        test_lines.append(line)
+    texts.append(("\n".join(gold_lines) + "\n", "\n".join(test_lines) + "\n\n"))
+    for prm in ("sample.prm", "COLLINS.prm", "new.prm"):
+        params = load_prm(d / prm)
+        params.max_error = 10**6
+        for gold_text, test_text in texts:
+            slow = score_evalb(parse_penn_lines(gold_text, lenient=True), parse_penn_lines(test_text, lenient=True), params)
+            fast = score_evalb(read_evalb_text(gold_text, params), read_evalb_text(test_text, params), params)
+            assert fast == slow
