@@ -17,10 +17,16 @@ _n = itertools.count(1)
 
 @pytest.fixture(autouse=True)
 def _private_media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "media"
-    settings.GOLD_ROOT = tmp_path / "gold"
+    from django.utils.functional import empty
+
+    from annotations.models import gold_storage
+    from tests.factories import use_storage
+
+    use_storage(settings, tmp_path)
     # Hashing test passwords at full strength costs a second per user.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    yield
+    gold_storage._wrapped = empty
 
 
 def user(name=None, **fields):

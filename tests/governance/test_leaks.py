@@ -25,9 +25,7 @@ URLCONF = "tests.governance.urls"  # the project's URLs, with the governance pag
 
 
 @pytest.fixture
-def world(tmp_path, settings):
-    settings.MEDIA_ROOT = tmp_path / "media"
-    settings.GOLD_ROOT = tmp_path / "gold"
+def world(tmp_path):
     (tmp_path / "src").mkdir()
     return build_world(tmp_path / "src")
 
