@@ -23,7 +23,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--format", choices=("penn", "square"), help="bracket style (detected when omitted)")
     parser.add_argument(
         "--layout", choices=("lines", "trees"),
-        help="evalb: one sentence per line, or tree by tree (detected when omitted)",
+        help="Penn files: one sentence per line (evalb's layout) or tree by tree (detected when omitted)",
     )
     parser.add_argument(
         "--param", metavar="FILE",
