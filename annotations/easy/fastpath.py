@@ -16,6 +16,7 @@ fast it is accepted.
 """
 from __future__ import annotations
 
+from .model import Form, Group, Relation, Sentence
 from .schema import EasySchema
 
 XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
@@ -37,75 +38,69 @@ class FastPath:
         self.role_seq = {t: schema.roles(t) for t in schema.relation_types}
         self.extra_tags = {t: frozenset(schema.extras(t)) for t in schema.relation_types}
 
-    def check(self, e, sid: str, want_texts: bool = False):
-        """``(form ids, form texts or None, has groups, has relations)`` when the sentence is certainly
-        valid, else ``None`` (then the detailed parser decides)."""
+    def check(self, e, sid: str, want_texts: bool = False, build: bool = False):
+        """``(form ids, form texts or None, has groups, has relations, sentence or None)`` when the
+        sentence is certainly valid, else ``None`` (then the detailed parser decides). With ``build``,
+        the :class:`Sentence` is built in the same pass (texts are then always read)."""
         fids: list[str] = []
         add_fid = fids.append
+        if build:
+            want_texts = True
         texts: list[str] | None = [] if want_texts else None
         gids: set[str] = set()
         rids: set[str] = set()
         hrefs: list[str] = []
+        groups: list | None = [] if build else None
+        relations: list | None = [] if build else None
         group_types = self.group_types
-        wrapped = False
-        for c in e:
-            tag = c.tag
-            if tag == "F":
-                add_fid(c.get("id"))
-                if len(c):
-                    return None
-                if texts is not None:
-                    texts.append(c.text)
-            elif tag == "Groupe":
-                gid = c.get("id")
-                if not gid or gid in gids or c.get("type") not in group_types:
-                    return None
-                gids.add(gid)
-                n0 = len(fids)
-                for f in c:
-                    if f.tag != "F" or len(f):
+        containers = (e,)
+        k = 0
+        while k < len(containers):
+            container = containers[k]
+            top = k == 0
+            k += 1
+            for c in container:
+                tag = c.tag
+                if tag == "F":
+                    add_fid(c.get("id"))
+                    if len(c):
                         return None
-                    add_fid(f.get("id"))
                     if texts is not None:
-                        texts.append(f.text)
-                if len(fids) == n0:
-                    return None
-            elif tag == "relations":
-                if not self._relations(c, rids, hrefs):
-                    return None
-            elif tag == "constituants" and not wrapped:
-                wrapped = True
-                for g in c:
-                    tag = g.tag
-                    if tag == "F":
-                        add_fid(g.get("id"))
-                        if len(g):
-                            return None
-                        if texts is not None:
-                            texts.append(g.text)
-                    elif tag == "Groupe":
-                        if not self._group(g, gids, fids, texts, group_types):
-                            return None
-                    else:
+                        texts.append(c.text)
+                elif tag == "Groupe":
+                    gid = c.get("id")
+                    gtype = c.get("type")
+                    if not gid or gid in gids or gtype not in group_types:
                         return None
-            else:
-                return None
+                    gids.add(gid)
+                    n0 = len(fids)
+                    for f in c:
+                        if f.tag != "F" or len(f):
+                            return None
+                        add_fid(f.get("id"))
+                        if texts is not None:
+                            texts.append(f.text)
+                    if len(fids) == n0:
+                        return None
+                    if groups is not None:
+                        groups.append(Group(gid, gtype, n0, len(fids)))
+                elif tag == "relations" and top:
+                    if not self._relations(c, rids, hrefs, relations):
+                        return None
+                elif tag == "constituants" and top and len(containers) == 1 and not fids and not rids:
+                    containers = (e, c)  # its content, then nothing else but <relations>
+                    if not self._only_relations_after(c):
+                        return None
+                else:
+                    return None
         n = len(fids)
         prefix = sid + "F"
-        nums = _numbers(n)
-        if fids != [prefix + k for k in nums]:
+        if fids != [prefix + x for x in _numbers(n)]:
             return None
         if texts is not None and None in texts:
             return None
-        if gids or rids:
-            if not gids.isdisjoint(rids):
-                return None
-            for x in gids:
-                if x.startswith(prefix):
-                    return None  # could collide with a form id: let the detailed parser judge
-            for x in rids:
-                if x.startswith(prefix):
-                    return None
+        if (gids and (not gids.isdisjoint(fids) or not gids.isdisjoint(rids))) or (rids and not rids.isdisjoint(fids)):
+            return None  # an id used twice: the detailed parser names it
         if hrefs:
             lp = len(prefix)
             null = prefix + "0"
@@ -117,24 +112,22 @@ class FastPath:
                     if num.isascii() and num.isdigit() and num[0] != "0" and int(num) <= n:
                         continue
                 return None
-        return fids, texts, bool(gids), bool(rids)
+        sent = None
+        if build:
+            sent = Sentence(sid, [Form(fid, t.strip()) for fid, t in zip(fids, texts)], groups, relations,
+                            e.sourceline)
+        return fids, texts, bool(gids), bool(rids), sent
 
     @staticmethod
-    def _group(c, gids, fids, texts, group_types) -> bool:
-        gid = c.get("id")
-        if not gid or gid in gids or c.get("type") not in group_types:
-            return False
-        gids.add(gid)
-        n0 = len(fids)
-        for f in c:
-            if f.tag != "F" or len(f):
+    def _only_relations_after(c) -> bool:
+        nxt = c.getnext()
+        while nxt is not None:
+            if nxt.tag != "relations":
                 return False
-            fids.append(f.get("id"))
-            if texts is not None:
-                texts.append(f.text)
-        return len(fids) > n0
+            nxt = nxt.getnext()
+        return True
 
-    def _relations(self, rels, rids: set, hrefs: list) -> bool:
+    def _relations(self, rels, rids: set, hrefs: list, out: list | None) -> bool:
         role_seq = self.role_seq
         extra_tags = self.extra_tags
         for r in rels:
@@ -149,6 +142,7 @@ class FastPath:
             j = 0
             nroles = len(roles)
             extras = None
+            args = {} if out is not None else None
             for x in r:
                 tag = x.tag
                 if j < nroles and tag == roles[j]:
@@ -158,16 +152,22 @@ class FastPath:
                         if h is None:
                             return False
                     hrefs.append(h)  # an empty or padded pointer matches no id: detailed parser
+                    if args is not None:
+                        args[tag] = h
                     j += 1
                 elif tag in extra_tags[rtype]:
                     if extras is None:
-                        extras = {tag}
+                        extras = {tag: x}
                     elif tag in extras:
                         return False
                     else:
-                        extras.add(tag)
+                        extras[tag] = x
                 else:
                     return False
             if j != nroles:
                 return False
+            if out is not None:
+                out.append(Relation(rid, rtype, args,
+                                    {t: dict(x.attrib) for t, x in extras.items()} if extras else {},
+                                    r.sourceline))
         return True

@@ -114,7 +114,7 @@ class SentenceParser:
     def _warn(self, message, line, sentence=None, element=None):
         self.warnings.append(Problem(message, file=self.file, line=line, sentence=sentence, element=element))
 
-    def parse(self, e) -> Sentence:
+    def parse(self, e, warn_duplicates_too: bool = True) -> Sentence:
         sid = e.get("id")
         line = e.sourceline
         if not sid:
@@ -218,7 +218,7 @@ class SentenceParser:
                     self._relation(r, sent, ids)
                 elif isinstance(r.tag, str):
                     self._err(f"unexpected element <{r.tag}> in <relations>", r.sourceline, sid, r.tag)
-        if len(sent.relations) > 1:
+        if warn_duplicates_too and len(sent.relations) > 1:
             warn_duplicates(self.file, sent, self.warnings)
         return sent
 
@@ -404,9 +404,8 @@ def iter_sentences(
             sent = None
             wanted = want is None or want(sid)
             ok = None
-            if not wanted and fastpath is not None and sid and sid not in seen_ids:
-                # a sentence that is only validated: try the fast path first
-                ok = fastpath.check(el, sid, expected_forms is not None)
+            if fastpath is not None and sid and sid not in seen_ids:
+                ok = fastpath.check(el, sid, expected_forms is not None, wanted)
                 if ok is not None and expected_forms is not None:
                     exp = expected_forms.get(sid)
                     if exp is None:
@@ -420,8 +419,11 @@ def iter_sentences(
                     parser.saw_group = True
                 if ok[3]:
                     parser.saw_relation = True
+                sent = ok[4]
+                if sent is not None and len(sent.relations) > 1:
+                    warn_duplicates(file, sent, warnings)
             else:
-                sent = parser.parse(el)
+                sent = parser.parse(el, wanted)  # duplicates only matter (and are reported) where scored
                 if expected_forms is not None:
                     exp = expected_forms.get(sent.id)
                     if exp is None:

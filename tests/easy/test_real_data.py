@@ -61,3 +61,15 @@ def test_gold_against_itself_is_perfect_in_all_20_ways(gold_docs):
     all_cons = [c for c in result["cells"] if c["layer"] == "constituents" and c["genre"] == "ALL"
                 and c["type"] == "ALL"]
     assert {c["cr"] for c in all_cons} == {34785}
+
+
+def test_fast_and_detailed_readers_build_the_same_sentences(easy_ref, easy_guide, gold_docs):
+    from annotations.easy import iter_sentences
+
+    paths = sorted(easy_ref.glob("*.xml"))[:6] + sorted(easy_guide.glob("*.xml"))[:3]
+    for path in paths:
+        warnings_fast, warnings_slow = [], []
+        fast = list(iter_sentences(path, gold=True, warnings=warnings_fast))
+        slow = list(iter_sentences(path, gold=True, warnings=warnings_slow, fast=False))
+        assert fast == slow, path.name
+        assert [w.message for w in warnings_fast] == [w.message for w in warnings_slow]

@@ -282,3 +282,25 @@ def test_genre_from_file_name():
     assert genre_of("general_lemonde.xml") == "general"
     assert genre_of("oral_delic_1.xml") == "oral"
     assert genre_of("Guide.1.easyref.xml") == "Guide.1.easyref"
+
+
+def test_progress_and_corpus_validation_of_sentences_without_gold(tmp_path):
+    from annotations.errors import InputError
+
+    from .conftest import easy_xml
+
+    gold = load(sentence("E2", ["Il", "dort"], {(1, 1): ("G1", "GN")}), gold=True, name="x.xml")
+    corpus = load(sentence("E1", ["Oui"]) + sentence("E2", ["Il", "dort"]), name="x.xml")
+    run = tmp_path / "x.xml"
+    run.write_bytes(easy_xml(sentence("E1", ["Non"]) + sentence("E2", ["Il", "dort"], {(1, 1): ("G1", "GN")})))
+    calls = []
+    # without the corpus text, E1 (no gold) is checked for structure only
+    result = score_corpus([gold], [run], bootstrap=0, progress=lambda d, t: calls.append((d, t)))
+    assert calls == [(1, 2), (2, 2)]
+    assert cell(result, "constituents", "EQUAL")["f"] == 1.0
+    # with it, E1's form is checked exactly as a gold sentence's would be
+    with pytest.raises(InputError) as err:
+        score_corpus([gold], [run], bootstrap=0, corpus={"x": corpus})
+    p = err.value.problems[0]
+    assert (p.sentence, p.element, p.file) == ("E1", "E1F1", "x.xml")
+    assert "form E1F1 is 'Non', expected 'Oui'" in p.message
