@@ -152,6 +152,8 @@ def upload_run(
         with unpacked(campaign, staged, filename) as files:
             documents = sorted(files)
         with transaction.atomic():
+            # Again, now holding the campaign row: the run set may have frozen while the file was staged.
+            check_upload_allowed(campaign, team, scope=scope)
             run = Run(campaign=campaign, team=team, uploaded_by=user, name=name,
                       system_description=system_description, scope=scope, original_filename=filename,
                       sha256=sha256, size=size, status=RunStatus.UPLOADED)

@@ -184,3 +184,26 @@ def test_validation_report_is_the_same_with_and_without_gold(member_a, tmp_path,
     assert set(bad_test) == set(bad_other)
     assert _shape(bad_test) == _shape(bad_other)
     assert bad_test != bad_other  # the reports do name the sentence: the shapes match, the places differ
+
+
+def test_a_run_set_frozen_while_the_file_is_staged_refuses_the_upload(easy, member_a, organiser):
+    """The gate is checked again under the campaign row lock, just before the run is stored."""
+    from unittest import mock
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from campaign import lifecycle
+    from campaign.rules import UploadRefused
+    from campaign.services import runs
+
+    real_unpacked = runs.unpacked
+
+    def closing_meanwhile(*args, **kwargs):
+        lifecycle.transition(easy, "closed", actor=organiser)
+        return real_unpacked(*args, **kwargs)
+
+    stale = Campaign.objects.get(pk=easy.pk)
+    with mock.patch.object(runs, "unpacked", closing_meanwhile), pytest.raises(UploadRefused, match="closed"):
+        runs.upload_run(campaign=stale, team=easy.teams.get(), user=member_a, name="racing",
+                        uploaded_file=SimpleUploadedFile("run.zip", gold_run_zip()))
+    assert not Run.objects.filter(campaign=easy).exists()
