@@ -206,6 +206,7 @@ def main(argv=None) -> int:
         rss_before = peak_rss_mb()
         parse_all = min(bare_parse(folder / "run", True) for _ in range(args.repeat))
         parse_e = min(bare_parse(folder / "run", False) for _ in range(args.repeat))
+        rss_parse = peak_rss_mb()
         if args.profile:
             import cProfile
             import pstats
@@ -233,7 +234,8 @@ def main(argv=None) -> int:
         print(f"full scoring (bootstrap {args.bootstrap}): {score:.2f} s")
         print(f"ratio: {score / parse_all:.2f} (vs every-element iterparse), "
               f"{score / parse_e:.2f} (vs tag='E' iterparse)")
-        print(f"peak RSS: {peak_rss_mb():.0f} MB (before timing: {rss_before:.0f} MB)")
+        print(f"peak RSS: {peak_rss_mb():.0f} MB (before timing: {rss_before:.0f} MB, "
+              f"after the bare parses: {rss_parse:.0f} MB)")
     finally:
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)

@@ -386,24 +386,26 @@ def aggregate(fc, fp, cr, row_genre: list[str], plan: Plan, submitted: Mapping[s
     genres = sorted(set(row_genre))
     genre_arr = np.array(row_genre, dtype=object) if row_genre else np.array([], dtype=object)
     strata = [np.flatnonzero(genre_arr == g) for g in genres]
-    fc_e = _extend_all(fc.astype(np.int64), plan)
-    fp_e = _extend_all(fp.astype(np.int64), plan)
-    cr_e = _extend_all(cr.astype(np.int64), plan)
-    # point estimates per genre and ALL
+    fc_e = _extend_all(fc, plan)
+    fp_e = _extend_all(fp, plan)
+    cr_e = _extend_all(cr, plan)
+    # point estimates per genre and ALL (exact integer sums)
     sums = {}
     for g, idx in zip(genres, strata):
-        sums[g] = (fc_e[idx].sum(axis=0), fp_e[idx].sum(axis=0), cr_e[idx].sum(axis=0))
-    sums[ALL] = (fc_e.sum(axis=0), fp_e.sum(axis=0), cr_e.sum(axis=0))
+        sums[g] = tuple(x[idx].sum(axis=0, dtype=np.int64) for x in (fc_e, fp_e, cr_e))
+    sums[ALL] = tuple(x.sum(axis=0, dtype=np.int64) for x in (fc_e, fp_e, cr_e))
     # bootstrap: resample sentences with replacement within each genre
     boot_f = {}
     if bootstrap > 0 and len(row_genre):
+        # Resampling counts (multinomial = sentences drawn with replacement) times per-sentence counts:
+        # one matrix product per genre. float32 is exact here (integer sums far below 2**24).
         rng = np.random.default_rng(seed)
         acc = None
-        fl = (fc_e.astype(np.float64), fp_e.astype(np.float64), cr_e.astype(np.float64))
         for g, idx in zip(genres, strata):
             n = len(idx)
-            weights = rng.multinomial(n, np.full(n, 1.0 / n), size=bootstrap).astype(np.float64)
-            part = tuple(weights @ x[idx] for x in fl)
+            weights = rng.multinomial(n, np.full(n, 1.0 / n), size=bootstrap).astype(np.float32)
+            part = tuple((weights @ x[idx].astype(np.float32)).astype(np.float64) for x in (fc_e, fp_e, cr_e))
+            del weights
             boot_f[g] = _f_array(*part)
             acc = part if acc is None else tuple(a + b for a, b in zip(acc, part))
         boot_f[ALL] = _f_array(*acc)
