@@ -64,6 +64,7 @@ def run_detail(request, pk: int):
         "can_see_scores": can_scores,
         "result": result,
         "summary": result_summary(result) if result else None,
+        "result_count": run.results.count() if result else 0,
         "can_withdraw": run.withdrawn_at is None and run.campaign.accepts_runs,
     }
     return render(request, "portal/run.html", context)

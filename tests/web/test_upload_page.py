@@ -94,3 +94,41 @@ def test_upload_needs_a_team(client, campaign, alice):
     response = upload(client, campaign, factories.gold_run_zip(), "run.zip")
     assert response.status_code == 302 and response["Location"] == campaign.get_absolute_url()
     assert not Run.objects.exists()
+
+
+def test_large_upload_goes_through_a_temporary_file(client, campaign, team_a, alice, settings, storage,
+                                                    django_capture_on_commit_callbacks):
+    """Above FILE_UPLOAD_MAX_MEMORY_SIZE Django spools to disk; the run file is moved, not read whole."""
+    import zipfile
+
+    settings.FILE_UPLOAD_MAX_MEMORY_SIZE = 10_000
+    files = {n: factories.gold_bytes(n) for n in factories.SMALL_EASY_FILES}
+    import io
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as zf:
+        for name, data in files.items():
+            zf.writestr(name, data)
+    data = buf.getvalue()
+    client.force_login(alice)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = upload(client, campaign, data, "stored.zip")
+    assert response.status_code == 302
+    run = Run.objects.get()
+    assert run.size == len(data) and run.sha256 == hashlib.sha256(data).hexdigest()
+    assert open(run.file.path, "rb").read() == data
+    assert factories.files_under(storage / "media" / ".staging") == []
+    assert run.status == RunStatus.SCORED
+
+
+def test_run_page_links_to_detailed_results(client, campaign, team_a, alice, django_capture_on_commit_callbacks):
+    client.force_login(alice)
+    with django_capture_on_commit_callbacks(execute=True):
+        upload(client, campaign, factories.gold_run_zip(), "run.zip")
+    run = Run.objects.get()
+    campaign.state = "released"
+    campaign.save()
+    page = client.get(reverse("portal:run", kwargs={"pk": run.pk})).content.decode()
+    assert reverse("results:run", kwargs={"slug": campaign.slug, "pk": run.pk}) in page
+    assert reverse("results:campaign", kwargs={"slug": campaign.slug}) in \
+        client.get(reverse("portal:campaign", kwargs={"slug": campaign.slug})).content.decode()
