@@ -16,6 +16,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Iterable
 
+from django.core.cache import cache
 from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 
@@ -156,6 +157,19 @@ def page_cells_any_layer(mode: str, match: str) -> Q:
     return chosen | (Q(genre__in=[ALL, "all", "*", ""]) & Q(type__in=[ALL, "all", "*", ""]))
 
 
+def on_page(cell: dict, mode: str, match: str) -> bool:
+    """:func:`page_cells_any_layer` for a cell of the dict (a snapshot's cells are already shaped)."""
+    if cell["genre"] == ALL and cell["type"] == ALL:
+        return True
+    if cell["layer"] == RELATIONS:
+        return cell["mode"] == mode and cell["match"] == match
+    return cell["match"] == match
+
+
+def narrowed(data: dict, mode: str, match: str) -> dict:
+    return dict(data, runs=[dict(r, cells=[c for c in r["cells"] if on_page(c, mode, match)]) for r in data["runs"]])
+
+
 @dataclass
 class Visible:
     """What a user may see of a campaign's results, and where it comes from.
@@ -174,16 +188,34 @@ class Visible:
 
 
 def latest_snapshot(campaign: Campaign):
-    return PublishedSnapshot.objects.filter(campaign=campaign).order_by("-created_at", "-pk").first()
+    # Without its data: a snapshot is tens of megabytes at campaign scale, and pages often have it cached.
+    return PublishedSnapshot.objects.filter(campaign=campaign).order_by("-created_at", "-pk").defer("data").first()
 
 
-def visible_results(user, campaign: Campaign, *, cells: Q | None = None) -> Visible:
+def snapshot_data(snapshot, way: tuple[str, str] | None = None) -> dict:
+    """The snapshot's dict, narrowed to what a page showing ``way`` draws.
+
+    Snapshots are immutable, so the narrowed copy is cached under the snapshot's id.
+    """
+    if way is None:
+        return snapshot.data
+    key = f"results:snapshot:{snapshot.pk}:{snapshot.sha256}:{way[0]}:{way[1]}"
+    data = cache.get(key)
+    if data is None:
+        data = narrowed(snapshot.data, *way)
+        cache.set(key, data, timeout=24 * 3600)
+    return data
+
+
+def visible_results(user, campaign: Campaign, *, way: tuple[str, str] | None = None) -> Visible:
+    """What ``user`` may see of the campaign's results; ``way`` (mode, match) narrows the cells to a page's."""
+    cells = page_cells_any_layer(*way) if way else None
     if visibility.can_see_all_live_results(user, campaign):
         return Visible("live", campaign_results(campaign, cells=cells))
     if visibility.can_see_published_results(user, campaign):
         snapshot = latest_snapshot(campaign)
         if snapshot is not None:
-            return Visible("snapshot", snapshot.data, snapshot)
+            return Visible("snapshot", snapshot_data(snapshot, way), snapshot)
         return Visible("none", None)
     team = visibility.team_of(user, campaign)
     if team is not None:
@@ -208,10 +240,6 @@ def visible_run_result(user, run: Run) -> Visible | None:
 
 
 # -- shaping the dict for tables and charts (works on snapshots and live data) --
-
-def _index(cells: list[dict]) -> dict[tuple, dict]:
-    return {(c["aggregation"], c["layer"], c["mode"], c["match"], c["genre"], c["type"]): c for c in cells}
-
 
 def type_order(layer: str, present: Iterable[str]) -> list[str]:
     known = DEFAULT_SCHEMA.group_types if layer == CONSTITUENTS else DEFAULT_SCHEMA.relation_types

@@ -104,7 +104,7 @@ def _campaign_or_404(user, slug: str) -> Campaign:
 def campaign_results(request, slug: str):
     campaign = _campaign_or_404(request.user, slug)
     mode, match = _selection(request)
-    visible = summaries.visible_results(request.user, campaign, cells=summaries.page_cells_any_layer(mode, match))
+    visible = summaries.visible_results(request.user, campaign, way=(mode, match))
     data = visible.data
     context = {
         "campaign": campaign,
@@ -174,5 +174,7 @@ def run_results(request, slug: str, pk: int):
 def campaign_results_json(request, slug: str):
     """The same dict the page draws from, as the requesting user may see it."""
     campaign = _campaign_or_404(request.user, slug)
-    visible = summaries.visible_results(request.user, campaign)
+    # With mode and match, only what the page of that way draws; without, every cell.
+    way = _selection(request) if ("mode" in request.GET or "match" in request.GET) else None
+    visible = summaries.visible_results(request.user, campaign, way=way)
     return JsonResponse({"source": visible.source, "data": visible.data})

@@ -239,3 +239,25 @@ def test_withdrawn_disqualified_and_unscored_runs_are_left_out(world):
     dq.save()
     b.scored_run(c, t, "queued", status=RunStatus.QUEUED)
     assert [r["name"] for r in summaries.campaign_results(c)["runs"]] == ["alpha-1", "beta-1"]
+
+
+def test_narrowed_snapshot_holds_the_same_cells_as_the_narrowed_live_query(client, world):
+    c = world["c"]
+    full = summaries.campaign_results(c)
+    PublishedSnapshot.objects.create(campaign=c, data=full, sha256="e" * 64)
+    c.state = CampaignState.PUBLISHED
+    c.save()
+    url = reverse("results:campaign-json", args=[c.slug])
+    public = client.get(url, {"mode": "REF", "match": "FUZZY"}).json()
+    assert public["source"] == "snapshot"
+    client.force_login(world["org"])
+    live = client.get(url, {"mode": "REF", "match": "FUZZY"}).json()
+    assert live["source"] == "live"
+    key = lambda cell: (cell["aggregation"], cell["layer"], cell["mode"], cell["match"], cell["genre"], cell["type"])
+    for a, b_ in zip(public["data"]["runs"], live["data"]["runs"]):
+        assert sorted(map(key, a["cells"])) == sorted(map(key, b_["cells"]))
+        assert 0 < len(a["cells"]) < len(full["runs"][0]["cells"])
+    expected = ResultCell.objects.filter(summaries.page_cells_any_layer("REF", "FUZZY"), result__run=world["ra"]).count()
+    assert len(live["data"]["runs"][0]["cells"]) == expected
+    # without a way, everything
+    assert len(client.get(url).json()["data"]["runs"][0]["cells"]) == len(full["runs"][0]["cells"])
