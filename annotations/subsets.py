@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 
-from annotations.errors import InputError, Problem
+from annotations.errors import InputError
 from annotations.models import GoldDocument, GoldSentence
 from campaign import audit
 from campaign.models import Campaign, CampaignKind, CampaignState, CorpusDocument, Sentence
@@ -189,36 +189,56 @@ def scoring_subset(run_scope: str) -> str:
     return Subset.DEV if run_scope == "dev" else Subset.TEST
 
 
-def dev_sample_documents(campaign: Campaign):
-    """The gold of the development sample, per document: EASY documents holding only dev sentences."""
+def subset_documents(campaign: Campaign, subsets=(Subset.DEV,)):
+    """The gold of the given subsets, per document: EASY documents holding only those sentences."""
     from annotations.easy import Document, read_document
 
-    wanted = sentence_ids_by_document(campaign, Subset.DEV)
+    wanted: dict[str, set[str]] = defaultdict(set)
+    for subset in subsets:
+        for name, sids in sentence_ids_by_document(campaign, subset).items():
+            wanted[name] |= sids
     golds = GoldDocument.objects.filter(document__campaign=campaign, document__name__in=list(wanted)).select_related(
         "document"
     ).order_by("document__order", "document__name")
     for gold in golds:
         name = gold.document.name
         with gold.file.open("rb") as fh:
-            try:
-                doc = read_document(fh, gold=True, strict=False, name=f"{name}.xml")
-            except InputError as exc:
-                raise InputError([Problem(f"stored gold cannot be read: {p.message}", file=f"{name}.gold.xml",
-                                          line=p.line, sentence=p.sentence) for p in exc.problems])
+            doc = read_document(fh, gold=True, strict=False, name=f"{name}.xml")
         keep = wanted[name]
         # Only what the corpus file also carries: no attribute of the gold's source (paths, dates).
         yield Document(name=f"{name}.xml", sentences=[s for s in doc.sentences if s.id in keep],
                        attributes={"fichier": f"{name}.xml"})
 
 
-def dev_sample_zip(campaign: Campaign) -> bytes:
-    """A zip of the development sample's gold (one EASY file per document that has dev sentences)."""
+def dev_sample_documents(campaign: Campaign):
+    return subset_documents(campaign, (Subset.DEV,))
+
+
+def _zip_documents(campaign: Campaign, subsets, folder: str, listing: bool = False) -> bytes:
     if campaign.kind != CampaignKind.EASY:
-        raise InputError(f"development samples are only built for EASY campaigns, not {campaign.kind}")
+        raise InputError(f"gold archives are only built for EASY campaigns, not {campaign.kind}")
     from annotations.easy import document_to_bytes
 
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for doc in dev_sample_documents(campaign):
-            zf.writestr(f"dev/{doc.name}", document_to_bytes(doc))
+        for doc in subset_documents(campaign, subsets):
+            zf.writestr(f"{folder}/{doc.name}", document_to_bytes(doc))
+        if listing:
+            rows = ["document\tsentence\tsubset"]
+            for name, sid, subset in gold_sentences(campaign).filter(subset__in=subsets).order_by(
+                "sentence__document__order", "sentence__document__name", "sentence__position"
+            ).values_list("sentence__document__name", "sentence__sid", "subset"):
+                rows.append(f"{name}\t{sid}\t{subset}")
+            zf.writestr(f"{folder}/subsets.tsv", "\n".join(rows) + "\n")
     return buf.getvalue()
+
+
+def dev_sample_zip(campaign: Campaign) -> bytes:
+    """A zip of the development sample's gold (one EASY file per document that has dev sentences)."""
+    return _zip_documents(campaign, (Subset.DEV,), "dev")
+
+
+def released_gold_zip(campaign: Campaign) -> bytes:
+    """What the gold release publishes: the gold of the test set and of the development sample, and
+    ``subsets.tsv`` saying which sentence was in which."""
+    return _zip_documents(campaign, (Subset.TEST, Subset.DEV), "gold", listing=True)

@@ -73,6 +73,26 @@ def dev_sample_download(request, slug: str):
     return response
 
 
+def gold_download(request, slug: str):
+    """The released gold (test set and development sample, with the subset of each sentence): organisers
+    at any time, everyone once the gold is released. Every download is audited."""
+    campaign = get_object_or_404(Campaign, slug=slug)
+    if not (visibility.can_see_campaign(request.user, campaign) and visibility.can_download_gold(request.user, campaign)):
+        raise Http404("The gold is not released.")
+    from annotations.subsets import released_gold_zip
+
+    try:
+        data = released_gold_zip(campaign)
+    except InputError as exc:
+        return HttpResponse(f"The gold archive cannot be built: {exc}", status=409,
+                            content_type="text/plain; charset=utf-8")
+    audit.record(audit.GOLD_DOWNLOAD, campaign=campaign, target=campaign.slug,
+                 details={"released": visibility.gold_is_released(campaign)}, request=request)
+    response = HttpResponse(data, content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-gold.zip"'
+    return response
+
+
 @login_required
 def team_publication(request, pk: int):
     team = get_object_or_404(Team.objects.select_related("campaign"), pk=pk)

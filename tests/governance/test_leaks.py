@@ -74,7 +74,7 @@ def test_the_walker_reaches_the_pages_that_matter():
     """If the walk silently covered nothing, every leak test would pass: check it sees the known faces."""
     names = {f"{e.namespace}:{e.name}" for e in walker.endpoints(URLCONF)}
     for expected in ["portal:run_file", "portal:corpus_download", "api:run-detail", "api:campaign-runs",
-                     "results:campaign", "governance:dev_sample", "governance:diagnostics", "governance:audit_csv"]:
+                     "results:campaign", "governance:dev_sample", "governance:gold", "governance:diagnostics", "governance:audit_csv"]:
         assert expected in names, f"{expected} is not among the walked routes"
 
 

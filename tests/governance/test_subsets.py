@@ -140,3 +140,41 @@ def test_no_dev_sample_is_a_clear_404(easy, organiser):
     client.force_login(organiser)
     response = client.get(f"/governance/campaigns/{easy.slug}/dev-sample.zip")
     assert response.status_code == 404
+
+
+def test_gold_download_only_after_gold_release(easy, organiser, member_a):
+    from campaign import lifecycle
+
+    sample_test_subset(easy, ratio=0.5, seed=5, dev_ratio=0.2)
+    team(easy, member_a)
+    url = f"/governance/campaigns/{easy.slug}/gold.zip"
+    member = Client()
+    member.force_login(member_a)
+    org = Client()
+    org.force_login(organiser)
+    for state in ["open", "closed", "scored", "released", "published"]:
+        lifecycle.transition(easy, state, actor=organiser)
+        assert Client().get(url).status_code == 404 and member.get(url).status_code == 404, state
+    assert org.get(url).status_code == 200
+    assert AuditEntry.objects.filter(campaign=easy, action="gold.download", actor=organiser).count() == 1
+    lifecycle.transition(easy, "gold_released", actor=organiser)
+    files = _zip(Client().get(url))
+    listing = files.pop("gold/subsets.tsv").decode().splitlines()
+    expected = {(name, sid, subset) for subset in ("test", "dev")
+                for name, sids in sentence_ids_by_document(easy, subset).items() for sid in sids}
+    assert {tuple(line.split("\t")) for line in listing[1:]} == expected
+    for name, data in files.items():
+        doc = read_document(io.BytesIO(data), gold=True, strict=True, name=name)
+        stem = name.removeprefix("gold/").removesuffix(".xml")
+        assert {s.id for s in doc.sentences} == {sid for n, sid, _ in expected if n == stem}
+    lifecycle.transition(easy, "archived", actor=organiser)
+    assert Client().get(url).status_code == 200  # archiving does not hide released gold
+
+
+def test_archiving_without_gold_release_keeps_gold_hidden(easy, organiser):
+    from campaign import lifecycle
+
+    sample_test_subset(easy, ratio=0.5, seed=5)
+    for state in ["open", "closed", "scored", "released", "published", "archived"]:
+        lifecycle.transition(easy, state, actor=organiser)
+    assert Client().get(f"/governance/campaigns/{easy.slug}/gold.zip").status_code == 404
