@@ -12,6 +12,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Callable
 
+from django.core.exceptions import ObjectDoesNotExist
 from django.db import transaction
 from django.utils import timezone
 
@@ -34,7 +35,7 @@ def campaign_schema(campaign) -> EasySchema:
     """The schema of the current guide version, or the engine's default. ValueError if malformed."""
     try:
         version = campaign.guide.current
-    except Exception:  # no guide: RelatedObjectDoesNotExist
+    except ObjectDoesNotExist:  # the campaign has no guide
         version = None
     if version is not None and version.schema:
         return EasySchema.from_dict(version.schema)

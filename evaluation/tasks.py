@@ -63,9 +63,9 @@ def score_run(self, run_id: int) -> str:
         _fail(run, f"cannot score: {exc}")
         return "failed"
     except InputError as exc:
-        # Validation passed against the corpus, so this concerns the gold: keep its content out of the reason.
-        logger.error("run %s: the engine refused the gold: %s", run.pk, exc)
-        _fail(run, "the gold annotation could not be read; the organisers have been told")
+        # The run was already checked, so this concerns the stored corpus or gold: keep them out of the reason.
+        logger.error("run %s: the stored corpus or gold could not be read: %s", run.pk, exc)
+        _fail(run, "the campaign's reference files could not be read; the organisers have been told")
         return "failed"
     except Exception as exc:  # a permanent error: record it rather than retrying forever
         logger.exception("run %s failed", run.pk)

@@ -23,7 +23,8 @@ from django.utils import timezone
 
 from campaign import audit
 from campaign.models import Campaign, Run, RunStatus, Team
-from campaign.rules import UploadRefused, check_upload_allowed, check_withdrawal_allowed
+from campaign.rules import UploadRefused, WithdrawalRefused, check_upload_allowed, check_withdrawal_allowed
+from campaign.visibility import is_member
 
 from .archives import ArchiveRefused, Limits, kind_of, remove_tree, unpack
 
@@ -195,6 +196,8 @@ def enqueue_scoring(run_id: int) -> None:
 
 def withdraw_run(run: Run, *, user, request=None) -> Run:
     """Withdraw before the deadline (raises :class:`~campaign.rules.WithdrawalRefused` otherwise)."""
+    if not is_member(user, run.team):
+        raise WithdrawalRefused("Only a member of the team can withdraw its run; organisers disqualify runs instead.")
     with transaction.atomic():
         check_withdrawal_allowed(run)
         run.withdrawn_at = timezone.now()

@@ -65,7 +65,8 @@ def run_detail(request, pk: int):
         "result": result,
         "summary": result_summary(result) if result else None,
         "result_count": run.results.count() if result else 0,
-        "can_withdraw": run.withdrawn_at is None and run.campaign.accepts_runs,
+        "can_withdraw": run.withdrawn_at is None and run.campaign.accepts_runs
+                        and visibility.is_member(request.user, run.team),
     }
     return render(request, "portal/run.html", context)
 

@@ -143,3 +143,15 @@ def test_download_own_run_file_is_audited(client, run_a, alice):
     assert hashlib.sha256(b"".join(response.streaming_content)).hexdigest() == run_a.sha256
     assert 'filename="run.zip"' in response["Content-Disposition"]
     assert AuditEntry.objects.filter(action="run.download", target=f"run {run_a.pk}", actor=alice).exists()
+
+
+def test_organisers_do_not_withdraw_team_runs(client, run_a, campaign):
+    organiser = factories.make_user("orga")
+    campaign.organisers.add(organiser)
+    client.force_login(organiser)
+    page = client.get(reverse("portal:run", kwargs={"pk": run_a.pk})).content.decode()
+    assert "Withdraw this run" not in page
+    response = client.post(reverse("portal:run_withdraw", kwargs={"pk": run_a.pk}), follow=True)
+    assert "Only a member of the team" in response.content.decode()
+    run_a.refresh_from_db()
+    assert run_a.withdrawn_at is None
