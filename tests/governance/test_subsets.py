@@ -178,3 +178,23 @@ def test_archiving_without_gold_release_keeps_gold_hidden(easy, organiser):
     for state in ["open", "closed", "scored", "released", "published", "archived"]:
         lifecycle.transition(easy, state, actor=organiser)
     assert Client().get(f"/governance/campaigns/{easy.slug}/gold.zip").status_code == 404
+
+
+def test_mark_subset_command(easy, organiser, capsys):
+    doc = easy.documents.order_by("order").first()
+    call_command("mark_subset", easy.slug, "dev", "--documents", doc.name, "--actor", organiser.username)
+    assert subset_counts(easy)["dev"] == doc.sentences.count()
+    sid = doc.sentences.order_by("position").first().sid
+    call_command("mark_subset", easy.slug, "unused", "--sentences", f"{doc.name}:{sid}")
+    assert GoldSentence.objects.get(sentence__document=doc, sentence__sid=sid).subset == "unused"
+    assert "1 sentence(s) moved to unused" in capsys.readouterr().out
+    with pytest.raises(CommandError, match="No sentence E99999"):
+        call_command("mark_subset", easy.slug, "test", "--sentences", f"{doc.name}:E99999")
+    with pytest.raises(CommandError, match="DOCUMENT:ID"):
+        call_command("mark_subset", easy.slug, "test", "--sentences", "E3")
+    with pytest.raises(CommandError, match="No document named nope"):
+        call_command("mark_subset", easy.slug, "test", "--documents", "nope")
+    easy.state = "open"
+    easy.save()
+    with pytest.raises(CommandError, match="can no longer be put into the test subset"):
+        call_command("mark_subset", easy.slug, "test", "--documents", doc.name)
