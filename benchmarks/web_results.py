@@ -111,7 +111,7 @@ def add_runs(campaign, document: dict, count: int, start: int) -> list:
     runs = Run.objects.bulk_create(runs)
     results = Result.objects.bulk_create([
         Result(run=run, metric="easy", signature=document["signature"], scorer_version=document["scorer_version"],
-               gold_sha256=document["gold_sha256"], document={"cells": [], "note": "benchmark copy"})
+               gold_sha256=document["gold_sha256"], document=document)
         for run in runs
     ])
     cells = []

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, render
+from django.utils.html import format_html
 
 from campaign import visibility
 from campaign.models import Campaign, Run
@@ -26,12 +27,17 @@ def _pct(value) -> str:
     return "–" if value is None else f"{100 * value:.1f}"
 
 
-def display(cell: dict | None) -> dict | None:
-    """A cell as the templates print it; the raw value rides along for checking."""
+_MISSING = format_html('<td class="muted" title="{}">–</td>', "not scored or not submitted")
+
+
+def display(cell: dict | None) -> dict:
+    """A cell as the tables print it, with its ``<td>`` built here rather than by an
+    included template per cell (a page holds hundreds). The exact stored value
+    rides along in ``data-f`` so that tests and readers can check the figure."""
     if cell is None:
-        return None
+        return {"html": _MISSING, "raw": ""}
     ci = cell.get("ci") or [None, None]
-    return {
+    shown = {
         "f": _pct(cell["f"]),
         "p": "undefined" if cell["p"] is None else _pct(cell["p"]),
         "r": _pct(cell["r"]),
@@ -39,6 +45,10 @@ def display(cell: dict | None) -> dict | None:
         "ci": f"{_pct(ci[0])}–{_pct(ci[1])}" if ci[0] is not None and ci[1] is not None else "",
         "counts": f"fc={cell['fc']} fp={cell['fp']} cr={cell['cr']}",
     }
+    interval = format_html('<span class="ci">{}</span>', shown["ci"]) if shown["ci"] else ""
+    shown["html"] = format_html('<td data-f="{}" title="P {} · R {} · {}">{}{}</td>', shown["raw"], shown["p"],
+                                shown["r"], shown["counts"], shown["f"], interval)
+    return shown
 
 
 def _point(cell: dict | None) -> charts.Point:
