@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from django.http import Http404
-from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
@@ -13,26 +12,13 @@ from rest_framework.throttling import ScopedRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
 from campaign import visibility
-from campaign.models import Campaign, Run
+from campaign.models import Campaign
 from campaign.rules import UploadRefused, WithdrawalRefused
 from campaign.services.runs import upload_run, withdraw_run
 from evaluation.services import latest_result, public_result_document
 
 from . import serializers
-
-
-def visible_campaign(request, slug: str) -> Campaign:
-    campaign = get_object_or_404(Campaign, slug=slug)
-    if not visibility.can_see_campaign(request.user, campaign):
-        raise Http404
-    return campaign
-
-
-def visible_run(request, pk: int) -> Run:
-    run = get_object_or_404(Run.objects.select_related("campaign", "team"), pk=pk)
-    if not visibility.can_see_run(request.user, run):
-        raise Http404  # 404, not 403: another team's run does not exist for you
-    return run
+from .permissions import CanSeeScores, visible_campaign, visible_run
 
 
 class CampaignList(generics.ListAPIView):
@@ -105,13 +91,12 @@ class RunDetail(generics.RetrieveAPIView):
 class RunResults(APIView):
     """The latest result of a run, once its team may see it."""
 
-    permission_classes = [IsAuthenticated]
+    permission_classes = [IsAuthenticated, CanSeeScores]
 
     @extend_schema(responses={200: dict})
     def get(self, request, pk: int):
         run = visible_run(request, pk)
-        if not visibility.can_see_own_scores(request.user, run):
-            raise PermissionDenied("Scores of this run are not released yet.")
+        self.check_object_permissions(request, run)
         result = latest_result(run)
         if result is None:
             raise Http404("This run has no result yet.")

@@ -6,7 +6,7 @@ from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from campaign.models import AuditEntry, Run, RunStatus
+from campaign.models import AuditEntry, Run
 from tests import factories
 from tests.web.helpers import stored_run
 

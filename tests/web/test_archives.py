@@ -1,7 +1,6 @@
 """The archive unpacker on its own: limits hold even when sizes are not declared."""
 from __future__ import annotations
 
-import gzip
 import io
 import tarfile
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import io
 import zipfile
 
-import pytest
 from django.core.files.base import ContentFile
 from django.urls import reverse
 

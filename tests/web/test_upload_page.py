@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import hashlib
 
-import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
