@@ -1,26 +1,18 @@
-"""Top-level URLs. Each face of the product owns its own URL module:
-
-* ``campaign.urls``        team upload portal and public campaign pages (namespace ``portal``)
-* ``campaign.console_urls`` organiser console pages beside the admin (namespace ``console``)
-* ``evaluation.urls``      results pages (namespace ``results``)
-* ``campaign.api.urls``    REST API under /api/ (namespace ``api``)
-"""
-from importlib.util import find_spec
-
+"""Top-level URLs. Each face of the product owns its own URL module."""
 from django.contrib import admin
 from django.urls import include, path
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
+    # REST API: campaigns, run upload and status, results.
+    path("api/", include(("campaign.api.urls", "api"), namespace="api")),
+    # Organiser console beside the admin: dashboards, CSV export.
+    path("console/", include(("campaign.console_urls", "console"), namespace="console")),
+    # Life cycle, subsets, audit log, diagnostics, publication opt-in.
+    path("governance/", include(("campaign.governance_urls", "governance"), namespace="governance")),
+    # Published and released results.
+    path("results/", include(("evaluation.urls", "results"), namespace="results")),
+    # Team upload portal and public campaign pages.
+    path("", include(("campaign.urls", "portal"), namespace="portal")),
 ]
-
-# Included only once they exist, so that each part can land on its own.
-for prefix, module, namespace in [
-    ("api/", "campaign.api.urls", "api"),
-    ("console/", "campaign.console_urls", "console"),
-    ("results/", "evaluation.urls", "results"),
-    ("", "campaign.urls", "portal"),
-]:
-    if find_spec(module.rsplit(".", 1)[0]) and find_spec(module):
-        urlpatterns.append(path(prefix, include((module, namespace), namespace=namespace)))
