@@ -93,7 +93,11 @@ def campaign_results(campaign: Campaign, runs=None, *, cells: Q | None = None) -
     out. ``cells`` optionally narrows the cells loaded (a page needs a few
     hundred of the thousands a result holds); the snapshot takes them all.
     """
-    run_list = list(scored_runs(campaign) if runs is None else runs)
+    if runs is None:
+        runs = scored_runs(campaign)
+    elif hasattr(runs, "select_related"):
+        runs = runs.select_related("team")  # a caller's queryset: no query per run for the labels
+    run_list = list(runs)
     latest = latest_result_ids(run_list)
     results = {
         r.pk: r
