@@ -15,7 +15,7 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from . import visibility
+from . import audit, visibility
 from .console import actions
 from .models import AuditEntry, Campaign, CorpusDocument, Genre, Membership, Run, Team
 
@@ -122,6 +122,16 @@ class CampaignAdmin(OrganisedOnly, admin.ModelAdmin):
         if not change and not request.user.is_superuser:
             obj.organisers.add(request.user)
 
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        # Settings changes are organiser actions too: the audit log says which fields moved.
+        changed = list(form.changed_data) + [
+            f"{fs.model._meta.verbose_name_plural}" for fs in formsets if fs.has_changed()
+        ]
+        if changed or not change:
+            audit.record("campaign.change" if change else "campaign.create", campaign=form.instance,
+                         target=form.instance.slug, details={"changed": changed}, request=request)
+
 
 class MembershipInline(admin.TabularInline):
     model = Membership
@@ -174,7 +184,8 @@ class RunAdmin(OrganisedOnly, admin.ModelAdmin):
     date_hierarchy = "uploaded_at"
     action_form = RunActionForm
     actions = ["rescore_runs", "mark_runs_failed", "disqualify_runs"]
-    readonly_fields = [f.name for f in Run._meta.fields if f.name not in ("system_description",)]
+    # Runs are evidence: their fields change only through the services (upload, scoring, the actions above).
+    readonly_fields = [f.name for f in Run._meta.fields]
 
     def has_add_permission(self, request):
         return False  # runs come in through the portal, the API or the command line

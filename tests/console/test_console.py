@@ -205,3 +205,23 @@ def test_admin_pages_render_for_an_organiser(client, world):
     assert client.get(reverse("admin:campaign_campaign_change", args=[world["c"].pk])).status_code == 200
     runs = client.get(reverse("admin:campaign_run_changelist") + "?status__exact=scored").content.decode()
     assert "alpha-1" in runs and "beta-1" in runs
+
+
+def test_campaign_changes_in_the_admin_are_audited(client, world):
+    c = world["c"]
+    client.force_login(world["org"])
+    url = reverse("admin:campaign_campaign_change", args=[c.pk])
+    form = client.get(url).context["adminform"].form
+    data = {name: ("" if value is None else value) for name, value in form.initial.items()
+            if name not in ("organisers", "metrics")}
+    data.update({"organisers": [world["org"].pk], "metrics": "{}", "runs_per_team": 2,
+                 "genres-TOTAL_FORMS": 0, "genres-INITIAL_FORMS": 0,
+                 "documents-TOTAL_FORMS": 0, "documents-INITIAL_FORMS": 0})
+    for key in ("opens_at", "deadline", "results_release_at", "publish_at", "gold_release_at", "archive_at"):
+        data.pop(key, None)
+    response = client.post(url, data)
+    assert response.status_code == 302, response.context["adminform"].form.errors if response.context else response
+    c.refresh_from_db()
+    assert c.runs_per_team == 2
+    entry = AuditEntry.objects.get(action="campaign.change", campaign=c)
+    assert "runs_per_team" in entry.details["changed"] and entry.actor == world["org"]
