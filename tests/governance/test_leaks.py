@@ -49,12 +49,14 @@ def objects_of(world) -> dict[str, list]:
         "genre": [doc.genre.pk],
         "genre_code": [doc.genre.code],
         "user": [u.pk for u in world.users.values()],
+        # Admin change, delete and history pages of these ids, for every model (as a staff organiser of another campaign).
+        "admin_object_id": sorted({c.pk, world.runs["A"].pk, world.teams["A"].pk, world.results["A"].pk}),
     }
 
 
 def clients(world) -> dict[str, Client]:
     out = {"anonymous": Client()}
-    for role in ("A", "B", "outsider"):
+    for role in ("A", "B", "outsider", "other organiser"):
         out[role] = Client()
         out[role].force_login(world.users[role])
     return out
@@ -66,7 +68,8 @@ def test_no_route_leaks_in_any_state(world, case):
     objects = objects_of(world)
     problems = []
     for role, client in clients(world).items():
-        problems += walker.walk(client, objects, forbidden(world, role), urlconf=URLCONF, who=f"{role} [{case}]")
+        problems += walker.walk(client, objects, forbidden(world, role), urlconf=URLCONF, who=f"{role} [{case}]",
+                                staff=role == "other organiser")
     assert not problems, f"{len(problems)} problem(s):\n" + "\n".join(problems[:60])
 
 
@@ -88,6 +91,10 @@ def test_markers_are_visible_where_allowed(world):
     assert rules_for_a, "team B's rules must flag team A's run content"
     api = walker.body_text(client.get(f"/api/runs/{world.runs['A'].pk}/results/", {"format": "json"}))
     assert "0.918273645" in api
+    # The other campaign's organiser really uses the admin (so its pages are walked, not just refused).
+    staff = clients(world)["other organiser"]
+    assert staff.get("/admin/campaign/run/").status_code == 200
+    assert staff.get(f"/admin/campaign/run/{world.runs['A'].pk}/change/").status_code in (302, 404)
 
 
 # -- the walker catches a leaking view: a self-test with a temporary URLconf --------------------------

@@ -187,7 +187,19 @@ def build_world(tmp: Path, *, slug: str = "leaky") -> World:
     gold_paths = _gold_copies(tmp)
     import_corpus(campaign, gold_paths, actor=organiser)
     sample_test_subset(campaign, ratio=0.5, seed=20061, dev_ratio=0.2, actor=organiser)
-    users = {"A": _user("alice"), "B": _user("bob"), "outsider": _user("olga")}
+    users = {"A": _user("alice"), "B": _user("bob"), "outsider": _user("olga"), "other organiser": _user("oscar")}
+    # Staff, organiser of another campaign: the admin and console must show them nothing of this one.
+    from django.contrib.auth.models import Group, Permission
+    from django.db.models import Q
+
+    organisers = Group.objects.create(name="Organisers")  # as load_demo sets organisers up
+    organisers.permissions.set(Permission.objects.filter(
+        Q(content_type__app_label__in=["campaign", "annotations", "evaluation"]) & ~Q(codename__startswith="delete_")))
+    users["other organiser"].is_staff = True
+    users["other organiser"].save()
+    users["other organiser"].groups.add(organisers)
+    elsewhere = Campaign.objects.create(name="Elsewhere", slug=f"{slug}-elsewhere", state=CampaignState.OPEN)
+    elsewhere.organisers.add(users["other organiser"])
     teams = {"A": _team(campaign, SECRETS_A, users["A"]), "B": _team(campaign, SECRETS_B, users["B"])}
     runs = {
         "A": _run(teams["A"], SECRETS_A, Run.Scope.TEST),
