@@ -11,6 +11,8 @@ urlpatterns = [
     path("console/", include(("campaign.console_urls", "console"), namespace="console")),
     # Life cycle, subsets, audit log, diagnostics, publication opt-in.
     path("governance/", include(("campaign.governance_urls", "governance"), namespace="governance")),
+    # Organiser lab: error-insertion lab, leaf-ancestor word view.
+    path("lab/", include(("evaluation.lab_urls", "lab"), namespace="lab")),
     # Published and released results.
     path("results/", include(("evaluation.urls", "results"), namespace="results")),
     # Team upload portal and public campaign pages.

@@ -18,10 +18,10 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
 from annotations.errors import InputError
-from campaign.models import Run, RunStatus
+from campaign.models import CampaignKind, Run, RunStatus
 from campaign.rules import UploadRefused
 from campaign.services.runs import unpacked
-from evaluation import services
+from evaluation import kinds, services
 
 logger = logging.getLogger(__name__)
 
@@ -81,6 +81,8 @@ def _fail(run: Run, reason: str) -> None:
 
 def _process(run: Run) -> str:
     campaign = run.campaign
+    if campaign.kind != CampaignKind.EASY:
+        return _process_kind(run, kinds.for_campaign(campaign))
     try:
         schema = services.campaign_schema(campaign)
     except ValueError as exc:
@@ -109,3 +111,38 @@ def _process(run: Run) -> str:
         return "invalid"
     services.store_result(run, document, parameters=services.scoring_parameters(campaign))
     return "scored"
+
+
+def _process_kind(run: Run, kind) -> str:
+    """The same states for the tree and dependency kinds, through :mod:`evaluation.kinds`."""
+    try:
+        parameters = kind.parameters(run.campaign)
+    except ValueError as exc:
+        _fail(run, f"the campaign's scoring options are wrong: {exc}")
+        return "failed"
+    run.set_status(RunStatus.VALIDATING, progress=0)
+    try:
+        with unpacked(run.campaign, Path(run.file.path), run.original_filename) as files:
+            report = kind.validate_run_files(run, files, services.ThrottledProgress(run.pk))
+            run.validation_report = report
+            run.save(update_fields=["validation_report"])
+            if not report["valid"]:
+                run.set_status(RunStatus.INVALID, reason=f"{report['problem_count']} problem(s) found", progress=100)
+                return "invalid"
+            run.set_status(RunStatus.QUEUED, progress=0)
+            run.set_status(RunStatus.SCORING, progress=0)
+            document = kind.score_run_files(run, files, services.ThrottledProgress(run.pk))
+    except UploadRefused as exc:
+        run.validation_report = {"valid": False, "problem_count": 1,
+                                 "problems": [{"message": str(exc), "file": run.original_filename,
+                                               "line": None, "sentence": None, "element": None}],
+                                 "warnings": []}
+        run.save(update_fields=["validation_report"])
+        run.set_status(RunStatus.INVALID, reason=str(exc), progress=100)
+        return "invalid"
+    services.store_result(run, document, metric=kind.name, parameters=parameters)
+    return "scored"
+
+
+# Registered with the worker beside score_run (autodiscovery reads this module only).
+from evaluation.lab.tasks import run_error_lab_job  # noqa: E402,F401

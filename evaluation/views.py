@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404, render
 from django.utils.html import format_html
 
 from campaign import visibility
-from campaign.models import Campaign, Run
+from campaign.models import Campaign, CampaignKind, Run
 
 from . import charts, summaries
 from .summaries import ALL, CONSTITUENTS, EASY_MATCHES, EASY_MODES, RELATIONS
@@ -113,6 +113,10 @@ def _campaign_or_404(user, slug: str) -> Campaign:
 
 def campaign_results(request, slug: str):
     campaign = _campaign_or_404(request.user, slug)
+    if campaign.kind != CampaignKind.EASY:
+        from evaluation.kinds.pages import campaign_page
+
+        return campaign_page(request, campaign)
     mode, match = _selection(request)
     visible = summaries.visible_results(request.user, campaign, way=(mode, match))
     data = visible.data
@@ -164,6 +168,10 @@ def _runs_by_genre(data: dict, indexes: list, mode: str, match: str) -> dict:
 def run_results(request, slug: str, pk: int):
     campaign = _campaign_or_404(request.user, slug)
     run = get_object_or_404(Run.objects.select_related("team", "campaign"), pk=pk, campaign=campaign)
+    if campaign.kind != CampaignKind.EASY:
+        from evaluation.kinds.pages import run_page
+
+        return run_page(request, campaign, run)
     mode, match = _selection(request)
     visible = summaries.visible_run_result(request.user, run)
     if visible is None:

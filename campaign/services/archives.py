@@ -34,35 +34,51 @@ class Limits:
     max_ratio: int = MAX_COMPRESSION_RATIO
 
 
-def kind_of(filename: str) -> str:
-    """``xml``, ``zip`` or ``tar``, from the name the team gave the file."""
+EASY = (".xml",)
+
+
+def _shown(suffixes: tuple[str, ...]) -> str:
+    return "EASY .xml" if suffixes == EASY else " or ".join(suffixes)
+
+
+def kind_of(filename: str, suffixes: tuple[str, ...] = EASY) -> str:
+    """``xml`` (a single document file, whatever the campaign kind's suffix), ``zip`` or ``tar``,
+    from the name the team gave the file."""
     lower = filename.lower()
-    if lower.endswith(".xml"):
+    if lower.endswith(suffixes):
         return "xml"
     if lower.endswith(".zip"):
         return "zip"
     if lower.endswith((".tar.gz", ".tgz")):
         return "tar"
+    one = "one EASY .xml file" if suffixes == EASY else f"one {_shown(suffixes)} file"
+    each = ".xml file" if suffixes == EASY else f"{_shown(suffixes)} file"
     raise ArchiveRefused(
-        f"{filename!r}: unsupported file type; upload one EASY .xml file, "
-        f"or a .zip or .tar.gz holding one .xml file per corpus document."
+        f"{filename!r}: unsupported file type; upload {one}, "
+        f"or a .zip or .tar.gz holding one {each} per corpus document."
     )
 
 
-def document_name(member: str) -> str:
-    """The corpus document a file stands for: its base name without ``.xml``."""
+def document_name(member: str, suffixes: tuple[str, ...] = EASY) -> str:
+    """The corpus document a file stands for: its base name without its suffix (``.xml`` for EASY)."""
     base = PurePosixPath(member).name
-    return base[:-4] if base.lower().endswith(".xml") else base
+    for suffix in suffixes:
+        if base.lower().endswith(suffix):
+            return base[: -len(suffix)]
+    return base
 
 
-def _check_member_name(name: str) -> str:
+def _check_member_name(name: str, suffixes: tuple[str, ...] = EASY) -> str:
     path = PurePosixPath(name.replace("\\", "/"))
     if path.is_absolute() or ".." in path.parts or (path.parts and ":" in path.parts[0]):
         raise ArchiveRefused(f"archive member {name!r}: unsafe path (absolute or going up with '..'); refused.")
     if name.lower().endswith(NESTED_SUFFIXES):
-        raise ArchiveRefused(f"archive member {name!r}: nested archives are not accepted; put the .xml files directly in the archive.")
-    if not name.lower().endswith(".xml"):
-        raise ArchiveRefused(f"archive member {name!r}: not an .xml file; the archive must hold only the EASY .xml files.")
+        raise ArchiveRefused(f"archive member {name!r}: nested archives are not accepted; put the "
+                             f"{'.xml' if suffixes == EASY else _shown(suffixes)} files directly in the archive.")
+    if not name.lower().endswith(suffixes):
+        if suffixes == EASY:
+            raise ArchiveRefused(f"archive member {name!r}: not an .xml file; the archive must hold only the EASY .xml files.")
+        raise ArchiveRefused(f"archive member {name!r}: not a {_shown(suffixes)} file; the archive must hold only those.")
     return path.name
 
 
@@ -95,31 +111,31 @@ def _copy_limited(src, dest: Path, member: str, budget: list[int], limits: Limit
             out.write(chunk)
 
 
-def unpack(path: Path, filename: str, dest: Path, limits: Limits) -> dict[str, Path]:
+def unpack(path: Path, filename: str, dest: Path, limits: Limits, suffixes: tuple[str, ...] = EASY) -> dict[str, Path]:
     """Unpack a run file into ``dest``; returns ``{document name: xml path}``.
 
     ``filename`` is the name the team gave (it decides the kind). A single XML
     file is linked, not copied. On refusal ``dest`` may hold partial files:
     the caller owns ``dest`` and removes it.
     """
-    kind = kind_of(filename)
+    kind = kind_of(filename, suffixes)
     dest.mkdir(parents=True, exist_ok=True)
     if kind == "xml":
-        return {document_name(filename): path}
+        return {document_name(filename, suffixes): path}
     if kind == "zip":
-        return _unpack_zip(path, filename, dest, limits)
-    return _unpack_tar(path, filename, dest, limits)
+        return _unpack_zip(path, filename, dest, limits, suffixes)
+    return _unpack_tar(path, filename, dest, limits, suffixes)
 
 
-def _claim(out: dict[str, Path], base: str, dest: Path, member: str) -> Path:
-    doc = document_name(base)
+def _claim(out: dict[str, Path], base: str, dest: Path, member: str, suffixes: tuple[str, ...] = EASY) -> Path:
+    doc = document_name(base, suffixes)
     if doc in out:
         raise ArchiveRefused(f"archive member {member!r}: a second file for document {doc!r}; refused.")
     out[doc] = dest / f"{len(out):05d}.xml"
     return out[doc]
 
 
-def _unpack_zip(path: Path, filename: str, dest: Path, limits: Limits) -> dict[str, Path]:
+def _unpack_zip(path: Path, filename: str, dest: Path, limits: Limits, suffixes: tuple[str, ...] = EASY) -> dict[str, Path]:
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError) as exc:
@@ -139,26 +155,26 @@ def _unpack_zip(path: Path, filename: str, dest: Path, limits: Limits) -> dict[s
             # The high bits of external_attr carry the Unix mode; 0o120000 is a symlink.
             if (info.external_attr >> 16) & 0o170000 == 0o120000:
                 raise ArchiveRefused(f"archive member {info.filename!r}: symbolic links are not accepted; refused.")
-            base = _check_member_name(info.filename)
+            base = _check_member_name(info.filename, suffixes)
             if info.compress_size and info.file_size / max(info.compress_size, 1) > limits.max_ratio and info.file_size > CHUNK:
                 raise ArchiveRefused(
                     f"archive member {info.filename!r}: compression ratio above {limits.max_ratio}:1 (a zip bomb?); refused."
                 )
         budget = [limits.max_unpacked_bytes]
         for info in infos:
-            base = _check_member_name(info.filename)
-            target = _claim(out, base, dest, info.filename)
+            base = _check_member_name(info.filename, suffixes)
+            target = _claim(out, base, dest, info.filename, suffixes)
             try:
                 with zf.open(info) as src:
                     _copy_limited(src, target, info.filename, budget, limits, info.compress_size)
             except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, NotImplementedError) as exc:
                 raise ArchiveRefused(f"archive member {info.filename!r}: cannot be unpacked ({exc}).") from None
     if not out:
-        raise ArchiveRefused(f"{filename!r}: the archive holds no .xml file.")
+        raise ArchiveRefused(f"{filename!r}: the archive holds no {'.xml' if suffixes == EASY else _shown(suffixes)} file.")
     return out
 
 
-def _unpack_tar(path: Path, filename: str, dest: Path, limits: Limits) -> dict[str, Path]:
+def _unpack_tar(path: Path, filename: str, dest: Path, limits: Limits, suffixes: tuple[str, ...] = EASY) -> dict[str, Path]:
     try:
         tf = tarfile.open(path, mode="r:*")
     except (tarfile.TarError, OSError, EOFError) as exc:
@@ -180,20 +196,20 @@ def _unpack_tar(path: Path, filename: str, dest: Path, limits: Limits) -> dict[s
                     raise ArchiveRefused(f"archive member {member.name!r}: links are not accepted; refused.")
                 if not member.isfile():
                     raise ArchiveRefused(f"archive member {member.name!r}: not a regular file; refused.")
-                base = _check_member_name(member.name)
+                base = _check_member_name(member.name, suffixes)
                 declared += member.size
                 if declared > limits.max_unpacked_bytes:
                     raise ArchiveRefused(
                         f"{filename!r}: the archive unpacks to more than {limits.max_unpacked_bytes:,} bytes, "
                         f"the limit; refused."
                     )
-                target = _claim(out, base, dest, member.name)
+                target = _claim(out, base, dest, member.name, suffixes)
                 src = tf.extractfile(member)
                 _copy_limited(src, target, member.name, budget, limits, compressed, cumulative=True)
         except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
             raise ArchiveRefused(f"{filename!r}: the archive is damaged ({exc}).") from None
     if not out:
-        raise ArchiveRefused(f"{filename!r}: the archive holds no .xml file.")
+        raise ArchiveRefused(f"{filename!r}: the archive holds no {'.xml' if suffixes == EASY else _shown(suffixes)} file.")
     return out
 
 

@@ -88,26 +88,43 @@ def looks_like_xml(path: Path) -> bool:
     return head.startswith(b"<") and b"\x00" not in head
 
 
+def run_suffixes(campaign: Campaign) -> tuple[str, ...]:
+    """The file suffixes of a run's documents: ``.xml`` for EASY, the kind's own otherwise."""
+    from evaluation.kinds import suffixes
+
+    return suffixes(campaign)
+
+
+def looks_like_text(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        head = fh.read(4096)
+    return b"\x00" not in head
+
+
 def match_documents(campaign: Campaign, filename: str, files: dict[str, Path]) -> dict[str, Path]:
     """Pair the files of a run with the corpus documents, by name.
 
-    A single XML file of a one-document corpus stands for that document,
+    A single document file of a one-document corpus stands for that document,
     whatever its name. Any other name that is not a document is refused.
     """
+    suffixes = run_suffixes(campaign)
+    suffix = suffixes[0]
     names = list(campaign.documents.values_list("name", flat=True))
-    if kind_of(filename) == "xml" and len(names) == 1:
+    if kind_of(filename, suffixes) == "xml" and len(names) == 1:
         return {names[0]: next(iter(files.values()))}
     unknown = sorted(set(files) - set(names))
     if unknown:
-        shown = ", ".join(f"{n}.xml" for n in unknown[:10]) + (" ..." if len(unknown) > 10 else "")
-        expected = ", ".join(f"{n}.xml" for n in names[:10]) + (" ..." if len(names) > 10 else "")
+        shown = ", ".join(f"{n}{suffix}" for n in unknown[:10]) + (" ..." if len(unknown) > 10 else "")
+        expected = ", ".join(f"{n}{suffix}" for n in names[:10]) + (" ..." if len(names) > 10 else "")
         raise UploadRefused(
             f"{filename!r}: unknown document name(s) {shown}; the corpus documents are {expected}. "
             f"Name each file after the corpus document it annotates."
         )
     for doc, path in files.items():
-        if not looks_like_xml(path):
+        if suffix == ".xml" and not looks_like_xml(path):
             raise UploadRefused(f"{doc}.xml in {filename!r} is not an XML file (it must start with '<'); refused.")
+        if suffix != ".xml" and not looks_like_text(path):
+            raise UploadRefused(f"{doc}{suffix} in {filename!r} is not a text file (it holds NUL bytes); refused.")
     return files
 
 
@@ -117,7 +134,7 @@ def unpacked(campaign: Campaign, path: Path, filename: str) -> Iterator[dict[str
     tmp = Path(tempfile.mkdtemp(prefix="run-unpack-", dir=staging_dir()))
     try:
         try:
-            files = unpack(path, filename, tmp, archive_limits())
+            files = unpack(path, filename, tmp, archive_limits(), run_suffixes(campaign))
         except ArchiveRefused as exc:
             raise UploadRefused(str(exc)) from None
         yield match_documents(campaign, filename, files)
@@ -143,7 +160,7 @@ def upload_run(
     if uploaded_file.size is not None and uploaded_file.size > limit:
         raise UploadRefused(_too_big(filename, limit))
     try:
-        kind_of(filename)
+        kind_of(filename, run_suffixes(campaign))
     except ArchiveRefused as exc:
         raise UploadRefused(str(exc)) from None
 

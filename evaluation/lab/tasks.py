@@ -1,0 +1,99 @@
+"""The error-lab worker: one task runs :func:`evaluation.deps.errorlab.run_error_lab` on a job's treebanks."""
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from django.db import InterfaceError, OperationalError
+from django.utils import timezone
+
+from annotations.errors import InputError
+from evaluation.models import ErrorLabJob
+
+logger = logging.getLogger(__name__)
+TRANSIENT = (OperationalError, InterfaceError, ConnectionError, TimeoutError)
+
+
+class _Progress:
+    """Writes the job's progress and step at most once a second: the lab calls back per (treebank, type)."""
+
+    def __init__(self, job_id: int, total: int, interval: float = 1.0):
+        self.job_id, self.total, self.interval = job_id, max(total, 1), interval
+        self.done, self.last = 0, 0.0
+
+    def __call__(self, treebank: str, error_type: str) -> None:
+        now = time.monotonic()
+        if now - self.last >= self.interval:
+            ErrorLabJob.objects.filter(pk=self.job_id).update(
+                progress=min(99, 100 * self.done // self.total), step=f"{treebank}: {error_type}"[:200])
+            self.last = now
+        self.done += 1
+
+
+def _fail(job_id: int, reason: str) -> None:
+    ErrorLabJob.objects.filter(pk=job_id).update(status=ErrorLabJob.Status.FAILED, status_reason=reason,
+                                                 finished_at=timezone.now(), step="")
+
+
+@shared_task(
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=TRANSIENT,
+    retry_backoff=True,
+    retry_backoff_max=300,
+    max_retries=3,
+    time_limit=settings.CELERY_TASK_TIME_LIMIT,
+    soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT,
+)
+def run_error_lab_job(self, job_id: int) -> str:
+    job = ErrorLabJob.objects.filter(pk=job_id).first()
+    if job is None:
+        return "missing"
+    if job.finished:
+        return f"already {job.status}"  # a duplicate delivery
+    try:
+        return _run(job)
+    except TRANSIENT as exc:
+        if self.request.retries >= self.max_retries:
+            _fail(job.pk, f"the database or queue was unavailable ({type(exc).__name__}) after "
+                          f"{self.max_retries} retries")
+        raise
+    except SoftTimeLimitExceeded:
+        _fail(job.pk, f"the lab took longer than {settings.CELERY_TASK_SOFT_TIME_LIMIT} seconds and was stopped")
+        return "failed"
+    except InputError as exc:
+        _fail(job.pk, str(exc))
+        return "failed"
+    except Exception as exc:  # permanent: say so rather than retry forever
+        logger.exception("error-lab job %s failed", job.pk)
+        _fail(job.pk, f"internal error ({type(exc).__name__})")
+        return "failed"
+
+
+def _run(job: ErrorLabJob) -> str:
+    from annotations.trees.detect import read_trees
+    from evaluation.deps.errorlab import ERROR_TYPES, run_error_lab
+
+    from .services import labels_spec
+
+    ErrorLabJob.objects.filter(pk=job.pk).update(status=ErrorLabJob.Status.RUNNING, progress=0, status_reason="")
+    names = job.parameters["treebanks"]
+    treebanks = {}
+    for name, fieldfile in zip(names, (job.treebank_a, job.treebank_b)):
+        try:
+            treebanks[name] = read_trees(Path(fieldfile.path))
+        except InputError as exc:
+            for p in exc.problems:
+                p.file = name
+            raise
+    progress = _Progress(job.pk, len(treebanks) * len(ERROR_TYPES))
+    result = run_error_lab(treebanks, labels=labels_spec(job), seed=int(job.parameters["seed"]),
+                           per_type=int(job.parameters["per_type"]), progress=progress)
+    ErrorLabJob.objects.filter(pk=job.pk).update(status=ErrorLabJob.Status.DONE, progress=100, step="",
+                                                 result=result, finished_at=timezone.now())
+    return "done"

@@ -1,0 +1,91 @@
+"""Organiser pages of the lab (namespace ``lab``): the error-insertion lab and the leaf-ancestor
+word view. Every permission decision comes from :mod:`campaign.visibility`; anyone not allowed
+gets a 404, as for the other organiser pages."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import Http404, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+
+from campaign import audit, visibility
+from campaign.models import Campaign, CampaignKind, Run
+from evaluation import charts
+from evaluation.models import ErrorLabJob
+
+from . import services
+from .forms import ErrorLabForm
+from .word_view import SENTENCES_PER_PAGE, leaf_ancestor_sentences
+
+
+def _organised(request, slug: str) -> Campaign:
+    campaign = get_object_or_404(Campaign, slug=slug)
+    if not visibility.can_manage_campaign(request.user, campaign):
+        raise Http404("No such campaign.")
+    return campaign
+
+
+def _job(request, campaign) -> ErrorLabJob | None:
+    value = request.GET.get("job", "")
+    if not value.isdigit():
+        return None
+    job = ErrorLabJob.objects.filter(campaign=campaign, pk=int(value)).first()
+    if job is None:
+        raise Http404("No such error-lab job.")
+    return job
+
+
+def error_lab(request, slug: str):
+    campaign = _organised(request, slug)
+    form = ErrorLabForm(request.POST or None, request.FILES or None)
+    if request.method == "POST":
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                job = services.create_job(campaign, user=request.user, treebank_a=data["treebank_a"],
+                                          treebank_b=data.get("treebank_b"), labels_file=data.get("labels_file"),
+                                          preset=data["preset"], seed=data["seed"], per_type=data["per_type"],
+                                          request=request)
+            except services.LabRefused as exc:
+                form.add_error(None, str(exc))
+            else:
+                messages.success(request, "The error lab is running; this page shows its progress.")
+                return redirect(f"{reverse('lab:error_lab', kwargs={'slug': campaign.slug})}?job={job.pk}")
+    job = _job(request, campaign)
+    context = {"campaign": campaign, "form": form, "job": job,
+               "jobs": ErrorLabJob.objects.filter(campaign=campaign).select_related("created_by")[:20]}
+    if job is not None:
+        audit.record(services.AUDIT_VIEW, campaign=campaign, target=f"error-lab job {job.pk}", request=request)
+        if job.result:
+            context["table"] = services.comparison_table(job.result)
+            types, series = services.chart_series(job.result)
+            context["chart"] = charts.line_chart(
+                types, [charts.Series(name, [charts.Point(v) for v in values]) for name, values in series],
+                title="Scores of the damaged sentences, per error type",
+                x_label="Error type", desc="One series per treebank and metric; a gap is a type that found no place.")
+    status = 400 if request.method == "POST" else 200
+    return render(request, "lab/error_lab.html", context, status=status)
+
+
+def error_lab_status(request, slug: str):
+    campaign = _organised(request, slug)
+    job = _job(request, campaign)
+    if job is None:
+        raise Http404("No such error-lab job.")
+    return JsonResponse(services.job_status(job))
+
+
+def leaf_ancestor(request, pk: int):
+    run = get_object_or_404(Run.objects.select_related("campaign", "team"), pk=pk)
+    if not (visibility.can_see_campaign(request.user, run.campaign) and visibility.can_see_diagnostics(request.user, run)):
+        raise Http404("No word-by-word view available to you.")
+    if run.campaign.kind != CampaignKind.CONSTITUENCY:
+        raise Http404("The word-by-word view is for constituency campaigns.")
+    sentences, note = leaf_ancestor_sentences(run)
+    page = Paginator(sentences, SENTENCES_PER_PAGE).get_page(request.GET.get("page"))
+    if visibility.is_organiser(request.user, run.campaign):
+        audit.record(audit.DIAGNOSTICS_VIEW, campaign=run.campaign, target=f"run {run.pk}",
+                     details={"view": "leaf-ancestor", "page": page.number}, request=request)
+    return render(request, "lab/leaf_ancestor.html", {"run": run, "campaign": run.campaign, "page": page,
+                                                       "note": note})

@@ -1,0 +1,135 @@
+"""Importing tree and CoNLL-U corpora, and validating runs against the corpus text."""
+from __future__ import annotations
+
+import pytest
+
+from annotations.errors import InputError
+from annotations.models import GoldDocument, GoldSentence
+from campaign.models import CampaignKind, CorpusDocument, RunStatus, Sentence
+from evaluation.kinds import get
+from evaluation.kinds.tokens import read_tokens
+from tests import factories
+
+from .conftest import PTB
+from .helpers import damaged_trees, upload
+
+
+def test_tree_import_keeps_words_only_in_the_corpus_text(tree_campaign):
+    docs = {d.name: d for d in CorpusDocument.objects.filter(campaign=tree_campaign)}
+    assert set(docs) == {"wsj_0001", "wsj_0003"}
+    assert {d.genre.code for d in docs.values()} == {"wsj-00a", "wsj-00b"}
+    with docs["wsj_0001"].text_file.open("rb") as fh:
+        text = fh.read()
+    sentences = read_tokens(text, file="wsj_0001.tok")
+    assert sentences[0].words[:2] == ("Pierre", "Vinken")
+    assert b"(" not in text and b"-NONE-" not in text and b"NNP" not in text
+    assert docs["wsj_0003"].sentence_count == Sentence.objects.filter(document=docs["wsj_0003"]).count() > 20
+    gold = GoldDocument.objects.get(document=docs["wsj_0001"])
+    assert gold.file.read() == (PTB / "wsj_0001.mrg").read_bytes()
+    assert GoldSentence.objects.filter(sentence__document__campaign=tree_campaign).count() == sum(
+        d.sentence_count for d in docs.values())
+
+
+def test_null_elements_are_not_words(tree_campaign):
+    doc = CorpusDocument.objects.get(campaign=tree_campaign, name="wsj_0003")
+    with doc.text_file.open("rb") as fh:
+        sentences = read_tokens(fh.read(), file="x")
+    assert not any(w in ("*T*-1", "*-1", "0", "*U*") for s in sentences for w in s.words if w.startswith("*"))
+
+
+def test_dependency_import_uses_sent_ids(dep_campaign):
+    sids = list(Sentence.objects.filter(document__name="sequoia").values_list("sid", flat=True))
+    assert sids[0] == "Europar.550_00011" and len(sids) == 12
+
+
+def test_bad_gold_is_refused_whole_with_file_and_line(db, storage, tmp_path, organiser):
+    good = tmp_path / "good.mrg"
+    good.write_bytes((PTB / "wsj_0001.mrg").read_bytes())
+    bad = tmp_path / "bad.mrg"
+    bad.write_text("( (S (NP (DT the) (NN cat)) (VP (VBD sat)))\n( (S (NP the cat)\n", encoding="utf-8")
+    campaign = factories.make_campaign(kind=CampaignKind.CONSTITUENCY)
+    with pytest.raises(InputError) as caught:
+        get("constituency").import_corpus(campaign, [good, bad])
+    problem = caught.value.problems[0]
+    assert problem.file == "bad.mrg" and problem.line is not None
+    assert not CorpusDocument.objects.filter(campaign=campaign).exists()
+    assert not GoldDocument.objects.exists()
+
+
+def test_wrong_suffix_is_refused(db, storage, tmp_path):
+    path = tmp_path / "trees.xml"
+    path.write_text("(S (NN x))\n", encoding="utf-8")
+    campaign = factories.make_campaign(kind=CampaignKind.CONSTITUENCY)
+    with pytest.raises(InputError, match="expected .mrg"):
+        get("constituency").import_corpus(campaign, [path])
+
+
+@pytest.fixture
+def team(tree_campaign, alice):
+    return factories.make_team(tree_campaign, alice, name="Team A")
+
+
+def test_run_with_a_changed_word_is_invalid_with_file_line_sentence(tree_campaign, team, alice, tree_gold,
+                                                                    django_capture_on_commit_callbacks):
+    first = tree_gold[0].read_text(encoding="utf-8").replace("Vinken", "Vincent", 1)
+    run = upload(tree_campaign, team, alice, {"wsj_0001.mrg": first, "wsj_0003.mrg": tree_gold[1].read_text()},
+                 django_capture_on_commit_callbacks)
+    assert run.status == RunStatus.INVALID
+    [problem] = run.validation_report["problems"]
+    assert problem["file"] == "wsj_0001.mrg" and problem["sentence"] == "1" and problem["line"] == 2  # the file opens with a blank line
+    assert "'Vincent' where the corpus text has 'Vinken'" in problem["message"]
+    assert not run.results.exists()
+
+
+def test_run_missing_a_sentence_or_a_document(tree_campaign, team, alice, tree_gold,
+                                              django_capture_on_commit_callbacks):
+    lines = damaged_trees(tree_gold[0]).splitlines()
+    run = upload(tree_campaign, team, alice, {"wsj_0001.mrg": "\n".join(lines[:-1]) + "\n"},
+                 django_capture_on_commit_callbacks)
+    assert run.status == RunStatus.INVALID
+    messages = [p["message"] for p in run.validation_report["problems"]]
+    assert any("1 sentences where the corpus document has 2" in m for m in messages)
+    assert any("no file for corpus document wsj_0003" in m for m in messages)
+
+
+def test_unbalanced_run_tree_is_reported_where_it_is(tree_campaign, team, alice, tree_gold,
+                                                     django_capture_on_commit_callbacks):
+    broken = damaged_trees(tree_gold[1]).splitlines()
+    broken[4] = broken[4] + ")"
+    run = upload(tree_campaign, team, alice, {"wsj_0001.mrg": damaged_trees(tree_gold[0]),
+                                              "wsj_0003.mrg": "\n".join(broken) + "\n"},
+                 django_capture_on_commit_callbacks)
+    assert run.status == RunStatus.INVALID
+    problem = run.validation_report["problems"][0]
+    assert problem["file"] == "wsj_0003.mrg" and problem["line"] == 5
+
+
+def test_upload_refuses_a_file_of_another_kind(tree_campaign, team, alice):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from campaign.rules import UploadRefused
+    from campaign.services.runs import upload_run
+
+    with pytest.raises(UploadRefused, match=r"\.mrg or \.tree or \.txt"):
+        upload_run(campaign=tree_campaign, team=team, user=alice, name="x",
+                   uploaded_file=SimpleUploadedFile("run.xml", b"<x/>"))
+    with pytest.raises(UploadRefused, match="unknown document name"):
+        upload_run(campaign=tree_campaign, team=team, user=alice, name="x",
+                   uploaded_file=SimpleUploadedFile("run.zip", factories.zip_of({"other.mrg": b"(S (X y))"})))
+
+
+def test_conllu_run_with_a_cycle_is_invalid(dep_campaign, alice, dep_gold, django_capture_on_commit_callbacks):
+    team = factories.make_team(dep_campaign, alice, name="Team D")
+    text = dep_gold[0].read_text(encoding="utf-8")  # gsd
+    lines = text.split("\n")
+    i = next(n for n, line in enumerate(lines) if line.startswith("1\t"))
+    cols = lines[i].split("\t")
+    j = next(n for n, line in enumerate(lines) if line.startswith("2\t"))
+    cols2 = lines[j].split("\t")
+    cols[6], cols2[6] = "2", "1"
+    lines[i], lines[j] = "\t".join(cols), "\t".join(cols2)
+    run = upload(dep_campaign, team, alice, {"gsd.conllu": "\n".join(lines), "sequoia.conllu": dep_gold[1].read_text()},
+                 django_capture_on_commit_callbacks)
+    assert run.status == RunStatus.INVALID
+    problem = run.validation_report["problems"][0]
+    assert problem["file"] == "gsd.conllu" and "cycle" in problem["message"] and problem["line"]

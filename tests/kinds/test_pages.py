@@ -1,0 +1,116 @@
+"""Results pages of the tree and dependency kinds, and the leaf-ancestor word view, by role and state."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from campaign import lifecycle
+from campaign.models import AuditEntry, CampaignState, RunStatus
+from evaluation.models import PublishedSnapshot, ResultCell
+from tests import factories
+
+from .helpers import damaged_trees, upload
+
+
+@pytest.fixture
+def scored(tree_campaign, alice, bob, tree_gold, django_capture_on_commit_callbacks):
+    team_a = factories.make_team(tree_campaign, alice, name="Team A")
+    team_b = factories.make_team(tree_campaign, bob, name="Team B")
+    run_a = upload(tree_campaign, team_a, alice, {p.name: damaged_trees(p, "LABEL I", seed=5) for p in tree_gold},
+                   django_capture_on_commit_callbacks, name="labels-off")
+    run_b = upload(tree_campaign, team_b, bob, {p.name: p.read_text() for p in tree_gold},
+                   django_capture_on_commit_callbacks, name="perfect")
+    assert run_a.status == run_b.status == RunStatus.SCORED
+    return run_a, run_b
+
+
+def _set_state(campaign, state):
+    from django.utils import timezone
+
+    campaign.state = state
+    if state == CampaignState.GOLD_RELEASED:
+        campaign.gold_released_at = timezone.now()
+    campaign.save()
+
+
+def _f(html: str, run_pk: int, column: int) -> str:
+    row = re.search(rf'<tr data-run="{run_pk}">(.*?)</tr>', html, re.S).group(1)
+    return re.findall(r'data-f="([^"]*)"', row)[column]
+
+
+def test_organiser_sees_metrics_side_by_side(client, tree_campaign, scored, organiser):
+    run_a, run_b = scored
+    client.force_login(organiser)
+    html = client.get(reverse("results:campaign", kwargs={"slug": tree_campaign.slug})).content.decode()
+    for name in ("evalb F", "Leaf-ancestor (word mean)", "LAS", "wsj-00a", "wsj-00b", "<svg"):
+        assert name in html
+    evalb = ResultCell.objects.get(result__run=run_a, layer="evalb", genre="ALL").f
+    assert float(_f(html, run_a.pk, 0)) == evalb < 1.0
+    assert float(_f(html, run_b.pk, 0)) == 1.0
+    page = client.get(reverse("results:run", kwargs={"slug": tree_campaign.slug, "pk": run_a.pk}))
+    assert page.status_code == 200 and "labels-off" in page.content.decode()
+    assert reverse("lab:leaf_ancestor", kwargs={"pk": run_a.pk}) in page.content.decode()
+
+
+def test_scores_hidden_before_release_then_own_then_snapshot(client, tree_campaign, scored, alice, organiser):
+    run_a, run_b = scored
+    url = reverse("results:campaign", kwargs={"slug": tree_campaign.slug})
+    client.force_login(alice)
+    html = client.get(url).content.decode()
+    assert "not available yet" in html and 'data-run="' not in html
+    assert client.get(reverse("results:run", kwargs={"slug": tree_campaign.slug, "pk": run_a.pk})).status_code == 404
+
+    _set_state(tree_campaign, CampaignState.RELEASED)
+    html = client.get(url).content.decode()
+    assert f'data-run="{run_a.pk}"' in html and f'data-run="{run_b.pk}"' not in html
+
+    tree_campaign.state = CampaignState.RELEASED
+    tree_campaign.save()
+    lifecycle.transition(tree_campaign, CampaignState.PUBLISHED, actor=organiser)
+    snapshot = PublishedSnapshot.objects.get(campaign=tree_campaign)
+    assert {c["layer"] for r in snapshot.data["runs"] for c in r["cells"]} >= {"evalb", "leaf-ancestor"}
+    client.logout()
+    html = client.get(url).content.decode()
+    assert "Published results" in html and f'data-run="{run_a.pk}"' in html and f'data-run="{run_b.pk}"' in html
+
+
+def test_leaf_ancestor_view_by_role_and_state(client, tree_campaign, scored, alice, bob, organiser):
+    run_a, _ = scored
+    url = reverse("lab:leaf_ancestor", kwargs={"pk": run_a.pk})
+    for user in (None, alice, bob):
+        client.logout()
+        if user:
+            client.force_login(user)
+        assert client.get(url).status_code == 404, user
+    client.force_login(organiser)
+    before = AuditEntry.objects.filter(action="diagnostics.view").count()
+    response = client.get(url)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert AuditEntry.objects.filter(action="diagnostics.view").count() == before + 1
+    assert "gold lineage:" in html and "candidate lineage:" in html and 'class="la-word la-perfect"' in html
+    assert re.search(r'class="la-word la-(fair|poor|good)"[^>]*title="[^"]*score 0\.\d{3}', html)
+
+    _set_state(tree_campaign, CampaignState.PUBLISHED)
+    client.force_login(alice)
+    assert client.get(url).status_code == 404  # published scores, but the gold is not released
+    _set_state(tree_campaign, CampaignState.GOLD_RELEASED)
+    assert client.get(url).status_code == 200
+    client.force_login(bob)
+    assert client.get(url).status_code == 404  # never another team's run
+    after = AuditEntry.objects.filter(action="diagnostics.view").count()
+    assert after == before + 1  # teams looking at their own run are not organiser views
+
+
+def test_word_view_is_for_constituency_runs_only(client, dep_campaign, alice, organiser, dep_gold,
+                                                 django_capture_on_commit_callbacks):
+    team = factories.make_team(dep_campaign, alice, name="Team D")
+    run = upload(dep_campaign, team, alice, {p.name: p.read_text() for p in dep_gold},
+                 django_capture_on_commit_callbacks)
+    assert run.status == RunStatus.SCORED
+    client.force_login(organiser)
+    assert client.get(reverse("lab:leaf_ancestor", kwargs={"pk": run.pk})).status_code == 404
+    html = client.get(reverse("results:campaign", kwargs={"slug": dep_campaign.slug})).content.decode()
+    assert "UAS" in html and "gsd" in html and "sequoia" in html and float(_f(html, run.pk, 0)) == 1.0
