@@ -51,7 +51,7 @@ def test_organiser_sees_metrics_side_by_side(client, tree_campaign, scored, orga
     assert float(_f(html, run_b.pk, 0)) == 1.0
     page = client.get(reverse("results:run", kwargs={"slug": tree_campaign.slug, "pk": run_a.pk}))
     assert page.status_code == 200 and "labels-off" in page.content.decode()
-    assert reverse("lab:leaf_ancestor", kwargs={"pk": run_a.pk}) in page.content.decode()
+    assert reverse("lab:run_leaf_ancestor", kwargs={"pk": run_a.pk}) in page.content.decode()
 
 
 def test_scores_hidden_before_release_then_own_then_snapshot(client, tree_campaign, scored, alice, organiser):
@@ -78,7 +78,7 @@ def test_scores_hidden_before_release_then_own_then_snapshot(client, tree_campai
 
 def test_leaf_ancestor_view_by_role_and_state(client, tree_campaign, scored, alice, bob, organiser):
     run_a, _ = scored
-    url = reverse("lab:leaf_ancestor", kwargs={"pk": run_a.pk})
+    url = reverse("lab:run_leaf_ancestor", kwargs={"pk": run_a.pk})
     for user in (None, alice, bob):
         client.logout()
         if user:
@@ -111,6 +111,6 @@ def test_word_view_is_for_constituency_runs_only(client, dep_campaign, alice, or
                  django_capture_on_commit_callbacks)
     assert run.status == RunStatus.SCORED
     client.force_login(organiser)
-    assert client.get(reverse("lab:leaf_ancestor", kwargs={"pk": run.pk})).status_code == 404
+    assert client.get(reverse("lab:run_leaf_ancestor", kwargs={"pk": run.pk})).status_code == 404
     html = client.get(reverse("results:campaign", kwargs={"slug": dep_campaign.slug})).content.decode()
     assert "UAS" in html and "gsd" in html and "sequoia" in html and float(_f(html, run.pk, 0)) == 1.0
