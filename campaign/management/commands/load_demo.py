@@ -59,8 +59,10 @@ class Command(BaseCommand):
         parser.add_argument("--bootstrap", type=int,
                             help="bootstrap resamples for the intervals (default: the engine's)")
         parser.add_argument("--base-url", default="http://127.0.0.1:8000", help="printed in the summary")
+        parser.add_argument("--no-kinds", action="store_true",
+                            help="skip the constituency (PTB sample) and dependency (UD French) demo campaigns")
 
-    def handle(self, *args, slug, data, documents, bootstrap, base_url, **options):
+    def handle(self, *args, slug, data, documents, bootstrap, base_url, no_kinds=False, **options):
         source = Path(data) if data else Path(settings.SHARED_DIR) / "data" / "easy-ref" / "ref"
         gold_paths = self._gold_paths(source, documents)
         organiser = self._organiser()
@@ -74,6 +76,8 @@ class Command(BaseCommand):
             self._runs(campaign, teams, gold_paths)
         self._advance(campaign, organiser, until=CampaignState.PUBLISHED)
         self._summary(campaign, teams, base_url)
+        if not no_kinds:
+            self._kinds(organiser, teams, base_url)
 
     # -- steps -------------------------------------------------------------------------------
 
@@ -209,6 +213,20 @@ class Command(BaseCommand):
                             raise CommandError(f"The demo run {recipe.name!r} ended {run.status}: {run.status_reason}")
         finally:
             app.conf.task_always_eager = eager
+
+    def _kinds(self, organiser, teams, base_url: str) -> None:
+        from campaign.demo_kinds import load_kind_demos
+
+        users = {spec["user"]: user for spec, _, user in teams}
+        try:
+            built = load_kind_demos(organiser, users, self.stdout.write)
+        except (InputError, RuntimeError) as exc:
+            raise CommandError(f"The constituency/dependency demo could not be built: {exc}") from None
+        for campaign in built:
+            self.stdout.write(self.style.SUCCESS(
+                f"Demo ready: {campaign.name!r} ({campaign.get_kind_display()}), state {campaign.state}: "
+                f"{base_url}{reverse('results:campaign', args=[campaign.slug])}"))
+        self.stdout.write(f"  Error lab: {base_url}{reverse('lab:error_lab', args=[built[0].slug])}  (organiser)")
 
     def _summary(self, campaign: Campaign, teams, base_url: str) -> None:
         runs = campaign.runs.filter(synthetic=True, status=RunStatus.SCORED).count()

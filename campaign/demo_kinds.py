@@ -1,0 +1,208 @@
+"""Demo campaigns of the constituency and dependency kinds, for ``load_demo``.
+
+* "Penn Treebank sample (demo)": the first 20 files of ``SHARED_DIR/data/ptb-sample``
+  in two genres by file range (wsj-00a: wsj_0001-0010, wsj-00b: wsj_0011-0020),
+  scored with evalb, leaf-ancestor and dependencies through the Penn head rules.
+  Runs are the gold damaged by the error lab's ``insert_errors`` (seeded).
+* "French UD (demo)": the first sentences of the Sequoia and GSD test files
+  (genres sequoia and gsd); runs are the gold with heads re-attached to the root
+  word at a given rate (seeded; never a cycle).
+
+Every run is synthetic, says so in its name and description, and is marked
+``Run.synthetic``. The PTB sample is for local illustration only (LDC, fair
+use): the demo reads it from the shared data folder and never ships it.
+"""
+from __future__ import annotations
+
+import random
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.core.files import File
+
+from campaign.models import Campaign, CampaignKind, CampaignState, Publication, Run, RunStatus
+
+SYNTHETIC = "Synthetic demo run (not a parser): the gold with errors inserted on purpose. "
+TREE_SLUG = "ptb-constituency-demo"
+DEP_SLUG = "ud-french-dependency-demo"
+TREE_GENRES = {f"wsj_{n:04d}": ("wsj-00a" if n <= 10 else "wsj-00b") for n in range(1, 21)}
+DEP_SLICES = {"sequoia": ("fr_sequoia-ud-test.conllu", 120), "gsd": ("fr_gsd-ud-test.conllu", 120)}
+
+
+@dataclass(frozen=True)
+class TreeRecipe:
+    name: str
+    description: str
+    errors: tuple[tuple[str, int], ...]  # (error type, insertions per document)
+    seed: int
+
+
+@dataclass(frozen=True)
+class DepRecipe:
+    name: str
+    description: str
+    rate: float
+    seed: int
+
+
+TREE_TEAMS = [
+    ("Alpha boundaries lab", "alpha", [
+        TreeRecipe("alpha-attach (synthetic)", SYNTHETIC + "ATTACH I and II errors (PP and clause attachment).",
+                   (("ATTACH I", 4), ("ATTACH II", 3)), 201),
+        TreeRecipe("alpha-span (synthetic)", SYNTHETIC + "SPAN I, II and III errors (constituent extents).",
+                   (("SPAN I", 3), ("SPAN II", 3), ("SPAN III", 3)), 202),
+    ]),
+    ("Beta typing group", "beta", [
+        TreeRecipe("beta-labels (synthetic)", SYNTHETIC + "LABEL I and II errors (wrong categories).",
+                   (("LABEL I", 5), ("LABEL II", 5)), 203),
+    ]),
+]
+DEP_TEAMS = [
+    ("Alpha boundaries lab", "alpha", [DepRecipe("alpha-heads-10 (synthetic)", SYNTHETIC + "10% of heads moved to the root word.", 0.10, 301)]),
+    ("Beta typing group", "beta", [DepRecipe("beta-heads-25 (synthetic)", SYNTHETIC + "25% of heads moved to the root word.", 0.25, 302)]),
+]
+PATH = [CampaignState.OPEN, CampaignState.CLOSED, CampaignState.SCORED, CampaignState.RELEASED,
+        CampaignState.PUBLISHED]
+
+
+def damage_trees(path: Path, recipe: TreeRecipe) -> str:
+    from annotations.trees.detect import read_trees
+    from annotations.trees.penn import write_penn
+    from evaluation.deps.errorlab import insert_errors
+
+    trees = read_trees(path)
+    for error_type, count in recipe.errors:
+        out = insert_errors(trees, error_type, seed=recipe.seed, per_type=count)
+        for i, tree in zip(out["indices"], out["damaged"]):
+            trees[i] = tree
+    return write_penn(trees)
+
+
+def damage_heads(text: str, recipe: DepRecipe, rng: random.Random) -> str:
+    """Re-attach words to the sentence's root word: wrong heads, never a cycle."""
+    sentences = []
+    for block in text.strip("\n").split("\n\n"):
+        rows = [line.split("\t") for line in block.split("\n")]
+        words = [r for r in rows if len(r) == 10 and r[0].isdigit()]
+        root = next((r[0] for r in words if r[6] == "0"), None)
+        for r in words:
+            if root and r[6] not in ("0", root) and rng.random() < recipe.rate:
+                r[6] = root
+        sentences.append("\n".join("\t".join(r) for r in rows))
+    return "\n\n".join(sentences) + "\n\n"
+
+
+def conllu_head(path: Path, count: int) -> str:
+    blocks = path.read_text(encoding="utf-8").strip("\n").split("\n\n")
+    return "\n\n".join(blocks[:count]) + "\n\n"
+
+
+def _campaign(slug, name, kind, description, metrics, organiser, out) -> tuple[Campaign, bool]:
+    campaign, created = Campaign.objects.get_or_create(slug=slug, defaults={
+        "name": name, "kind": kind, "description": description, "language": "en" if kind == CampaignKind.CONSTITUENCY else "fr",
+        "publication": Publication.CODED, "corpus_public": True, "runs_per_team": 3, "metrics": metrics})
+    campaign.organisers.add(organiser)
+    out(f"{'Created' if created else 'Found'} campaign {campaign.name!r} ({campaign.state}).")
+    return campaign, created
+
+
+def _advance(campaign, organiser, until, out) -> None:
+    from campaign.lifecycle import transition
+    from campaign.visibility import state_at_least
+
+    for state in PATH[: PATH.index(until) + 1]:
+        if not state_at_least(campaign, state):
+            transition(campaign, state, actor=organiser)
+            out(f"{campaign.name}: moved to {campaign.state}.")
+
+
+def _teams(campaign, specs, users):
+    from campaign.services.teams import create_team
+
+    teams = []
+    for name, username, recipes in specs:
+        user = users[username]
+        team = campaign.teams.filter(name=name).first()
+        if team is None and campaign.state == CampaignState.OPEN:
+            team = create_team(campaign, user, name=name, affiliation="Demo (synthetic)")
+        if team is not None:
+            teams.append((team, user, recipes))
+    return teams
+
+
+def _upload(campaign, team, user, recipe, files: dict[str, str], tmp: Path, out) -> None:
+    from campaign.services.runs import upload_run
+
+    archive = tmp / f"{team.slug}-{recipe.seed}.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, text in files.items():
+            zf.writestr(name, text)
+    out(f"Scoring {campaign.name} / {team.name} / {recipe.name} ...")
+    with archive.open("rb") as fh:
+        run = upload_run(campaign=campaign, team=team, user=user, name=recipe.name,
+                         uploaded_file=File(fh, name=archive.name), system_description=recipe.description)
+    Run.objects.filter(pk=run.pk).update(synthetic=True)
+    run.refresh_from_db()
+    if run.status != RunStatus.SCORED:
+        raise RuntimeError(f"the demo run {recipe.name!r} ended {run.status}: {run.status_reason}")
+
+
+def load_kind_demos(organiser, users: dict, out) -> list[Campaign]:
+    """Build (or complete) both demo campaigns; ``users`` maps the demo user names to users."""
+    from config.celery import app
+    from evaluation.kinds import get
+
+    data = Path(settings.SHARED_DIR) / "data"
+    eager = app.conf.task_always_eager
+    app.conf.task_always_eager = True  # score here and now, whatever broker is configured
+    built = []
+    try:
+        with tempfile.TemporaryDirectory(prefix="demo-kinds-") as tmp_name:
+            tmp = Path(tmp_name)
+            # Constituency.
+            campaign, _ = _campaign(
+                TREE_SLUG, "Penn Treebank sample (demo)", CampaignKind.CONSTITUENCY,
+                "Constituency demo on the first 20 files of the Penn Treebank sample NLTK distributes "
+                "((C) LDC 1995, fair use for illustration). Every run is synthetic: the gold damaged by the "
+                "error lab's controlled insertions, not a parser.",
+                {"tree_metrics": ["evalb", "leaf-ancestor"], "dependency_via_head_rules": True}, organiser, out)
+            gold = [data / "ptb-sample" / f"{name}.mrg" for name in TREE_GENRES]
+            if not campaign.documents.exists():
+                get("constituency").import_corpus(campaign, gold, genres=TREE_GENRES, actor=organiser)
+            _advance(campaign, organiser, CampaignState.OPEN, out)
+            for team, user, recipes in _teams(campaign, TREE_TEAMS, users):
+                for recipe in recipes:
+                    if campaign.state == CampaignState.OPEN and not team.runs.filter(name=recipe.name).exists():
+                        _upload(campaign, team, user, recipe, {p.name: damage_trees(p, recipe) for p in gold}, tmp, out)
+            _advance(campaign, organiser, CampaignState.PUBLISHED, out)
+            built.append(campaign)
+
+            # Dependency.
+            campaign, _ = _campaign(
+                DEP_SLUG, "French UD (demo)", CampaignKind.DEPENDENCY,
+                "Dependency demo on the first sentences of UD French-Sequoia (LGPL-LR) and UD French-GSD "
+                "(CC BY-SA 4.0) test files. Every run is synthetic: gold heads moved on purpose.",
+                {"punct": "upos"}, organiser, out)
+            slices = {}
+            for genre, (filename, count) in DEP_SLICES.items():
+                slices[genre] = tmp / f"{genre}.conllu"
+                slices[genre].write_text(conllu_head(data / "ud-french" / filename, count), encoding="utf-8")
+            if not campaign.documents.exists():
+                get("dependency").import_corpus(campaign, list(slices.values()), genres={g: g for g in slices},
+                                                actor=organiser)
+            _advance(campaign, organiser, CampaignState.OPEN, out)
+            for team, user, recipes in _teams(campaign, DEP_TEAMS, users):
+                for recipe in recipes:
+                    if campaign.state == CampaignState.OPEN and not team.runs.filter(name=recipe.name).exists():
+                        rng = random.Random(recipe.seed)
+                        files = {p.name: damage_heads(p.read_text(encoding="utf-8"), recipe, rng)
+                                 for p in slices.values()}
+                        _upload(campaign, team, user, recipe, files, tmp, out)
+            _advance(campaign, organiser, CampaignState.PUBLISHED, out)
+            built.append(campaign)
+    finally:
+        app.conf.task_always_eager = eager
+    return built

@@ -1,0 +1,36 @@
+"""The constituency and dependency demo campaigns built by load_demo."""
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+
+from campaign.demo_kinds import DEP_SLUG, TREE_SLUG, load_kind_demos
+from campaign.models import Campaign, CampaignState, RunStatus
+from evaluation.models import PublishedSnapshot, ResultCell
+from tests import factories
+
+
+@pytest.mark.django_db(transaction=True)
+def test_kind_demos_are_published_with_synthetic_scored_runs(storage, shared_data):
+    organiser = factories.make_user("organiser")
+    users = {name: factories.make_user(name) for name in ("alpha", "beta")}
+    out = StringIO()
+    built = load_kind_demos(organiser, users, out.write)
+    assert [c.slug for c in built] == [TREE_SLUG, DEP_SLUG]
+    trees = Campaign.objects.get(slug=TREE_SLUG)
+    assert trees.state == CampaignState.PUBLISHED and trees.kind == "constituency"
+    assert sorted(trees.genres.values_list("code", flat=True)) == ["wsj-00a", "wsj-00b"]
+    runs = list(trees.runs.all())
+    assert len(runs) == 3 and all(r.synthetic and r.status == RunStatus.SCORED for r in runs)
+    evalb = {r.name: ResultCell.objects.get(result__run=r, layer="evalb", genre="ALL").f for r in runs}
+    assert all(0.8 < f < 1.0 for f in evalb.values()) and len(set(evalb.values())) == 3
+    assert PublishedSnapshot.objects.filter(campaign=trees).exists()
+
+    deps = Campaign.objects.get(slug=DEP_SLUG)
+    las = sorted(ResultCell.objects.get(result__run=r, layer="deps-las", genre="ALL").f for r in deps.runs.all())
+    assert deps.state == CampaignState.PUBLISHED and len(las) == 2 and las[0] < las[1] < 1.0
+
+    # A second call finds everything and adds nothing.
+    load_kind_demos(organiser, users, out.write)
+    assert trees.runs.count() == 3 and deps.runs.count() == 2
