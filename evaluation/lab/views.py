@@ -50,7 +50,7 @@ def error_lab(request, slug: str):
             except services.LabRefused as exc:
                 form.add_error(None, str(exc))
             else:
-                messages.success(request, "The error lab is running; this page shows its progress.")
+                messages.success(request, "The error-lab job is stored and queued; this page follows it.")
                 return redirect(f"{reverse('lab:error_lab', kwargs={'slug': campaign.slug})}?job={job.pk}")
     job = _job(request, campaign)
     context = {"campaign": campaign, "form": form, "job": job,
