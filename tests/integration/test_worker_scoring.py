@@ -71,10 +71,20 @@ def broker_queue():
     queue = f"parseval-test-{os.getpid()}"
     saved = {k: app.conf.get(k) for k in ("task_always_eager", "broker_url", "result_backend", "task_default_queue")}
     app.conf.update(task_always_eager=False, broker_url=BROKER_URL, result_backend=BROKER_URL, task_default_queue=queue)
-    app._pool = None  # connections are pooled per broker URL: start afresh
+    forget_connections(app)
     yield queue
     app.conf.update(saved)
+    forget_connections(app)
+
+
+def forget_connections(app) -> None:
+    """Drop the pooled connections, producers and queue table made under the previous configuration.
+
+    An earlier test of the session may have published with the eager settings; the app
+    caches what it built then (a producer pool on the old broker, the old default queue).
+    """
     app._pool = None
+    app.__dict__.pop("amqp", None)  # a cached property: rebuilt with its queues, router and producer pool
 
 
 class Workers:
