@@ -24,6 +24,11 @@ def test_beat_task_closes_a_campaign_in_a_worker_process(workers, broker_queue):
                                              deadline=timezone.now() - timedelta(seconds=5))
     later = Campaign.objects.create(name="Later", slug="later", state="open",
                                     deadline=timezone.now() + timedelta(days=1))
+    ready = time.monotonic() + 60
+    while " ready." not in log_path.read_text(errors="replace"):
+        if proc.poll() is not None or time.monotonic() > ready:
+            pytest.fail(f"the worker did not start:\n{log_path.read_text(errors='replace')}")
+        time.sleep(0.25)
     entry = next(e for e in settings.CELERY_BEAT_SCHEDULE.values() if e["task"] == "campaign.apply_scheduled_transitions")
     result = app.send_task(entry["task"], queue=broker_queue)
     deadline = time.monotonic() + 120

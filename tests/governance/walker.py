@@ -106,6 +106,12 @@ def fill_values(endpoint: Endpoint, param: str, objects: dict[str, list]) -> lis
             if key in objects:
                 return objects[key]
     if p in ("pk", "id"):
+        # The path segment before the parameter says what it names: runs/<pk>/, teams/<pk>/...
+        before = re.search(rf"([A-Za-z_-]+)/\(\?P<{param}>", endpoint.regex)
+        if before:
+            segment = before.group(1).lower().removesuffix("s")
+            if segment in PK_KINDS and segment in objects:
+                return objects[segment]
         words = _view_words(endpoint)
         for kind in PK_KINDS:
             if kind in words:
