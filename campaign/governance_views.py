@@ -19,7 +19,7 @@ from annotations.errors import InputError
 from . import audit, lifecycle, visibility
 from .audit_views import organised_campaign
 from .governance_forms import TeamPublicationForm, TransitionForm
-from .models import Campaign, CampaignState, Run, Team
+from .models import Campaign, CampaignKind, CampaignState, Run, Team
 from .rules import UploadRefused
 
 SCHEDULE_FIELDS = ["opens_at", "deadline", "results_release_at", "publish_at", "gold_release_at", "archive_at"]
@@ -121,6 +121,10 @@ def run_diagnostics(request, pk: int):
     run = get_object_or_404(Run.objects.select_related("campaign", "team"), pk=pk)
     if not visibility.can_see_diagnostics(request.user, run):
         raise Http404("No diagnostics available to you.")
+    if run.campaign.kind == CampaignKind.CONSTITUENCY:
+        return redirect("lab:run_leaf_ancestor", pk=run.pk)  # the per-word view is that kind's diagnostics
+    if run.campaign.kind != CampaignKind.EASY:
+        raise Http404("Per-sentence diagnostics are not available for this kind of campaign.")
     from annotations.subsets import scoring_subset, sentence_ids_by_document
     from evaluation.diagnostics import MATCHES, MODES, run_diagnostics as diagnose
 

@@ -235,6 +235,12 @@ def result_summary(result: Result, *, match: str = "EQUAL", mode: str = "HYP") -
     from evaluation.easy.scoring import ALL
 
     rows = []
+    if result.metric != ENGINE:
+        # The tree and dependency kinds store one row per figure, with no mode or match.
+        for cell in result.cells.filter(genre=ALL, type=ALL).order_by("pk"):
+            rows.append({"layer": cell.layer, "aggregation": cell.get_aggregation_display(), "mode": "",
+                         "match": "", "p": cell.p, "r": cell.r, "f": cell.f, "ci": None})
+        return rows
     for cell in result.cells.filter(genre=ALL, type=ALL, match=match).order_by("layer", "aggregation"):
         if cell.layer == "relations" and cell.mode != mode:
             continue

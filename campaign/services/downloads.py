@@ -7,6 +7,7 @@ cannot seek, which every unzip tool reads.
 from __future__ import annotations
 
 import zipfile
+from pathlib import PurePosixPath
 from typing import Iterator
 
 from campaign.models import Campaign
@@ -41,7 +42,9 @@ def iter_corpus_zip(campaign: Campaign) -> Iterator[bytes]:
     pipe = _Pipe()
     with zipfile.ZipFile(pipe, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for doc in campaign.documents.select_related("genre").order_by("order", "name"):
-            with doc.text_file.open("rb") as src, zf.open(f"{doc.name}.xml", "w", force_zip64=True) as dst:
+            # EASY texts are .xml; the tree and dependency kinds' word lists are .tok (as stored).
+            suffix = PurePosixPath(doc.text_file.name).suffix or ".xml"
+            with doc.text_file.open("rb") as src, zf.open(f"{doc.name}{suffix}", "w", force_zip64=True) as dst:
                 while chunk := src.read(CHUNK):
                     dst.write(chunk)
                     if len(pipe.buffer) >= CHUNK:

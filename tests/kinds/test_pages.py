@@ -114,3 +114,24 @@ def test_word_view_is_for_constituency_runs_only(client, dep_campaign, alice, or
     assert client.get(reverse("lab:run_leaf_ancestor", kwargs={"pk": run.pk})).status_code == 404
     html = client.get(reverse("results:campaign", kwargs={"slug": dep_campaign.slug})).content.decode()
     assert "UAS" in html and "gsd" in html and "sequoia" in html and float(_f(html, run.pk, 0)) == 1.0
+
+
+def test_portal_pages_of_a_tree_run(client, tree_campaign, scored, alice, organiser):
+    import io
+    import zipfile
+
+    run_a, _ = scored
+    client.force_login(organiser)
+    # The run page lists the pooled figures; EASY's diagnostics link leads to the word view.
+    html = client.get(reverse("portal:run", kwargs={"pk": run_a.pk})).content.decode()
+    evalb = ResultCell.objects.get(result__run=run_a, layer="evalb", genre="ALL")
+    assert "leaf-ancestor" in html and f"{evalb.f:.4f}" in html
+    response = client.get(reverse("governance:diagnostics", kwargs={"pk": run_a.pk}))
+    assert response.status_code == 302 and response["Location"] == reverse("lab:run_leaf_ancestor",
+                                                                           kwargs={"pk": run_a.pk})
+    # The corpus download holds the word lists under their own suffix.
+    client.force_login(alice)
+    response = client.get(reverse("portal:corpus_download", kwargs={"slug": tree_campaign.slug}))
+    archive = zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
+    assert sorted(archive.namelist()) == ["wsj_0001.tok", "wsj_0003.tok"]
+    assert archive.read("wsj_0001.tok").startswith(b"# sent_id = 1\n1\tPierre\n")
