@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 
-from annotations.errors import InputError
 from annotations.models import GoldDocument, GoldSentence
 from campaign import audit
 from campaign.models import Campaign, CampaignKind, CampaignState, CorpusDocument, Sentence
@@ -215,14 +214,23 @@ def dev_sample_documents(campaign: Campaign):
 
 
 def _zip_documents(campaign: Campaign, subsets, folder: str, listing: bool = False) -> bytes:
-    if campaign.kind != CampaignKind.EASY:
-        raise InputError(f"gold archives are only built for EASY campaigns, not {campaign.kind}")
     from annotations.easy import document_to_bytes
 
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for doc in subset_documents(campaign, subsets):
-            zf.writestr(f"{folder}/{doc.name}", document_to_bytes(doc))
+        if campaign.kind == CampaignKind.EASY:
+            for doc in subset_documents(campaign, subsets):
+                zf.writestr(f"{folder}/{doc.name}", document_to_bytes(doc))
+        else:
+            # Tree and dependency kinds: each document's gold sentences of these subsets, in its own format.
+            from evaluation.kinds import get
+
+            wanted: dict[str, set[str]] = defaultdict(set)
+            for subset in subsets:
+                for name, sids in sentence_ids_by_document(campaign, subset).items():
+                    wanted[name] |= sids
+            for filename, data in get(campaign.kind).gold_files(campaign, wanted).items():
+                zf.writestr(f"{folder}/{filename}", data)
         if listing:
             rows = ["document\tsentence\tsubset"]
             for name, sid, subset in gold_sentences(campaign).filter(subset__in=subsets).order_by(

@@ -221,6 +221,23 @@ class SentenceKind:
                 problems.append(Problem(f"sentence {i}: {why}", file=display, line=p.line, sentence=e.sid))
         return problems
 
+    # -- released gold ---------------------------------------------------------------------
+    def write(self, units: list) -> bytes:
+        """The gold sentences ``units`` (the library's objects) as one file of this kind."""
+        raise NotImplementedError
+
+    def gold_files(self, campaign, wanted: dict[str, set[str]]) -> dict[str, bytes]:
+        """``{file name: bytes}``: per document, its gold sentences whose ids are in ``wanted[document]``."""
+        from annotations.models import GoldDocument
+
+        out = {}
+        golds = GoldDocument.objects.filter(document__campaign=campaign, document__name__in=list(wanted))
+        for gold in sorted(golds.select_related("document"), key=lambda g: (g.document.order, g.document.name)):
+            name = gold.document.name
+            parsed = self.read(Path(gold.file.path), self.display(name))
+            out[self.display(name)] = self.write([p.unit for p in parsed if p.sid in wanted[name]])
+        return out
+
     # -- scoring: against the gold of the run's subset -----------------------------------
     def load_gold(self, run):
         """``(gold sentences, [(document, sid, genre)], checksum)`` of the run's subset, in corpus order."""

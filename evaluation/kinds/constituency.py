@@ -39,6 +39,11 @@ class ConstituencyKind(SentenceKind):
             raise
         return [Parsed(t, tree_words(t), str(i), line) for i, (t, line) in enumerate(zip(trees, lines), 1)]
 
+    def write(self, units: list) -> bytes:
+        from annotations.trees.penn import write_penn
+
+        return write_penn(units).encode("utf-8")
+
     def parameters(self, campaign) -> dict:
         from evaluation.trees import METRICS
 

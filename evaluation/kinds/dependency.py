@@ -40,6 +40,11 @@ class DependencyKind(SentenceKind):
         return [Parsed(s, [w.form for w in s.words], s.sent_id or str(i), s.line)
                 for i, s in enumerate(sentences, 1)]
 
+    def write(self, units: list) -> bytes:
+        from annotations.conllu import write_conllu
+
+        return write_conllu(units).encode("utf-8")
+
     def parameters(self, campaign) -> dict:
         options = campaign.metrics or {}
         return {"metrics": [METRIC], "punct": options.get("punct") or "upos", "pos": options.get("pos", "upos")}

@@ -135,3 +135,31 @@ def test_portal_pages_of_a_tree_run(client, tree_campaign, scored, alice, organi
     archive = zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
     assert sorted(archive.namelist()) == ["wsj_0001.tok", "wsj_0003.tok"]
     assert archive.read("wsj_0001.tok").startswith(b"# sent_id = 1\n1\tPierre\n")
+
+
+def test_released_gold_of_a_tree_campaign(client, tree_campaign, alice, tree_gold):
+    import io
+    import zipfile
+
+    from annotations.models import GoldSentence
+    from annotations.trees.detect import read_trees
+
+    # Two sentences of wsj_0003 go to the development sample, one is left out of scoring.
+    sentences = GoldSentence.objects.filter(sentence__document__name="wsj_0003").order_by("sentence__position")
+    GoldSentence.objects.filter(pk__in=[g.pk for g in sentences[:2]]).update(subset="dev")
+    GoldSentence.objects.filter(pk=sentences[2].pk).update(subset="unused")
+    factories.make_team(tree_campaign, alice, name="Team A")
+    client.force_login(alice)
+    url = reverse("governance:gold", kwargs={"slug": tree_campaign.slug})
+    assert client.get(url).status_code == 404
+    _set_state(tree_campaign, CampaignState.GOLD_RELEASED)
+    archive = zipfile.ZipFile(io.BytesIO(client.get(url).content))
+    assert sorted(archive.namelist()) == ["gold/subsets.tsv", "gold/wsj_0001.mrg", "gold/wsj_0003.mrg"]
+    gold3 = read_trees(tree_gold[1])
+    released = archive.read("gold/wsj_0003.mrg").decode()
+    assert released.splitlines() == [t.to_penn() for i, t in enumerate(gold3) if i != 2]
+    assert "wsj_0003\t3\tunused" not in archive.read("gold/subsets.tsv").decode()
+    assert "wsj_0003\t1\tdev" in archive.read("gold/subsets.tsv").decode()
+    dev = client.get(reverse("governance:dev_sample", kwargs={"slug": tree_campaign.slug}))
+    assert zipfile.ZipFile(io.BytesIO(dev.content)).read("dev/wsj_0003.mrg").decode().splitlines() == [
+        t.to_penn() for t in gold3[:2]]
