@@ -31,3 +31,15 @@ class RunUploadForm(forms.Form):
     scope = forms.ChoiceField(choices=Run.Scope.choices, initial=Run.Scope.TEST,
                               help_text="A development-sample check is scored at once on the public sample.")
     file = forms.FileField(help_text="One EASY .xml file, or a .zip or .tar.gz with one .xml file per corpus document.")
+
+    FILE_HELP = {
+        "constituency": "One tree file (.mrg, .tree or .txt; Penn or square brackets, one tree per corpus sentence, "
+                        "in order), or a .zip or .tar.gz with one such file per corpus document, named after it.",
+        "dependency": "One CoNLL-U file (.conllu; one sentence per corpus sentence, in order), or a .zip or "
+                      ".tar.gz with one .conllu file per corpus document, named after it.",
+    }
+
+    def __init__(self, *args, kind: str = "easy", **kwargs):
+        super().__init__(*args, **kwargs)
+        if kind in self.FILE_HELP:
+            self.fields["file"].help_text = self.FILE_HELP[kind]

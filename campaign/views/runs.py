@@ -34,7 +34,7 @@ def run_upload(request, slug: str):
     if team is None:
         messages.error(request, "Join or create a team of this campaign before uploading a run.")
         return redirect(campaign.get_absolute_url())
-    form = RunUploadForm(request.POST or None, request.FILES or None)
+    form = RunUploadForm(request.POST or None, request.FILES or None, kind=campaign.kind)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:

@@ -163,3 +163,21 @@ def test_released_gold_of_a_tree_campaign(client, tree_campaign, alice, tree_gol
     dev = client.get(reverse("governance:dev_sample", kwargs={"slug": tree_campaign.slug}))
     assert zipfile.ZipFile(io.BytesIO(dev.content)).read("dev/wsj_0003.mrg").decode().splitlines() == [
         t.to_penn() for t in gold3[:2]]
+
+
+def test_upload_page_of_a_tree_campaign(client, tree_campaign, alice, tree_gold, django_capture_on_commit_callbacks):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    factories.make_team(tree_campaign, alice, name="Team A")
+    client.force_login(alice)
+    url = reverse("portal:run_upload", kwargs={"slug": tree_campaign.slug})
+    assert "One tree file (.mrg, .tree or .txt" in client.get(url).content.decode()
+    archive = factories.zip_of({p.name: p.read_bytes() for p in tree_gold})
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(url, {"name": "web", "scope": "test", "file": SimpleUploadedFile("run.zip", archive)})
+    assert response.status_code == 302
+    run = tree_campaign.runs.get()
+    assert run.status == RunStatus.SCORED
+    response = client.post(url, {"name": "bad", "scope": "test",
+                                 "file": SimpleUploadedFile("run.xml", b"<x/>")})
+    assert "unsupported file type" in response.content.decode() and tree_campaign.runs.count() == 1
