@@ -123,3 +123,25 @@ def test_team_facing_modules_do_not_import_gold_models():
         names = {a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for a in node.names}
         assert not names & {"GoldDocument", "GoldSentence"}, path
         assert "services.corpus" not in text, path
+
+
+def test_campaign_page_links_each_role_to_its_governance_pages(client, campaign, alice, bob):
+    team = factories.make_team(campaign, alice)
+    url = reverse("portal:campaign", kwargs={"slug": campaign.slug})
+    dev_sample = reverse("governance:dev_sample", kwargs={"slug": campaign.slug})
+    opt_in = reverse("governance:team_publication", kwargs={"pk": team.pk})
+    audit_log = reverse("governance:audit_log", kwargs={"slug": campaign.slug})
+    gold = reverse("governance:gold", kwargs={"slug": campaign.slug})
+
+    client.force_login(alice)
+    page = client.get(url).content.decode()
+    assert dev_sample in page and opt_in in page
+    assert audit_log not in page and gold not in page  # gold is not released while the campaign is open
+
+    client.force_login(bob)  # registered, in no team
+    page = client.get(url).content.decode()
+    assert opt_in not in page and dev_sample not in page
+
+    campaign.organisers.add(bob)
+    page = client.get(url).content.decode()
+    assert audit_log in page and gold in page
