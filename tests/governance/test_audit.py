@@ -16,7 +16,7 @@ from campaign.models import AuditEntry
 
 from .conftest import campaign, user
 
-pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.governance.urls")]
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from tests.web.helpers import stored_run
 
 from .conftest import campaign, team, user
 
-pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.governance.urls")]
+pytestmark = pytest.mark.django_db
 
 
 def client_of(u=None) -> Client:

@@ -21,7 +21,7 @@ from .world import SECRETS_A, STATE_PATHS, advance, build_world, forbidden
 
 pytestmark = pytest.mark.django_db(transaction=False)
 
-URLCONF = "tests.governance.urls"  # the project's URLs, with the governance pages included
+URLCONF = "config.urls"  # the project's own URLs: every route it serves is walked
 
 
 @pytest.fixture

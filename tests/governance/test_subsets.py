@@ -18,7 +18,7 @@ from tests.factories import SMALL_EASY_FILES, easy_gold_paths
 
 from .conftest import team, user
 
-pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.governance.urls")]
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
