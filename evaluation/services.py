@@ -238,8 +238,10 @@ def result_summary(result: Result, *, match: str = "EQUAL", mode: str = "HYP") -
     if result.metric != ENGINE:
         # The tree and dependency kinds store one row per figure, with no mode or match.
         for cell in result.cells.filter(genre=ALL, type=ALL).order_by("pk"):
+            # Some figures (leaf-ancestor, UAS, LAS) are a single score: P and R do not apply.
             rows.append({"layer": cell.layer, "aggregation": cell.get_aggregation_display(), "mode": "",
-                         "match": "", "p": cell.p, "r": cell.r, "f": cell.f, "ci": None})
+                         "match": "", "p": cell.p, "r": cell.r, "f": cell.f, "ci": None,
+                         "single": cell.p is None and cell.r is None})
         return rows
     for cell in result.cells.filter(genre=ALL, type=ALL, match=match).order_by("layer", "aggregation"):
         if cell.layer == "relations" and cell.mode != mode:

@@ -126,6 +126,8 @@ def test_portal_pages_of_a_tree_run(client, tree_campaign, scored, alice, organi
     html = client.get(reverse("portal:run", kwargs={"pk": run_a.pk})).content.decode()
     evalb = ResultCell.objects.get(result__run=run_a, layer="evalb", genre="ALL")
     assert "leaf-ancestor" in html and f"{evalb.f:.4f}" in html
+    # A single-score figure (leaf-ancestor) has no P or R: shown as not applicable, not "undefined".
+    assert "undefined" not in html
     response = client.get(reverse("governance:diagnostics", kwargs={"pk": run_a.pk}))
     assert response.status_code == 302 and response["Location"] == reverse("lab:run_leaf_ancestor",
                                                                            kwargs={"pk": run_a.pk})
