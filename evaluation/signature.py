@@ -25,6 +25,16 @@ def make_signature(metric: str, **params) -> str:
     return "|".join(parts)
 
 
+def extend_signature(signature: str, **params) -> str:
+    """Add ``key:value`` pairs to a signature, before its closing version."""
+    head, sep, version = signature.rpartition("|version:")
+    if not sep:
+        head, version = signature, None
+    extra = [f"{k}:{v}" for k, v in params.items() if v not in (None, "")]
+    parts = [head, *extra] + ([f"version:{version}"] if version is not None else [])
+    return "|".join(parts)
+
+
 def parse_signature(signature: str) -> dict[str, str]:
     """Inverse of :func:`make_signature` (values come back as strings)."""
     out: dict[str, str] = {}

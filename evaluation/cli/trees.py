@@ -1,7 +1,8 @@
 """``python -m evaluation trees``: score constituency trees.
 
     python -m evaluation trees --gold G --test T --metric evalb|geig1991|conformance|leaf-ancestor
-        [--format penn|square] [--param FILE] [--costs strict|sampson2003|FILE] [--json OUT]
+        [--format penn|square] [--param FILE] [--costs strict|sampson2003|FILE]
+        [--transform SPEC] [--json OUT]
 
 Text report on stdout (evalb's own layout for ``evalb``; a per-sentence table
 and a summary for the others); ``--json OUT`` also writes the JSON document
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 import sys
 
+from annotations.trees.transforms import make_transform
 from evaluation.trees import METRICS, evalb_params, read_pair, score_trees
 
 
@@ -37,14 +39,24 @@ def add_arguments(parser) -> None:
         help="a pair whose words differ or a malformed sentence: stop with an error (raise) or list it as an "
         "error sentence and go on (skip; evalb's behaviour and the default for evalb)",
     )
+    parser.add_argument(
+        "--transform", metavar="SPEC", default="",
+        help="treebank transformations applied to gold and test before scoring, e.g. "
+        "'strip-functions,remove-unary' (see: python -m evaluation transform --list)",
+    )
     parser.add_argument("--json", metavar="OUT", help="write the JSON document to OUT ('-': stdout)")
 
 
 def run(args) -> int:
     params: dict = {}
     fast = None
+    transform = make_transform(args.transform) if args.transform else None
+    if transform is not None:
+        params["transform"] = transform
     if args.metric == "evalb":
-        fast = params["params"] = evalb_params(args.param)
+        params["params"] = evalb_params(args.param)
+        # evalb's fast path reads text straight into its own structures: no trees to transform.
+        fast = params["params"] if transform is None else None
     pair = read_pair(args.gold, args.test, args.metric, fmt=args.format, layout=args.layout, on_error=args.on_error,
                      evalb_params=fast)
     if args.metric == "geig1991":

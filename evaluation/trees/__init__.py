@@ -21,6 +21,7 @@ from typing import Callable
 from annotations.trees.detect import read_sentences
 from annotations.trees.penn import BadSentence
 from annotations.trees.tree import Tree
+from evaluation.signature import extend_signature
 
 METRICS = ("evalb", "geig1991", "conformance", "leaf-ancestor")
 DEFAULT_ON_ERROR = {"evalb": "skip", "geig1991": "raise", "conformance": "raise", "leaf-ancestor": "raise"}
@@ -57,8 +58,17 @@ def score_trees(gold_trees: list, test_trees: list, metric: str, **params) -> di
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r} (expected one of {', '.join(METRICS)})")
     transform = params.pop("transform", None)
-    gold = _transformed(gold_trees, transform)
-    test = _transformed(test_trees, transform)
+    if transform is None:
+        return _score(gold_trees, test_trees, metric, params)
+    doc = _score(_transformed(gold_trees, transform), _transformed(test_trees, transform), metric, params)
+    # A transformed score is another measurement: say so where scores are compared.
+    spec = getattr(transform, "spec", None) or getattr(transform, "__name__", "custom")
+    doc["transform"] = spec
+    doc["signature"] = extend_signature(doc["signature"], transform=spec)
+    return doc
+
+
+def _score(gold: list, test: list, metric: str, params: dict) -> dict:
     on_error = params.pop("on_error", None) or DEFAULT_ON_ERROR[metric]
     where = {k: params.pop(k) for k in ("gold_file", "test_file", "gold_lines", "test_lines") if k in params}
     if metric == "evalb":

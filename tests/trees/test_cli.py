@@ -128,3 +128,35 @@ def test_skip_mode_lists_malformed_and_mismatched_lines(tmp_path, metric):
     proc = run("trees", "--gold", str(tmp_path / "g"), "--test", str(tmp_path / "t"), "--metric", metric,
                "--on-error", "raise")
     assert proc.returncode == 2 and "line 1" in proc.stderr
+
+
+def test_transform_option_applies_to_both_sides_and_enters_the_signature(tmp_path):
+    # Gold has an NP inside the PP, the test does not. Without transformation evalb
+    # counts 5 gold brackets (S NP VP PP NP) and 4 test brackets, all 4 matched:
+    # recall 4/5 = 0.8, precision 4/4 = 1.0. With no-np-in-pp the gold's inner NP
+    # goes, 4 brackets each side, all matched: recall = precision = 1.0.
+    gold = tmp_path / "gold.mrg"
+    test = tmp_path / "test.mrg"
+    gold.write_text("(S (NP (DT the) (NN cat)) (VP (VBD sat) (PP (IN on) (NP (DT the) (NN mat)))))\n")
+    test.write_text("(S (NP (DT the) (NN cat)) (VP (VBD sat) (PP (IN on) (DT the) (NN mat))))\n")
+    plain, transformed = tmp_path / "plain.json", tmp_path / "transformed.json"
+    assert run("trees", "--gold", str(gold), "--test", str(test), "--metric", "evalb", "--json", str(plain)).returncode == 0
+    proc = run("trees", "--gold", str(gold), "--test", str(test), "--metric", "evalb",
+               "--transform", "no-np-in-pp", "--json", str(transformed))
+    assert proc.returncode == 0, proc.stderr
+    before, after = json.loads(plain.read_text()), json.loads(transformed.read_text())
+    assert before["summary"]["all"]["recall"] == pytest.approx(0.8)
+    assert before["summary"]["all"]["precision"] == pytest.approx(1.0)
+    assert after["summary"]["all"]["recall"] == pytest.approx(1.0)
+    assert after["summary"]["all"]["precision"] == pytest.approx(1.0)
+    assert "transform:no-np-in-pp" in after["signature"] and "transform" not in before["signature"]
+    assert after["signature"].endswith(before["signature"].rsplit("|", 1)[1])  # the version stays last
+
+
+def test_unknown_transform_is_refused_with_exit_2(tmp_path):
+    trees = tmp_path / "t.mrg"
+    trees.write_text("(S (NP (NN it)) (VP (VBZ works)))\n")
+    proc = run("trees", "--gold", str(trees), "--test", str(trees), "--metric", "leaf-ancestor",
+               "--transform", "no-such-step")
+    assert proc.returncode == 2
+    assert "no-such-step" in proc.stderr and "Traceback" not in proc.stderr
