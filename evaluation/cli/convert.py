@@ -5,6 +5,7 @@ import sys
 
 from annotations.conllu import write_conllu
 from annotations.trees.headrules import load_head_rules
+from evaluation.cli.common import write_text
 from evaluation.deps.convert import trees_to_dependencies
 from evaluation.deps.treeio import read_trees
 
@@ -42,11 +43,7 @@ def run(args) -> int:
             s.comments[0] = f"sent_id = {s.index}"
         out.extend(sents)
     text = write_conllu(out)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    else:
-        sys.stdout.write(text)
+    write_text(text, args.output)
     return 0
 
 

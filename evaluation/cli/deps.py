@@ -1,10 +1,8 @@
 """``python -m evaluation deps --gold G --test T [--json OUT]``: dependency scores."""
 from __future__ import annotations
 
-import json
-import sys
-
 from annotations.conllu import read_conllu
+from evaluation.cli.common import write_result
 from evaluation.deps.metrics import PunctRule, format_table, score_dependencies
 
 
@@ -30,13 +28,4 @@ def run(args) -> int:
     result = score_dependencies(gold, test, punct=punct, pos=None if args.pos == "none" else args.pos,
                                 labels=not args.no_labels, per_sentence=args.per_sentence)
     result["files"] = {"gold": args.gold, "test": args.test}
-    if args.json == "-":
-        json.dump(result, sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
-        return 0
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(result, fh, indent=2, ensure_ascii=False)
-            fh.write("\n")
-    sys.stdout.write(format_table(result))
-    return 0
+    return write_result(result, args.json, format_table)

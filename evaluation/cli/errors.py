@@ -1,10 +1,8 @@
 """``python -m evaluation errors --treebank A=FILE --treebank B=FILE [--labels FILE] [--seed N] [--json OUT]``."""
 from __future__ import annotations
 
-import json
-import sys
-
 from annotations.errors import InputError
+from evaluation.cli.common import write_result
 from evaluation.deps.errorlab import ERROR_TYPES, format_report, load_lab_labels, run_error_lab
 from evaluation.deps.treeio import read_tree_files
 
@@ -71,13 +69,4 @@ def run(args) -> int:
     result["files"] = {name: files for name, files in banks.items()}
     if transforms:
         result["transforms"] = transforms
-    if args.json == "-":
-        json.dump(result, sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
-        return 0
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(result, fh, indent=2, ensure_ascii=False)
-            fh.write("\n")
-    sys.stdout.write(format_report(result))
-    return 0
+    return write_result(result, args.json, format_report)

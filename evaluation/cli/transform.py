@@ -4,6 +4,7 @@ from __future__ import annotations
 import sys
 
 from annotations.trees.transforms import apply_transforms, describe, parse_spec
+from evaluation.cli.common import write_text
 from evaluation.deps.treeio import read_trees, write_trees
 
 
@@ -28,9 +29,5 @@ def run(args) -> int:
     for path in args.trees:
         trees.extend(read_trees(path))
     text = write_trees(apply_transforms(trees, args.apply))
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    else:
-        sys.stdout.write(text)
+    write_text(text, args.output)
     return 0
