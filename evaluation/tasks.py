@@ -15,32 +15,20 @@ from pathlib import Path
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import InterfaceError, OperationalError
 
 from annotations.errors import InputError
 from campaign.models import CampaignKind, Run, RunStatus
 from campaign.rules import UploadRefused
 from campaign.services.runs import unpacked
 from evaluation import kinds, services
+from evaluation.worker import TASK_OPTIONS, TRANSIENT, out_of_retries
 
 logger = logging.getLogger(__name__)
 
-# Errors that a later attempt may not meet: the database or the broker was away.
-TRANSIENT = (OperationalError, InterfaceError, ConnectionError, TimeoutError)
 WORKING = (RunStatus.UPLOADED, RunStatus.VALIDATING, RunStatus.QUEUED, RunStatus.SCORING)
 
 
-@shared_task(
-    bind=True,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=TRANSIENT,
-    retry_backoff=True,
-    retry_backoff_max=300,
-    max_retries=3,
-    time_limit=settings.CELERY_TASK_TIME_LIMIT,
-    soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT,
-)
+@shared_task(**TASK_OPTIONS)
 def score_run(self, run_id: int) -> str:
     run = Run.objects.select_related("campaign", "team").filter(pk=run_id).first()
     if run is None:
@@ -52,7 +40,7 @@ def score_run(self, run_id: int) -> str:
     try:
         return _process(run)
     except TRANSIENT as exc:
-        if self.request.retries >= self.max_retries:
+        if out_of_retries(self):
             _fail(run, f"the database or queue was unavailable ({type(exc).__name__}) after {self.max_retries} "
                        f"retries; the organisers can re-score the run")
         raise
@@ -88,27 +76,12 @@ def _process(run: Run) -> str:
     except ValueError as exc:
         _fail(run, f"the annotation guide's schema is malformed: {exc}")
         return "failed"
-    run.set_status(RunStatus.VALIDATING, progress=0)
-    try:
-        with unpacked(campaign, Path(run.file.path), run.original_filename) as files:
-            report = services.validate_run_files(run, files, schema, services.ThrottledProgress(run.pk))
-            run.validation_report = report
-            run.save(update_fields=["validation_report"])
-            if not report["valid"]:
-                run.set_status(RunStatus.INVALID, reason=f"{report['problem_count']} problem(s) found", progress=100)
-                return "invalid"
-            run.set_status(RunStatus.QUEUED, progress=0)
-            run.set_status(RunStatus.SCORING, progress=0)
-            document = services.score_run_files(run, files, schema, services.ThrottledProgress(run.pk))
-    except UploadRefused as exc:
-        # Checked at upload; only a limit lowered since then can bring this here.
-        run.validation_report = {"valid": False, "problem_count": 1,
-                                 "problems": [{"message": str(exc), "file": run.original_filename,
-                                               "line": None, "sentence": None, "element": None}],
-                                 "warnings": []}
-        run.save(update_fields=["validation_report"])
-        run.set_status(RunStatus.INVALID, reason=str(exc), progress=100)
-        return "invalid"
+    outcome, document = _validate_and_score(
+        run,
+        lambda files: services.validate_run_files(run, files, schema, services.ThrottledProgress(run.pk)),
+        lambda files: services.score_run_files(run, files, schema, services.ThrottledProgress(run.pk)))
+    if outcome == "invalid":
+        return outcome
     services.store_result(run, document, parameters=services.scoring_parameters(campaign))
     return "scored"
 
@@ -120,28 +93,43 @@ def _process_kind(run: Run, kind) -> str:
     except ValueError as exc:
         _fail(run, f"the campaign's scoring options are wrong: {exc}")
         return "failed"
+    outcome, document = _validate_and_score(
+        run,
+        lambda files: kind.validate_run_files(run, files, services.ThrottledProgress(run.pk)),
+        lambda files: kind.score_run_files(run, files, services.ThrottledProgress(run.pk)))
+    if outcome == "invalid":
+        return outcome
+    services.store_result(run, document, metric=kind.name, parameters=parameters)
+    return "scored"
+
+
+def _validate_and_score(run: Run, validate, score) -> tuple[str, dict | None]:
+    """The states every kind goes through between ``uploaded`` and storing the result.
+
+    ``validate(files)`` returns the validation report and ``score(files)`` the scored document, both on the
+    unpacked run. Returns ``("invalid", None)`` (status and report already written) or ``("scored", document)``.
+    """
     run.set_status(RunStatus.VALIDATING, progress=0)
     try:
         with unpacked(run.campaign, Path(run.file.path), run.original_filename) as files:
-            report = kind.validate_run_files(run, files, services.ThrottledProgress(run.pk))
+            report = validate(files)
             run.validation_report = report
             run.save(update_fields=["validation_report"])
             if not report["valid"]:
                 run.set_status(RunStatus.INVALID, reason=f"{report['problem_count']} problem(s) found", progress=100)
-                return "invalid"
+                return "invalid", None
             run.set_status(RunStatus.QUEUED, progress=0)
             run.set_status(RunStatus.SCORING, progress=0)
-            document = kind.score_run_files(run, files, services.ThrottledProgress(run.pk))
+            return "scored", score(files)
     except UploadRefused as exc:
+        # Checked at upload; only a limit lowered since then can bring this here.
         run.validation_report = {"valid": False, "problem_count": 1,
                                  "problems": [{"message": str(exc), "file": run.original_filename,
                                                "line": None, "sentence": None, "element": None}],
                                  "warnings": []}
         run.save(update_fields=["validation_report"])
         run.set_status(RunStatus.INVALID, reason=str(exc), progress=100)
-        return "invalid"
-    services.store_result(run, document, metric=kind.name, parameters=parameters)
-    return "scored"
+        return "invalid", None
 
 
 # Registered with the worker beside score_run (autodiscovery reads this module only).

@@ -8,14 +8,13 @@ from pathlib import Path
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from annotations.errors import InputError
 from evaluation.models import ErrorLabJob
+from evaluation.worker import TASK_OPTIONS, TRANSIENT, out_of_retries
 
 logger = logging.getLogger(__name__)
-TRANSIENT = (OperationalError, InterfaceError, ConnectionError, TimeoutError)
 
 
 class _Progress:
@@ -39,17 +38,7 @@ def _fail(job_id: int, reason: str) -> None:
                                                  finished_at=timezone.now(), step="")
 
 
-@shared_task(
-    bind=True,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=TRANSIENT,
-    retry_backoff=True,
-    retry_backoff_max=300,
-    max_retries=3,
-    time_limit=settings.CELERY_TASK_TIME_LIMIT,
-    soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT,
-)
+@shared_task(**TASK_OPTIONS)
 def run_error_lab_job(self, job_id: int) -> str:
     job = ErrorLabJob.objects.filter(pk=job_id).first()
     if job is None:
@@ -59,7 +48,7 @@ def run_error_lab_job(self, job_id: int) -> str:
     try:
         return _run(job)
     except TRANSIENT as exc:
-        if self.request.retries >= self.max_retries:
+        if out_of_retries(self):
             _fail(job.pk, f"the database or queue was unavailable ({type(exc).__name__}) after "
                           f"{self.max_retries} retries")
         raise
