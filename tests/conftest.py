@@ -31,3 +31,31 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
     for alias, db in settings.DATABASES.items():
         if db["ENGINE"].endswith("postgresql"):
             db.setdefault("TEST", {})["NAME"] = f"test_{db['NAME']}_{os.getpid()}"
+
+
+# The portal, kind and worker tests all need these; the imports wait until pytest-django has set Django up.
+@pytest.fixture
+def storage(settings, tmp_path):
+    """Media and gold under the test's tmp_path; gold storage is rebuilt afterwards so no later test sees it."""
+    from django.utils.functional import empty
+
+    from annotations.models import gold_storage
+    from tests import factories
+
+    factories.use_storage(settings, tmp_path)
+    yield tmp_path
+    gold_storage._wrapped = empty
+
+
+@pytest.fixture
+def alice(db):
+    from tests import factories
+
+    return factories.make_user("alice")
+
+
+@pytest.fixture
+def bob(db):
+    from tests import factories
+
+    return factories.make_user("bob")

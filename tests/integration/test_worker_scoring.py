@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
-from django.utils.functional import empty
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -54,13 +53,9 @@ def database_url() -> str:
 
 
 @pytest.fixture
-def worker_storage(settings, tmp_path):
+def worker_storage(storage):
     """Media and gold under one var dir that the worker process gets as PARSEVAL_VAR_DIR."""
-    factories.use_storage(settings, tmp_path)
-    yield tmp_path
-    from annotations.models import gold_storage
-
-    gold_storage._wrapped = empty
+    return storage
 
 
 @pytest.fixture

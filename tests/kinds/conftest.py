@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import pytest
-from django.utils.functional import empty
 
 from campaign.models import CampaignKind
 from tests import factories
@@ -15,15 +14,6 @@ UD = DATA / "ud-french"
 @pytest.fixture(autouse=True)
 def fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture
-def storage(settings, tmp_path):
-    factories.use_storage(settings, tmp_path)
-    yield tmp_path
-    from annotations.models import gold_storage
-
-    gold_storage._wrapped = empty
 
 
 def conllu_slice(path, count: int) -> str:
@@ -54,16 +44,6 @@ def dep_gold(shared_data, tmp_path):
 @pytest.fixture
 def organiser(db):
     return factories.make_user("org")
-
-
-@pytest.fixture
-def alice(db):
-    return factories.make_user("alice")
-
-
-@pytest.fixture
-def bob(db):
-    return factories.make_user("bob")
 
 
 @pytest.fixture
