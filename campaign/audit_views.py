@@ -5,8 +5,8 @@ import csv
 
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import Http404, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.http import StreamingHttpResponse
+from django.shortcuts import render
 
 from . import audit, visibility
 from .governance_forms import AuditFilterForm
@@ -15,10 +15,8 @@ from .models import Campaign
 
 def organised_campaign(request, slug: str) -> Campaign:
     """The campaign, or 404 for anyone but its organisers (not even whether it exists)."""
-    campaign = get_object_or_404(Campaign, slug=slug)
-    if not visibility.can_read_audit(request.user, campaign):
-        raise Http404("No such campaign.")
-    return campaign
+    return visibility.get_visible_or_404(Campaign, visibility.can_read_audit, request.user, "No such campaign.",
+                                         slug=slug)
 
 
 @login_required

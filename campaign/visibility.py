@@ -17,6 +17,11 @@ directly for every role and life-cycle state.
 """
 from __future__ import annotations
 
+from typing import Callable
+
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+
 from .models import Campaign, CampaignState, Membership, Publication, Run, Team
 
 STATE_ORDER = [
@@ -169,3 +174,14 @@ def public_team_label(team: Team) -> str:
     if team.campaign.publication == Publication.NAMED or team.show_name:
         return team.name
     return team.code or f"Team {team.pk}"
+
+
+def get_visible_or_404(queryset, may_see: Callable, user, message: str | None = None, **lookup):
+    """The object ``lookup`` finds in ``queryset`` (a model or queryset), or 404 unless ``may_see(user, obj)``.
+
+    A 404 rather than a 403, so that who may not see an object does not learn that it exists.
+    """
+    obj = get_object_or_404(queryset, **lookup)
+    if not may_see(user, obj):
+        raise Http404() if message is None else Http404(message)
+    return obj

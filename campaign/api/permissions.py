@@ -6,8 +6,6 @@ without any figure in the answer.
 """
 from __future__ import annotations
 
-from django.http import Http404
-from django.shortcuts import get_object_or_404
 from rest_framework.permissions import BasePermission
 
 from campaign import visibility
@@ -15,17 +13,13 @@ from campaign.models import Campaign, Run
 
 
 def visible_campaign(request, slug: str) -> Campaign:
-    campaign = get_object_or_404(Campaign, slug=slug)
-    if not visibility.can_see_campaign(request.user, campaign):
-        raise Http404
-    return campaign
+    return visibility.get_visible_or_404(Campaign, visibility.can_see_campaign, request.user, slug=slug)
 
 
 def visible_run(request, pk: int) -> Run:
-    run = get_object_or_404(Run.objects.select_related("campaign", "team"), pk=pk)
-    if not visibility.can_see_run(request.user, run):
-        raise Http404  # another team's run does not exist for you
-    return run
+    # another team's run does not exist for you
+    return visibility.get_visible_or_404(Run.objects.select_related("campaign", "team"), visibility.can_see_run,
+                                         request.user, pk=pk)
 
 
 class CanSeeScores(BasePermission):

@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 from campaign import visibility
 from campaign.models import Campaign
 from campaign.rules import UploadRefused, WithdrawalRefused
-from campaign.services.runs import upload_run, withdraw_run
+from campaign.services.runs import NO_TEAM_MESSAGE, upload_run_from, withdraw_run
 from evaluation.services import latest_result, public_result_document
 
 from . import serializers
@@ -63,14 +63,12 @@ class CampaignRuns(generics.ListAPIView):
         campaign = visible_campaign(request, slug)
         team = visibility.team_of(request.user, campaign)
         if team is None:
-            raise PermissionDenied("Join or create a team of this campaign before uploading a run.")
+            raise PermissionDenied(NO_TEAM_MESSAGE)
         form = serializers.RunUploadSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        data = form.validated_data
         try:
-            run = upload_run(campaign=campaign, team=team, user=request.user, name=data["name"],
-                             system_description=data["system_description"], scope=data["scope"],
-                             uploaded_file=data["file"], request=request)
+            run = upload_run_from(form.validated_data, campaign=campaign, team=team, user=request.user,
+                                  request=request)
         except UploadRefused as exc:
             raise ValidationError({"file": [str(exc)]}) from None
         run.refresh_from_db()

@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.db.models import Q
-from django.http import Http404, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.http import StreamingHttpResponse
+from django.shortcuts import render
 from django.utils import timezone
 
 from campaign import audit, visibility
@@ -17,10 +17,7 @@ from . import export
 
 
 def _organised(user, slug: str) -> Campaign:
-    campaign = get_object_or_404(Campaign, slug=slug)
-    if not visibility.is_organiser(user, campaign):
-        raise Http404("No such campaign.")
-    return campaign
+    return visibility.get_visible_or_404(Campaign, visibility.is_organiser, user, "No such campaign.", slug=slug)
 
 
 @login_required

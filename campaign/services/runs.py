@@ -194,6 +194,16 @@ def upload_run(
     return run
 
 
+NO_TEAM_MESSAGE = "Join or create a team of this campaign before uploading a run."
+
+
+def upload_run_from(data, *, campaign: Campaign, team: Team, user, request=None) -> Run:
+    """:func:`upload_run` with the checked fields of the portal's upload form or the API's upload serializer."""
+    return upload_run(campaign=campaign, team=team, user=user, name=data["name"],
+                      system_description=data["system_description"], scope=data["scope"],
+                      uploaded_file=data["file"], request=request)
+
+
 def enqueue_scoring(run_id: int) -> None:
     from evaluation.tasks import score_run
 

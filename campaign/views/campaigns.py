@@ -5,7 +5,7 @@ from django.contrib import messages
 from django.core.exceptions import ObjectDoesNotExist
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from campaign import audit, visibility
@@ -17,10 +17,8 @@ from campaign.services.teams import TeamRefused, create_team, invitation_code, j
 
 
 def visible_campaign(request, slug: str) -> Campaign:
-    campaign = get_object_or_404(Campaign, slug=slug)
-    if not visibility.can_see_campaign(request.user, campaign):
-        raise Http404("No such campaign.")
-    return campaign
+    return visibility.get_visible_or_404(Campaign, visibility.can_see_campaign, request.user, "No such campaign.",
+                                         slug=slug)
 
 
 def home(request):

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import FileResponse, Http404, JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import FileResponse, JsonResponse
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from campaign import visibility
@@ -12,7 +12,7 @@ from campaign.forms import RunUploadForm
 from campaign.models import Run
 from campaign.rules import UploadRefused, WithdrawalRefused
 from campaign.services.runs import (
-    record_run_download, run_status, upload_limit, upload_run, withdraw_run,
+    NO_TEAM_MESSAGE, record_run_download, run_status, upload_limit, upload_run_from, withdraw_run,
 )
 from evaluation.services import latest_result, result_summary
 
@@ -21,10 +21,8 @@ from .campaigns import visible_campaign
 
 def visible_run(request, pk: int) -> Run:
     """The run, or 404 for anyone who may not see it (not even whether it exists)."""
-    run = get_object_or_404(Run.objects.select_related("campaign", "team"), pk=pk)
-    if not visibility.can_see_run(request.user, run):
-        raise Http404("No such run.")
-    return run
+    return visibility.get_visible_or_404(Run.objects.select_related("campaign", "team"), visibility.can_see_run,
+                                         request.user, "No such run.", pk=pk)
 
 
 @login_required
@@ -32,15 +30,12 @@ def run_upload(request, slug: str):
     campaign = visible_campaign(request, slug)
     team = visibility.team_of(request.user, campaign)
     if team is None:
-        messages.error(request, "Join or create a team of this campaign before uploading a run.")
+        messages.error(request, NO_TEAM_MESSAGE)
         return redirect(campaign.get_absolute_url())
     form = RunUploadForm(request.POST or None, request.FILES or None, kind=campaign.kind)
     if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
         try:
-            run = upload_run(campaign=campaign, team=team, user=request.user, name=data["name"],
-                             system_description=data["system_description"], scope=data["scope"],
-                             uploaded_file=data["file"], request=request)
+            run = upload_run_from(form.cleaned_data, campaign=campaign, team=team, user=request.user, request=request)
         except UploadRefused as exc:
             form.add_error("file", str(exc))
         else:

@@ -20,10 +20,8 @@ from .word_view import SENTENCES_PER_PAGE, leaf_ancestor_sentences
 
 
 def _organised(request, slug: str) -> Campaign:
-    campaign = get_object_or_404(Campaign, slug=slug)
-    if not visibility.can_manage_campaign(request.user, campaign):
-        raise Http404("No such campaign.")
-    return campaign
+    return visibility.get_visible_or_404(Campaign, visibility.can_manage_campaign, request.user, "No such campaign.",
+                                         slug=slug)
 
 
 def _job(request, campaign) -> ErrorLabJob | None:
