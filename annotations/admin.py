@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from campaign.admin import OrganisedOnly
+from campaign.admin import OrganisedOnly, ReadOnly
 
 from .models import AnnotationGuide, GoldDocument, GuideVersion
 
@@ -33,7 +33,7 @@ class AnnotationGuideAdmin(OrganisedOnly, admin.ModelAdmin):
 
 
 @admin.register(GoldDocument)
-class GoldDocumentAdmin(OrganisedOnly, admin.ModelAdmin):
+class GoldDocumentAdmin(ReadOnly, OrganisedOnly, admin.ModelAdmin):
     campaign_path = "document__campaign__"
     list_display = ("document", "campaign", "sentence_count", "sha256", "uploaded_at")
     list_select_related = ("document__campaign",)
@@ -43,12 +43,3 @@ class GoldDocumentAdmin(OrganisedOnly, admin.ModelAdmin):
     @admin.display(description="campaign")
     def campaign(self, obj):
         return obj.document.campaign
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

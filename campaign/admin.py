@@ -48,6 +48,19 @@ class OrganisedOnly:
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
+class ReadOnly:
+    """Admin mixin for records that must not be added, changed or deleted by hand (gold, audit log)."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
 class GenreInline(admin.TabularInline):
     model = Genre
     extra = 0
@@ -228,7 +241,7 @@ class RunAdmin(OrganisedOnly, admin.ModelAdmin):
 
 
 @admin.register(AuditEntry)
-class AuditEntryAdmin(admin.ModelAdmin):
+class AuditEntryAdmin(ReadOnly, admin.ModelAdmin):
     list_display = ("at", "actor_name", "campaign", "action", "target", "ip_address")
     list_filter = ("action", "campaign")
     search_fields = ("actor_name", "action", "target")
@@ -240,15 +253,6 @@ class AuditEntryAdmin(admin.ModelAdmin):
         if request.user.is_superuser:
             return qs
         return qs.filter(campaign__organisers=request.user).distinct()
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
     def get_actions(self, request):
         return {}  # not even the bulk delete action
