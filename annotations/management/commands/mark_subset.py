@@ -6,7 +6,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotations.subsets import SubsetRefused, mark_subset, subset_counts
 from annotations.models import GoldSentence
-from campaign.models import Campaign, Sentence
+from campaign.management.lookup import campaign_by_slug
+from campaign.models import Sentence
 
 
 class Command(BaseCommand):
@@ -23,9 +24,7 @@ class Command(BaseCommand):
         parser.add_argument("--actor", help="username of the organiser doing it (recorded in the audit log)")
 
     def handle(self, *args, campaign, subset, documents, sentences, actor=None, **options):
-        target = Campaign.objects.filter(slug=campaign).first()
-        if target is None:
-            raise CommandError(f"No campaign with slug {campaign!r}.")
+        target = campaign_by_slug(campaign)
         user = None
         if actor:
             user = get_user_model().objects.filter(username=actor).first()

@@ -1,11 +1,10 @@
 """Sample the hidden test set (and a development sample) per genre, with a recorded seed."""
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from annotations.subsets import SubsetRefused, sample_test_subset
-from campaign.models import Campaign
+from campaign.management.lookup import campaign_by_slug, user_by_name
 
 
 class Command(BaseCommand):
@@ -23,15 +22,10 @@ class Command(BaseCommand):
         parser.add_argument("--actor", help="username of the organiser doing it (recorded in the audit log)")
 
     def handle(self, *args, campaign, ratio, seed, dev_ratio, actor=None, **options):
-        try:
-            target = Campaign.objects.get(slug=campaign)
-        except Campaign.DoesNotExist:
-            raise CommandError(f"No campaign with slug {campaign!r}.")
+        target = campaign_by_slug(campaign)
         user = None
         if actor:
-            user = get_user_model().objects.filter(username=actor).first()
-            if user is None:
-                raise CommandError(f"No user named {actor!r}.")
+            user = user_by_name(actor)
             if not target.is_organiser(user):
                 raise CommandError(f"{actor} does not organise {target.slug}.")
         try:

@@ -1,12 +1,12 @@
 """Apply a life-cycle transition from the command line, or every scheduled one that is due."""
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.core.management.base import BaseCommand, CommandError
 
 from campaign.lifecycle import TransitionRefused, apply_due_transitions, transition
-from campaign.models import Campaign, CampaignState
+from campaign.management.lookup import campaign_by_slug, user_by_name
+from campaign.models import CampaignState
 
 
 class Command(BaseCommand):
@@ -34,16 +34,8 @@ class Command(BaseCommand):
             return
         if not campaign or not state:
             raise CommandError("Give a campaign slug and a target state, or --due.")
-        try:
-            target = Campaign.objects.get(slug=campaign)
-        except Campaign.DoesNotExist:
-            raise CommandError(f"No campaign with slug {campaign!r}.")
-        user = None
-        if actor:
-            try:
-                user = get_user_model().objects.get(username=actor)
-            except get_user_model().DoesNotExist:
-                raise CommandError(f"No user named {actor!r}.")
+        target = campaign_by_slug(campaign)
+        user = user_by_name(actor) if actor else None
         before = target.state
         try:
             transition(target, state, actor=user)

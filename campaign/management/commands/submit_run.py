@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from django.contrib.auth import get_user_model
 from django.core.files import File
 from django.core.management.base import BaseCommand, CommandError
 
 from campaign import visibility
-from campaign.models import Campaign, Run
+from campaign.management.lookup import campaign_by_slug, user_by_name
+from campaign.models import Run
 from campaign.rules import UploadRefused
 from campaign.services.runs import upload_run
 
@@ -25,12 +25,8 @@ class Command(BaseCommand):
         parser.add_argument("--scope", choices=Run.Scope.values, default=Run.Scope.TEST)
 
     def handle(self, *args, campaign, file, user, name, description, scope, **options):
-        target = Campaign.objects.filter(slug=campaign).first()
-        if target is None:
-            raise CommandError(f"No campaign with slug {campaign!r}.")
-        member = get_user_model().objects.filter(username=user).first()
-        if member is None:
-            raise CommandError(f"No user named {user!r}.")
+        target = campaign_by_slug(campaign)
+        member = user_by_name(user)
         team = visibility.team_of(member, target)
         if team is None:
             raise CommandError(f"{user} is in no team of {target.slug}.")
