@@ -20,6 +20,11 @@ class GoldStorage(LazyObject):
 gold_storage = GoldStorage()
 
 
+def select_gold_storage() -> GoldStorage:
+    # A callable keeps the machine's GOLD_ROOT out of the migrations.
+    return gold_storage
+
+
 def gold_upload_to(instance: "GoldDocument", filename: str) -> str:
     doc = instance.document
     return f"{doc.campaign.slug}/{doc.name}.gold.xml"
@@ -29,7 +34,7 @@ class GoldDocument(models.Model):
     """The gold annotation of one corpus document (only its annotated sentences)."""
 
     document = models.OneToOneField("campaign.CorpusDocument", on_delete=models.CASCADE, related_name="gold")
-    file = models.FileField(upload_to=gold_upload_to, storage=gold_storage, max_length=300)
+    file = models.FileField(upload_to=gold_upload_to, storage=select_gold_storage, max_length=300)
     sha256 = models.CharField(max_length=64)
     sentence_count = models.PositiveIntegerField(default=0)
     uploaded_at = models.DateTimeField(auto_now_add=True)
