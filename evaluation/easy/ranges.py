@@ -57,6 +57,26 @@ def positions(rng) -> frozenset[int]:
     return frozenset() if rng is None else frozenset(range(rng[0], rng[1]))
 
 
+def constituent_ranges(s: Sentence):
+    """A sentence's groups in range space: the group covering each form position
+    (None where no group does), the set of ranges per group type, and the range of
+    each group id."""
+    cover: list = [None] * len(s.forms)
+    cons: dict[str, set] = {}
+    gid = {}
+    for g in s.groups:
+        rng = (g.start, g.end)
+        gid[g.id] = rng
+        for p in range(g.start, g.end):
+            cover[p] = rng
+        items = cons.get(g.type)
+        if items is None:
+            cons[g.type] = {rng}
+        else:
+            items.add(rng)
+    return cover, cons, gid
+
+
 class ReferenceView:
     """What scoring needs from a gold sentence: reference constituents and items in range space."""
 
@@ -65,19 +85,7 @@ class ReferenceView:
     def __init__(self, s: Sentence, relation_roles):
         self.n = len(s.forms)
         self.form_pos = {f.id: i for i, f in enumerate(s.forms)}
-        cover: list = [None] * self.n
-        cons: dict[str, set] = {}
-        gid = {}
-        for g in s.groups:
-            rng = (g.start, g.end)
-            gid[g.id] = rng
-            for p in range(g.start, g.end):
-                cover[p] = rng
-            items = cons.get(g.type)
-            if items is None:
-                cons[g.type] = {rng}
-            else:
-                items.add(rng)
+        cover, cons, gid = constituent_ranges(s)
         self.cover = cover
         self.group_by_id = gid
         self.group_ranges = sorted(gid.values())
@@ -125,20 +133,7 @@ class HypothesisView:
     __slots__ = ("cons", "rels")
 
     def __init__(self, s: Sentence, ref: ReferenceView, modes=MODES):
-        n = len(s.forms)
-        hcover: list = [None] * n
-        cons: dict[str, set] = {}
-        gid = {}
-        for g in s.groups:
-            rng = (g.start, g.end)
-            gid[g.id] = rng
-            for p in range(g.start, g.end):
-                hcover[p] = rng
-            items = cons.get(g.type)
-            if items is None:
-                cons[g.type] = {rng}
-            else:
-                items.add(rng)
+        hcover, cons, gid = constituent_ranges(s)
         self.cons = cons
         rels = {m: {} for m in modes}
         if s.relations:
