@@ -59,3 +59,26 @@ def bob(db):
     from tests import factories
 
     return factories.make_user("bob")
+
+
+CHROMIUM = "/usr/bin/chromium"  # Debian's package, installed by scripts/ensure-services
+
+
+@pytest.fixture
+def chromium(monkeypatch):
+    """Headless Debian Chromium driven by Playwright; the browser tests fail, never skip, without it."""
+    # Playwright's sync API runs an event loop in this thread; the test's ORM calls stay synchronous.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from django.db import connections
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium is required for the browser tests and is not at {CHROMIUM} (apt-get install chromium)")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync"])
+        yield browser
+        browser.close()
+        # ORM calls made while Playwright ran used their own connection; close it so the test database can be dropped.
+        connections.close_all()

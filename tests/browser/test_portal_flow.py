@@ -3,7 +3,6 @@ and the results page shows exactly the stored figures."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -17,7 +16,6 @@ from campaign.services.corpus import import_corpus
 from evaluation.models import ResultCell
 from tests.conftest import REPO_ROOT
 
-CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = REPO_ROOT / "test-artifacts"
 SENTENCES = 25
 
@@ -61,28 +59,11 @@ def campaign_world(shared_data, tmp_path, settings):
     return {"campaign": campaign, "organiser": organiser, "run_file": run_file}
 
 
-@pytest.fixture
-def browser(monkeypatch):
-    # Playwright's sync API runs an event loop in this thread; the ORM calls of the test stay synchronous.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    from playwright.sync_api import sync_playwright
 
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"Chromium is required for the browser tests and is not at {CHROMIUM} (apt-get install chromium)")
-    with sync_playwright() as p:
-        instance = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync"])
-        yield instance
-        instance.close()
-        # ORM calls made while Playwright ran used their own connection; close it so the test database can be dropped.
-        connections.close_all()
-
-
-def test_member_uploads_a_run_sees_it_scored_and_reads_the_stored_figures(live_server, campaign_world, browser,
+def test_member_uploads_a_run_sees_it_scored_and_reads_the_stored_figures(live_server, campaign_world, chromium,
                                                                          eager_scoring):
     campaign = campaign_world["campaign"]
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page = chromium.new_page(viewport={"width": 1280, "height": 900})
 
     page.goto(f"{live_server.url}/accounts/login/")
     page.fill("#id_username", "marie")
@@ -142,7 +123,7 @@ def test_member_uploads_a_run_sees_it_scored_and_reads_the_stored_figures(live_s
     assert (ARTIFACTS / "results-page.png").stat().st_size > 10_000
 
     # on a phone the tables scroll sideways instead of overflowing the page
-    phone = browser.new_page(viewport={"width": 375, "height": 740})
+    phone = chromium.new_page(viewport={"width": 375, "height": 740})
     phone.context.add_cookies(page.context.cookies())
     phone.goto(f"{live_server.url}/results/{campaign.slug}/")
     assert phone.evaluate("document.documentElement.scrollWidth") <= 375 + 1

@@ -1,7 +1,6 @@
 """In headless Chromium: the run page follows the run's status without being reloaded by the user."""
 from __future__ import annotations
 
-from pathlib import Path
 from unittest import mock
 
 import pytest
@@ -11,26 +10,9 @@ from campaign.models import Run, RunStatus
 from tests import factories
 from tests.web.helpers import stored_run
 
-CHROMIUM = "/usr/bin/chromium"
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-
-@pytest.fixture
-def chromium(monkeypatch):
-    # Playwright's sync API runs an event loop in this thread; the test's ORM calls stay synchronous.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    from playwright.sync_api import sync_playwright
-
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"Chromium is required for the browser tests and is not at {CHROMIUM}")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync"])
-        yield browser
-        browser.close()
-        connections.close_all()
 
 
 def test_status_and_progress_update_live(live_server, storage, chromium):
