@@ -14,8 +14,11 @@ extra and wrong-argument relations). Then, in the same process, it times
 * the full scoring: reading the gold, streaming and validating the run,
   all 20 ways (5 for constituents, 15 for relations), without the
   bootstrap (``--bootstrap N`` adds it),
+* the same full scoring with the reader's canonical-shape path turned off,
+  which is how a run written in any other shape is read (lxml for every
+  sentence; see ``annotations/easy/canonical.py``),
 
-and prints both times, their ratios and the peak RSS. The measurements are
+and prints the times, their ratios and the peak RSS. The measurements are
 interleaved and repeated (``--repeat``); both CPU time (``time.process_time``,
 robust to other load on the machine) and wall time are reported, best of the
 repeats.
@@ -41,6 +44,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from annotations.easy import reader as easy_reader  # noqa: E402
 from annotations.easy.model import Document, Group, Relation, Sentence  # noqa: E402
 from annotations.easy.reader import read_document  # noqa: E402
 from annotations.easy.schema import DEFAULT_SCHEMA  # noqa: E402
@@ -180,13 +184,20 @@ def bare_parse(run_dir: Path, every_element: bool = True) -> float:
     return time.perf_counter() - t, time.process_time() - c
 
 
-def full_score(gold_dir: Path, run_dir: Path, bootstrap: int) -> tuple[tuple[float, float], dict]:
-    t = time.perf_counter()
-    c = time.process_time()
-    gold = [read_document(p, gold=True) for p in sorted(gold_dir.iterdir())]
-    runs = {p.stem: p for p in sorted(run_dir.iterdir())}
-    result = score_corpus(gold, runs, bootstrap=bootstrap, seed=12345)
-    return (time.perf_counter() - t, time.process_time() - c), result
+def full_score(gold_dir: Path, run_dir: Path, bootstrap: int, canonical: bool = True
+               ) -> tuple[tuple[float, float], dict]:
+    real = easy_reader._canonical_scanner
+    if not canonical:
+        easy_reader._canonical_scanner = lambda source, fastpath: None
+    try:
+        t = time.perf_counter()
+        c = time.process_time()
+        gold = [read_document(p, gold=True) for p in sorted(gold_dir.iterdir())]
+        runs = {p.stem: p for p in sorted(run_dir.iterdir())}
+        result = score_corpus(gold, runs, bootstrap=bootstrap, seed=12345)
+        return (time.perf_counter() - t, time.process_time() - c), result
+    finally:
+        easy_reader._canonical_scanner = real
 
 
 def peak_rss_mb() -> float:
@@ -212,7 +223,7 @@ def main(argv=None) -> int:
         gc.collect()
         rss_before = peak_rss_mb()
         # interleave the measurements so that a change in machine load hits both sides alike
-        parse_all, parse_e, score = [], [], []
+        parse_all, parse_e, score, other = [], [], [], []
         if args.profile:
             import cProfile
             import pstats
@@ -223,6 +234,10 @@ def main(argv=None) -> int:
             parse_e.append(bare_parse(folder / "run", False))
             elapsed, result = full_score(folder / "gold", folder / "run", args.bootstrap)
             score.append(elapsed)
+            elapsed, result_other = full_score(folder / "gold", folder / "run", args.bootstrap, canonical=False)
+            other.append(elapsed)
+            if result_other != result:
+                raise SystemExit("the two reading paths gave different results")
         if args.profile:
             prof.disable()
             pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
@@ -237,10 +252,11 @@ def main(argv=None) -> int:
               f"REF/INTERSECTION {relf[('REF', 'INTERSECTION')]:.3f})")
         best = lambda xs, k: min(x[k] for x in xs)  # noqa: E731
         for label, k in (("CPU time", 1), ("wall time", 0)):
-            pa, pe, sc = best(parse_all, k), best(parse_e, k), best(score, k)
+            pa, pe, sc, ot = best(parse_all, k), best(parse_e, k), best(score, k), best(other, k)
             print(f"[{label}, best of {args.repeat}] bare iterparse of the run: {pa:.2f} s (every element, "
                   f"default events), {pe:.2f} s (tag='E' filter); full scoring (bootstrap {args.bootstrap}): "
-                  f"{sc:.2f} s; ratio {sc / pa:.2f} (vs every-element), {sc / pe:.2f} (vs tag='E')")
+                  f"{sc:.2f} s; ratio {sc / pa:.2f} (vs every-element), {sc / pe:.2f} (vs tag='E'); "
+                  f"canonical path off (a run in another shape): {ot:.2f} s, ratio {ot / pa:.2f}")
         print(f"peak RSS: {peak_rss_mb():.0f} MB (before timing: {rss_before:.0f} MB)")
     finally:
         if not args.keep:

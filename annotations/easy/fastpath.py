@@ -17,6 +17,7 @@ fast it is accepted.
 from __future__ import annotations
 
 from .model import Form, Group, Relation, Sentence
+from .canonical import TextPath, schema_is_plain
 from .schema import EasySchema
 
 XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
@@ -37,6 +38,8 @@ class FastPath:
         self.group_types = frozenset(schema.group_types)
         self.role_seq = {t: schema.roles(t) for t in schema.relation_types}
         self.extra_tags = {t: frozenset(schema.extras(t)) for t in schema.relation_types}
+        # sentences in the canonical shape are read from their bytes (see canonical.py)
+        self.text = TextPath(schema) if schema_is_plain(schema) else None
 
     def check(self, e, sid: str, want_texts: bool = False, build: bool = False):
         """``(form ids, form texts or None, has groups, has relations, sentence or None)`` when the

@@ -2,7 +2,10 @@
 
 The reader walks the file with ``lxml.etree.iterparse`` and clears every
 sentence once it has been turned into a :class:`~annotations.easy.model.Sentence`,
-so memory does not grow with the file size. It never loads a DTD and never
+so memory does not grow with the file size. Sentences written in the
+canonical shape of the reference are first read from their bytes, in
+chunks, by :mod:`annotations.easy.canonical`; at the first doubt the file
+goes to ``iterparse``, which alone reports problems. It never loads a DTD and never
 resolves an entity (internal or external) nor touches the network: the
 ``<!DOCTYPE DOCUMENT SYSTEM "easy.dtd">`` line of the real files is ignored,
 and an entity reference in the content is refused.
@@ -24,6 +27,7 @@ from lxml import etree
 
 from annotations.errors import InputError, Problem
 
+from .canonical import CanonicalScanner
 from .fastpath import FastPath
 from .model import Document, Form, Group, Relation, Sentence
 from .schema import DEFAULT_SCHEMA, EasySchema
@@ -380,6 +384,51 @@ def iter_sentences(
     seen_root = False
     current = None
     before = len(sink)
+    skip = 0
+
+    def accept(sid: str, ok) -> Sentence | None:
+        """Record a sentence that a fast path accepted; return it when it was built."""
+        seen_ids.add(sid)
+        if ok[2]:
+            parser.saw_group = True
+        if ok[3]:
+            parser.saw_relation = True
+        sent = ok[4]
+        if sent is not None and len(sent.relations) > 1:
+            warn_duplicates(file, sent, warnings)
+        return sent
+
+    scanner = _canonical_scanner(source, fastpath)
+    if scanner is not None:
+        try:
+            root = scanner.open()
+            if root is not None and not _declares_entities(root):
+                buf = scanner.buf
+                for sid, start, end, line in scanner.spans():
+                    if sid in seen_ids:
+                        break
+                    exp = expected_forms.get(sid) if expected_forms is not None else None
+                    if exp is None and expected_complete:
+                        break  # an unknown sentence: the detailed parser reports it
+                    wanted = want is None or want(sid)
+                    ok = fastpath.text.check(buf, start, end, scanner.codec, sid, exp is not None, wanted, line)
+                    if ok is None or (exp is not None and not _same_forms(ok[0], ok[1], exp)):
+                        break
+                    sent = accept(sid, ok)
+                    if seen is not None:
+                        seen.append(sid)
+                    if sent is not None:
+                        yield sent
+                if scanner.finished:
+                    info["attributes"] = dict(root.attrib)
+                    info["has_constituents"] = parser.saw_group
+                    info["has_relations"] = parser.saw_relation
+                    return
+            skip = scanner.accepted
+        finally:
+            scanner.close()
+        if not isinstance(source, (str, os.PathLike)):
+            source.seek(scanner.origin)
     try:
         for event, el in _iterparse(source):
             if event == "start":
@@ -397,6 +446,13 @@ def iter_sentences(
             if el.tag != "E":
                 continue
             parent = el.getparent()
+            if skip:  # read already, in the canonical shape
+                skip -= 1
+                el.clear(keep_tail=False)
+                while el.getprevious() is not None:
+                    del parent[0]
+                current = None
+                continue
             if parent is None or parent.tag != "DOCUMENT" or parent.getparent() is not None:
                 sink.add(Problem("sentence <E> outside the <DOCUMENT> root element", file=file,
                                  line=el.sourceline, sentence=el.get("id"), element="E"))
@@ -413,14 +469,7 @@ def iter_sentences(
                     if ok is not None and exp is not None and not _same_forms(ok[0], ok[1], exp):
                         ok = None
             if ok is not None:
-                seen_ids.add(sid)
-                if ok[2]:
-                    parser.saw_group = True
-                if ok[3]:
-                    parser.saw_relation = True
-                sent = ok[4]
-                if sent is not None and len(sent.relations) > 1:
-                    warn_duplicates(file, sent, warnings)
+                sent = accept(sid, ok)
             else:
                 sent = parser.parse(el, wanted)  # duplicates only matter (and are reported) where scored
                 if expected_forms is not None:
@@ -466,6 +515,23 @@ def iter_sentences(
     info["has_relations"] = parser.saw_relation
     if strict and len(sink) > before:
         raise InputError(sink.result())
+
+
+def _canonical_scanner(source, fastpath) -> CanonicalScanner | None:
+    """A scanner for the canonical shape, where the file can be read again by lxml after a doubt."""
+    if fastpath is None or fastpath.text is None:
+        return None
+    if isinstance(source, (str, os.PathLike)):
+        try:
+            return CanonicalScanner(open(source, "rb"), owned=True)
+        except OSError:
+            return None  # lxml reports it as it always has
+    try:
+        if source.seekable():
+            return CanonicalScanner(source, owned=False, origin=source.tell())
+    except (AttributeError, OSError, ValueError):
+        pass
+    return None
 
 
 _FAST_CACHE: dict[int, tuple] = {}
