@@ -18,7 +18,7 @@ well formed, and means what lxml would read. The prelude up to the
 by lxml.
 
 Anything else (another attribute order, a comment, a character reference,
-an error, a carriage return, a sentence id seen before...) is a doubt:
+an error, a lone carriage return, a sentence id seen before...) is a doubt:
 :class:`CanonicalScanner` stops, and the reader reads the file again with
 lxml ``iterparse``, skipping the sentences already accepted. The detailed
 parser therefore still decides and names every problem; this path only
@@ -148,7 +148,7 @@ class TextPath:
         if not (want_texts or build):
             return [], None, bool(gids), bool(rids), None
         if "\r" in text:
-            return None  # lxml turns line ends into "\n" in texts
+            text = text.replace("\r\n", "\n")  # as lxml reads texts (a lone CR never gets here)
         if build:
             if line is None or line + text.count("\n") >= _MAX_LINE:
                 return None
@@ -270,7 +270,7 @@ class CanonicalScanner:
             codec = _CODECS.get(codecs.lookup(root.getroottree().docinfo.encoding or "utf-8").name)
         except LookupError:
             codec = None
-        if codec is None or b"\r" in head:
+        if codec is None or _lone_cr(head, 0, len(head)):
             return None
         self.codec = codec
         self.pos = m.end()
@@ -293,8 +293,8 @@ class CanonicalScanner:
             start = m.end() - 7
             end = close + 4
             q = buf.find(b'"', start + 7, end)
-            if q < 0 or buf.find(b"\r", self.pos, end) >= 0:
-                return  # lxml turns line ends into "\n": leave such files to it
+            if q < 0 or _lone_cr(buf, self.pos, end):
+                return
             line = self.line + buf.count(b"\n", self.pos, start)
             try:
                 sid = buf[start + 7:q].decode(self.codec)
@@ -309,13 +309,22 @@ class CanonicalScanner:
     def _at_end(self) -> bool:
         """Whether what follows the last sentence is only the end of the document (read by lxml)."""
         rest = bytes(self.buf[self.pos:])
-        if b"\r" in rest:
+        if _lone_cr(rest, 0, len(rest)):
             return False
         try:
             tail = etree.fromstring(b'<DOCUMENT xmlns:xlink="' + XLINK_NS.encode() + b'">' + rest, _PARSER)
         except etree.XMLSyntaxError:
             return False
-        return len(tail) == 0 and not (tail.text or "").strip(" \t\n")
+        return len(tail) == 0 and not (tail.text or "").strip(" \t\r\n")
+
+
+def _lone_cr(buf, start: int, end: int) -> bool:
+    """Whether ``buf[start:end]`` holds a carriage return that does not start a CRLF.
+
+    lxml reads CRLF as one line end, as counting LF does; a lone CR is a line
+    end for lxml too but not for such counting, so it is a doubt.
+    """
+    return buf.find(b"\r", start, end) >= 0 and buf.count(b"\r", start, end) != buf.count(b"\r\n", start, end)
 
 
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,

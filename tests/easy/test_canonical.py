@@ -293,3 +293,14 @@ def test_a_guide_schema_of_its_own_is_read_by_the_canonical_path_too(monkeypatch
                 assert spy.scanners[0].finished
     assert results[0] == results[1]
     assert results[0][0][0][4] == [("E1R1", "LIEN", {"source": "E1G1", "cible": "E1F2"}, {"poids": {"valeur": "2"}}, 4)]
+
+
+@pytest.mark.parametrize("mode", ["gold", "run"])
+def test_crlf_line_ends_stay_on_the_canonical_path_and_a_lone_cr_does_not(easy_ref, monkeypatch, mode):
+    data = head_of(easy_ref / "oral_delic_1.xml", 20).replace(b"\n", b"\r\n")
+    data = data.replace(b"</F>", b" \r\n</F>", 3)  # line ends inside texts too: lxml reads them as "\n"
+    on, scanners, off = both(data, monkeypatch, mode)
+    assert on == off and scanners[0].finished
+    lone = data.replace(b"\r\n", b"\r", 1).replace(b'<E id="E5">\r\n', b'<E id="E5">\r', 1)
+    on, scanners, off = both(lone, monkeypatch, mode)
+    assert on == off and not scanners[0].finished
