@@ -119,7 +119,7 @@ class TextPath:
         """``FastPath.check``'s answer for the sentence at ``buf[start:end]``, or ``None``.
 
         Form ids and texts are only returned (decoded) when texts are wanted
-        or the sentence is built; a bare acceptance gives empty lists.
+        or the sentence is built; a bare acceptance gives ``[]`` and ``None``.
         """
         if self.sentence_re.fullmatch(buf, start, end) is None or buf.find(b"]]>", start, end) >= 0:
             return None
@@ -215,9 +215,9 @@ def _unescape(m: re.Match) -> str:
 class CanonicalScanner:
     """Walks a file sentence by sentence while it is in the canonical shape (see the module docstring).
 
-    Use :meth:`open`, then iterate :meth:`spans`; the caller calls
-    :meth:`accept` for each sentence it accepted, and stops at the first it
-    does not. :attr:`finished` tells whether the whole file was read so;
+    Use :meth:`open`, then iterate :meth:`spans` and stop at the first
+    sentence not accepted: a span counts as accepted once the caller asks for
+    the next one. :attr:`finished` tells whether the whole file was read so;
     otherwise :attr:`accepted` sentences were, and lxml must read the rest.
     """
 
@@ -230,7 +230,6 @@ class CanonicalScanner:
         self.line = 1  # line of buf[pos]
         self.eof = False
         self.codec: str | None = None
-        self.root = None
         self.accepted = 0
         self.finished = False
 
@@ -275,7 +274,6 @@ class CanonicalScanner:
         self.codec = codec
         self.pos = m.end()
         self.line = 1 + head.count(b"\n")
-        self.root = root
         return root
 
     def spans(self):
