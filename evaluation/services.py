@@ -93,9 +93,8 @@ def validate_run_files(run: Run, files: dict[str, Path], schema: EasySchema, pro
             with doc.text_file.open("rb") as text:
                 expected = reference_forms(read_document(text, gold=True, name=f"{doc.name}.xml"))
             sentences += len(expected)
-            with open(path, "rb") as fh:
-                problems.extend(validate_run(_Named(fh, f"{doc.name}.xml"), expected, schema=schema,
-                                             warnings=warnings))
+            # named as the team named it: the unpacked copy has a temporary name
+            problems.extend(validate_run(path, expected, schema=schema, warnings=warnings, name=f"{doc.name}.xml"))
         if progress:
             progress(done, len(documents))
     return {
@@ -109,16 +108,6 @@ def validate_run_files(run: Run, files: dict[str, Path], schema: EasySchema, pro
         "warnings": [w.as_dict() for w in warnings[:MAX_REPORTED]],
         "warning_count": len(warnings),
     }
-
-
-class _Named:
-    """A binary stream under the name the team gave the file (the unpacked copy has a temporary name)."""
-
-    def __init__(self, fh, name: str):
-        self._fh, self.name = fh, name
-
-    def read(self, *args):
-        return self._fh.read(*args)
 
 
 # -- scoring: against the gold of the run's scope --------------------------------------------

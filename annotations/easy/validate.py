@@ -35,13 +35,15 @@ def validate_run(
     schema: EasySchema = DEFAULT_SCHEMA,
     max_problems: int | None = DEFAULT_MAX_PROBLEMS,
     warnings: list | None = None,
+    name: str | None = None,
 ) -> list[Problem]:
     """Every problem of a run file against the corpus (or gold) ``reference``.
 
     ``run`` is a path / binary file (streamed, never held in memory) or a
     :class:`Document` (its read-time ``problems`` are included). Sentences
     of the reference that the run lacks are reported in ``warnings`` (they
-    score as empty output). Returns ``[]`` when the run is valid.
+    score as empty output). ``name`` is the file's name in messages
+    (default: its base name). Returns ``[]`` when the run is valid.
     """
     sink = ProblemSink(max_problems)
     warnings = [] if warnings is None else warnings
@@ -61,7 +63,7 @@ def validate_run(
             for p in compare_forms(s, forms, file):
                 sink.add(p)
     else:
-        file = source_name(run)
+        file = name or source_name(run)
         ids: list[str] = []
         for _ in iter_sentences(run, schema=schema, gold=False, problems=sink, warnings=warnings, name=file,
                                 want=lambda sid: False, expected_forms=expected, expected_complete=True,
