@@ -312,6 +312,8 @@ def score_corpus(
                     sentences.append(s)
         else:
             file = source_name(run)
+            if document_key(file) != key:
+                file = f"{key}.xml"  # a copy under another name (an unpacked upload): name the document
             info = {}
             wanted = (lambda sid, _g=gold_sents: sid in _g) if gold_sents is not None else (lambda sid: False)
             sentences = iter_sentences(run, schema=schema, gold=False, problems=sink, warnings=warnings,

@@ -304,3 +304,23 @@ def test_progress_and_corpus_validation_of_sentences_without_gold(tmp_path):
     p = err.value.problems[0]
     assert (p.sentence, p.element, p.file) == ("E1", "E1F1", "x.xml")
     assert "form E1F1 is 'Non', expected 'Oui'" in p.message
+
+
+def test_a_run_copied_under_another_name_is_named_after_its_document_in_problems(tmp_path):
+    from annotations.errors import InputError
+    from evaluation.easy import score_corpus
+
+    from .conftest import easy_xml
+
+    gold = load(sentence("E1", ["il", "dort"], {(1, 1): ("G1", "GN")}), name="general_x.xml", gold=True)
+    copy = tmp_path / "00001.xml"  # how the web app unpacks an upload
+    copy.write_bytes(easy_xml(sentence("E1", ["il", "dort"], {(1, 1): ("G1", "XX")})))
+    with pytest.raises(InputError) as exc:
+        score_corpus([gold], {"general_x": copy}, bootstrap=0)
+    assert [p.file for p in exc.value.problems] == ["general_x.xml"]
+    assert "unknown group type 'XX'" in exc.value.problems[0].message
+    named = tmp_path / "general_x.xml"  # the command line: the file's own name, as given
+    named.write_bytes(copy.read_bytes())
+    with pytest.raises(InputError) as exc:
+        score_corpus([gold], {"general_x": named}, bootstrap=0)
+    assert [p.file for p in exc.value.problems] == ["general_x.xml"]
