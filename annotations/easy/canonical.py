@@ -25,9 +25,9 @@ parser therefore still decides and names every problem; this path only
 changes how fast a valid sentence is accepted.
 
 Line numbers are counted here: they are the true line numbers, which lxml's
-are too below line 65,535 (beyond it libxml2 numbers some elements one line
-further). Sentences past that line are built by lxml so that both paths
-agree everywhere.
+are too below line 65,535 (from there on libxml2 numbers every element one
+line further). A sentence to be built past line 65,000 is therefore a
+doubt, so that both paths agree everywhere.
 """
 from __future__ import annotations
 
