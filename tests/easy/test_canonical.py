@@ -304,3 +304,17 @@ def test_crlf_line_ends_stay_on_the_canonical_path_and_a_lone_cr_does_not(easy_r
     lone = data.replace(b"\r\n", b"\r", 1).replace(b'<E id="E5">\r\n', b'<E id="E5">\r', 1)
     on, scanners, off = both(lone, monkeypatch, mode)
     assert on == off and not scanners[0].finished
+
+
+def test_past_line_65535_lxml_numbers_lines_its_own_way_and_the_canonical_path_hands_over(easy_ref, monkeypatch):
+    """libxml2 numbers every element from line 65,535 on one line further; both paths must still agree."""
+    data = (easy_ref / "litteraire_4.xml").read_bytes()
+    start, end = data.index(b"<E id="), data.rindex(b"</DOCUMENT>")
+    copies = [re.sub(rb'(id|href)="E', rb'\1="E%d_' % c, data[start:end]) for c in range(2)]
+    big = data[:start] + b"".join(copies) + data[end:]
+    assert big.count(b"\n") > 70_000
+    on, scanners, off = both(big, monkeypatch, "gold")
+    assert on == off
+    lines = [s[1] for s in on[0]]
+    assert max(lines) > 66_000 and not scanners[0].finished
+    assert 0 < scanners[0].accepted < len(lines)
