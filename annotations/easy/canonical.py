@@ -38,8 +38,7 @@ from lxml import etree
 
 from .model import Form, Group, Relation, Sentence
 from .schema import EasySchema
-
-XLINK_NS = "http://www.w3.org/1999/xlink"
+from .writer import XLINK_NS
 
 _S = r"[ \t\r\n]"  # XML white space (Python's \s also matches other Unicode spaces)
 _CTRL = r"\x00-\x08\x0b\x0c\x0e-\x1f"  # characters XML 1.0 forbids
@@ -58,7 +57,8 @@ _PRELUDE = re.compile(
     rb"(?:\xef\xbb\xbf)?(?:[ \t\r\n]++|<\?[\s\S]*?\?>|<!--[\s\S]*?-->|<!DOCTYPE[^\[<>]*+>)*+"
     rb"<DOCUMENT(?:[ \t\r\n][^<>]*+)?>")
 _CODECS = {"utf-8": "utf-8", "ascii": "ascii", "iso8859-1": "latin-1"}
-_AFTER_SENTENCE = re.compile(rb"[ \t\r\n]*+<E id=\"")
+_E_OPEN = b'<E id="'
+_AFTER_SENTENCE = re.compile(rb"[ \t\r\n]*+" + re.escape(_E_OPEN))
 _CHUNK = 1 << 20
 _MAX_SENTENCE = 4 << 20  # a sentence (or what follows the last one) longer than this is a doubt
 
@@ -288,14 +288,14 @@ class CanonicalScanner:
                         self.finished = True
                     return
                 continue
-            start = m.end() - 7
+            start = m.end() - len(_E_OPEN)
             end = close + 4
-            q = buf.find(b'"', start + 7, end)
+            q = buf.find(b'"', m.end(), end)
             if q < 0 or _lone_cr(buf, self.pos, end):
                 return
             line = self.line + buf.count(b"\n", self.pos, start)
             try:
-                sid = buf[start + 7:q].decode(self.codec)
+                sid = buf[m.end():q].decode(self.codec)
             except UnicodeError:
                 return
             yield sid, start, end, line
