@@ -1,17 +1,17 @@
 # Two commands on a fresh machine:
 #   make demo   install, load the demo campaign, serve it on http://127.0.0.1:8000/
-#   make test   install, make sure PostgreSQL, Redis and Chromium are there, run every test
+#   make test   install, make sure PostgreSQL, Redis and Chromium are there, lint, run every test
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell sha256sum requirements.txt | cut -c1-12)
 
 # The test suite runs on PostgreSQL and Redis, as production does.
-TEST_ENV := DATABASE_URL=postgres://postgres@127.0.0.1:5432/parseval \
+TEST_ENV := PARSEVAL_DEVELOPMENT=1 DATABASE_URL=postgres://postgres@127.0.0.1:5432/parseval \
             PARSEVAL_TEST_BROKER_URL=redis://127.0.0.1:6379/15 \
             PARSEVAL_VAR_DIR=$(CURDIR)/var/test
 
-.PHONY: demo test install services clean
+.PHONY: demo test lint install services clean
 
 install: $(STAMP)
 
@@ -22,16 +22,23 @@ $(STAMP): requirements.txt
 	rm -f $(VENV)/.installed-*
 	touch $@
 
+# The demo runs in development mode: DEBUG on, a fixed key; never expose it.
+DEMO_ENV := PARSEVAL_DEVELOPMENT=1
+
 demo: install
-	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py load_demo
-	$(BIN)/python manage.py runserver 127.0.0.1:8000
+	$(DEMO_ENV) $(BIN)/python manage.py migrate --noinput
+	$(DEMO_ENV) $(BIN)/python manage.py load_demo
+	$(DEMO_ENV) $(BIN)/python manage.py runserver 127.0.0.1:8000
 
 services:
 	bash scripts/ensure-services
 
-test: install services
+test: install services lint
 	$(TEST_ENV) $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The pyflakes rules (unused imports and names, undefined names) over every Python file.
+lint: install
+	$(BIN)/ruff check --select F --exclude $(VENV) .
 
 clean:
 	rm -rf $(VENV) var

@@ -1,7 +1,7 @@
 """EASY at campaign scale: parse time versus full scoring time, and peak memory.
 
 Builds, in a temporary folder, an EASY-sized corpus made by repeating the
-real reference sentences (``../shared/data/easy-ref/ref``) under fresh ids:
+real reference sentences (``data/easy-ref/ref``) under fresh ids:
 by default 12 copies of the 22 files, i.e. 43,020 sentences and 905,880
 forms. Every 10th sentence has gold. A run covers the whole corpus with
 realistic errors (shifted group boundaries, wrong group types, missing,
@@ -51,8 +51,8 @@ from annotations.easy.schema import DEFAULT_SCHEMA  # noqa: E402
 from annotations.easy.writer import write_document  # noqa: E402
 from evaluation.easy.scoring import score_corpus  # noqa: E402
 
-SHARED = Path(os.environ.get("PARSEVAL_SHARED", REPO.parent / "shared")).resolve()
-REF = SHARED / "data" / "easy-ref" / "ref"
+DATA = Path(os.environ["PARSEVAL_SHARED"]).resolve() / "data" if os.environ.get("PARSEVAL_SHARED") else REPO / "data"
+REF = DATA / "easy-ref" / "ref"
 
 
 def _renamed(s: Sentence, new_sid: str) -> Sentence:

@@ -1,4 +1,4 @@
-"""Speed of the constituency metrics against the Python peers a user could install.
+"""Speed and memory of the constituency metrics against the Python peers a user could install.
 
     .venv/bin/python benchmarks/trees_speed.py [--sentences 40000] [--no-peers]
 
@@ -10,13 +10,19 @@ tags changed; the words are kept) so that every metric has real work to do.
 
 Timed, each end to end from the text of the two files (reading included):
 
-* ours, ``evalb`` preset with COLLINS.prm, reading the lines straight into
-  evalb's structures as ``score_files`` and the command line do (and, for
-  information, the same through ``Tree`` objects);
+* ours, ``evalb`` preset with COLLINS.prm, streamed from the two files as the
+  command line does (``evaluation.trees.evalb_files``: every report line
+  formatted); and, for information, ``score_files`` (the whole JSON document
+  in memory) and the same through ``Tree`` objects;
 * PYEVALB (PyPI ``PYEVALB``), ``Scorer.score_corpus`` + ``summary.summary``;
 * disco-dop: its PyPI release (0.5.2, 2017) does not build on Python 3.11,
   so it cannot be installed here and is reported as not run;
 * ours, leaf-ancestor (``sampson2003`` and ``strict`` costs) on the same pairs.
+
+Memory: ``python -m evaluation trees --metric evalb`` runs as a child process on
+a quarter of the pairs and on all of them; its peak resident set size
+(``wait4``'s ``ru_maxrss``) is printed for both, so that a flat figure shows the
+stream holds nothing per sentence.
 
 Times are CPU seconds of this process (``time.process_time``), so that a busy
 shared machine does not distort the ratios; wall-clock times are shown in
@@ -29,7 +35,9 @@ import contextlib
 import io
 import os
 import random
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -38,10 +46,12 @@ sys.path.insert(0, str(REPO))
 
 from annotations.trees.penn import parse_penn_lines, read_penn  # noqa: E402
 from annotations.trees.tree import Tree  # noqa: E402
-from evaluation.trees import score_trees  # noqa: E402
-from evaluation.trees.evalb import COLLINS, read_evalb_text, score_evalb  # noqa: E402
+from evaluation.trees import score_files, score_trees  # noqa: E402
+from evaluation.trees.evalb import COLLINS, score_evalb  # noqa: E402
+from evaluation.trees.evalb_files import evalb_files  # noqa: E402
 
-DATA = Path(os.environ.get("PARSEVAL_SHARED", REPO.parent / "shared")).resolve() / "data"
+# The Penn Treebank sample is not free, so it is not in data/: it is read from the shared folder.
+PTB = Path(os.environ.get("PARSEVAL_SHARED", REPO.parent / "shared")).resolve() / "data" / "ptb-sample"
 
 
 def corrupt(tree: Tree, rng: random.Random) -> Tree:
@@ -79,13 +89,42 @@ def timed(fn):
 WALL: list[float] = []
 
 
+_CHILD = """
+import runpy, sys
+out = sys.argv.pop(1)
+try:
+    runpy.run_module("evaluation", run_name="__main__", alter_sys=True)
+except SystemExit:
+    pass
+with open("/proc/self/status") as status, open(out, "w") as handle:
+    handle.write(next(line for line in status if line.startswith("VmHWM:")).split()[1])
+"""
+
+
+def peak_rss(gold: str, test: str) -> tuple[float, float]:
+    """Peak RSS (kB) and CPU seconds of ``python -m evaluation trees --metric evalb`` on two files.
+
+    The peak is the child's own ``VmHWM`` read at its end: ``wait4``'s ``ru_maxrss``
+    would include the pages of this (large) process copied at fork time.
+    """
+    with tempfile.NamedTemporaryFile("r") as hwm, open(os.devnull, "wb") as null:
+        cmd = [sys.executable, "-c", _CHILD, hwm.name, "trees", "--metric", "evalb", "--gold", gold, "--test", test]
+        proc = subprocess.Popen(cmd, cwd=REPO, stdout=null, stderr=null)
+        _, _, usage = os.wait4(proc.pid, 0)
+        return float(hwm.read() or "nan"), usage.ru_utime + usage.ru_stime
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sentences", type=int, default=40_000)
     ap.add_argument("--no-peers", action="store_true", help="time only our metrics")
     args = ap.parse_args()
 
-    base = [t for p in sorted((DATA / "ptb-sample").glob("*.mrg")) for t in read_penn(p)]
+    paths = sorted(PTB.glob("*.mrg"))
+    if not paths:
+        sys.exit(f"trees_speed: needs the Penn Treebank sample (wsj_*.mrg, not shipped: LDC licence) in {PTB}; "
+                 "set PARSEVAL_SHARED to the folder holding data/ptb-sample")
+    base = [t for p in paths for t in read_penn(p)]
     rng = random.Random(20261122)
     copies = -(-args.sentences // len(base))
     gold = base * copies
@@ -98,29 +137,42 @@ def main() -> int:
     print(f"python {sys.version.split()[0]}; times in CPU seconds [wall-clock seconds]")
     print()
 
-    def ours_evalb():  # what score_files and the command line do for evalb-layout files
-        g = read_evalb_text(gold_text, COLLINS, file="gold")
-        t = read_evalb_text(test_text, COLLINS, file="test")
-        return score_evalb(g, t, COLLINS)
+    tmp = tempfile.TemporaryDirectory()
+    gold_path, test_path = os.path.join(tmp.name, "gold"), os.path.join(tmp.name, "test")
+    for path, text in ((gold_path, gold_text), (test_path, test_text)):
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+
+    def ours_evalb():  # what the command line does: stream both files, format every report line
+        return evalb_files(gold_path, test_path, COLLINS, report=lambda text: None)
 
     def ours_evalb_trees():  # through Tree objects (what a caller with trees in memory pays to read them)
         g = parse_penn_lines(gold_text, file="gold")
         t = parse_penn_lines(test_text, file="test")
         return score_evalb(g, t, COLLINS)
 
-    t_ours, doc = timed(ours_evalb)
+    t_ours, summary = timed(ours_evalb)
     w_ours = WALL[-1]
+    t_doc, doc = timed(lambda: score_files(gold_path, test_path, "evalb"))
+    w_doc = WALL[-1]
     t_trees, doc_trees = timed(ours_evalb_trees)
     w_trees = WALL[-1]
-    assert doc_trees["summary"] == doc["summary"]
-    g_trees = parse_penn_lines(gold_text)
-    t_trees_in = parse_penn_lines(test_text)
-    t_score, _ = timed(lambda: score_evalb(g_trees, t_trees_in, COLLINS))
-    a = doc["summary"]["all"]
+    assert doc_trees["summary"] == doc["summary"] == summary
+    a = summary["all"]
     print(f"ours  evalb preset (COLLINS.prm)   {t_ours:8.2f} s [{w_ours:.2f}]  ({n / t_ours:,.0f} sentences/s)"
-          f"  F={100 * a['f']:.2f} errors={a['errors']}")
-    print(f"      same, reading into Tree objects {t_trees:5.2f} s [{w_trees:.2f}]  (scoring trees alone {t_score:.2f} s)")
-
+          f"  F={100 * a['f']:.2f} errors={a['errors']}  (streamed, as the command line)")
+    print(f"      score_files, whole document  {t_doc:8.2f} s [{w_doc:.2f}]")
+    print(f"      same, reading into Tree objects {t_trees:5.2f} s [{w_trees:.2f}]")
+    quarter = os.path.join(tmp.name, "q")
+    os.mkdir(quarter)
+    for name, text in (("gold", gold_text), ("test", test_text)):
+        lines = text.splitlines(keepends=True)
+        with open(os.path.join(quarter, name), "w", encoding="utf-8") as handle:
+            handle.writelines(lines[: len(lines) // 4])
+    for label, g, t, pairs in (("a quarter", os.path.join(quarter, "gold"), os.path.join(quarter, "test"), n // 4),
+                               ("all", gold_path, test_path, n)):
+        rss, cpu = peak_rss(g, t)
+        print(f"      command line on {label} ({pairs} pairs): peak RSS {rss / 1024:.1f} MB, CPU {cpu:.2f} s")
     rows = [("ours evalb", t_ours)]
     if not args.no_peers:
         try:
@@ -156,7 +208,7 @@ def main() -> int:
     for name, secs in rows[1:]:
         ratio = secs / t_ours
         verdict = "faster" if ratio > 1 else "SLOWER"
-        print(f"ratio {name} / ours evalb = {ratio:.2f}  (ours is {verdict})")
+        print(f"ratio {name} CPU / ours evalb CPU = {ratio:.2f}  (ours is {verdict}; target: at least 10)")
     print(f"ratio leaf-ancestor sampson2003 / ours evalb = {t_la / t_ours:.2f}")
     return 0
 

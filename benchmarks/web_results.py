@@ -13,9 +13,15 @@ Client it then times, median of ``--repeat`` requests each:
   ``?mode=HYP&match=EQUAL``, the cells of one way) as an organiser and, after
   publication, as anyone,
 * the REST API's results of one run (``/api/runs/<pk>/results/``),
+* the ranking page (``/results/<slug>/ranking/``: clusters from the stored
+  paired tests) and the comparison page of two runs, live and published,
 
-and counts the SQL queries of the two pages for 5 runs and for N runs (they
-must not grow). The database is dropped at the end.
+and counts the SQL queries of the pages for 5 runs and for N runs (they
+must not grow). It also times the paired significance tests of the campaign
+(every pair, every figure, 1,000 paired bootstrap resamples by default) for
+5 and for N runs: the synthetic runs' per-sentence rows are the real run's
+count rows with found-correct counts thinned at random, kept as
+``SentenceRows`` as a worker would. The database is dropped at the end.
 
     .venv/bin/python benchmarks/web_results.py [--runs 20] [--repeat 15] [--bootstrap 100]
 """
@@ -50,6 +56,7 @@ def _setup_django(var_dir: str) -> None:
     os.environ["PARSEVAL_VAR_DIR"] = var_dir
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ["DJANGO_DEBUG"] = "0"
+    os.environ.setdefault("PARSEVAL_DEVELOPMENT", "1")  # a throw-away database on this machine
     os.environ["DJANGO_LOG_LEVEL"] = "ERROR"
     import django
 
@@ -68,18 +75,60 @@ def engine_output(bootstrap: int, tmp: Path) -> dict:
     from evaluation.easy.files import gold_sha256, genre_of
     from evaluation.easy.scoring import score_corpus
 
-    ref = Path(settings.SHARED_DIR) / "data" / "easy-ref" / "ref"
+    ref = Path(settings.DATA_DIR) / "easy-ref" / "ref"
     paths = sorted(ref.glob("*.xml"))
     if not paths:
-        sys.exit(f"web_results: no EASY reference files in {ref} (set PARSEVAL_SHARED)")
+        sys.exit(f"web_results: no EASY reference files in {ref} (see data/README.md)")
     gold = {p.stem: read_document(p, gold=True, strict=True, name=p.name) for p in paths}
     recipe = demo.TEAMS[3]["runs"][1]  # every perturbation at 5%
     run_files = {}
     for name, doc in gold.items():
         run_files[name] = tmp / f"{name}.xml"
         write_document(demo.perturb(doc, recipe), run_files[name])
-    return score_corpus(gold, run_files, {n: genre_of(n) for n in gold}, bootstrap=bootstrap,
-                        gold_sha256=gold_sha256(paths))
+    document = score_corpus(gold, run_files, {n: genre_of(n) for n in gold}, bootstrap=bootstrap,
+                            gold_sha256=gold_sha256(paths))
+    return document, sentence_rows(gold, run_files, {n: genre_of(n) for n in gold})
+
+
+def sentence_rows(gold, run_files, genres):
+    """The real run's per-sentence rows (keys, strata, fc | fp | cr), as :mod:`evaluation.sentence_rows` keeps them."""
+    from evaluation.easy.scoring import count_sentences
+    from evaluation.sentence_rows import counted_rows, sorted_rows
+
+    kept = sorted_rows(*counted_rows(*count_sentences(gold, run_files, genres)))
+    return kept.keys, kept.strata, kept.rows, kept.rows.shape[1] // 3
+
+
+def keep_rows(runs, rows, seed: int) -> None:
+    """Each run's rows: the real run's, found-correct counts thinned at a random rate of 0.7 to 1."""
+    import io
+
+    import numpy as np
+
+    from evaluation.models import SentenceRows
+
+    keys, strata, base, width = rows
+    rng = np.random.default_rng(seed)
+    kept = []
+    for run in runs:
+        mine = base.copy()
+        mine[:, :width] = rng.binomial(base[:, :width], rng.uniform(0.7, 1.0))
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, keys=keys, strata=strata, rows=mine)
+        kept.append(SentenceRows(result=run.results.get(), data=buffer.getvalue()))
+    SentenceRows.objects.bulk_create(kept)
+
+
+def time_significance(campaign, label: str) -> float:
+    from evaluation import significance
+
+    t0 = time.perf_counter()
+    computed = significance.compute(campaign)
+    seconds = time.perf_counter() - t0
+    pairs = len(computed.results) * (len(computed.results) - 1) // 2
+    print(f"\nsignificance, {label}: {pairs} pairs x {computed.pairs.count() // max(pairs, 1)} figures, "
+          f"{computed.resamples} resamples ({computed.signature}): {seconds:.1f} s")
+    return seconds
 
 
 def build_campaign(document: dict, organiser):
@@ -173,7 +222,8 @@ def measure(campaign, organiser, repeat: int, label: str) -> dict:
     org.force_login(organiser)
     anyone = Client()
     page = f"/results/{campaign.slug}/"
-    first_run = campaign.runs.order_by("pk").first()
+    first_run, second_run = campaign.runs.order_by("pk")[:2]
+    figure = "?figure=micro%7Crelations%7CHYP%7CEQUAL"
     out = {}
     campaign.state = CampaignState.SCORED
     campaign.save(update_fields=["state"])
@@ -181,9 +231,13 @@ def measure(campaign, organiser, repeat: int, label: str) -> dict:
     out["results JSON (live, all)"] = timed(org, f"{page}data.json", repeat)
     out["results JSON (one way)"] = timed(org, f"{page}data.json?mode=HYP&match=EQUAL", repeat)
     out["API run results"] = timed(org, f"/api/runs/{first_run.pk}/results/", repeat)
+    out["ranking (live)"] = timed(org, f"{page}ranking/{figure}", repeat)
+    out["comparison (live)"] = timed(org, f"{page}compare/{first_run.pk}/{second_run.pk}/{figure}", repeat)
     publish(campaign)
     out["public page (snapshot)"] = timed(anyone, page, repeat)
     out["public JSON (one way)"] = timed(anyone, f"{page}data.json?mode=HYP&match=EQUAL", repeat)
+    out["ranking (snapshot)"] = timed(anyone, f"{page}ranking/{figure}", repeat)
+    out["comparison (snapshot)"] = timed(anyone, f"{page}compare/{first_run.pk}/{second_run.pk}/{figure}", repeat)
     print(f"\n{label}")
     print(f"  {'request':<28}{'median ms':>10}{'queries':>9}{'KiB':>8}")
     for name, (median, queries, size) in out.items():
@@ -207,14 +261,17 @@ def main(argv=None) -> int:
             from django.db import connections
 
             t0 = time.perf_counter()
-            document = engine_output(args.bootstrap, Path(tmp))
+            document, rows = engine_output(args.bootstrap, Path(tmp))
             print(f"one real engine output: {len(document['cells'])} cells + {len(document['macro'])} macro "
                   f"in {time.perf_counter() - t0:.1f} s")
             organiser = get_user_model().objects.create_user("organiser", password=None)
             campaign = build_campaign(document, organiser)
-            add_runs(campaign, document, 5, 0)
+            print(f"per-sentence rows: {rows[2].shape[0]:,} gold sentences x {rows[2].shape[1]} columns")
+            keep_rows(add_runs(campaign, document, 5, 0), rows, 0)
+            time_significance(campaign, "5 runs")
             five = measure(campaign, organiser, args.repeat, "5 runs")
-            add_runs(campaign, document, args.runs - 5, 5)
+            keep_rows(add_runs(campaign, document, args.runs - 5, 5), rows, 5)
+            time_significance(campaign, f"{args.runs} runs")
             many = measure(campaign, organiser, args.repeat, f"{args.runs} runs")
             print("\nSQL queries per page, 5 vs", args.runs, "runs:")
             grew = False

@@ -10,12 +10,15 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ActionForm
-from django.core.exceptions import PermissionDenied
-from django.db.models import Q
-from django.urls import reverse
+from django.core.exceptions import FieldDoesNotExist, PermissionDenied
+from django.http import FileResponse, Http404
+from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from . import audit, visibility
+from annotations.errors import InputError
+
+from . import audit, kinds, visibility
+from .admin_forms import CampaignAdminForm, CorpusImportForm
 from .console import actions
 from .models import AuditEntry, Campaign, CorpusDocument, Genre, Membership, Run, Team
 
@@ -24,28 +27,80 @@ admin.site.site_title = "Organiser console"
 admin.site.index_title = "Campaigns, corpus, runs and results"
 
 
-def organised_filter(user, prefix: str = "") -> Q:
-    """Rows of the campaigns ``user`` organises (everything for superusers)."""
+def campaign_path_of(model) -> str | None:
+    """The lookup from ``model`` to its campaign (``"team__campaign__"``), ``""`` for Campaign, None if none."""
+    if model is Campaign:
+        return ""
+    for name in ("campaign", "document", "run", "team", "result"):
+        try:
+            field = model._meta.get_field(name)
+        except FieldDoesNotExist:
+            continue
+        if field.many_to_one:
+            rest = campaign_path_of(field.related_model)
+            if rest is not None:
+                return f"{name}__{rest}"
+    return None
+
+
+def organised_rows(queryset, user, path: str):
+    """``queryset`` limited to the campaigns ``user`` organises (all for superusers).
+
+    A subquery rather than a join through the organisers: no duplicate rows, so no
+    DISTINCT over every column (JSON documents included) on big tables.
+    """
     if user.is_superuser:
-        return Q()
-    return Q(**{f"{prefix}organisers": user})
+        return queryset
+    organised = Campaign.objects.filter(organisers=user).values("pk")
+    return queryset.filter(**{f"{path}in" if path else "pk__in": organised})
 
 
 class OrganisedOnly:
-    """Restricts a ModelAdmin to the campaigns the user organises."""
+    """Restricts a ModelAdmin, its foreign-key widgets and its list filters to the campaigns the user organises."""
 
     campaign_path = "campaign__"
 
     def get_queryset(self, request):
-        qs = super().get_queryset(request)
-        if request.user.is_superuser:
-            return qs
-        return qs.filter(organised_filter(request.user, self.campaign_path)).distinct()
+        return organised_rows(super().get_queryset(request), request.user, self.campaign_path)
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        if db_field.name == "campaign" and not request.user.is_superuser:
-            kwargs["queryset"] = Campaign.objects.filter(organisers=request.user)
+        path = campaign_path_of(db_field.related_model)
+        if path is not None and not request.user.is_superuser:
+            kwargs["queryset"] = organised_rows(db_field.related_model._default_manager.all(), request.user, path)
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+class ServesFile:
+    """Admin mixin: the ``file_field`` of a row is offered through a view of this admin.
+
+    Media and gold are never served as static files; the view hands the file only to whom this
+    admin's queryset shows the row (the campaign's organisers), so no link leads to a 404 or 403.
+    """
+
+    file_field = "file"
+
+    def get_urls(self):
+        name = f"{self.opts.app_label}_{self.opts.model_name}_file"
+        return [path("<int:pk>/file/", self.admin_site.admin_view(self.file_view), name=name)] + super().get_urls()
+
+    @admin.display(description="file")
+    def file_link(self, obj):
+        field = getattr(obj, self.file_field)
+        if not field:
+            return "–"
+        url = reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_file", args=[obj.pk])
+        return format_html('<a href="{}">{}</a>', url, field.name.rsplit("/", 1)[-1])
+
+    def file_view(self, request, pk: int):
+        obj = self.get_queryset(request).filter(pk=pk).first()
+        if obj is None or not self.has_view_permission(request, obj) or not getattr(obj, self.file_field):
+            raise Http404("No such file.")
+        self.file_downloaded(request, obj)
+        field = getattr(obj, self.file_field)
+        return FileResponse(field.open("rb"), as_attachment=True, filename=field.name.rsplit("/", 1)[-1])
+
+    def file_downloaded(self, request, obj) -> None:
+        """Hook: record the download (the gold's admin writes the audit log)."""
 
 
 class ReadOnly:
@@ -83,17 +138,20 @@ class CorpusDocumentInline(admin.TabularInline):
 @admin.register(Campaign)
 class CampaignAdmin(OrganisedOnly, admin.ModelAdmin):
     campaign_path = ""
+    form = CampaignAdminForm
     list_display = ("name", "slug", "kind", "state", "deadline", "team_count", "console_link")
     list_filter = ("state", "kind")
     search_fields = ("name", "slug")
     prepopulated_fields = {"slug": ("name",)}
     filter_horizontal = ("organisers",)
-    readonly_fields = ("state", "guide_versions", "created_at", "updated_at")
+    readonly_fields = ("state", "guide_versions", "corpus_import", "created_at", "updated_at")
     inlines = [GenreInline, CorpusDocumentInline]
     fieldsets = (
         (None, {"fields": ("name", "slug", "description", "language", "kind", "state", "organisers")}),
+        ("Corpus", {"fields": ("corpus_import",)}),
         ("Schedule", {"fields": ("opens_at", "deadline", "results_release_at", "publish_at", "gold_release_at", "archive_at")}),
-        ("Rules", {"fields": ("runs_per_team", "invalid_uploads_per_day", "max_upload_bytes", "publication",
+        ("Rules", {"fields": ("runs_per_team", "uploads_per_day", "withdrawals_per_day", "invalid_uploads_per_day",
+                              "max_upload_bytes", "publication",
                               "corpus_public", "dev_sample_public", "metrics")}),
         ("Annotation guide", {"fields": ("guide_versions",)}),
         (None, {"fields": ("created_at", "updated_at")}),
@@ -120,6 +178,45 @@ class CampaignAdmin(OrganisedOnly, admin.ModelAdmin):
     def console_link(self, obj):
         return format_html('<a href="{}">dashboard</a>', reverse("console:dashboard", args=[obj.slug]))
 
+    @admin.display(description="import")
+    def corpus_import(self, obj):
+        if not obj or not obj.pk:
+            return "Save the campaign first, then import its corpus here."
+        return format_html('<a href="{}">Import a corpus (upload a zip of gold documents)</a>',
+                           reverse("admin:campaign_campaign_import", args=[obj.pk]))
+
+    def get_urls(self):
+        return [path("<int:pk>/import-corpus/", self.admin_site.admin_view(self.import_view),
+                     name="campaign_campaign_import")] + super().get_urls()
+
+    def import_view(self, request, pk: int):
+        from django.shortcuts import redirect
+        from django.template.response import TemplateResponse
+
+        from .services.corpus_upload import import_uploaded_corpus
+
+        campaign = self.get_queryset(request).filter(pk=pk).first()
+        if campaign is None or not self.has_change_permission(request, campaign):
+            raise Http404("No such campaign.")
+        form = CorpusImportForm(request.POST or None, request.FILES or None)
+        problems: list = []
+        if request.method == "POST" and form.is_valid():
+            try:
+                summary = import_uploaded_corpus(campaign, form.cleaned_data["archive"],
+                                                 subset=form.cleaned_data["subset"],
+                                                 genres=form.cleaned_data["genres"], actor=request.user)
+            except InputError as exc:
+                problems = exc.problems
+            else:
+                self.message_user(request, f"Imported {summary.documents} document(s), {summary.sentences} "
+                                           f"sentence(s).", messages.SUCCESS)
+                return redirect("admin:campaign_campaign_change", campaign.pk)
+        return TemplateResponse(request, "admin/campaign/import_corpus.html", {
+            **self.admin_site.each_context(request), "campaign": campaign, "form": form, "opts": self.opts,
+            "problems": [str(p) for p in problems[:50]], "problem_count": len(problems),
+            "file_label": kinds.for_campaign(campaign).file_label, "title": "Import a corpus",
+        })
+
     @admin.display(description="guide versions")
     def guide_versions(self, obj):
         guide = getattr(obj, "guide", None) if obj and obj.pk else None
@@ -130,13 +227,11 @@ class CampaignAdmin(OrganisedOnly, admin.ModelAdmin):
         versions = format_html_join(", ", "v{} ({})", ((v.version, f"{v.created_at:%Y-%m-%d}") for v in guide.versions.all()))
         return format_html('{} — <a href="{}">edit the guide and its versions</a>', versions or "no version", change)
 
-    def save_model(self, request, obj, form, change):
-        super().save_model(request, obj, form, change)
-        if not change and not request.user.is_superuser:
-            obj.organisers.add(request.user)
-
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
+        if not change:
+            # after the many-to-many save, which sets the organisers to the form's list
+            form.instance.organisers.add(request.user)
         # Settings changes are organiser actions too: the audit log says which fields moved.
         changed = list(form.changed_data) + [
             f"{fs.model._meta.verbose_name_plural}" for fs in formsets if fs.has_changed()
@@ -157,7 +252,7 @@ class MembershipInline(admin.TabularInline):
 @admin.register(Team)
 class TeamAdmin(OrganisedOnly, admin.ModelAdmin):
     list_display = ("name", "code", "campaign", "affiliation", "show_name", "member_list")
-    list_filter = ("campaign",)
+    list_filter = (("campaign", admin.RelatedOnlyFieldListFilter),)
     search_fields = ("name", "code", "affiliation", "members__username")
     prepopulated_fields = {"slug": ("name",)}
     inlines = [MembershipInline]
@@ -171,12 +266,13 @@ class TeamAdmin(OrganisedOnly, admin.ModelAdmin):
 
 
 @admin.register(CorpusDocument)
-class CorpusDocumentAdmin(OrganisedOnly, admin.ModelAdmin):
+class CorpusDocumentAdmin(ServesFile, OrganisedOnly, admin.ModelAdmin):
     list_display = ("name", "campaign", "genre", "sentence_count", "word_count")
-    list_filter = ("campaign", "genre")
+    list_filter = (("campaign", admin.RelatedOnlyFieldListFilter), ("genre", admin.RelatedOnlyFieldListFilter))
     search_fields = ("name",)
-    readonly_fields = ("campaign", "name", "text_file", "sha256", "sentence_count", "word_count")
-    fields = ("campaign", "genre", "name", "order", "text_file", "sha256", "sentence_count", "word_count")
+    file_field = "text_file"
+    readonly_fields = ("campaign", "name", "file_link", "sha256", "sentence_count", "word_count")
+    fields = ("campaign", "genre", "name", "order", "file_link", "sha256", "sentence_count", "word_count")
 
     def has_add_permission(self, request):
         return False
@@ -191,7 +287,8 @@ class RunActionForm(ActionForm):
 class RunAdmin(OrganisedOnly, admin.ModelAdmin):
     list_display = ("name", "team", "campaign", "scope", "status", "progress", "uploaded_at", "synthetic",
                     "disqualified", "withdrawn")
-    list_filter = ("status", "scope", "campaign", "team", "synthetic", "disqualified")
+    list_filter = ("status", "scope", ("campaign", admin.RelatedOnlyFieldListFilter),
+                   ("team", admin.RelatedOnlyFieldListFilter), "synthetic", "disqualified")
     list_select_related = ("team", "campaign")
     search_fields = ("name", "team__name", "sha256", "original_filename")
     date_hierarchy = "uploaded_at"
@@ -243,7 +340,7 @@ class RunAdmin(OrganisedOnly, admin.ModelAdmin):
 @admin.register(AuditEntry)
 class AuditEntryAdmin(ReadOnly, admin.ModelAdmin):
     list_display = ("at", "actor_name", "campaign", "action", "target", "ip_address")
-    list_filter = ("action", "campaign")
+    list_filter = ("action", ("campaign", admin.RelatedOnlyFieldListFilter))
     search_fields = ("actor_name", "action", "target")
     date_hierarchy = "at"
     readonly_fields = [f.name for f in AuditEntry._meta.fields]
@@ -256,3 +353,6 @@ class AuditEntryAdmin(ReadOnly, admin.ModelAdmin):
 
     def get_actions(self, request):
         return {}  # not even the bulk delete action
+
+
+from campaign import gold_admin  # noqa: E402,F401  (guides and gold, with the same organiser scoping)

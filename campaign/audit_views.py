@@ -1,14 +1,13 @@
 """The organiser's audit-log page and its CSV export (streamed). Nobody can edit the log."""
 from __future__ import annotations
 
-import csv
-
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import StreamingHttpResponse
 from django.shortcuts import render
 
 from . import audit, visibility
+from .csv_export import csv_stream
 from .governance_forms import AuditFilterForm
 from .models import Campaign
 
@@ -33,13 +32,6 @@ def audit_log(request, slug: str):
     })
 
 
-class _Echo:
-    """A file-like object whose write returns the line, for csv.writer inside a generator."""
-
-    def write(self, value):
-        return value
-
-
 @login_required
 def audit_csv(request, slug: str):
     campaign = organised_campaign(request, slug)
@@ -48,13 +40,7 @@ def audit_csv(request, slug: str):
     audit.record(audit.AUDIT_EXPORT, campaign=campaign, target=campaign.slug,
                  details={k: str(v) for k, v in filters.items() if v}, request=request)
     entries = audit.entries(campaign, **filters)
-    writer = csv.writer(_Echo())
-
-    def rows():
-        yield writer.writerow(audit.CSV_COLUMNS)
-        for entry in entries.iterator(chunk_size=1000):
-            yield writer.writerow(audit.csv_row(entry))
-
-    response = StreamingHttpResponse(rows(), content_type="text/csv; charset=utf-8")
+    rows = (audit.csv_row(entry) for entry in entries.iterator(chunk_size=1000))
+    response = StreamingHttpResponse(csv_stream(audit.CSV_COLUMNS, rows), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="audit-{campaign.slug}.csv"'
     return response

@@ -1,16 +1,17 @@
 """Demo campaigns of the constituency and dependency kinds, for ``load_demo``.
 
-* "Penn Treebank sample (demo)": the first 20 files of ``SHARED_DIR/data/ptb-sample``
-  in two genres by file range (wsj-00a: wsj_0001-0010, wsj-00b: wsj_0011-0020),
-  scored with evalb, leaf-ancestor and dependencies through the Penn head rules.
-  Runs are the gold damaged by the error lab's ``insert_errors`` (seeded).
+* "French Sequoia trees (demo)": constituency trees of the Sequoia treebank
+  (``DATA_DIR/sequoia-const``, LGPL-LR), the first sentences of its UD test split
+  from each source, one document and one genre per source (news, Europarl,
+  medical, Wikipedia); scored with evalb and leaf-ancestor. Runs are the gold
+  damaged by the error lab's ``insert_errors`` (seeded), told the French
+  Treebank's labels.
 * "French UD (demo)": the first sentences of the Sequoia and GSD test files
   (genres sequoia and gsd); runs are the gold with heads re-attached to the root
   word at a given rate (seeded; never a cycle).
 
 Every run is synthetic, says so in its name and description, and is marked
-``Run.synthetic``. The PTB sample is for local illustration only (LDC, fair
-use): the demo reads it from the shared data folder and never ships it.
+``Run.synthetic``. Both read only the free data shipped in ``data/``.
 """
 from __future__ import annotations
 
@@ -26,9 +27,11 @@ from django.core.files import File
 from campaign.models import Campaign, CampaignKind, CampaignState, Publication, Run, RunStatus
 
 SYNTHETIC = "Synthetic demo run (not a parser): the gold with errors inserted on purpose. "
-TREE_SLUG = "ptb-constituency-demo"
+TREE_SLUG = "sequoia-constituency-demo"
 DEP_SLUG = "ud-french-dependency-demo"
-TREE_GENRES = {f"wsj_{n:04d}": ("wsj-00a" if n <= 10 else "wsj-00b") for n in range(1, 21)}
+# sent_id prefix in sequoia-const/sent_ids.tsv -> document (= genre) code; trees per document.
+TREE_SOURCES = {"annodis": "news", "Europar": "europarl", "emea": "medical", "frwiki": "wikipedia"}
+TREES_PER_DOCUMENT = 50
 DEP_SLICES = {"sequoia": ("fr_sequoia-ud-test.conllu", 120), "gsd": ("fr_gsd-ud-test.conllu", 120)}
 
 
@@ -46,6 +49,14 @@ class DepRecipe:
     description: str
     rate: float
     seed: int
+
+
+def french_labels():
+    """The French Treebank's categories in the error lab's roles (its defaults are the Penn Treebank's)."""
+    from evaluation.deps.errorlab import LabLabels
+
+    return LabLabels(pp=["PP"], np=["NP"], vp=["VN", "VPinf", "VPpart"], clause=["SENT", "Ssub", "Sint", "Srel"],
+                     adverb_tags=["ADV"], noun_tags=["NC", "NPP"], punct_tags=["PONCT"])
 
 
 TREE_TEAMS = [
@@ -74,8 +85,9 @@ def damage_trees(path: Path, recipe: TreeRecipe) -> str:
     from evaluation.deps.errorlab import insert_errors
 
     trees = read_trees(path)
+    labels = french_labels()
     for error_type, count in recipe.errors:
-        out = insert_errors(trees, error_type, seed=recipe.seed, per_type=count)
+        out = insert_errors(trees, error_type, labels, seed=recipe.seed, per_type=count)
         for i, tree in zip(out["indices"], out["damaged"]):
             trees[i] = tree
     return write_penn(trees)
@@ -95,14 +107,41 @@ def damage_heads(text: str, recipe: DepRecipe, rng: random.Random) -> str:
     return "\n\n".join(sentences) + "\n\n"
 
 
+def sequoia_documents(folder: Path, out_dir: Path) -> list[Path]:
+    """One bracketed file per Sequoia source: its first trees of the UD test split, one tree a line."""
+    trees = (folder / "sequoia-corpus+fct.mrg_strict").read_text(encoding="utf-8").splitlines()
+    ids = (folder / "sent_ids.tsv").read_text(encoding="utf-8").splitlines()[1:]  # after the header
+    picked: dict[str, list[str]] = {code: [] for code in TREE_SOURCES.values()}
+    for tree, row in zip(trees, ids):
+        sent_id, split = row.split("\t")
+        code = next((c for prefix, c in TREE_SOURCES.items() if sent_id.startswith(prefix)), None)
+        if split == "test" and code and len(picked[code]) < TREES_PER_DOCUMENT:
+            picked[code].append(tree)
+    paths = []
+    for code, lines in picked.items():
+        paths.append(out_dir / f"sequoia-{code}.mrg")
+        paths[-1].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return paths
+
+
 def conllu_head(path: Path, count: int) -> str:
     blocks = path.read_text(encoding="utf-8").strip("\n").split("\n\n")
     return "\n\n".join(blocks[:count]) + "\n\n"
 
 
+def has_scored_run(team, name: str) -> bool:
+    """Whether the team's demo run ``name`` is there and scored; an unfinished one is removed to be made again.
+
+    A first ``load_demo`` stopped midway (interrupted, or a failure while scoring) leaves a run queued,
+    scoring or failed; the next call starts that run over instead of refusing to close the campaign.
+    """
+    team.runs.filter(name=name).exclude(status=RunStatus.SCORED).delete()
+    return team.runs.filter(name=name).exists()
+
+
 def _campaign(slug, name, kind, description, metrics, organiser, out) -> tuple[Campaign, bool]:
     campaign, created = Campaign.objects.get_or_create(slug=slug, defaults={
-        "name": name, "kind": kind, "description": description, "language": "en" if kind == CampaignKind.CONSTITUENCY else "fr",
+        "name": name, "kind": kind, "description": description, "language": "fr",
         "publication": Publication.CODED, "corpus_public": True, "runs_per_team": 3, "metrics": metrics})
     campaign.organisers.add(organiser)
     out(f"{'Created' if created else 'Found'} campaign {campaign.name!r} ({campaign.state}).")
@@ -153,9 +192,9 @@ def _upload(campaign, team, user, recipe, files: dict[str, str], tmp: Path, out)
 def load_kind_demos(organiser, users: dict, out) -> list[Campaign]:
     """Build (or complete) both demo campaigns; ``users`` maps the demo user names to users."""
     from config.celery import app
-    from evaluation.kinds import get
+    from campaign.kinds import get
 
-    data = Path(settings.SHARED_DIR) / "data"
+    data = Path(settings.DATA_DIR)
     eager = app.conf.task_always_eager
     app.conf.task_always_eager = True  # score here and now, whatever broker is configured
     built = []
@@ -164,18 +203,19 @@ def load_kind_demos(organiser, users: dict, out) -> list[Campaign]:
             tmp = Path(tmp_name)
             # Constituency.
             campaign, _ = _campaign(
-                TREE_SLUG, "Penn Treebank sample (demo)", CampaignKind.CONSTITUENCY,
-                "Constituency demo on the first 20 files of the Penn Treebank sample NLTK distributes "
-                "((C) LDC 1995, fair use for illustration). Every run is synthetic: the gold damaged by the "
-                "error lab's controlled insertions, not a parser.",
-                {"tree_metrics": ["evalb", "leaf-ancestor"], "dependency_via_head_rules": True}, organiser, out)
-            gold = [data / "ptb-sample" / f"{name}.mrg" for name in TREE_GENRES]
+                TREE_SLUG, "French Sequoia trees (demo)", CampaignKind.CONSTITUENCY,
+                "Constituency demo on the Sequoia treebank (LGPL-LR): the first test sentences of each of its "
+                "four sources. Every run is synthetic: the gold damaged by the error lab's controlled "
+                "insertions, not a parser.",
+                {"tree_metrics": ["evalb", "leaf-ancestor"]}, organiser, out)
+            gold = sequoia_documents(data / "sequoia-const", tmp)
             if not campaign.documents.exists():
-                get("constituency").import_corpus(campaign, gold, genres=TREE_GENRES, actor=organiser)
+                get("constituency").import_corpus(campaign, gold, genres={p.stem: p.stem.split("-", 1)[1] for p in gold},
+                                                  actor=organiser)
             _advance(campaign, organiser, CampaignState.OPEN, out)
             for team, user, recipes in _teams(campaign, TREE_TEAMS, users):
                 for recipe in recipes:
-                    if campaign.state == CampaignState.OPEN and not team.runs.filter(name=recipe.name).exists():
+                    if campaign.state == CampaignState.OPEN and not has_scored_run(team, recipe.name):
                         _upload(campaign, team, user, recipe, {p.name: damage_trees(p, recipe) for p in gold}, tmp, out)
             _advance(campaign, organiser, CampaignState.PUBLISHED, out)
             built.append(campaign)
@@ -196,7 +236,7 @@ def load_kind_demos(organiser, users: dict, out) -> list[Campaign]:
             _advance(campaign, organiser, CampaignState.OPEN, out)
             for team, user, recipes in _teams(campaign, DEP_TEAMS, users):
                 for recipe in recipes:
-                    if campaign.state == CampaignState.OPEN and not team.runs.filter(name=recipe.name).exists():
+                    if campaign.state == CampaignState.OPEN and not has_scored_run(team, recipe.name):
                         rng = random.Random(recipe.seed)
                         files = {p.name: damage_heads(p.read_text(encoding="utf-8"), recipe, rng)
                                  for p in slices.values()}

@@ -4,7 +4,8 @@ from __future__ import annotations
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
-from campaign.models import Run
+from campaign import kinds
+from campaign.models import Invitation, Run
 
 
 class SignUpForm(UserCreationForm):
@@ -20,8 +21,15 @@ class TeamCreateForm(forms.Form):
 
 
 class TeamJoinForm(forms.Form):
-    code = forms.CharField(label="Invitation code", max_length=500,
-                           help_text="Ask a member of the team: it is shown on their campaign page.")
+    code = forms.CharField(label="Invitation code", max_length=100,
+                           help_text="Ask a member of the team: they make one on their campaign page.")
+
+
+class InvitationForm(forms.Form):
+    days = forms.IntegerField(label="Valid for (days)", min_value=1, max_value=Invitation.MAX_DAYS,
+                              initial=Invitation.DEFAULT_DAYS)
+    max_uses = forms.IntegerField(label="Uses", min_value=1, max_value=100, required=False,
+                                  help_text="How many people may join with it; empty for no limit.")
 
 
 class RunUploadForm(forms.Form):
@@ -32,14 +40,6 @@ class RunUploadForm(forms.Form):
                               help_text="A development-sample check is scored at once on the public sample.")
     file = forms.FileField(help_text="One EASY .xml file, or a .zip or .tar.gz with one .xml file per corpus document.")
 
-    FILE_HELP = {
-        "constituency": "One tree file (.mrg, .tree or .txt; Penn or square brackets, one tree per corpus sentence, "
-                        "in order), or a .zip or .tar.gz with one such file per corpus document, named after it.",
-        "dependency": "One CoNLL-U file (.conllu; one sentence per corpus sentence, in order), or a .zip or "
-                      ".tar.gz with one .conllu file per corpus document, named after it.",
-    }
-
     def __init__(self, *args, kind: str = "easy", **kwargs):
         super().__init__(*args, **kwargs)
-        if kind in self.FILE_HELP:
-            self.fields["file"].help_text = self.FILE_HELP[kind]
+        self.fields["file"].help_text = kinds.get(kind).file_help

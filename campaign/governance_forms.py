@@ -11,7 +11,7 @@ from .models import CampaignState, Team
 
 class AuditFilterForm(forms.Form):
     action = forms.CharField(required=False, max_length=64, help_text="Action, or its prefix (run., campaign.)")
-    actor = forms.CharField(required=False, max_length=150, help_text="User name, or 'system'")
+    actor = forms.CharField(required=False, max_length=150, help_text="User name, 'anonymous' (nobody logged in) or 'system' (the platform)")
     since = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}), help_text="From this day")
     until = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}), help_text="To this day, included")
 

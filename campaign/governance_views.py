@@ -2,8 +2,8 @@
 a team's publication choice, and per-sentence diagnostics.
 
 Every decision comes from :mod:`campaign.visibility`; the work is done by the
-services (:mod:`campaign.lifecycle`, :mod:`annotations.subsets`,
-:mod:`evaluation.diagnostics`). The development sample and the diagnostics read
+services (:mod:`campaign.lifecycle`, :mod:`campaign.subsets`) and
+the campaign's kind (its ``diagnostics_page``). The development sample and the diagnostics read
 gold: they are served only where the visibility table allows it.
 """
 from __future__ import annotations
@@ -13,14 +13,14 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
 
 from annotations.errors import InputError
-from . import audit, lifecycle, visibility
+
+from . import audit, kinds, lifecycle, visibility
 from .audit_views import organised_campaign
 from .governance_forms import TeamPublicationForm, TransitionForm
-from .models import Campaign, CampaignKind, CampaignState, Run, Team
-from .rules import UploadRefused
+from .models import Campaign, CampaignState, Run, Team
+from .subsets import dev_sample_zip, released_gold_zip, subset_counts
 
 SCHEDULE_FIELDS = ["opens_at", "deadline", "results_release_at", "publish_at", "gold_release_at", "archive_at"]
 
@@ -40,8 +40,6 @@ def campaign_state(request, slug: str):
                 return redirect("governance:state", slug=campaign.slug)
         else:
             messages.error(request, "Choose a state.")
-    from annotations.subsets import subset_counts
-
     context = {
         "campaign": campaign,
         "targets": [(s, CampaignState(s).label) for s in lifecycle.allowed_targets(campaign)],
@@ -58,8 +56,6 @@ def dev_sample_download(request, slug: str):
     if not (visibility.can_see_campaign(request.user, campaign)
             and visibility.can_download_dev_sample(request.user, campaign)):
         raise Http404("No development sample available to you.")
-    from annotations.subsets import dev_sample_zip, subset_counts
-
     if not subset_counts(campaign)["dev"]:
         raise Http404("This campaign has no development sample.")
     try:
@@ -79,8 +75,6 @@ def gold_download(request, slug: str):
     campaign = get_object_or_404(Campaign, slug=slug)
     if not (visibility.can_see_campaign(request.user, campaign) and visibility.can_download_gold(request.user, campaign)):
         raise Http404("The gold is not released.")
-    from annotations.subsets import released_gold_zip
-
     try:
         data = released_gold_zip(campaign)
     except InputError as exc:
@@ -121,34 +115,4 @@ def run_diagnostics(request, pk: int):
     run = get_object_or_404(Run.objects.select_related("campaign", "team"), pk=pk)
     if not visibility.can_see_diagnostics(request.user, run):
         raise Http404("No diagnostics available to you.")
-    if run.campaign.kind == CampaignKind.CONSTITUENCY:
-        return redirect("lab:run_leaf_ancestor", pk=run.pk)  # the per-word view is that kind's diagnostics
-    if run.campaign.kind != CampaignKind.EASY:
-        raise Http404("Per-sentence diagnostics are not available for this kind of campaign.")
-    from annotations.subsets import scoring_subset, sentence_ids_by_document
-    from evaluation.diagnostics import MATCHES, MODES, run_diagnostics as diagnose
-
-    mode = request.GET.get("mode") if request.GET.get("mode") in MODES else "HYP"
-    match = request.GET.get("match") if request.GET.get("match") in MATCHES else "EQUAL"
-    documents = sorted(sentence_ids_by_document(run.campaign, scoring_subset(run.scope)))
-    document = request.GET.get("document")
-    if document not in documents:
-        document = documents[0] if documents else None
-    error = ""
-    data = None
-    if document is None:
-        error = "No sentence of this run's subset has gold."
-    else:
-        try:
-            data = diagnose(run, mode=mode, match=match, document=document)
-        except (InputError, UploadRefused, ValueError) as exc:
-            error = str(exc)
-    if visibility.is_organiser(request.user, run.campaign):
-        audit.record(audit.DIAGNOSTICS_VIEW, campaign=run.campaign, target=f"run {run.pk}",
-                     details={"document": document or "", "mode": mode, "match": match}, request=request)
-    return render(request, "governance/diagnostics.html", {
-        "run": run, "campaign": run.campaign, "data": data, "error": error, "document": document,
-        "documents": documents,
-        "mode": mode, "match": match, "modes": MODES, "matches": MATCHES,
-        "self_url": reverse("governance:diagnostics", kwargs={"pk": run.pk}),
-    })
+    return kinds.for_campaign(run.campaign).diagnostics_page(request, run)

@@ -19,7 +19,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
-from . import audit
+from . import audit, kinds, results
 from .models import Campaign, CampaignState, Run, RunStatus
 
 logger = logging.getLogger(__name__)
@@ -150,7 +150,16 @@ def _nothing(campaign: Campaign) -> dict:
 
 def _publish(campaign: Campaign) -> dict:
     snapshot = take_snapshot(campaign)
+    # The published table's pairs are tested by a worker once the publication is committed.
+    transaction.on_commit(lambda: _enqueue_significance(campaign.pk))
     return {"snapshot": snapshot.pk, "snapshot_sha256": snapshot.sha256}
+
+
+def _enqueue_significance(campaign_id: int) -> None:
+    try:
+        kinds.enqueue(kinds.SIGNIFICANCE_TASK, campaign_id)
+    except Exception:  # the snapshot stands; the tests can be asked for again
+        logger.exception("could not enqueue the significance tests of campaign %s", campaign_id)
 
 
 _PRECONDITIONS = {
@@ -170,12 +179,14 @@ def canonical_json(data) -> bytes:
 
 
 def assign_team_codes(campaign: Campaign) -> None:
-    """Give every team without a code one of A, B, C... in random order, so that codes reveal nothing."""
-    taken = set(campaign.teams.exclude(code="").values_list("code", flat=True))
-    free = [c for c in _codes(campaign.teams.count() + len(taken)) if c not in taken]
-    teams = list(campaign.teams.filter(code=""))
+    """Give every team one of A, B, C... in random order, so that codes reveal nothing.
+
+    Every team is drawn again, whatever code it had: a code given at registration
+    follows registration order, which other teams may know.
+    """
+    teams = list(campaign.teams.order_by("pk"))
     secrets.SystemRandom().shuffle(teams)
-    for team, code in zip(teams, free):
+    for team, code in zip(teams, _codes(len(teams))):
         team.code = code
         team.save(update_fields=["code"])
 
@@ -192,22 +203,17 @@ def _codes(n: int) -> list[str]:
 
 def take_snapshot(campaign: Campaign):
     """Freeze the results of the active run set into an immutable PublishedSnapshot."""
-    from evaluation.models import PublishedSnapshot
-
-    try:
-        from evaluation.summaries import campaign_results
-    except ImportError as missing:
-        raise TransitionRefused(f"Results cannot be published: the results summary is not available ({missing}).")
-
-    assign_team_codes(campaign)
+    # Drawn at the first publication; a later snapshot keeps them, so published codes stay the same.
+    if not campaign.snapshots.exists():
+        assign_team_codes(campaign)
     runs = active_test_runs(campaign).filter(status=RunStatus.SCORED)
-    data = campaign_results(campaign, runs=runs)
+    data = results.campaign_results(campaign, runs=runs)
     # A run's system description is the team's own text: published pages show the run's name only.
     for entry in data.get("runs", []):
         entry.pop("description", None)
     # Round-trip through JSON so that what is stored is exactly what the checksum covers.
     data = json.loads(canonical_json(data))
-    return PublishedSnapshot.objects.create(
+    return results.model("PublishedSnapshot").objects.create(
         campaign=campaign, data=data, sha256=hashlib.sha256(canonical_json(data)).hexdigest()
     )
 

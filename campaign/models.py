@@ -6,6 +6,9 @@ module's corpus models, cannot reach them by accident.
 """
 from __future__ import annotations
 
+import secrets
+from datetime import timedelta
+
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.db import models
@@ -57,6 +60,12 @@ class Campaign(models.Model):
 
     runs_per_team = models.PositiveSmallIntegerField(default=3)
     invalid_uploads_per_day = models.PositiveSmallIntegerField(default=10)
+    # Quotas over any 24 hours, whatever became of the runs (invalid, withdrawn, scored): so that
+    # withdrawing is not a way around the run limit, nor uploading a way to probe the test set.
+    uploads_per_day = models.PositiveSmallIntegerField(
+        default=10, help_text="Uploads a team may make in any 24 hours, whatever became of them")
+    withdrawals_per_day = models.PositiveSmallIntegerField(
+        default=2, help_text="Runs a team may withdraw in any 24 hours")
     max_upload_bytes = models.PositiveBigIntegerField(default=200 * 1024 * 1024)
     publication = models.CharField(max_length=10, choices=Publication.choices, default=Publication.CODED)
     corpus_public = models.BooleanField(default=False, help_text="Anyone may download the corpus text")
@@ -191,6 +200,52 @@ class Membership(models.Model):
         return f"{self.user} in {self.team}"
 
 
+def new_invitation_token() -> str:
+    return secrets.token_urlsafe(24)  # 192 random bits
+
+
+class Invitation(models.Model):
+    """A code that lets people join one team: random, kept here, revocable, expiring, optionally limited.
+
+    The code proves nothing by itself (it is not signed): it is valid only while this
+    row says so, and the team can revoke it at any time.
+    """
+
+    DEFAULT_DAYS = 7
+    MAX_DAYS = 30
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="invitations")
+    token = models.CharField(max_length=64, unique=True, default=new_invitation_token, editable=False)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+    max_uses = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Empty: any number of people")
+    uses = models.PositiveSmallIntegerField(default=0)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"invitation {self.pk} to {self.team}"
+
+    def save(self, *args, **kwargs):
+        if self.expires_at is None:
+            self.expires_at = (self.created_at or timezone.now()) + timedelta(days=self.DEFAULT_DAYS)
+        super().save(*args, **kwargs)
+
+    def refusal(self, now=None) -> str:
+        """Why this invitation cannot be used now ("" if it can)."""
+        now = now or timezone.now()
+        if self.revoked_at is not None:
+            return "This invitation was revoked by the team; ask a member for a new one."
+        if now >= self.expires_at:
+            return "This invitation has expired; ask a member of the team for a new one."
+        if self.max_uses is not None and self.uses >= self.max_uses:
+            return "This invitation has been used as many times as the team allowed; ask a member for a new one."
+        return ""
+
+
 class RunStatus(models.TextChoices):
     UPLOADED = "uploaded", "Uploaded"
     VALIDATING = "validating", "Validating"
@@ -244,6 +299,16 @@ class Run(models.Model):
     withdrawn_at = models.DateTimeField(null=True, blank=True)
     disqualified = models.BooleanField(default=False)
     disqualified_reason = models.TextField(blank=True)
+
+    # Delivery of the scoring task (evaluation.delivery, evaluation.recovery): an outbox mark committed with
+    # the upload, the delivery holding the run and its heartbeat, and the round a re-score starts.
+    dispatch_pending = models.BooleanField(default=False, db_index=True,
+                                           help_text="Scoring still to be queued (set with the upload, cleared once queued)")
+    dispatched_at = models.DateTimeField(null=True, blank=True, help_text="When scoring was last queued")
+    claimed_by = models.CharField(max_length=200, blank=True, help_text="The task delivery scoring the run now")
+    heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Last sign of life of that delivery")
+    scoring_attempts = models.PositiveSmallIntegerField(default=0, help_text="Deliveries that started this round")
+    scoring_round = models.PositiveIntegerField(default=1, help_text="Raised by each re-score")
 
     objects = RunQuerySet.as_manager()
 
@@ -317,6 +382,20 @@ class AuditEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.at:%Y-%m-%d %H:%M} {self.actor_name or 'system'} {self.action} {self.target}"
+
+    def details_items(self) -> list[str]:
+        """The details as short ``key: value`` lines (lists joined by commas), for the log page.
+
+        Keys are sorted: PostgreSQL's jsonb keeps no insertion order."""
+        def text(value) -> str:
+            if isinstance(value, (list, tuple)):
+                return ", ".join(text(v) for v in value)
+            if isinstance(value, dict):
+                return ", ".join(f"{k}={text(v)}" for k, v in value.items())
+            return "" if value is None else str(value)
+
+        details = self.details if isinstance(self.details, dict) else {"": self.details}
+        return [f"{key}: {text(value)}" if key else text(value) for key, value in sorted(details.items())]
 
     def save(self, *args, **kwargs):
         if self.pk is not None:

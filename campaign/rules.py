@@ -43,12 +43,12 @@ def _fresh(campaign: Campaign) -> Campaign:
     qs = Campaign.objects.filter(pk=campaign.pk)
     if connection.in_atomic_block:
         qs = qs.select_for_update()
-    stored = qs.only("state", "deadline", "runs_per_team", "invalid_uploads_per_day", "name").first()
+    fields = ("state", "deadline", "runs_per_team", "invalid_uploads_per_day", "uploads_per_day",
+              "withdrawals_per_day")
+    stored = qs.only(*fields, "name").first()
     if stored is not None:
-        campaign.state = stored.state
-        campaign.deadline = stored.deadline
-        campaign.runs_per_team = stored.runs_per_team
-        campaign.invalid_uploads_per_day = stored.invalid_uploads_per_day
+        for name in fields:
+            setattr(campaign, name, getattr(stored, name))
     return campaign
 
 
@@ -67,6 +67,15 @@ def _refuse_unless_accepting(campaign: Campaign, now, error: type[Exception], wh
         raise error(f"The campaign {campaign.name!r} is {campaign.get_state_display().lower()} and does not accept {what}.")
 
 
+def why_not_accepting_runs(campaign: Campaign, *, now=None) -> str | None:
+    """The message a team gets when the campaign takes no run now (the upload page shows it), else None."""
+    try:
+        _refuse_unless_accepting(campaign, now or timezone.now(), UploadRefused, "runs")
+    except UploadRefused as exc:
+        return str(exc)
+    return None
+
+
 def check_upload_allowed(campaign: Campaign, team: Team, *, scope: str = Run.Scope.TEST, now=None) -> None:
     """Raise :class:`UploadRefused` with a message for the team unless this upload may proceed."""
     now = now or timezone.now()
@@ -74,12 +83,19 @@ def check_upload_allowed(campaign: Campaign, team: Team, *, scope: str = Run.Sco
     _refuse_unless_accepting(campaign, now, UploadRefused, "runs")
     if team.campaign_id != campaign.pk:
         raise UploadRefused("This team does not take part in this campaign.")
+    day_ago = now - timedelta(days=1)
     # A separate cap, so that validation cannot be used as an oracle; withdrawn invalid runs still count.
-    invalid_today = invalid_uploads_since(team, now - timedelta(days=1)).count()
+    invalid_today = invalid_uploads_since(team, day_ago).count()
     if invalid_today >= campaign.invalid_uploads_per_day:
         raise UploadRefused(
             f"Your team has made {invalid_today} invalid uploads in the last 24 hours, "
             f"the campaign's limit of {campaign.invalid_uploads_per_day}; try again later."
+        )
+    uploads_today = team.runs.filter(uploaded_at__gte=day_ago).count()
+    if uploads_today >= campaign.uploads_per_day:
+        raise UploadRefused(
+            f"Your team has uploaded {uploads_today} runs in the last 24 hours, the campaign's limit of "
+            f"{campaign.uploads_per_day} (withdrawn and invalid runs included); try again later."
         )
     if scope == Run.Scope.TEST:
         count = active_runs(team).count()
@@ -97,6 +113,12 @@ def check_withdrawal_allowed(run: Run, *, now=None) -> None:
         raise WithdrawalRefused(f"The run {run.name!r} was already withdrawn.")
     campaign = _fresh(run.campaign)
     _refuse_unless_accepting(campaign, now, WithdrawalRefused, "withdrawals")
+    withdrawn_today = run.team.runs.filter(withdrawn_at__gte=now - timedelta(days=1)).count()
+    if withdrawn_today >= campaign.withdrawals_per_day:
+        raise WithdrawalRefused(
+            f"Your team has withdrawn {withdrawn_today} runs in the last 24 hours, the campaign's limit of "
+            f"{campaign.withdrawals_per_day}; try again later."
+        )
 
 
 def run_receipt(run: Run) -> dict:

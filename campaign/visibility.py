@@ -10,6 +10,7 @@ directly for every role and life-cycle state.
 | test-subset membership, its gold | after gold release only          | same                |
 | development sample with gold     | yes (state >= open)              | if dev_sample_public|
 | own validation report            | at once                          | no                  |
+| own test run's scoring state     | from `released` (before: accepted)| no                 |
 | own scores                       | from `released` (dev runs: now)  | no                  |
 | other teams' runs and files      | never                            | never               |
 | other teams' scores              | from `published` (snapshot)      | same                |
@@ -104,6 +105,17 @@ def visible_runs(user, campaign: Campaign):
     if team is None:
         return campaign.runs.none()
     return campaign.runs.filter(team=team)
+
+
+def can_see_scoring_state(user, run: Run) -> bool:
+    """Whether the user may see how scoring of a run goes (queued, scoring, scored, failed, when, how far).
+
+    Scoring reads only the test sentences, so until the results are released its course is the team's
+    business only for development checks; of a test-scope run the team sees received, validating, invalid
+    or accepted for scoring (the rule in docs/governance.md)."""
+    if is_organiser(user, run.campaign):
+        return True
+    return run.scope == Run.Scope.DEV or state_at_least(run.campaign, CampaignState.RELEASED)
 
 
 def can_see_validation_report(user, run: Run) -> bool:

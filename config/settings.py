@@ -14,7 +14,11 @@ import dj_database_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("PARSEVAL_VAR_DIR", BASE_DIR / "var"))
+# The free data sets ship in data/ (see data/README.md); PARSEVAL_SHARED, when set, points at
+# another copy laid out the same way under <dir>/data. The Penn Treebank sample is not free and
+# never ships: only tests and benchmarks about English trees read it, from SHARED_DIR.
 SHARED_DIR = Path(os.environ.get("PARSEVAL_SHARED", BASE_DIR.parent / "shared"))
+DATA_DIR = SHARED_DIR / "data" if os.environ.get("PARSEVAL_SHARED") else BASE_DIR / "data"
 
 
 def env_bool(name: str, default: bool = False) -> bool:
@@ -24,8 +28,26 @@ def env_bool(name: str, default: bool = False) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
-SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "insecure-dev-key-change-me-in-production")
-DEBUG = env_bool("DJANGO_DEBUG", True)
+# Development mode (the demo, the tests) is asked for explicitly; without it the settings
+# refuse to start with a missing or published SECRET_KEY or with DEBUG on.
+DEVELOPMENT = env_bool("PARSEVAL_DEVELOPMENT")
+DEVELOPMENT_SECRET_KEY = "insecure-dev-key-change-me-in-production"
+# Keys that have been published (this file, the compose file before it required one): never in production.
+KNOWN_SECRET_KEYS = {DEVELOPMENT_SECRET_KEY, "change-me-in-production", "change-me"}
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "").strip() or (DEVELOPMENT_SECRET_KEY if DEVELOPMENT else "")
+DEBUG = env_bool("DJANGO_DEBUG", DEVELOPMENT)
+if not DEVELOPMENT:
+    from django.core.exceptions import ImproperlyConfigured
+
+    if not SECRET_KEY or SECRET_KEY in KNOWN_SECRET_KEYS:
+        raise ImproperlyConfigured(
+            "DJANGO_SECRET_KEY is missing or is a published default. Set it to a long random value "
+            "(python -c 'import secrets; print(secrets.token_urlsafe(50))'), or set PARSEVAL_DEVELOPMENT=1 "
+            "on a development machine."
+        )
+    if DEBUG:
+        raise ImproperlyConfigured("DJANGO_DEBUG is on outside development; set PARSEVAL_DEVELOPMENT=1 "
+                                   "on a development machine, or turn DEBUG off.")
 ALLOWED_HOSTS = [h for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver").split(",") if h]
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
@@ -40,6 +62,9 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "axes",
+    "csp",
     "annotations",
     "campaign",
     "evaluation",
@@ -47,6 +72,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Before anything reads the body (sessions, CSRF): an oversized request is refused unread.
+    "campaign.middleware.RequestSizeLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -54,6 +81,12 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "config.not_found.UniformNotFoundMiddleware",
+    "csp.middleware.CSPMiddleware",
+    # Near the end, so it sees the views' exceptions first: the database or Redis away gives a 503 with Retry-After.
+    "config.unavailable.ServiceUnavailableMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into a 429 page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -83,8 +116,14 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # A fresh clone has no var/ yet; SQLite cannot create the directory of its file.
     VAR_DIR.mkdir(parents=True, exist_ok=True)
-    # Several processes (web + in-process tasks) share the file; wait rather than fail on a lock.
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+    # Several processes (web workers + in-process tasks) share the file. WAL lets readers go on while one
+    # writes; IMMEDIATE takes the write lock when a transaction starts, so a read-then-write transaction waits
+    # (up to the timeout) instead of failing at once with "database is locked" when it upgrades its lock.
+    DATABASES["default"].setdefault("OPTIONS", {}).update({
+        "timeout": 20,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    })
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -93,6 +132,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+AUTHENTICATION_BACKENDS = [
+    # First: refuses any login attempt from a locked-out account or address.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "portal:home"
@@ -126,6 +170,9 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 FILE_UPLOAD_TEMP_DIR = None
 PARSEVAL_MAX_UPLOAD_BYTES = int(os.environ.get("PARSEVAL_MAX_UPLOAD_BYTES", str(200 * 1024 * 1024)))
+# A whole request body (the run file plus its form fields) above this is refused from its
+# Content-Length, before Django spools a byte of it.
+PARSEVAL_MAX_REQUEST_BYTES = PARSEVAL_MAX_UPLOAD_BYTES + DATA_UPLOAD_MAX_MEMORY_SIZE
 PARSEVAL_MAX_UNPACKED_BYTES = int(os.environ.get("PARSEVAL_MAX_UNPACKED_BYTES", str(2 * 1024 * 1024 * 1024)))
 PARSEVAL_STUCK_AFTER_SECONDS = int(os.environ.get("PARSEVAL_STUCK_AFTER_SECONDS", "1800"))
 
@@ -133,21 +180,51 @@ PARSEVAL_STUCK_AFTER_SECONDS = int(os.environ.get("PARSEVAL_STUCK_AFTER_SECONDS"
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", CELERY_BROKER_URL or None)
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", not CELERY_BROKER_URL)
+if not CELERY_BROKER_URL:
+    # Tasks run in process: name kombu's in-memory transport, or Celery falls back to amqp:// and kombu
+    # warns "No hostname was supplied" on the first connection it builds.
+    CELERY_BROKER_URL = "memory://localhost/"
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_TASK_DEFAULT_QUEUE", "celery")
+# Outcomes live in the database (run status, results); nothing reads task results. Storing them anyway made
+# Redis a second dependency of every publish (the web's result subscription) and of every task's end.
+CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = int(os.environ.get("CELERY_TASK_TIME_LIMIT", "3600"))
 CELERY_TASK_SOFT_TIME_LIMIT = int(os.environ.get("CELERY_TASK_SOFT_TIME_LIMIT", "3300"))
-# With acks_late on Redis, a message whose worker died comes back after the visibility
-# timeout; it must outlast the longest task, or a running task would be delivered twice.
+# With acks_late on Redis, a message whose worker died comes back after the visibility timeout (kombu's
+# restore sweep runs every few seconds). It is short so that a killed worker's run is delivered again in
+# minutes; a task that runs longer is delivered twice, and the second delivery is a no-op (evaluation.delivery).
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", str(CELERY_TASK_TIME_LIMIT + 600))),
+    "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "300")),
 }
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
+# Broker outages: a worker keeps trying to reconnect, for ever (compose restarts it if it exits anyway).
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# An upload made while the broker is down must not hang the request: fail fast, the outbox queues it later.
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
+
+# Scoring delivery and recovery (evaluation.delivery, evaluation.recovery; see docs/deployment.md).
+PARSEVAL_SCORING_HEARTBEAT_SECONDS = float(os.environ.get("PARSEVAL_SCORING_HEARTBEAT_SECONDS", "15"))
+PARSEVAL_SCORING_LEASE_SECONDS = float(os.environ.get("PARSEVAL_SCORING_LEASE_SECONDS", "60"))
+PARSEVAL_MAX_SCORING_ATTEMPTS = int(os.environ.get("PARSEVAL_MAX_SCORING_ATTEMPTS", "3"))
+PARSEVAL_RECOVERY_SWEEP_SECONDS = float(os.environ.get("PARSEVAL_RECOVERY_SWEEP_SECONDS", "30"))
+PARSEVAL_OUTBOX_GRACE_SECONDS = float(os.environ.get("PARSEVAL_OUTBOX_GRACE_SECONDS", "20"))
+PARSEVAL_REQUEUE_UPLOADED_AFTER_SECONDS = float(os.environ.get(
+    "PARSEVAL_REQUEUE_UPLOADED_AFTER_SECONDS", str(CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] + 60)))
+PARSEVAL_STAGING_MAX_AGE_SECONDS = float(os.environ.get("PARSEVAL_STAGING_MAX_AGE_SECONDS", str(CELERY_TASK_TIME_LIMIT + 300)))
 CELERY_BEAT_SCHEDULE = {
+    # Outbox dispatch, re-queuing of runs whose worker died or whose message was lost, staging cleanup.
+    "scoring-recovery": {
+        "task": "evaluation.recover_runs",
+        "schedule": PARSEVAL_RECOVERY_SWEEP_SECONDS,
+    },
     # Scheduled campaign dates (opens_at, deadline, release, publication...) take effect within a minute.
     "campaign-scheduled-transitions": {
         "task": "campaign.apply_scheduled_transitions",
@@ -156,6 +233,7 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 REST_FRAMEWORK = {
+    "EXCEPTION_HANDLER": "config.not_found.api_exception_handler",
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
@@ -164,14 +242,17 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # DRF's own throttles, keyed by the same client address as the audit log (campaign.throttles).
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
+        "campaign.throttles.AnonThrottle",
+        "campaign.throttles.UserThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "anon": os.environ.get("PARSEVAL_THROTTLE_ANON", "120/minute"),
         "user": os.environ.get("PARSEVAL_THROTTLE_USER", "600/minute"),
         "uploads": os.environ.get("PARSEVAL_THROTTLE_UPLOADS", "30/hour"),
+        "token": os.environ.get("PARSEVAL_THROTTLE_TOKEN", "20/hour"),
+        "signup": os.environ.get("PARSEVAL_THROTTLE_SIGNUP", "10/hour"),
     },
 }
 SPECTACULAR_SETTINGS = {
@@ -179,11 +260,56 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Campaigns, runs and results of syntactic-parser evaluation campaigns.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI and Redoc from the sidecar package's static files, not a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
+
+# Login rate limits (django-axes): after AXES_FAILURE_LIMIT failed attempts an account, and
+# separately an address, is locked for the cool-off time, on the portal login, the admin
+# login and the API token endpoint alike.
+AXES_FAILURE_LIMIT = int(os.environ.get("PARSEVAL_LOGIN_FAILURES", "5"))
+AXES_COOLOFF_TIME = float(os.environ.get("PARSEVAL_LOGIN_COOLOFF_HOURS", "0.25"))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "campaign.audit.client_ip"
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+
+# Addresses (or networks) of reverse proxies whose X-Forwarded-For is believed; nobody else's is.
+PARSEVAL_TRUSTED_PROXIES = [p.strip() for p in os.environ.get("PARSEVAL_TRUSTED_PROXIES", "").split(",") if p.strip()]
+
+# Served over HTTPS (behind a TLS proxy, see docs/deployment.md): secure cookies, HSTS, redirect.
+HTTPS = env_bool("DJANGO_HTTPS")
+if HTTPS:
+    SECURE_SSL_REDIRECT = True
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = int(os.environ.get("DJANGO_HSTS_SECONDS", str(365 * 24 * 3600)))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", True)
+SESSION_COOKIE_HTTPONLY = True
+# Scripts only from our own static files (no inline script anywhere); inline styles are used by
+# a few pages and the charts. Sent on every response, HTTPS or not.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
 }
 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 if os.environ.get("CACHE_URL"):
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": os.environ["CACHE_URL"]}}
+    # A Redis that is away makes the cache miss (and throttling fail open), never an error page.
+    CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": os.environ["CACHE_URL"],
+                          "OPTIONS": {"IGNORE_EXCEPTIONS": True, "SOCKET_CONNECT_TIMEOUT": 0.5, "SOCKET_TIMEOUT": 0.5}}}
+    DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
 
 LOGGING = {
     "version": 1,

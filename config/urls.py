@@ -1,11 +1,23 @@
 """Top-level URLs. Each face of the product owns its own URL module."""
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
+from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerSplitView
+
+from evaluation.significance_api import CampaignSignificance
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    # Browsers ask for /favicon.ico on pages that name no icon (admin, API, plain responses).
+    path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
     path("accounts/", include("django.contrib.auth.urls")),
     # REST API: campaigns, run upload and status, results.
+    path("api/campaigns/<slug:slug>/significance/", CampaignSignificance.as_view(), name="api-significance"),
+    # Browsable API documentation, served from drf-spectacular-sidecar (no CDN: works offline).
+    # (split view: its start-up script is a file of its own, as the Content-Security-Policy wants)
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api:schema"), name="api-docs"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="api-redoc"),
     path("api/", include(("campaign.api.urls", "api"), namespace="api")),
     # Organiser console beside the admin: dashboards, CSV export.
     path("console/", include(("campaign.console_urls", "console"), namespace="console")),
@@ -18,3 +30,8 @@ urlpatterns = [
     # Team upload portal and public campaign pages.
     path("", include(("campaign.urls", "portal"), namespace="portal")),
 ]
+
+# Hidden and missing objects answer alike (config.not_found).
+handler404 = "config.not_found.not_found"
+# A database or Redis outage answers 503 with Retry-After (JSON for the API), not an HTML 500.
+handler500 = "config.unavailable.server_error"

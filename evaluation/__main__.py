@@ -12,6 +12,8 @@ import sys
 
 from annotations.errors import InputError
 
+SHOWN_PROBLEMS = 20  # a wrong file type gives thousands of problems: the first few say what is wrong
+
 COMMANDS = {
     "easy": ("evaluation.cli.easy", "score an EASY run against gold"),
     "trees": ("evaluation.cli.trees", "score constituency trees (evalb, geig1991, conformance, leaf-ancestor)"),
@@ -20,12 +22,30 @@ COMMANDS = {
     "convert": ("evaluation.cli.convert", "convert constituency trees to dependencies with head rules"),
     "transform": ("evaluation.cli.transform", "apply named treebank transformations"),
     "errors": ("evaluation.cli.errors", "the error-insertion lab"),
+    "ud2easy": ("evaluation.cli.ud2easy", "convert UD parses (CoNLL-U) into EASY run documents"),
 }
+
+
+def plain(text: str) -> str:
+    """A docstring as help text: without the reStructuredText literal marks."""
+    return text.replace("``", "")
+
+
+def report(exc: InputError, all_problems: bool) -> str:
+    """The error message: every problem, or the first ones and how many more."""
+    problems = exc.problems
+    shown = problems if all_problems else problems[:SHOWN_PROBLEMS]
+    lines = [str(p) for p in shown]
+    if len(problems) > len(shown):
+        lines.append(f"... and {len(problems) - len(shown)} more problems (--all-problems lists them all)")
+    return "error: " + "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    parser = argparse.ArgumentParser(prog="python -m evaluation", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m evaluation",
+                                     description="Score parser output against gold: EASY, constituency trees, "
+                                                 "dependencies. 'python -m evaluation COMMAND --help' for each.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (_, help_text) in COMMANDS.items():
         sub.add_parser(name, help=help_text, add_help=False)
@@ -33,20 +53,18 @@ def main(argv: list[str] | None = None) -> int:
         parser.parse_args(argv or ["--help"])
         return 2
     module_name, help_text = COMMANDS[argv[0]]
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name == module_name:
-            print(f"python -m evaluation: command {argv[0]!r} is not available in this build", file=sys.stderr)
-            return 2
-        raise
-    cmd_parser = argparse.ArgumentParser(prog=f"python -m evaluation {argv[0]}", description=help_text)
+    module = importlib.import_module(module_name)
+    cmd_parser = argparse.ArgumentParser(prog=f"python -m evaluation {argv[0]}", description=help_text,
+                                         epilog=plain(module.__doc__ or ""),
+                                         formatter_class=argparse.RawDescriptionHelpFormatter)
     module.add_arguments(cmd_parser)
+    cmd_parser.add_argument("--all-problems", action="store_true",
+                            help=f"list every problem of unusable input (default: the first {SHOWN_PROBLEMS})")
     args = cmd_parser.parse_args(argv[1:])
     try:
         return module.run(args)
     except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(report(exc, args.all_problems), file=sys.stderr)
         return 2
     except OSError as exc:
         print(f"error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)

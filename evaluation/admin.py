@@ -4,12 +4,12 @@ from __future__ import annotations
 import json
 
 from django.contrib import admin
-from django.db.models import Count
+from django.db.models import Count, OuterRef, Subquery
 from django.utils.html import format_html
 
 from campaign.admin import OrganisedOnly
 
-from .models import PublishedSnapshot, Result
+from .models import PublishedSnapshot, Result, ResultCell
 
 
 class ReadOnly:
@@ -27,15 +27,17 @@ class ReadOnly:
 class ResultAdmin(ReadOnly, OrganisedOnly, admin.ModelAdmin):
     campaign_path = "run__campaign__"
     list_display = ("run", "campaign", "metric", "created_at", "scorer_version", "gold_short", "cell_count")
-    list_filter = ("metric", "run__campaign", "scorer_version")
+    list_filter = ("metric", ("run__campaign", admin.RelatedOnlyFieldListFilter), "scorer_version")
     search_fields = ("run__name", "run__team__name", "signature", "gold_sha256")
     date_hierarchy = "created_at"
     fields = ("run", "metric", "created_at", "signature", "scorer_version", "gold_sha256", "parameters", "document_head")
     readonly_fields = fields
 
     def get_queryset(self, request):
+        # A correlated count per listed row, not a GROUP BY over every cell joined to every result.
+        cells = ResultCell.objects.filter(result=OuterRef("pk")).order_by().values("result").annotate(n=Count("*"))
         return (super().get_queryset(request).select_related("run__team", "run__campaign")
-                .defer("document").annotate(_cells=Count("cells")))
+                .defer("document").annotate(_cells=Subquery(cells.values("n"))))
 
     @admin.display(description="campaign")
     def campaign(self, obj):
@@ -58,7 +60,7 @@ class ResultAdmin(ReadOnly, OrganisedOnly, admin.ModelAdmin):
 @admin.register(PublishedSnapshot)
 class PublishedSnapshotAdmin(ReadOnly, OrganisedOnly, admin.ModelAdmin):
     list_display = ("campaign", "created_at", "sha256", "run_count")
-    list_filter = ("campaign",)
+    list_filter = (("campaign", admin.RelatedOnlyFieldListFilter),)
     fields = ("campaign", "created_at", "sha256", "run_count")
     readonly_fields = fields
 

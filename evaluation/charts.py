@@ -47,8 +47,8 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
 
 
-def _tooltip(series: str, category: str, point: Point) -> str:
-    text = f"{series} — {category}: F = {_pct(point.value)}"
+def _tooltip(series: str, category: str, point: Point, measure: str = "F") -> str:
+    text = f"{series} — {category}: {measure} = {_pct(point.value)}"
     if point.low is not None and point.high is not None:
         text += f" (95% CI {_pct(point.low)}–{_pct(point.high)})"
     if point.note:
@@ -136,6 +136,7 @@ def line_chart(
     y_min: float = 0.0,
     y_max: float = 1.0,
     desc: str = "",
+    measure: str = "F",
 ) -> SafeString:
     """One point per (series, category), joined by a line, with interval whiskers.
 
@@ -184,7 +185,7 @@ def line_chart(
                            f'y2="{y_of(p.high):.1f}" stroke="{colour}" stroke-width="1"/>')
             group.append(
                 f'<g class="point" data-value="{p.value!r}">{whisker}{_marker(shape, x, y, colour)}'
-                f'<title>{escape(_tooltip(s.name, categories[i], p))}</title></g>'
+                f'<title>{escape(_tooltip(s.name, categories[i], p, measure))}</title></g>'
             )
         group.append("</g>")
         body.extend(group)
@@ -207,8 +208,9 @@ def bar_chart(
     y_min: float = 0.0,
     y_max: float = 1.0,
     desc: str = "",
+    measure: str = "F",
 ) -> SafeString:
-    """One bar per category, with its interval; ``None`` draws no bar."""
+    """One bar per category, with its interval; ``None`` draws no bar. ``measure`` names the value in tooltips."""
     left, right, top = 48, 12, 12
     step = 40
     plot_w = max(240, step * len(categories))
@@ -235,7 +237,7 @@ def bar_chart(
         body.append(
             f'<g class="bar" data-value="{p.value!r}"><rect x="{cx - bw / 2:.1f}" y="{y:.1f}" width="{bw:.1f}" '
             f'height="{base - y:.1f}" fill="{PALETTE[0]}"/>{whisker}'
-            f'<title>{escape(_tooltip(series_name or title, cat, p))}</title></g>'
+            f'<title>{escape(_tooltip(series_name or title, cat, p, measure))}</title></g>'
         )
     label_y = base + _tick_depth(categories) + 16
     body.append(f'<text class="axis-label" x="{left + plot_w / 2:.1f}" y="{label_y}" text-anchor="middle" font-size="12">{escape(x_label)}</text>')

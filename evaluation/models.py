@@ -2,11 +2,45 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import PermissionDenied
 from django.db import models
 
 
-class Result(models.Model):
-    run = models.ForeignKey("campaign.Run", on_delete=models.CASCADE, related_name="results")
+class ImmutableQuerySet(models.QuerySet):
+    """Stored scores and snapshots are evidence: no update or delete through the ORM.
+
+    Cascades cannot reach them either (their foreign keys PROTECT), and on PostgreSQL a
+    trigger refuses UPDATE and DELETE of their rows whatever the client (migration
+    ``0003_immutable_results``). Re-scoring adds a new result.
+    """
+
+    def update(self, **kwargs):
+        raise PermissionDenied(f"{self.model._meta.verbose_name_plural} are immutable: update refused.")
+
+    def delete(self):
+        raise PermissionDenied(f"{self.model._meta.verbose_name_plural} are immutable: delete refused.")
+
+    def bulk_update(self, objs, fields, batch_size=None):
+        raise PermissionDenied(f"{self.model._meta.verbose_name_plural} are immutable: update refused.")
+
+
+class ImmutableModel(models.Model):
+    objects = ImmutableQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise PermissionDenied(f"A stored {self._meta.verbose_name} is immutable: re-scoring adds a new one.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise PermissionDenied(f"A stored {self._meta.verbose_name} cannot be deleted.")
+
+
+class Result(ImmutableModel):
+    run = models.ForeignKey("campaign.Run", on_delete=models.PROTECT, related_name="results")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     metric = models.CharField(max_length=50, help_text="Engine that produced it (easy, evalb, leaf-ancestor, deps...)")
     signature = models.TextField()
@@ -14,23 +48,29 @@ class Result(models.Model):
     gold_sha256 = models.CharField(max_length=64)
     parameters = models.JSONField(default=dict, blank=True)
     document = models.JSONField(help_text="The engine's JSON output, unchanged")
+    scoring_round = models.PositiveIntegerField(default=1, help_text="The run's scoring round this result closes")
 
     class Meta:
         ordering = ["-created_at", "-pk"]
         get_latest_by = "created_at"
+        constraints = [
+            # Exactly-once in effect: a second delivery of the same scoring cannot add a second result.
+            models.UniqueConstraint(fields=["run", "scoring_round", "scorer_version"],
+                                    name="one_result_per_run_round_and_scorer_version"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.metric} result for {self.run} at {self.created_at:%Y-%m-%d %H:%M}"
 
 
-class ResultCell(models.Model):
+class ResultCell(ImmutableModel):
     """One queryable row of a result (layer x mode x match x genre x type)."""
 
     class Aggregation(models.TextChoices):
         MICRO = "micro", "Pooled counts"
         MACRO = "macro", "Mean of per-type F"
 
-    result = models.ForeignKey(Result, on_delete=models.CASCADE, related_name="cells")
+    result = models.ForeignKey(Result, on_delete=models.PROTECT, related_name="cells")
     aggregation = models.CharField(max_length=5, choices=Aggregation.choices, default=Aggregation.MICRO)
     layer = models.CharField(max_length=20)
     mode = models.CharField(max_length=10, blank=True)
@@ -50,7 +90,7 @@ class ResultCell(models.Model):
         indexes = [models.Index(fields=["result", "layer", "mode", "match"])]
 
 
-class PublishedSnapshot(models.Model):
+class PublishedSnapshot(ImmutableModel):
     """The results of a campaign frozen at publication; public pages read only this."""
 
     campaign = models.ForeignKey("campaign.Campaign", on_delete=models.PROTECT, related_name="snapshots")
@@ -61,11 +101,6 @@ class PublishedSnapshot(models.Model):
     class Meta:
         ordering = ["-created_at", "-pk"]
         get_latest_by = "created_at"
-
-    def save(self, *args, **kwargs):
-        if self.pk is not None:
-            raise ValueError("A published snapshot is immutable.")
-        super().save(*args, **kwargs)
 
 
 def error_lab_upload_to(instance: "ErrorLabJob", filename: str) -> str:
@@ -106,3 +141,61 @@ class ErrorLabJob(models.Model):
     @property
     def finished(self) -> bool:
         return self.status in (self.Status.DONE, self.Status.FAILED)
+
+
+class SentenceRows(models.Model):
+    """A result's per-sentence rows of sufficient statistics, kept for the paired significance tests.
+
+    ``data`` is a compressed numpy archive (``rows``, ``keys`` = document/sentence id per row,
+    ``strata`` = genre per row), rows sorted by key so two runs line up sentence by sentence.
+    """
+
+    result = models.OneToOneField(Result, on_delete=models.CASCADE, related_name="sentence_rows")
+    created_at = models.DateTimeField(auto_now_add=True)
+    data = models.BinaryField()
+
+
+class SignificanceSet(models.Model):
+    """The paired tests between every two runs of a campaign, computed once by a worker (never per request)."""
+
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="significance_sets")
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    method = models.CharField(max_length=12, help_text="bootstrap (paired, genre-stratified) or ar")
+    resamples = models.PositiveIntegerField()
+    seed = models.BigIntegerField()
+    alpha = models.FloatField()
+    signature = models.TextField(help_text="How the tests were made (method, resamples, seed, strata, correction)")
+    results = models.JSONField(default=list, help_text="Ids of the results compared")
+    skipped = models.JSONField(default=list, blank=True, help_text="Results left out, with the reason")
+    seconds = models.FloatField(default=0.0, help_text="Computation time")
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        get_latest_by = "created_at"
+
+    def __str__(self) -> str:
+        return f"significance of {self.campaign} at {self.created_at:%Y-%m-%d %H:%M}"
+
+
+class PairedDifference(models.Model):
+    """Run A minus run B on one figure (one page table), over all genres and types, and cell by cell.
+
+    ``p_holm`` is Holm-adjusted across every pair of the campaign for this figure; ``cells`` holds
+    ``{genre: {type: [diff, low, high, p, p_holm]}}`` where ``p_holm`` is adjusted across the cells of this
+    pair's table. ``significant`` is ``p_holm < alpha``.
+    """
+
+    set = models.ForeignKey(SignificanceSet, on_delete=models.CASCADE, related_name="pairs")
+    result_a = models.ForeignKey(Result, on_delete=models.CASCADE, related_name="+")
+    result_b = models.ForeignKey(Result, on_delete=models.CASCADE, related_name="+")
+    figure = models.CharField(max_length=100, help_text="aggregation|layer|mode|match")
+    diff = models.FloatField(null=True)
+    ci_low = models.FloatField(null=True)
+    ci_high = models.FloatField(null=True)
+    p_value = models.FloatField(null=True)
+    p_holm = models.FloatField(null=True)
+    significant = models.BooleanField(default=False)
+    cells = models.JSONField(default=dict)
+
+    class Meta:
+        indexes = [models.Index(fields=["set", "figure"]), models.Index(fields=["set", "result_a", "result_b"])]

@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from annotations.easy.schema import DEFAULT_SCHEMA
 from campaign import visibility
-from campaign.models import Campaign, Run, RunStatus
+from campaign.models import Campaign, Run, RunStatus, Sentence
 
 from .models import PublishedSnapshot, Result, ResultCell
 
@@ -348,8 +348,6 @@ def genre_statistics(campaign: Campaign, *, annotated: bool) -> list[dict]:
     marked = {}
     if annotated:
         # Counted through the reverse relation so that this module never imports the gold models.
-        from campaign.models import Sentence
-
         marked = {
             row["document__genre_id"]: row
             for row in Sentence.objects.filter(document__campaign=campaign, gold_membership__isnull=False)

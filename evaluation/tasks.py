@@ -5,7 +5,8 @@
 reason. The result and the ``scored`` status are written in one transaction,
 so a worker killed mid-run leaves nothing half-written: with ``acks_late`` and
 ``reject_on_worker_lost`` the message goes back to the queue and the next
-delivery starts the run again from validation.
+delivery starts the run again from validation. Each delivery claims the run
+first (:mod:`evaluation.delivery`), so a duplicate one is a no-op.
 """
 from __future__ import annotations
 
@@ -17,26 +18,34 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
 from annotations.errors import InputError
-from campaign.models import CampaignKind, Run, RunStatus
+from campaign import kinds
+from campaign.models import Run, RunStatus
 from campaign.rules import UploadRefused
 from campaign.services.runs import unpacked
-from evaluation import kinds, services
+from evaluation import delivery, services, significance
 from evaluation.worker import TASK_OPTIONS, TRANSIENT, out_of_retries
 
 logger = logging.getLogger(__name__)
 
-WORKING = (RunStatus.UPLOADED, RunStatus.VALIDATING, RunStatus.QUEUED, RunStatus.SCORING)
-
 
 @shared_task(**TASK_OPTIONS)
 def score_run(self, run_id: int) -> str:
-    run = Run.objects.select_related("campaign", "team").filter(pk=run_id).first()
-    if run is None:
-        return "missing"
-    if run.withdrawn_at is not None:
-        return "withdrawn"
-    if run.status not in WORKING:
-        return f"already {run.status}"  # a duplicate delivery of a finished run
+    try:
+        held = delivery.claim(run_id, delivery.new_token(self.request.id))
+    except delivery.HeldElsewhere as exc:
+        logger.info("run %s: %s; looking again in %.0f s", run_id, exc, exc.retry_in)
+        if self.request.is_eager:
+            return str(exc)
+        # Waiting on a live holder is not a failure: the retry count does not limit it.
+        raise self.retry(countdown=exc.retry_in, max_retries=self.request.retries + 1)
+    except delivery.NotClaimed as exc:  # a duplicate delivery, a withdrawn run...: nothing to do, say so
+        logger.info("run %s: %s", run_id, exc)
+        return str(exc)
+    with delivery.holding(held, beat=not self.request.is_eager):
+        return _score_claimed(self, Run.objects.select_related("campaign", "team").get(pk=run_id))
+
+
+def _score_claimed(self, run: Run) -> str:
     try:
         return _process(run)
     except TRANSIENT as exc:
@@ -62,44 +71,32 @@ def score_run(self, run_id: int) -> str:
 
 
 def _fail(run: Run, reason: str) -> None:
+    if not delivery.still_held(run.pk):  # another delivery took the run over: its outcome counts
+        return
     Run.objects.filter(pk=run.pk).update(progress=0)
     run.refresh_from_db()
     run.set_status(RunStatus.FAILED, reason=reason)
 
 
 def _process(run: Run) -> str:
-    campaign = run.campaign
-    if campaign.kind != CampaignKind.EASY:
-        return _process_kind(run, kinds.for_campaign(campaign))
-    try:
-        schema = services.campaign_schema(campaign)
-    except ValueError as exc:
-        _fail(run, f"the annotation guide's schema is malformed: {exc}")
-        return "failed"
-    outcome, document = _validate_and_score(
-        run,
-        lambda files: services.validate_run_files(run, files, schema, services.ThrottledProgress(run.pk)),
-        lambda files: services.score_run_files(run, files, schema, services.ThrottledProgress(run.pk)))
-    if outcome == "invalid":
-        return outcome
-    services.store_result(run, document, parameters=services.scoring_parameters(campaign))
-    return "scored"
-
-
-def _process_kind(run: Run, kind) -> str:
-    """The same states for the tree and dependency kinds, through :mod:`evaluation.kinds`."""
+    """The same states for every kind, through the campaign's kind object."""
+    kind = kinds.for_campaign(run.campaign)
     try:
         parameters = kind.parameters(run.campaign)
     except ValueError as exc:
-        _fail(run, f"the campaign's scoring options are wrong: {exc}")
+        _fail(run, f"{kind.options_error}: {exc}")
         return "failed"
     outcome, document = _validate_and_score(
         run,
-        lambda files: kind.validate_run_files(run, files, services.ThrottledProgress(run.pk)),
-        lambda files: kind.score_run_files(run, files, services.ThrottledProgress(run.pk)))
+        lambda files: services.validate_run_files(run, files, services.ThrottledProgress(run.pk)),
+        lambda files: services.score_run_files(run, files, services.ThrottledProgress(run.pk)))
     if outcome == "invalid":
         return outcome
-    services.store_result(run, document, metric=kind.name, parameters=parameters)
+    stored = services.store_result(run, document, metric=kind.name, parameters=parameters)
+    if not stored:
+        return delivery.DUPLICATE
+    if run.scope == Run.Scope.TEST:
+        significance.enqueue(run.campaign_id)  # the results table changed: its pairs are tested again
     return "scored"
 
 
@@ -134,3 +131,5 @@ def _validate_and_score(run: Run, validate, score) -> tuple[str, dict | None]:
 
 # Registered with the worker beside score_run (autodiscovery reads this module only).
 from evaluation.lab.tasks import run_error_lab_job  # noqa: E402,F401
+from evaluation.recovery import recover_runs  # noqa: E402,F401
+from evaluation.significance_tasks import compute_significance  # noqa: E402,F401

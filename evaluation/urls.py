@@ -1,7 +1,7 @@
 """Results pages (namespace ``results``)."""
 from django.urls import path
 
-from . import views
+from . import significance_views, views
 
 app_name = "results"
 
@@ -9,4 +9,7 @@ urlpatterns = [
     path("<slug:slug>/", views.campaign_results, name="campaign"),
     path("<slug:slug>/data.json", views.campaign_results_json, name="campaign-json"),
     path("<slug:slug>/runs/<int:pk>/", views.run_results, name="run"),
+    path("<slug:slug>/ranking/", significance_views.ranking_page, name="ranking"),
+    path("<slug:slug>/compare/<int:run_a>/<int:run_b>/", significance_views.comparison_page, name="compare"),
+    path("<slug:slug>/significance.json", significance_views.significance_json, name="significance-json"),
 ]

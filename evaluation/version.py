@@ -3,4 +3,4 @@
 Bump it whenever a change can alter a figure, so that a stored score can be
 traced back to the code that produced it.
 """
-SCORER_VERSION = "1.0.0"
+SCORER_VERSION = "1.1.0"

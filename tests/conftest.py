@@ -7,16 +7,28 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-# CI clones the project with shared/ beside it; PARSEVAL_SHARED overrides for other layouts.
-SHARED = Path(os.environ.get("PARSEVAL_SHARED", REPO_ROOT.parent / "shared")).resolve()
-DATA = SHARED / "data"
+# The free data ships in data/; PARSEVAL_SHARED, when set, names another copy (its data/ folder).
+# The Penn Treebank sample is not free: it is only ever read from the shared folder (../shared by default).
+SHARED = Path(os.environ.get("PARSEVAL_SHARED") or REPO_ROOT.parent / "shared").resolve()
+DATA = SHARED / "data" if os.environ.get("PARSEVAL_SHARED") else REPO_ROOT / "data"
+PTB = SHARED / "data" / "ptb-sample"
 
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
+    """The project's data folder (data/, or $PARSEVAL_SHARED/data)."""
     if not DATA.is_dir():
-        pytest.fail(f"shared data not found at {DATA} (set PARSEVAL_SHARED)")
+        pytest.fail(f"data not found at {DATA} (the repository ships it in data/)")
     return DATA
+
+
+@pytest.fixture(scope="session")
+def ptb_sample() -> Path:
+    """The Penn Treebank sample, for the tests about English trees (not shipped: LDC licence)."""
+    if not any(PTB.glob("wsj_*.mrg")):
+        pytest.fail(f"this test needs the Penn Treebank sample (wsj_*.mrg, not shipped: LDC licence) in {PTB}; "
+                    "put it there or set PARSEVAL_SHARED to the folder holding data/ptb-sample")
+    return PTB
 
 
 @pytest.fixture(scope="session")
@@ -31,6 +43,15 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
     for alias, db in settings.DATABASES.items():
         if db["ENGINE"].endswith("postgresql"):
             db.setdefault("TEST", {})["NAME"] = f"test_{db['NAME']}_{os.getpid()}"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rate_limits():
+    """Request rates are counted in the cache; each test starts with none spent."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
 
 
 # The portal, kind and worker tests all need these; the imports wait until pytest-django has set Django up.

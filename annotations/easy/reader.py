@@ -11,21 +11,24 @@ resolves an entity (internal or external) nor touches the network: the
 and an entity reference in the content is refused.
 
 Errors (malformed XML, unknown group or relation type, wrong or missing
-roles, nested or overlapping groups, duplicate ids, dangling pointers in a
-run) are :class:`~annotations.errors.Problem` objects naming the file, line,
-sentence id and element. Reading a gold file turns a dangling pointer into a
-warning (the argument becomes a null argument); exact duplicate relations are
-warnings in gold and runs alike.
+roles, nested or overlapping groups, duplicate form or group ids, a
+sentence with more forms, groups or relations than :mod:`annotations.limits`
+allows) are :class:`~annotations.errors.Problem` objects naming the file, line,
+sentence id and element. In gold and runs alike, a pointer to an element that is not
+in the sentence is a warning (the argument becomes a null argument), and so
+are a repeated relation id and an exact duplicate relation: the shipped gold
+has all three and must be accepted as a run.
 """
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import IO, Iterator
+from typing import Iterator
 
 from lxml import etree
 
 from annotations.errors import InputError, Problem
+from annotations.limits import MAX_SENTENCE_GROUPS, MAX_SENTENCE_RELATIONS, MAX_SENTENCE_WORDS, size_problems
 
 from .canonical import CanonicalScanner
 from .fastpath import FastPath
@@ -95,8 +98,9 @@ def _iterparse(source):
 class SentenceParser:
     """Turns one ``<E>`` element into a :class:`Sentence`, reporting what is wrong.
 
-    ``gold`` decides whether a dangling pointer is an error (run) or a
-    warning (gold). Problems go to ``problems.add``; warnings to ``warnings``.
+    ``gold`` says which side is read; gold and runs are held to the same rules
+    (a run may be the gold itself). Problems go to ``problems.add``; warnings
+    to ``warnings``.
     """
 
     def __init__(self, file: str, schema: EasySchema, *, gold: bool, problems, warnings: list):
@@ -236,8 +240,9 @@ class SentenceParser:
             self._err("relation without an id", line, sid, "relation")
             rid = f"<relation at line {line}>"
         elif rid in ids:
-            # relation ids are never pointed to; the real gold repeats a few (oral_delic_1 E96)
-            if self.gold and ids[rid] == "relation":
+            # relation ids are never pointed to; the real gold repeats a few (oral_delic_1 E96), and a run
+            # that copies the gold must be accepted as it is
+            if ids[rid] == "relation":
                 self._warn(f"duplicate relation id {rid}", line, sid, rid)
             else:
                 self._err(f"duplicate id {rid}", line, sid, rid)
@@ -284,14 +289,16 @@ class SentenceParser:
         null = f"{sid}F0"
         for role in roles:
             target = args[role]
-            if target == null or ids.get(target) in ("form", "group"):
+            kind = ids.get(target)
+            if target == null or kind in ("form", "group"):
                 continue
-            if self.gold:
-                self._warn(f"role {role} points to {target}, which is not in the sentence: read as a null argument",
-                           line, sid, rid)
-            else:
-                self._err(f"dangling pointer: role {role} points to {target}, which is not in the sentence",
+            if kind == "relation":
+                self._err(f"role {role} points to relation {target}: an argument is a form or a group",
                           line, sid, rid)
+                continue
+            # in a run as in gold (the real gold has a few): the argument is read as null and scores so
+            self._warn(f"role {role} points to {target}, which is not in the sentence: read as a null argument",
+                       line, sid, rid)
         # keep roles in schema order
         sent.relations.append(Relation(rid, rtype, {role: args[role] for role in roles}, extras, line))
 
@@ -339,6 +346,79 @@ def _declares_entities(root) -> bool:
     except Exception:  # pragma: no cover - defensive
         return True
     return dtd is not None and any(True for _ in dtd.iterentities())
+
+
+def _canonical_sentences(scanner, fastpath, seen_ids, expected_forms, expected_complete, want, accept, seen):
+    """Sentences read straight from the bytes while the file keeps the canonical shape.
+
+    Returns the root element when the whole file was read this way, None when the detailed
+    parser must take over (from ``scanner.accepted`` sentences on).
+    """
+    try:
+        root = scanner.open()
+        if root is None or _declares_entities(root):
+            return None
+        buf = scanner.buf
+        for sid, start, end, line in scanner.spans():
+            if sid in seen_ids:
+                break
+            exp = expected_forms.get(sid) if expected_forms is not None else None
+            if exp is None and expected_complete:
+                break  # an unknown sentence: the detailed parser reports it
+            if _may_exceed_limits(buf, start, end):
+                break  # the detailed parser counts exactly and reports it
+            wanted = want is None or want(sid)
+            ok = fastpath.text.check(buf, start, end, scanner.codec, sid, exp is not None, wanted, line)
+            if ok is None or (exp is not None and not _same_forms(ok[0], ok[1], exp)):
+                break
+            sent = accept(sid, ok)
+            if seen is not None:
+                seen.append(sid)
+            if sent is not None:
+                yield sent
+        return root if scanner.finished else None
+    finally:
+        scanner.close()
+
+
+def _fast_check(fastpath, el, sid: str, wanted: bool, expected_forms, expected_complete: bool):
+    """The fast path's reading of one sentence element, or None when the detailed parser must read it."""
+    exp = expected_forms.get(sid) if expected_forms is not None else None
+    # an unknown sentence id goes to the detailed parser, which reports it; texts are
+    # only read when there is something to compare them with
+    if exp is None and expected_complete:
+        return None
+    ok = fastpath.check(el, sid, exp is not None, wanted)
+    if ok is not None and exp is not None and not _same_forms(ok[0], ok[1], exp):
+        return None
+    return ok
+
+
+def _check_expected(sent: Sentence, expected_forms, expected_complete: bool, sink: ProblemSink, file: str) -> None:
+    """A sentence the detailed parser read, against the corpus forms it should have."""
+    if expected_forms is None:
+        return
+    exp = expected_forms.get(sent.id)
+    if exp is None:
+        if expected_complete:
+            sink.add(Problem(f"unknown sentence id {sent.id}: not in the corpus", file=file,
+                             line=sent.line, sentence=sent.id, element="E"))
+    else:
+        for p in compare_forms(sent, exp, file):
+            sink.add(p)
+
+
+def _release(el, parent, sink: ProblemSink, file: str) -> None:
+    """Free memory: the sentence element and everything before it (reporting stray elements on the way)."""
+    el.clear(keep_tail=False)
+    if parent is not None:
+        prev = el.getprevious()
+        while prev is not None:
+            if isinstance(prev.tag, str) and prev.tag != "E":
+                sink.add(Problem(f"unexpected element <{prev.tag}> in <DOCUMENT>", file=file,
+                                 line=prev.sourceline, element=prev.tag))
+            parent.remove(prev)
+            prev = el.getprevious()
 
 
 def iter_sentences(
@@ -400,33 +480,14 @@ def iter_sentences(
 
     scanner = _canonical_scanner(source, fastpath)
     if scanner is not None:
-        try:
-            root = scanner.open()
-            if root is not None and not _declares_entities(root):
-                buf = scanner.buf
-                for sid, start, end, line in scanner.spans():
-                    if sid in seen_ids:
-                        break
-                    exp = expected_forms.get(sid) if expected_forms is not None else None
-                    if exp is None and expected_complete:
-                        break  # an unknown sentence: the detailed parser reports it
-                    wanted = want is None or want(sid)
-                    ok = fastpath.text.check(buf, start, end, scanner.codec, sid, exp is not None, wanted, line)
-                    if ok is None or (exp is not None and not _same_forms(ok[0], ok[1], exp)):
-                        break
-                    sent = accept(sid, ok)
-                    if seen is not None:
-                        seen.append(sid)
-                    if sent is not None:
-                        yield sent
-                if scanner.finished:
-                    info["attributes"] = dict(root.attrib)
-                    info["has_constituents"] = parser.saw_group
-                    info["has_relations"] = parser.saw_relation
-                    return
-            skip = scanner.accepted
-        finally:
-            scanner.close()
+        root = yield from _canonical_sentences(scanner, fastpath, seen_ids, expected_forms, expected_complete,
+                                               want, accept, seen)
+        if root is not None:
+            info["attributes"] = dict(root.attrib)
+            info["has_constituents"] = parser.saw_group
+            info["has_relations"] = parser.saw_relation
+            return
+        skip = scanner.accepted
         if not isinstance(source, (str, os.PathLike)):
             source.seek(scanner.origin)
     try:
@@ -457,44 +518,22 @@ def iter_sentences(
                 sink.add(Problem("sentence <E> outside the <DOCUMENT> root element", file=file,
                                  line=el.sourceline, sentence=el.get("id"), element="E"))
             sid = el.get("id")
-            sent = None
+            for p in _limit_problems(el, file, sid):
+                sink.add(p)
             wanted = want is None or want(sid)
             ok = None
             if fastpath is not None and sid and sid not in seen_ids:
-                exp = expected_forms.get(sid) if expected_forms is not None else None
-                # an unknown sentence id goes to the detailed parser, which reports it; texts are
-                # only read when there is something to compare them with
-                if exp is not None or not expected_complete:
-                    ok = fastpath.check(el, sid, exp is not None, wanted)
-                    if ok is not None and exp is not None and not _same_forms(ok[0], ok[1], exp):
-                        ok = None
+                ok = _fast_check(fastpath, el, sid, wanted, expected_forms, expected_complete)
             if ok is not None:
                 sent = accept(sid, ok)
             else:
                 sent = parser.parse(el, wanted)  # duplicates only matter (and are reported) where scored
-                if expected_forms is not None:
-                    exp = expected_forms.get(sent.id)
-                    if exp is None:
-                        if expected_complete:
-                            sink.add(Problem(f"unknown sentence id {sent.id}: not in the corpus", file=file,
-                                             line=sent.line, sentence=sent.id, element="E"))
-                    else:
-                        for p in compare_forms(sent, exp, file):
-                            sink.add(p)
+                _check_expected(sent, expected_forms, expected_complete, sink, file)
                 if not wanted:
                     sent = None
             if seen is not None:
                 seen.append(sid)
-            # free memory: the sentence and everything before it
-            el.clear(keep_tail=False)
-            if parent is not None:
-                prev = el.getprevious()
-                while prev is not None:
-                    if isinstance(prev.tag, str) and prev.tag != "E":
-                        sink.add(Problem(f"unexpected element <{prev.tag}> in <DOCUMENT>", file=file,
-                                         line=prev.sourceline, element=prev.tag))
-                    parent.remove(prev)
-                    prev = el.getprevious()
+            _release(el, parent, sink, file)
             current = None
             if strict and len(sink):
                 raise InputError(sink.result())
@@ -515,6 +554,26 @@ def iter_sentences(
     info["has_relations"] = parser.saw_relation
     if strict and len(sink) > before:
         raise InputError(sink.result())
+
+
+_COUNTED = {"F": "words", "Groupe": "groups", "relation": "relations"}
+
+
+def _limit_problems(e, file: str, sid: str | None) -> list[Problem]:
+    """The sentence's forms, groups and relations against :mod:`annotations.limits`, for every sentence alike:
+    scoring reads only some of them, so what it could not handle must be refused here."""
+    counts = dict.fromkeys(_COUNTED.values(), 0)
+    for x in e.iter(*_COUNTED):
+        counts[_COUNTED[x.tag]] += 1
+    return size_problems(counts, file=file, line=e.sourceline, sentence=sid, element="E")
+
+
+def _may_exceed_limits(buf, start: int, end: int) -> bool:
+    """A cheap upper bound on the counts of :func:`_limit_problems` for a sentence's bytes (``<relations>``
+    and unknown tags starting alike are counted too, so it errs on the side of the detailed parser)."""
+    return (buf.count(b"<F", start, end) > MAX_SENTENCE_WORDS
+            or buf.count(b"<Groupe", start, end) > MAX_SENTENCE_GROUPS
+            or buf.count(b"<relation", start, end) > MAX_SENTENCE_RELATIONS)
 
 
 def _canonical_scanner(source, fastpath) -> CanonicalScanner | None:

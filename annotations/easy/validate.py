@@ -12,7 +12,7 @@ from typing import Mapping
 
 from annotations.errors import Problem
 
-from .model import Document, Sentence
+from .model import Document
 from .reader import DEFAULT_MAX_PROBLEMS, ProblemSink, compare_forms, iter_sentences, read_document, source_name
 from .schema import DEFAULT_SCHEMA, EasySchema
 

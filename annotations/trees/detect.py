@@ -5,7 +5,7 @@ import os
 
 from annotations.errors import InputError
 
-from .penn import parse_penn, parse_penn_lines
+from .penn import C_SPACE, parse_penn, parse_penn_lines
 from .square import parse_square
 from .tree import Tree
 
@@ -31,16 +31,80 @@ def detect_format(text: str, *, file: str | None = None) -> str:
     )
 
 
-def is_line_layout(text: str) -> bool:
-    """True when the text looks like evalb's one-sentence-per-line layout.
+def layout_of_lines(lines, *, file: str | None = None) -> str:
+    """``"lines"`` (one sentence per line, evalb's layout) or ``"trees"`` for Penn text given line by line.
 
-    A file is in *tree layout* (``.mrg`` style) when some non-empty line starts
-    with white space (an indented continuation), otherwise in line layout.
+    Decided on the brackets, not on indentation:
+
+    * every non-empty line balanced on its own -> ``lines`` (each line is a
+      complete sentence: an indented line or an empty line, a parser's
+      failure, changes nothing);
+    * otherwise, when the text is balanced as a whole (some tree spans
+      several lines) -> ``trees``; but when such a file also holds empty lines
+      and mostly one-line sentences, it could be a line file with an empty
+      failure line and a broken line as well as a tree file with separators:
+      the two readings pair sentences differently, so :class:`InputError`
+      asks for ``--layout``;
+    * neither: ``lines`` when most lines are balanced or no line is indented
+      (a line file with malformed lines, each an error sentence), else
+      ``trees`` (whose reader then says where the brackets go wrong).
     """
-    for line in text.splitlines():
-        if line and line[0].isspace() and line.strip():
-            return False
-    return True
+    depth = 0
+    lowest = 0
+    balanced = unbalanced = empty = indented = 0
+    for line in lines:
+        opened = line.count("(")
+        closed = line.count(")")
+        if not opened and not closed and not line.strip(C_SPACE):
+            empty += 1
+            continue
+        if line[0] in C_SPACE:
+            indented += 1
+        if opened == closed and _never_negative(line, opened):
+            balanced += 1
+        else:
+            unbalanced += 1
+        depth += opened - closed
+        lowest = min(lowest, depth)
+    if not unbalanced:
+        return "lines"
+    as_trees = depth == 0 and lowest == 0
+    if as_trees:
+        if empty and balanced > unbalanced:
+            raise InputError(
+                "cannot tell the layout: most lines are whole sentences (evalb's one-sentence-per-line "
+                f"layout, where an empty line is a sentence) but {unbalanced} line(s) hold only part of a tree "
+                "(tree layout, where empty lines separate trees); say which with --layout lines or --layout trees",
+                file=os.fspath(file) if file else None,
+            )
+        return "trees"
+    return "lines" if balanced >= unbalanced or not indented else "trees"
+
+
+def _never_negative(line: str, opened: int) -> bool:
+    if not opened:
+        return True
+    if line.find(")") > line.find("("):
+        depth = 0
+        for ch in line:
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth -= 1
+                if depth < 0:
+                    return False
+        return True
+    return False
+
+
+def detect_layout(text: str, *, file: str | None = None) -> str:
+    """:func:`layout_of_lines` for a whole text."""
+    return layout_of_lines(text.split("\n"), file=file)
+
+
+def is_line_layout(text: str) -> bool:
+    """True when :func:`detect_layout` says ``"lines"`` (raises when the layout is ambiguous)."""
+    return detect_layout(text) == "lines"
 
 
 def parse_trees(text: str, *, fmt: str | None = None, file: str | None = None) -> list[Tree]:
@@ -58,6 +122,20 @@ def read_trees(path, *, fmt: str | None = None) -> list[Tree]:
         return parse_trees(handle.read(), fmt=fmt, file=os.fspath(path))
 
 
+def _read_utf8(path, name: str) -> str:
+    with open(path, "rb") as handle:
+        data = handle.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(
+            f"not UTF-8: byte 0x{data[exc.start]:02x} cannot be decoded (the evalb preset without "
+            "--transform reads any bytes, as evalb does; convert the file to UTF-8 for the other metrics)",
+            file=name, line=line,
+        ) from None
+
+
 def read_sentences(
     path, *, fmt: str | None = None, layout: str | None = None, lenient: bool = False, strip_outer: bool = True
 ):
@@ -70,13 +148,12 @@ def read_sentences(
     unlabelled pair around a single tree (evalb keeps it: pass False).
     """
     path_s = os.fspath(path)
-    with open(path, encoding="utf-8") as handle:
-        text = handle.read()
+    text = _read_utf8(path, path_s)
     if not text.strip():
         raise InputError("empty input: no tree found", file=path_s)
     fmt = fmt or detect_format(text, file=path_s)
     if layout is None:
-        layout = "lines" if fmt == "penn" and is_line_layout(text) else "trees"
+        layout = detect_layout(text, file=path_s) if fmt == "penn" else "trees"
     if layout == "lines":
         if fmt != "penn":
             raise ValueError("line layout is only defined for Penn trees")

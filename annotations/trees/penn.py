@@ -20,7 +20,8 @@ A label is the token written immediately after ``(`` (no space): ``( word)``
 is an unlabelled node over a word, ``(word)`` is a node labelled ``word``
 with no children.
 
-Errors (unbalanced brackets, a word outside any bracket, an empty file) are
+Errors (unbalanced brackets, a word outside any bracket, an empty file, a
+tree nested deeper than :data:`annotations.limits.MAX_TREE_DEPTH`) are
 raised as :class:`~annotations.errors.InputError` carrying file, line and
 sentence number (1-based, counting trees in tree layout and lines in line
 layout). In line layout, ``lenient=True`` turns a malformed line into a
@@ -35,10 +36,12 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from annotations.errors import InputError, Problem
+from annotations.limits import MAX_TREE_DEPTH, depth_message
 
 from .tree import Tree
 
 __all__ = [
+    "C_SPACE",
     "Forest",
     "BadSentence",
     "parse_penn",
@@ -50,9 +53,14 @@ __all__ = [
     "to_penn",
 ]
 
+# White space between tokens is C's isspace in the C locale, as in evalb: space, tab, newline,
+# vertical tab, form feed, carriage return. Any other character, a no-break space (U+00A0,
+# ordinary French typography: "10\u00a0000"), U+202F, U+2028, U+0085, \x1c-\x1f, is part of a token.
+C_SPACE = " \t\n\r\f\v"
+
 # (label of an opening bracket, closing bracket, word): exactly one group is non-empty,
 # except for an unlabelled opening bracket where all three are empty
-_TOKEN = re.compile(r"\(([^\s()]*)|(\))|([^\s()]+)")
+_TOKEN = re.compile(r"\(([^ \t\n\r\f\v()]*)|(\))|([^ \t\n\r\f\v()]+)")
 
 
 class Forest(Tree):
@@ -108,7 +116,7 @@ def parse_penn_located(
     stack: list[Tree] = []
     start_line = 0
     findall = _TOKEN.findall
-    for lineno, line in enumerate(text.splitlines(), 1):
+    for lineno, line in enumerate(text.split("\n"), 1):  # not splitlines(): U+2028 is no line break
         for label, close, word in findall(line):
             if close:
                 if not stack:
@@ -130,6 +138,8 @@ def parse_penn_located(
             else:
                 node = Tree(label, [])
                 if stack:
+                    if len(stack) >= MAX_TREE_DEPTH:
+                        raise InputError(depth_message(), file=file, line=lineno, sentence=str(len(trees) + 1))
                     stack[-1].children.append(node)
                 else:
                     start_line = lineno
@@ -164,6 +174,8 @@ def _parse_line(line: str, lineno: int, file: str | None, strip_outer: bool) -> 
                 raise InputError(f"word {word!r} outside any bracket", file=file, line=lineno, sentence=str(lineno))
             stack[-1].children.append(Tree("", [], word))
         else:
+            if len(stack) >= MAX_TREE_DEPTH:
+                raise InputError(depth_message(), file=file, line=lineno, sentence=str(lineno))
             node = Tree(label, [])
             (stack[-1].children if stack else tops).append(node)
             stack.append(node)

@@ -8,7 +8,8 @@ preterminal), each bare word is read as a preterminal with an *empty* tag:
 ``[NP it ]`` is ``Tree("NP", [Tree("", [leaf("it")])])``, whose Penn form is
 ``(NP ( it))``. Metrics never count preterminals as constituents and
 ``tagged_words()`` gives the tag ``''``, as for any untagged word. Trees may be
-one or many per line or spread over lines, like Penn trees; errors carry
+one or many per line or spread over lines, like Penn trees; errors (a tree
+nested deeper than :data:`annotations.limits.MAX_TREE_DEPTH` included) carry
 file, line and sentence number.
 
 Writing: :func:`write_square` prints one tree per line; preterminals of a
@@ -22,6 +23,7 @@ import re
 from typing import Iterable
 
 from annotations.errors import InputError
+from annotations.limits import MAX_TREE_DEPTH, depth_message
 
 from .tree import Tree
 
@@ -48,6 +50,8 @@ def parse_square_located(text: str, *, file: str | None = None) -> tuple[list[Tr
             if tok[0] == "[":
                 node = Tree(m.group(1), [])
                 if stack:
+                    if len(stack) >= MAX_TREE_DEPTH:
+                        raise InputError(depth_message(), file=file, line=lineno, sentence=str(len(trees) + 1))
                     stack[-1].children.append(node)
                 else:
                     start_line = lineno

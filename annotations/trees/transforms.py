@@ -34,12 +34,12 @@ Register more with :func:`register`.
 """
 from __future__ import annotations
 
-import importlib
 import os
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from annotations.errors import InputError
+from annotations.trees.flatten_rules import flatten, parse_rules
 
 from .headrules import base_label
 from .tree import Tree
@@ -189,26 +189,6 @@ def _no_np_in_pp(arg: str | None) -> TreeFn:
     return fn
 
 
-def _flatten_backend():
-    """The constituency engineer's flattening-rule interpreter (reused, not rewritten)."""
-    candidates = [
-        ("evaluation.trees.flatten", ("parse_rules", "load_rules"), ("flatten_tree", "flatten")),
-        ("evaluation.trees.flatkey", ("parse_rules", "load_rules"), ("flatten_tree", "flatten")),
-        ("evaluation.trees.conformance", ("parse_rules", "load_rules"), ("flatten_tree", "flatten")),
-        ("evaluation.trees", ("parse_rules", "parse_flattening_rules"), ("flatten_tree", "flatten")),
-    ]
-    for module_name, parsers, flatteners in candidates:
-        try:
-            mod = importlib.import_module(module_name)
-        except ModuleNotFoundError:
-            continue
-        parse = next((getattr(mod, n) for n in parsers if hasattr(mod, n)), None)
-        flat = next((getattr(mod, n) for n in flatteners if hasattr(mod, n)), None)
-        if parse and flat:
-            return parse, flat
-    raise InputError("flatten: the flattening-rule interpreter is not available in this build")
-
-
 @register("flatten", "flat-key flattening with rules (a file, or inline rules separated by ';')", needs_arg=True)
 def _flatten(arg: str | None) -> TreeFn:
     if not arg:
@@ -218,11 +198,10 @@ def _flatten(arg: str | None) -> TreeFn:
             text = fh.read()
     else:
         text = "\n".join(r.strip() for r in arg.split(";") if r.strip())
-    parse, flat = _flatten_backend()
-    rules = parse(text)
+    rules = parse_rules(text)
 
     def fn(tree: Tree) -> Tree:
-        return flat(tree, rules)
+        return flatten(tree, rules)
 
     return fn
 

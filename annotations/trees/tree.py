@@ -36,78 +36,89 @@ class Tree:
     def is_phrasal(self) -> bool:
         return not self.is_word and not self.is_preterminal
 
-    # -- traversal ----------------------------------------------------
+    # -- traversal (iterative: a tree's depth must never meet the recursion limit) ----
     def words(self) -> list[str]:
         return [leaf.word for leaf in self.leaves()]
 
+    def _preorder(self, stop) -> Iterator["Tree"]:
+        """Nodes in pre-order; the children of a node for which ``stop(node)`` holds are not entered."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            if not stop(node):
+                stack.extend(reversed(node.children))
+
     def leaves(self) -> Iterator["Tree"]:
-        if self.is_word:
-            yield self
-            return
-        for child in self.children:
-            yield from child.leaves()
+        return (node for node in self._preorder(_is_word) if node.is_word)
 
     def preterminals(self) -> Iterator["Tree"]:
-        if self.is_preterminal:
-            yield self
-            return
-        for child in self.children:
-            yield from child.preterminals()
+        return (node for node in self._preorder(_is_preterminal_or_word) if node.is_preterminal)
 
     def tagged_words(self) -> list[tuple[str, str]]:
         """(word, tag) pairs; a bare word (square-bracket trees) has tag ''."""
         out: list[tuple[str, str]] = []
-
-        def walk(node: Tree) -> None:
+        for node in self._preorder(_is_preterminal_or_word):
             if node.is_word:
                 out.append((node.word, ""))
             elif node.is_preterminal:
                 out.append((node.children[0].word, node.label))
-            else:
-                for child in node.children:
-                    walk(child)
-
-        walk(self)
         return out
 
     def subtrees(self) -> Iterator["Tree"]:
         """Pre-order over all non-word nodes."""
-        if self.is_word:
-            return
-        yield self
-        for child in self.children:
-            yield from child.subtrees()
+        return (node for node in self._preorder(_is_word) if not node.is_word)
 
     def spans(self, phrasal_only: bool = True) -> list[tuple[str, int, int]]:
         """``(label, start, end)`` of every (phrasal) node, pre-order, end exclusive."""
         out: list[tuple[str, int, int]] = []
-
-        def walk(node: Tree, start: int) -> int:
+        position = 0
+        # (node, start or None before its children are entered)
+        stack: list[tuple[Tree, int | None]] = [(self, None)]
+        while stack:
+            node, start = stack.pop()
             if node.is_word:
-                return start + 1
-            end = start
-            for child in node.children:
-                end = walk(child, end)
-            if not phrasal_only or node.is_phrasal:
-                out.append((node.label, start, end))
-            return end
-
-        walk(self, 0)
-        out.reverse()  # walk appends children first; reverse is not pre-order for siblings
+                position += 1
+            elif start is None:
+                stack.append((node, position))
+                stack.extend((child, None) for child in reversed(node.children))
+            elif not phrasal_only or node.is_phrasal:
+                out.append((node.label, start, position))
+        out.reverse()  # nodes are closed children first; reverse is not pre-order for siblings
         out.sort(key=lambda s: (s[1], -s[2]))
         return out
 
     # -- copying and printing -----------------------------------------
     def copy(self) -> "Tree":
-        if self.is_word:
-            return Tree.leaf(self.word)
-        return Tree(self.label, [c.copy() for c in self.children])
+        root = type(self)(self.label, [], self.word)
+        stack = [(self, root)]
+        while stack:
+            source, target = stack.pop()
+            for child in source.children:
+                made = Tree(child.label, [], child.word)
+                target.children.append(made)
+                stack.append((child, made))
+        return root
 
     def to_penn(self) -> str:
-        if self.is_word:
-            return self.word
-        inner = " ".join(c.to_penn() for c in self.children)
-        return f"({self.label} {inner})" if self.label else f"( {inner})" if inner else "()"
+        parts: list[str] = []
+        stack: list = [self]  # nodes still to write, and the strings between them
+        while stack:
+            node = stack.pop()
+            if isinstance(node, str):
+                parts.append(node)
+            elif node.is_word:
+                parts.append(node.word)
+            elif not node.children:
+                parts.append(f"({node.label} )" if node.label else "()")
+            else:
+                parts.append(f"({node.label} " if node.label else "( ")
+                stack.append(")")
+                for i, child in enumerate(reversed(node.children)):
+                    if i:
+                        stack.append(" ")
+                    stack.append(child)
+        return "".join(parts)
 
     def __str__(self) -> str:
         return self.to_penn()
@@ -115,11 +126,21 @@ class Tree:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Tree):
             return NotImplemented
-        return (
-            self.label == other.label
-            and self.word == other.word
-            and len(self.children) == len(other.children)
-            and all(a == b for a, b in zip(self.children, other.children))
-        )
+        stack = [(self, other)]
+        while stack:
+            a, b = stack.pop()
+            if a.label != b.label or a.word != b.word or len(a.children) != len(b.children):
+                return False
+            stack.extend(zip(a.children, b.children))
+        return True
 
     __hash__ = None  # mutable
+
+
+def _is_word(node: Tree) -> bool:
+    return node.is_word
+
+
+def _is_preterminal_or_word(node: Tree) -> bool:
+    return node.is_word or node.is_preterminal
+

@@ -1,11 +1,12 @@
 """API representations. Nothing here carries gold or test-subset membership."""
 from __future__ import annotations
 
+from django.contrib.auth.models import AnonymousUser
 from django.urls import reverse
 from rest_framework import serializers
 
 from campaign.models import Campaign, Genre, Run
-from campaign.services.runs import run_status
+from campaign.services.runs import run_status, validation_report_for
 
 
 class GenreSerializer(serializers.ModelSerializer):
@@ -59,14 +60,45 @@ class RunSerializer(serializers.ModelSerializer):
                   "uploaded_at", "status_changed_at"]
         read_only_fields = fields
 
+    # The status fields as the requesting user may see them (see campaign.services.runs.run_status).
+    status = serializers.SerializerMethodField()
+    status_reason = serializers.SerializerMethodField()
+    progress = serializers.SerializerMethodField()
+    status_changed_at = serializers.SerializerMethodField()
+
+    def _shown(self, run) -> dict:
+        request = self.context.get("request")
+        cache = self.context.setdefault("_run_status", {})
+        if run.pk not in cache:
+            cache[run.pk] = run_status(run, request.user if request else AnonymousUser())
+        return cache[run.pk]
+
+    def get_status(self, run) -> str:
+        return self._shown(run)["status"]
+
+    def get_status_reason(self, run) -> str:
+        return self._shown(run)["status_reason"]
+
+    def get_progress(self, run) -> int:
+        return self._shown(run)["progress"]
+
+    def get_status_changed_at(self, run) -> str | None:
+        return self._shown(run)["status_changed_at"]
+
     def get_finished(self, run) -> bool:
-        return run_status(run)["finished"]
+        return self._shown(run)["finished"]
 
     def get_withdrawn(self, run) -> bool:
         return run.withdrawn_at is not None
 
 
 class RunDetailSerializer(RunSerializer):
+    validation_report = serializers.SerializerMethodField()
+
+    def get_validation_report(self, run) -> dict:
+        request = self.context.get("request")
+        return validation_report_for(run, request.user if request else AnonymousUser())
+
     class Meta(RunSerializer.Meta):
         fields = RunSerializer.Meta.fields + ["validation_report"]
         read_only_fields = fields

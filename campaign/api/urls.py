@@ -1,13 +1,12 @@
 """REST API routes (namespace ``api``), mounted at /api/."""
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
-from rest_framework.authtoken.views import obtain_auth_token
 
 from . import views
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("token/", obtain_auth_token, name="token"),
+    path("token/", views.TokenView.as_view(), name="token"),
     path("campaigns/", views.CampaignList.as_view(), name="campaign-list"),
     path("campaigns/<slug:slug>/", views.CampaignDetail.as_view(), name="campaign-detail"),
     path("campaigns/<slug:slug>/runs/", views.CampaignRuns.as_view(), name="campaign-runs"),

@@ -4,21 +4,28 @@ from __future__ import annotations
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
+from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
 from campaign import visibility
 from campaign.models import Campaign
 from campaign.rules import UploadRefused, WithdrawalRefused
 from campaign.services.runs import NO_TEAM_MESSAGE, upload_run_from, withdraw_run
-from evaluation.services import latest_result, public_result_document
+from campaign.results import latest_result, public_result_document
+from campaign.throttles import AnonThrottle, TokenThrottle, upload_throttles
 
 from . import serializers
 from .permissions import CanSeeScores, visible_campaign, visible_run
+
+
+class TokenView(ObtainAuthToken):
+    """DRF's token endpoint, throttled per address; django-axes locks out repeated failures."""
+
+    throttle_classes = [TokenThrottle, AnonThrottle]
 
 
 class CampaignList(generics.ListAPIView):
@@ -45,11 +52,10 @@ class CampaignRuns(generics.ListAPIView):
     serializer_class = serializers.RunSerializer
     permission_classes = [IsAuthenticated]
     parser_classes = [MultiPartParser, FormParser]
-    throttle_scope = "uploads"
 
     def get_throttles(self):
         if self.request.method == "POST":
-            return [ScopedRateThrottle(), UserRateThrottle()]
+            return upload_throttles()
         return super().get_throttles()
 
     def get_queryset(self):

@@ -6,7 +6,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
-from campaign import audit, visibility
+from campaign import audit, results, visibility
 from campaign.models import Run, RunStatus
 
 
@@ -47,6 +47,4 @@ def disqualify(run: Run, *, actor, reason: str, request=None) -> Run:
 
 def rescore(run: Run, *, actor, request=None) -> Run:
     _check_organiser(actor, run)
-    from evaluation.services import rescore as rescore_run  # audits "run.rescore" itself
-
-    return rescore_run(run, actor, request=request)
+    return results.rescore(run, actor, request=request)  # audits "run.rescore" itself

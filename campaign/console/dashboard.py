@@ -53,5 +53,15 @@ def stuck_runs(campaign: Campaign, now=None) -> list[Run]:
     )
 
 
+def failed_runs(campaign: Campaign) -> list[Run]:
+    """Failed runs with their reasons. One that failed after a valid report is an internal error: its team
+    sees it as accepted for scoring until the results are released (docs/governance.md)."""
+    runs = list(campaign.runs.filter(status=RunStatus.FAILED, withdrawn_at__isnull=True).select_related("team")
+                .order_by("-status_changed_at", "-pk"))
+    for run in runs:
+        run.after_valid_report = bool((run.validation_report or {}).get("valid"))
+    return runs
+
+
 def recent_runs(campaign: Campaign, limit: int = 50) -> list[Run]:
     return list(campaign.runs.select_related("team", "uploaded_by").order_by("-uploaded_at", "-pk")[:limit])

@@ -5,14 +5,13 @@ campaign never sits in memory as a whole.
 """
 from __future__ import annotations
 
-import csv
 from typing import Iterator
 
 from django.db.models import OuterRef, Subquery
 
-from campaign import visibility
+from campaign import results as scoring_results, visibility
+from campaign.csv_export import csv_stream
 from campaign.models import Campaign, Run
-from evaluation.models import Result, ResultCell
 
 HEADER = [
     "campaign", "run_id", "team", "public_label", "run_name", "scope", "synthetic", "status", "withdrawn",
@@ -21,12 +20,8 @@ HEADER = [
 ]
 
 
-class _Echo:
-    def write(self, value: str) -> str:
-        return value
-
-
 def _latest_results(campaign: Campaign):
+    Result = scoring_results.model("Result")
     newest = Result.objects.filter(run=OuterRef("run")).order_by("-created_at", "-pk").values("pk")[:1]
     return Result.objects.filter(run__campaign=campaign).filter(pk=Subquery(newest))
 
@@ -37,7 +32,7 @@ def rows(campaign: Campaign) -> Iterator[list]:
         run.team.campaign = campaign
     results = {r.pk: r for r in _latest_results(campaign).defer("document")}
     cells = (
-        ResultCell.objects.filter(result_id__in=list(results))
+        scoring_results.model("ResultCell").objects.filter(result_id__in=list(results))
         .order_by("result__run_id", "result_id", "aggregation", "layer", "mode", "match", "genre", "type", "pk")
         .values_list("result_id", "aggregation", "layer", "mode", "match", "genre", "type",
                      "fc", "fp", "cr", "p", "r", "f", "ci_low", "ci_high")
@@ -49,12 +44,9 @@ def rows(campaign: Campaign) -> Iterator[list]:
             campaign.slug, run.pk, run.team.name, visibility.public_team_label(run.team), run.name, run.scope,
             int(run.synthetic), run.status, int(run.withdrawn_at is not None), int(run.disqualified),
             result.pk, result.created_at.isoformat(), result.signature, result.scorer_version, result.gold_sha256,
-            *["" if v is None else (repr(v) if isinstance(v, float) else v) for v in row[1:]],
+            *row[1:],
         ]
 
 
 def csv_lines(campaign: Campaign) -> Iterator[str]:
-    writer = csv.writer(_Echo())
-    yield writer.writerow(HEADER)
-    for row in rows(campaign):
-        yield writer.writerow(row)
+    return csv_stream(HEADER, rows(campaign))

@@ -37,6 +37,7 @@ def dashboard(request, slug: str):
         "status_counts": dash.runs_by_status(campaign),
         "queue": dash.scoring_queue(campaign),
         "stuck": dash.stuck_runs(campaign),
+        "failed": dash.failed_runs(campaign),
         "stuck_after_minutes": settings.PARSEVAL_STUCK_AFTER_SECONDS // 60,
         "recent": dash.recent_runs(campaign),
         "now": timezone.now(),

@@ -34,11 +34,28 @@ class Limits:
     max_ratio: int = MAX_COMPRESSION_RATIO
 
 
-EASY = (".xml",)
+class FileNames(tuple):
+    """A kind's file suffixes (a tuple, as ``str.endswith`` takes them) and how messages name its files.
+
+    ``name`` names one file ("EASY .xml"; default: the suffixes joined by "or"), ``short`` names them
+    in passing (".xml"; default: ``name``), ``refusal`` says why an archive member is refused.
+    """
+
+    def __new__(cls, suffixes, *, name: str = "", short: str = "", refusal: str = ""):
+        self = super().__new__(cls, tuple(suffixes))
+        self.name = name or " or ".join(self)
+        self.short = short or self.name
+        self.refusal = refusal or f"not a {self.name} file; the archive must hold only those."
+        return self
 
 
-def _shown(suffixes: tuple[str, ...]) -> str:
-    return "EASY .xml" if suffixes == EASY else " or ".join(suffixes)
+# The default of these functions (an EASY campaign's kind gives the same).
+EASY = FileNames((".xml",), name="EASY .xml", short=".xml",
+                 refusal="not an .xml file; the archive must hold only the EASY .xml files.")
+
+
+def _names(suffixes) -> FileNames:
+    return suffixes if isinstance(suffixes, FileNames) else FileNames(suffixes)
 
 
 def kind_of(filename: str, suffixes: tuple[str, ...] = EASY) -> str:
@@ -51,11 +68,10 @@ def kind_of(filename: str, suffixes: tuple[str, ...] = EASY) -> str:
         return "zip"
     if lower.endswith((".tar.gz", ".tgz")):
         return "tar"
-    one = "one EASY .xml file" if suffixes == EASY else f"one {_shown(suffixes)} file"
-    each = ".xml file" if suffixes == EASY else f"{_shown(suffixes)} file"
+    names = _names(suffixes)
     raise ArchiveRefused(
-        f"{filename!r}: unsupported file type; upload {one}, "
-        f"or a .zip or .tar.gz holding one {each} per corpus document."
+        f"{filename!r}: unsupported file type; upload one {names.name} file, "
+        f"or a .zip or .tar.gz holding one {names.short} file per corpus document."
     )
 
 
@@ -74,20 +90,20 @@ def _check_member_name(name: str, suffixes: tuple[str, ...] = EASY) -> str:
         raise ArchiveRefused(f"archive member {name!r}: unsafe path (absolute or going up with '..'); refused.")
     if name.lower().endswith(NESTED_SUFFIXES):
         raise ArchiveRefused(f"archive member {name!r}: nested archives are not accepted; put the "
-                             f"{'.xml' if suffixes == EASY else _shown(suffixes)} files directly in the archive.")
+                             f"{_names(suffixes).short} files directly in the archive.")
     if not name.lower().endswith(suffixes):
-        if suffixes == EASY:
-            raise ArchiveRefused(f"archive member {name!r}: not an .xml file; the archive must hold only the EASY .xml files.")
-        raise ArchiveRefused(f"archive member {name!r}: not a {_shown(suffixes)} file; the archive must hold only those.")
+        raise ArchiveRefused(f"archive member {name!r}: {_names(suffixes).refusal}")
     return path.name
 
 
 def _copy_limited(src, dest: Path, member: str, budget: list[int], limits: Limits, compressed: int,
-                  *, cumulative: bool = False) -> None:
+                  *, cumulative: bool = False, archive_bytes: int = 0) -> None:
     """Copy in chunks, stopping as soon as a limit is passed (declared sizes can lie).
 
     ``compressed`` is the member's compressed size, or with ``cumulative`` the
-    whole archive's (a gzip stream has one ratio for all its members).
+    whole archive's (a gzip stream has one ratio for all its members). With
+    ``archive_bytes``, the running total of the whole archive written so far must
+    also stay within that many bytes times the ratio, whatever the headers declare.
     """
     written = 0
     with open(dest, "wb") as out:
@@ -102,8 +118,11 @@ def _copy_limited(src, dest: Path, member: str, budget: list[int], limits: Limit
                     f"archive member {member!r}: the archive unpacks to more than "
                     f"{limits.max_unpacked_bytes:,} bytes, the limit; refused."
                 )
-            measured = limits.max_unpacked_bytes - budget[0] if cumulative else written
-            if compressed and measured > compressed * limits.max_ratio and measured > CHUNK:
+            total = limits.max_unpacked_bytes - budget[0]
+            measured = total if cumulative else written
+            # Whatever the member's size: many small bombs add up as much as one big one.
+            if measured > max(compressed, 1) * limits.max_ratio or (
+                    archive_bytes and total > archive_bytes * limits.max_ratio):
                 raise ArchiveRefused(
                     f"archive member {member!r}: compression ratio above {limits.max_ratio}:1 "
                     f"(a zip bomb?); refused."
@@ -145,32 +164,34 @@ def _unpack_zip(path: Path, filename: str, dest: Path, limits: Limits, suffixes:
         infos = [i for i in zf.infolist() if not i.is_dir()]
         if len(infos) > MAX_MEMBERS:
             raise ArchiveRefused(f"{filename!r}: {len(infos)} files in the archive, more than {MAX_MEMBERS}; refused.")
+        for info in infos:
+            # The high bits of external_attr carry the Unix mode; 0o120000 is a symlink.
+            if (info.external_attr >> 16) & 0o170000 == 0o120000:
+                raise ArchiveRefused(f"archive member {info.filename!r}: symbolic links are not accepted; refused.")
+            base = _check_member_name(info.filename, suffixes)
+            if info.file_size > max(info.compress_size, 1) * limits.max_ratio:
+                raise ArchiveRefused(
+                    f"archive member {info.filename!r}: compression ratio above {limits.max_ratio}:1 (a zip bomb?); refused."
+                )
         declared = sum(i.file_size for i in infos)
         if declared > limits.max_unpacked_bytes:
             raise ArchiveRefused(
                 f"{filename!r}: the archive declares {declared:,} unpacked bytes, more than the limit of "
                 f"{limits.max_unpacked_bytes:,}; refused."
             )
-        for info in infos:
-            # The high bits of external_attr carry the Unix mode; 0o120000 is a symlink.
-            if (info.external_attr >> 16) & 0o170000 == 0o120000:
-                raise ArchiveRefused(f"archive member {info.filename!r}: symbolic links are not accepted; refused.")
-            base = _check_member_name(info.filename, suffixes)
-            if info.compress_size and info.file_size / max(info.compress_size, 1) > limits.max_ratio and info.file_size > CHUNK:
-                raise ArchiveRefused(
-                    f"archive member {info.filename!r}: compression ratio above {limits.max_ratio}:1 (a zip bomb?); refused."
-                )
         budget = [limits.max_unpacked_bytes]
+        archive_bytes = max(path.stat().st_size, 1)
         for info in infos:
             base = _check_member_name(info.filename, suffixes)
             target = _claim(out, base, dest, info.filename, suffixes)
             try:
                 with zf.open(info) as src:
-                    _copy_limited(src, target, info.filename, budget, limits, info.compress_size)
+                    _copy_limited(src, target, info.filename, budget, limits, info.compress_size,
+                                  archive_bytes=archive_bytes)
             except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, NotImplementedError) as exc:
                 raise ArchiveRefused(f"archive member {info.filename!r}: cannot be unpacked ({exc}).") from None
     if not out:
-        raise ArchiveRefused(f"{filename!r}: the archive holds no {'.xml' if suffixes == EASY else _shown(suffixes)} file.")
+        raise ArchiveRefused(f"{filename!r}: the archive holds no {_names(suffixes).short} file.")
     return out
 
 
@@ -209,7 +230,7 @@ def _unpack_tar(path: Path, filename: str, dest: Path, limits: Limits, suffixes:
         except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
             raise ArchiveRefused(f"{filename!r}: the archive is damaged ({exc}).") from None
     if not out:
-        raise ArchiveRefused(f"{filename!r}: the archive holds no {'.xml' if suffixes == EASY else _shown(suffixes)} file.")
+        raise ArchiveRefused(f"{filename!r}: the archive holds no {_names(suffixes).short} file.")
     return out
 
 

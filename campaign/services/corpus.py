@@ -25,7 +25,7 @@ from annotations.errors import InputError, Problem
 from annotations.models import GoldDocument, GoldSentence
 from campaign import audit
 from campaign.models import Campaign, CorpusDocument, Genre, Sentence
-from evaluation.easy.files import genre_of
+from annotations.names import genre_of
 
 
 @dataclass
@@ -100,25 +100,8 @@ def import_corpus(
     if problems:
         raise InputError(problems)
 
-    saved: list = []
-    summary = ImportSummary()
-    try:
-        with transaction.atomic():
-            summary = _store(campaign, loaded, subset, saved)
-            audit.record(
-                "corpus.import",
-                actor=actor,
-                campaign=campaign,
-                target=campaign.slug,
-                details={"documents": summary.documents, "sentences": summary.sentences,
-                         "gold_sentences": summary.gold_sentences, "subset": subset},
-            )
-    except BaseException:
-        # Files are outside the transaction: remove what this import wrote.
-        for fieldfile in saved:
-            fieldfile.storage.delete(fieldfile.name)
-        raise
-    return summary
+    documents = [_easy_document(name, path, gold, full) for name, path, gold, full in loaded]
+    return store_corpus(campaign, documents, subset=subset, actor=actor, kind="easy")
 
 
 def _text_map(text_paths) -> dict[str, Path]:
@@ -129,40 +112,95 @@ def _text_map(text_paths) -> dict[str, Path]:
     return {document_key(str(p)).removesuffix(".lic2m"): Path(p) for p in text_paths}
 
 
-def _store(campaign: Campaign, loaded, subset: str, saved: list) -> ImportSummary:
+def _easy_document(name: str, path: Path, gold: Document, full: Document) -> "StoredDocument":
+    return StoredDocument(
+        name=name, gold_path=path, text_name=f"{name}.xml",
+        text=document_to_bytes(text_document(full, name)),
+        sentences=[(s.id, len(s.forms)) for s in full.sentences],
+        gold_ids={s.id for s in gold.sentences}, warnings=list(gold.warnings),
+    )
+
+
+# -- what every kind's import shares -------------------------------------------------------
+
+@dataclass
+class StoredDocument:
+    """One checked corpus document, ready to store: its team-facing text and its gold file."""
+
+    name: str
+    gold_path: Path
+    text_name: str  # the stored text file's name
+    text: bytes
+    sentences: list[tuple[str, int]]  # (sentence id, word count) of the whole text, in order
+    gold_ids: set[str]  # the sentences the gold annotates
+    warnings: list[Problem] = field(default_factory=list)
+    genre: str | None = None  # None: from the document's name
+
+    @property
+    def gold_name(self) -> str:
+        """``NAME.gold.EXT``: the stored gold file, never confused with the text file."""
+        base = self.gold_path.name
+        ext = base[len(self.name):] if base.startswith(self.name) else self.gold_path.suffix
+        return f"{self.name}.gold{ext}"
+
+
+def store_corpus(campaign: Campaign, documents: list[StoredDocument], *, subset: str, actor=None,
+                 kind: str) -> ImportSummary:
+    """Store checked documents (genres, text and gold files, sentences, subsets) and audit the import.
+
+    All or nothing: one transaction, and the files written are removed again if anything fails.
+    """
+    saved: list = []
+    try:
+        with transaction.atomic():
+            summary = _store(campaign, documents, subset, saved)
+            audit.record(
+                "corpus.import",
+                actor=actor,
+                campaign=campaign,
+                target=campaign.slug,
+                details={"kind": kind, "documents": summary.documents, "sentences": summary.sentences,
+                         "gold_sentences": summary.gold_sentences, "subset": subset},
+            )
+    except BaseException:
+        # Files are outside the transaction: remove what this import wrote.
+        for fieldfile in saved:
+            fieldfile.storage.delete(fieldfile.name)
+        raise
+    return summary
+
+
+def _store(campaign: Campaign, documents: list[StoredDocument], subset: str, saved: list) -> ImportSummary:
     summary = ImportSummary()
     genres = {g.code: g for g in campaign.genres.all()}
     order = campaign.documents.count()
-    for name, path, gold, full in loaded:
-        code = genre_of(name)
+    for d in documents:
+        code = d.genre or genre_of(d.name)
         if code not in genres:
             genres[code] = Genre.objects.create(campaign=campaign, code=code, name=code.capitalize(),
                                                 order=len(genres))
             summary.genres.append(code)
-        text_bytes = document_to_bytes(text_document(full, name))
-        words = sum(len(s.forms) for s in full.sentences)
-        doc = CorpusDocument(campaign=campaign, genre=genres[code], name=name, sha256=_sha256(text_bytes),
-                             sentence_count=len(full.sentences), word_count=words, order=order)
+        words = sum(n for _, n in d.sentences)
+        doc = CorpusDocument(campaign=campaign, genre=genres[code], name=d.name, sha256=_sha256(d.text),
+                             sentence_count=len(d.sentences), word_count=words, order=order)
         order += 1
-        doc.text_file.save(f"{name}.xml", ContentFile(text_bytes), save=False)
+        doc.text_file.save(d.text_name, ContentFile(d.text), save=False)
         saved.append(doc.text_file)
         doc.save()
         Sentence.objects.bulk_create(
-            Sentence(document=doc, sid=s.id, position=i, word_count=len(s.forms))
-            for i, s in enumerate(full.sentences)
+            Sentence(document=doc, sid=sid, position=i, word_count=n) for i, (sid, n) in enumerate(d.sentences)
         )
-        gold_bytes = path.read_bytes()
-        gold_doc = GoldDocument(document=doc, sha256=_sha256(gold_bytes), sentence_count=len(gold.sentences))
-        gold_doc.file.save(f"{name}.gold.xml", ContentFile(gold_bytes), save=False)
+        gold_bytes = d.gold_path.read_bytes()
+        gold_doc = GoldDocument(document=doc, sha256=_sha256(gold_bytes), sentence_count=len(d.gold_ids))
+        gold_doc.file.save(d.gold_name, ContentFile(gold_bytes), save=False)
         saved.append(gold_doc.file)
         gold_doc.save()
-        gold_ids = {s.id for s in gold.sentences}
         GoldSentence.objects.bulk_create(
-            GoldSentence(sentence=s, subset=subset) for s in doc.sentences.filter(sid__in=gold_ids)
+            GoldSentence(sentence=s, subset=subset) for s in doc.sentences.filter(sid__in=d.gold_ids)
         )
         summary.documents += 1
-        summary.sentences += len(full.sentences)
-        summary.gold_sentences += len(gold_ids)
+        summary.sentences += len(d.sentences)
+        summary.gold_sentences += len(d.gold_ids)
         summary.words += words
-        summary.warnings.extend(gold.warnings)
+        summary.warnings.extend(d.warnings)
     return summary

@@ -21,10 +21,10 @@ from django.core.files import File
 from django.db import transaction
 from django.utils import timezone
 
-from campaign import audit
+from campaign import audit, kinds
 from campaign.models import Campaign, Run, RunStatus, Team
 from campaign.rules import UploadRefused, WithdrawalRefused, check_upload_allowed, check_withdrawal_allowed
-from campaign.visibility import is_member
+from campaign.visibility import can_see_scoring_state, is_member
 
 from .archives import ArchiveRefused, Limits, kind_of, remove_tree, unpack
 
@@ -89,10 +89,8 @@ def looks_like_xml(path: Path) -> bool:
 
 
 def run_suffixes(campaign: Campaign) -> tuple[str, ...]:
-    """The file suffixes of a run's documents: ``.xml`` for EASY, the kind's own otherwise."""
-    from evaluation.kinds import suffixes
-
-    return suffixes(campaign)
+    """The file suffixes of a run's documents, by the campaign's kind."""
+    return kinds.for_campaign(campaign).suffixes
 
 
 def looks_like_text(path: Path) -> bool:
@@ -174,7 +172,8 @@ def upload_run(
             check_upload_allowed(campaign, team, scope=scope)
             run = Run(campaign=campaign, team=team, uploaded_by=user, name=name,
                       system_description=system_description, scope=scope, original_filename=filename,
-                      sha256=sha256, size=size, status=RunStatus.UPLOADED)
+                      sha256=sha256, size=size, status=RunStatus.UPLOADED,
+                      dispatch_pending=True)  # the outbox mark: committed with the run, cleared once queued
             staged_file = _StagedFile(staged, filename)
             try:
                 run.file.save(filename, staged_file, save=False)
@@ -204,21 +203,22 @@ def upload_run_from(data, *, campaign: Campaign, team: Team, user, request=None)
                       uploaded_file=data["file"], request=request)
 
 
-def enqueue_scoring(run_id: int) -> None:
-    from evaluation.tasks import score_run
-
+def enqueue_scoring(run_id: int) -> bool:
+    """Queue the run's scoring; whether it was queued. The run's outbox mark stays set until it is."""
     try:
-        result = score_run.delay(run_id)
+        result = kinds.enqueue(kinds.SCORE_RUN_TASK, run_id)
     except Exception:
         # The upload is committed and its receipt given: never turn this into an error page.
         # In process (eager), the task has recorded any failure on the run; with a broker
-        # that is away, the run waits as "uploaded" and the console lists it as stuck.
-        logger.exception("run %s: scoring could not be queued", run_id)
+        # that is away, the run keeps its outbox mark and the recovery sweep queues it later.
+        logger.warning("run %s: scoring could not be queued; it will be retried", run_id, exc_info=True)
         Run.objects.filter(pk=run_id, status=RunStatus.UPLOADED).update(
-            status_reason="waiting for the scoring queue; the organisers will re-queue it")
-        return
+            status_reason="waiting for the scoring queue; it will be queued as soon as it is back")
+        return False
     # The console matches runs with queue entries by this id (in eager mode the task has already run).
     Run.objects.filter(pk=run_id, task_id="").update(task_id=(result.id or "")[:64])
+    Run.objects.filter(pk=run_id).update(dispatch_pending=False, dispatched_at=timezone.now())
+    return True
 
 
 def withdraw_run(run: Run, *, user, request=None) -> Run:
@@ -239,15 +239,51 @@ def record_run_download(run: Run, *, user, request=None) -> None:
                  details={"sha256": run.sha256}, request=request)
 
 
-def run_status(run: Run) -> dict:
-    """What the run page polls: status, progress, and whether it is finished."""
+# What a team sees of a test-scope run before release: nothing after validation but "accepted".
+ACCEPTED, ACCEPTED_DISPLAY = "accepted", "Accepted for scoring"
+SEALED_DISPLAY = {RunStatus.UPLOADED: "Received"}
+SEALED_TIMESTAMPS = ("checked_at",)
+
+
+def run_status(run: Run, user) -> dict:
+    """What the run page polls: status, progress, and whether it is finished, as ``user`` may see them.
+
+    Before release, a team sees of its test-scope run only what the run file and the corpus decide
+    (:func:`~campaign.visibility.can_see_scoring_state`): a run that passed validation is *accepted* from
+    then on, whether it is queued, being scored, scored or failed, with no time after its upload."""
+    if can_see_scoring_state(user, run):
+        return {
+            "id": run.pk,
+            "status": run.status,
+            "status_display": run.get_status_display(),
+            "status_reason": run.status_reason,
+            "progress": run.progress,
+            "status_changed_at": run.status_changed_at.isoformat(),
+            "withdrawn": run.withdrawn_at is not None,
+            "finished": run.status in (RunStatus.INVALID, RunStatus.SCORED, RunStatus.FAILED),
+        }
+    valid = bool((run.validation_report or {}).get("valid"))
+    if run.status in (RunStatus.QUEUED, RunStatus.SCORING, RunStatus.SCORED) or \
+            (run.status == RunStatus.FAILED and valid):
+        status, display, reason, progress = ACCEPTED, ACCEPTED_DISPLAY, "", 100
+    else:  # received, validating, invalid, or failed before validation ended: the file's own fate
+        status, reason, progress = run.status, run.status_reason, run.progress
+        display = SEALED_DISPLAY.get(run.status) or run.get_status_display()
     return {
         "id": run.pk,
-        "status": run.status,
-        "status_display": run.get_status_display(),
-        "status_reason": run.status_reason,
-        "progress": run.progress,
-        "status_changed_at": run.status_changed_at.isoformat(),
+        "status": status,
+        "status_display": display,
+        "status_reason": reason,
+        "progress": progress,
+        "status_changed_at": None,
         "withdrawn": run.withdrawn_at is not None,
-        "finished": run.status in (RunStatus.INVALID, RunStatus.SCORED, RunStatus.FAILED),
+        "finished": status in (RunStatus.INVALID, ACCEPTED, RunStatus.FAILED),
     }
+
+
+def validation_report_for(run: Run, user) -> dict:
+    """The run's validation report, without the time it was made where the scoring state is hidden."""
+    report = run.validation_report or {}
+    if can_see_scoring_state(user, run):
+        return report
+    return {k: v for k, v in report.items() if k not in SEALED_TIMESTAMPS}

@@ -2,16 +2,16 @@
 from __future__ import annotations
 
 import string
+from datetime import timedelta
 
-from django.core import signing
 from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
 from django.utils.text import slugify
 
 from campaign import audit
-from campaign.models import Campaign, CampaignState, Membership, Team
-from campaign.visibility import team_of
-
-INVITE_SALT = "campaign.team-invite"
+from campaign.models import Campaign, CampaignState, Invitation, Membership, Team
+from campaign.visibility import is_member, team_of
 
 
 class TeamRefused(Exception):
@@ -55,24 +55,66 @@ def create_team(campaign: Campaign, user, *, name: str, affiliation: str = "", r
     return team
 
 
-def invitation_code(team: Team) -> str:
-    """A code the team's members pass on; it lets someone join that team and no other."""
-    return signing.dumps({"team": team.pk}, salt=INVITE_SALT, compress=True)
+def _check_member(user, team: Team) -> None:
+    if not is_member(user, team):
+        raise TeamRefused("Only a member of the team can manage its invitations.")
+
+
+def create_invitation(team: Team, user, *, days: int = Invitation.DEFAULT_DAYS, max_uses: int | None = None,
+                      request=None) -> Invitation:
+    """A new random invitation code for ``team``, valid ``days`` days and at most ``max_uses`` times."""
+    _check_member(user, team)
+    if not 1 <= days <= Invitation.MAX_DAYS:
+        raise TeamRefused(f"An invitation is valid from 1 to {Invitation.MAX_DAYS} days.")
+    if max_uses is not None and max_uses < 1:
+        raise TeamRefused("An invitation must allow at least one use.")
+    now = timezone.now()
+    with transaction.atomic():
+        invitation = Invitation.objects.create(team=team, created_by=user, created_at=now,
+                                               expires_at=now + timedelta(days=days), max_uses=max_uses)
+        audit.record("team.invite", actor=user, campaign=team.campaign, target=team.slug, request=request,
+                     details={"invitation": invitation.pk, "expires_at": invitation.expires_at.isoformat(),
+                              "max_uses": max_uses})
+    return invitation
+
+
+def revoke_invitation(invitation: Invitation, user, *, request=None) -> None:
+    _check_member(user, invitation.team)
+    with transaction.atomic():
+        updated = Invitation.objects.filter(pk=invitation.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+        if updated:
+            audit.record("team.invite_revoke", actor=user, campaign=invitation.team.campaign,
+                         target=invitation.team.slug, details={"invitation": invitation.pk}, request=request)
+
+
+def active_invitations(team: Team):
+    """Invitations the team can still pass on (not revoked, not expired; maybe used up)."""
+    return team.invitations.filter(revoked_at__isnull=True, expires_at__gt=timezone.now()).order_by("-created_at")
+
+
+INVALID_CODE = "This invitation code is not valid; ask a member of the team for it again."
 
 
 def join_team(campaign: Campaign, user, *, code: str, request=None) -> Team:
     _check_can_register(user, campaign)
-    try:
-        team_id = signing.loads(code.strip(), salt=INVITE_SALT)["team"]
-    except (signing.BadSignature, KeyError, TypeError):
-        raise TeamRefused("This invitation code is not valid; ask a member of the team for it again.") from None
-    team = campaign.teams.filter(pk=team_id).first()
-    if team is None:
-        raise TeamRefused("This invitation code is for a team of another campaign.")
+    token = code.strip()
     try:
         with transaction.atomic():
+            # Locked: two people using the last use of an invitation at once cannot both get in.
+            invitation = (Invitation.objects.select_for_update().select_related("team")
+                          .filter(token=token, team__campaign=campaign).first()) if token else None
+            if invitation is None:
+                # Unknown, or for another campaign's team: the same answer, so codes cannot be probed.
+                raise TeamRefused(INVALID_CODE)
+            refusal = invitation.refusal()
+            if refusal:
+                raise TeamRefused(refusal)
+            team = invitation.team
             Membership.objects.create(team=team, user=user, campaign=campaign, role=Membership.Role.MEMBER)
-            audit.record("team.join", actor=user, campaign=campaign, target=team.slug, request=request)
+            Invitation.objects.filter(pk=invitation.pk).update(uses=F("uses") + 1)
+            audit.record("team.join", actor=user, campaign=campaign, target=team.slug, request=request,
+                         details={"invitation": invitation.pk,
+                                  "invited_by": invitation.created_by.get_username() if invitation.created_by else ""})
     except IntegrityError:
         raise TeamRefused("You are already in a team of this campaign.") from None
     return team

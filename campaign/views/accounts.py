@@ -5,11 +5,14 @@ from django.contrib.auth import login
 from django.shortcuts import redirect, render
 
 from campaign.forms import SignUpForm
+from campaign.throttles import SignupThrottle, refused_by
 
 
 def signup(request):
     if request.user.is_authenticated:
         return redirect("portal:home")
+    if request.method == "POST" and (refused := refused_by(request, SignupThrottle())):
+        return refused
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()

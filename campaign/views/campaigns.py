@@ -9,11 +9,13 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from campaign import audit, visibility
-from campaign.forms import RunUploadForm, TeamCreateForm, TeamJoinForm
-from campaign.models import Campaign
+from campaign.forms import InvitationForm, RunUploadForm, TeamCreateForm, TeamJoinForm
+from campaign.models import Campaign, Invitation
 from campaign.services.downloads import corpus_zip_name, iter_corpus_zip
-from campaign.services.runs import upload_limit
-from campaign.services.teams import TeamRefused, create_team, invitation_code, join_team
+from campaign.services.runs import run_status, upload_limit
+from campaign.services.teams import (
+    TeamRefused, active_invitations, create_invitation, create_team, join_team, revoke_invitation,
+)
 
 
 def visible_campaign(request, slug: str) -> Campaign:
@@ -23,7 +25,8 @@ def visible_campaign(request, slug: str) -> Campaign:
 
 def home(request):
     campaigns = [c for c in visibility.visible_campaigns(request.user) if visibility.can_see_campaign(request.user, c)]
-    return render(request, "portal/home.html", {"campaigns": campaigns})
+    organised = [c for c in campaigns if visibility.is_organiser(request.user, c)]
+    return render(request, "portal/home.html", {"campaigns": campaigns, "organised": organised})
 
 
 def current_guide(campaign: Campaign):
@@ -37,7 +40,9 @@ def current_guide(campaign: Campaign):
 def campaign_detail(request, slug: str):
     campaign = visible_campaign(request, slug)
     team = visibility.team_of(request.user, campaign)
-    runs = team.runs.order_by("-uploaded_at") if team else []
+    runs = list(team.runs.order_by("-uploaded_at")) if team else []
+    for run in runs:
+        run.shown = run_status(run, request.user)
     context = {
         "campaign": campaign,
         "genres": campaign.genres.all(),
@@ -50,7 +55,8 @@ def campaign_detail(request, slug: str):
         "can_download_dev_sample": visibility.can_download_dev_sample(request.user, campaign),
         "can_download_gold": visibility.can_download_gold(request.user, campaign),
         "can_change_team_settings": bool(team) and visibility.can_change_team_settings(request.user, team),
-        "invitation_code": invitation_code(team) if team else "",
+        "invitations": active_invitations(team) if team else [],
+        "invitation_form": InvitationForm(),
         "team_form": TeamCreateForm(),
         "join_form": TeamJoinForm(),
         "upload_form": RunUploadForm(),
@@ -88,6 +94,39 @@ def team_join(request, slug: str):
             messages.error(request, str(exc))
     else:
         messages.error(request, "Paste the invitation code a member of the team gave you.")
+    return redirect(campaign.get_absolute_url())
+
+
+@login_required
+@require_POST
+def invitation_create(request, slug: str):
+    campaign = visible_campaign(request, slug)
+    team = visibility.team_of(request.user, campaign)
+    form = InvitationForm(request.POST)
+    if team is None:
+        messages.error(request, "Join or create a team of this campaign first.")
+    elif form.is_valid():
+        try:
+            invitation = create_invitation(team, request.user, days=form.cleaned_data["days"],
+                                           max_uses=form.cleaned_data["max_uses"], request=request)
+            messages.success(request, f"New invitation code: {invitation.token}")
+        except TeamRefused as exc:
+            messages.error(request, str(exc))
+    else:
+        messages.error(request, "An invitation is valid from 1 to 30 days, for at least one use.")
+    return redirect(campaign.get_absolute_url())
+
+
+@login_required
+@require_POST
+def invitation_revoke(request, slug: str, pk: int):
+    campaign = visible_campaign(request, slug)
+    team = visibility.team_of(request.user, campaign)
+    invitation = Invitation.objects.filter(pk=pk, team=team).select_related("team__campaign").first() if team else None
+    if invitation is None:
+        raise Http404("No such invitation.")
+    revoke_invitation(invitation, request.user, request=request)
+    messages.success(request, "The invitation is revoked: its code no longer lets anyone join.")
     return redirect(campaign.get_absolute_url())
 
 

@@ -7,14 +7,16 @@ from django.http import FileResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from campaign import visibility
+from campaign import kinds, visibility
 from campaign.forms import RunUploadForm
-from campaign.models import Run
-from campaign.rules import UploadRefused, WithdrawalRefused
+from campaign.models import Run, RunStatus
+from campaign.rules import UploadRefused, WithdrawalRefused, why_not_accepting_runs
 from campaign.services.runs import (
-    NO_TEAM_MESSAGE, record_run_download, run_status, upload_limit, upload_run_from, withdraw_run,
+    NO_TEAM_MESSAGE, record_run_download, run_status, upload_limit, upload_run_from, validation_report_for,
+    withdraw_run,
 )
-from evaluation.services import latest_result, result_summary
+from campaign.results import latest_result, result_summary
+from campaign.throttles import refused_by, upload_throttles
 
 from .campaigns import visible_campaign
 
@@ -32,6 +34,13 @@ def run_upload(request, slug: str):
     if team is None:
         messages.error(request, NO_TEAM_MESSAGE)
         return redirect(campaign.get_absolute_url())
+    if request.method == "POST" and (refused := refused_by(request, *upload_throttles())):
+        return refused
+    closed = why_not_accepting_runs(campaign)
+    if closed:
+        # Say so instead of offering a form whose every upload would be refused.
+        return render(request, "portal/upload.html", {"campaign": campaign, "team": team, "closed": closed},
+                      status=400 if request.method == "POST" else 200)  # as any refused upload
     form = RunUploadForm(request.POST or None, request.FILES or None, kind=campaign.kind)
     if request.method == "POST" and form.is_valid():
         try:
@@ -54,12 +63,14 @@ def run_detail(request, pk: int):
     context = {
         "run": run,
         "campaign": run.campaign,
-        "status": run_status(run),
-        "report": run.validation_report or {},
+        "status": run_status(run, request.user),
+        "report": validation_report_for(run, request.user),
         "can_see_scores": can_scores,
         "result": result,
         "summary": result_summary(result) if result else None,
         "result_count": run.results.count() if result else 0,
+        "diagnostics": run.status == RunStatus.SCORED and visibility.can_see_diagnostics(request.user, run)
+                       and getattr(kinds.for_campaign(run.campaign), "has_diagnostics", False),
         "can_withdraw": run.withdrawn_at is None and run.campaign.accepts_runs
                         and visibility.is_member(request.user, run.team),
     }
@@ -68,7 +79,7 @@ def run_detail(request, pk: int):
 
 def run_status_json(request, pk: int):
     run = visible_run(request, pk)
-    return JsonResponse(run_status(run))
+    return JsonResponse(run_status(run, request.user))
 
 
 @login_required

@@ -5,6 +5,10 @@ import json
 import sys
 from typing import Callable
 
+from annotations.errors import InputError
+from evaluation import stats
+from evaluation.metrics.base import value_at, with_intervals
+
 
 def write_text(text: str, output: str | None) -> None:
     """``text`` to the file ``output``, or to standard output when no file is named."""
@@ -15,18 +19,45 @@ def write_text(text: str, output: str | None) -> None:
         sys.stdout.write(text)
 
 
+def write_json(doc: dict, target: str, *, indent: int = 2) -> None:
+    """The one JSON writer of every command: ``target`` is a file name, or '-' for standard output."""
+    text = json.dumps(doc, indent=indent, ensure_ascii=False) + "\n"
+    if target == "-":
+        sys.stdout.write(text)
+    else:
+        with open(target, "w", encoding="utf-8") as fh:
+            fh.write(text)
+
+
+def add_bootstrap_arguments(parser) -> None:
+    parser.add_argument("--bootstrap", type=int, default=0, metavar="N",
+                        help="add X_ci: [low, high], the 95%% bootstrap interval over N resamples of the sentences, "
+                             "beside every ratio figure X of the JSON document (default 0: none)")
+    parser.add_argument("--seed", type=int, default=stats.DEFAULT_SEED, metavar="S",
+                        help=f"seed of the bootstrap resampling (default {stats.DEFAULT_SEED})")
+
+
+def bootstrap_intervals(doc: dict, metric, rows, bootstrap: int, seed: int, strata=None) -> dict:
+    """``doc`` with ``X_ci`` beside every ratio figure of ``metric`` (one stratum unless ``strata`` are given)."""
+    if bootstrap < 0:
+        raise InputError("--bootstrap must be >= 0")
+    strata = strata if strata is not None else ["all"] * len(rows)
+    intervals = stats.bootstrap_intervals(rows, metric.columns, strata, metric.figures, bootstrap=bootstrap,
+                                          seed=seed, ratios=metric.ratios)
+    doc.setdefault("bootstrap", {"resamples": bootstrap, "seed": seed, "ci_level": stats.CI_LEVEL,
+                                 "strata": "genre" if len(set(strata)) > 1 else "none"})
+    return with_intervals(doc, {key: intervals.get(stats.ALL, {}).get(key) for key in metric.ratios
+                                if value_at(doc, key) is not None})
+
+
 def write_result(result: dict, json_target: str | None, format_table: Callable[[dict], str]) -> int:
     """The JSON result to ``json_target`` ('-' = standard output) and the table to standard output.
 
     With '-' the table is left out (and not even formatted) so that standard output stays valid JSON.
     """
-    if json_target == "-":
-        json.dump(result, sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
-        return 0
     if json_target:
-        with open(json_target, "w", encoding="utf-8") as fh:
-            json.dump(result, fh, indent=2, ensure_ascii=False)
-            fh.write("\n")
+        write_json(result, json_target)
+    if json_target == "-":
+        return 0
     sys.stdout.write(format_table(result))
     return 0

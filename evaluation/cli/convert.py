@@ -1,11 +1,10 @@
 """``python -m evaluation convert --to conllu --head-rules penn|FILE TREES...``."""
 from __future__ import annotations
 
-import sys
 
 from annotations.conllu import write_conllu
 from annotations.trees.headrules import load_head_rules
-from evaluation.cli.common import write_text
+from evaluation.cli.common import write_result, write_text
 from evaluation.deps.convert import trees_to_dependencies
 from evaluation.deps.treeio import read_trees
 
@@ -21,7 +20,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--reliability", action="store_true",
                         help="instead of converting: convert with and without function labels and print how far "
                              "the two agree (Lin F, UAS, LAS)")
-    parser.add_argument("--json", metavar="OUT", help="with --reliability: write the JSON document here")
+    parser.add_argument("--json", metavar="OUT",
+                        help="with --reliability: write the JSON document here ('-' = standard output)")
     parser.add_argument("-o", "--output", metavar="OUT", help="write here instead of standard output")
 
 
@@ -48,8 +48,6 @@ def run(args) -> int:
 
 
 def _reliability(args, rules) -> int:
-    import json
-
     from evaluation.deps.convert import conversion_reliability
     from evaluation.deps.metrics import format_table
 
@@ -62,9 +60,4 @@ def _reliability(args, rules) -> int:
         trees = apply_transforms(trees, args.transform)
     doc = conversion_reliability(trees, rules)
     doc["files"] = list(args.trees)
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, indent=2, ensure_ascii=False)
-            fh.write("\n")
-    sys.stdout.write(format_table(doc))
-    return 0
+    return write_result(doc, args.json, format_table)

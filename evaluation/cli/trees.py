@@ -2,26 +2,30 @@
 
     python -m evaluation trees --gold G --test T --metric evalb|geig1991|conformance|leaf-ancestor
         [--format penn|square] [--param FILE] [--costs strict|sampson2003|FILE]
-        [--transform SPEC] [--json OUT]
+        [--transform SPEC] [--json OUT] [--bootstrap N --seed S]
 
 Text report on stdout (evalb's own layout for ``evalb``; a per-sentence table
 and a summary for the others); ``--json OUT`` also writes the JSON document
 (``-`` for stdout instead of the text). Exit status: 0, 1 when evalb stopped
-at MAX_ERROR (after printing the summary), 2 on unusable input.
+at MAX_ERROR (after printing the summary), 2 on unusable input. With
+``--bootstrap N`` the JSON document carries ``X_ci: [low, high]`` beside every
+ratio figure ``X`` (95% percentile interval over N resamples of the sentences,
+seeded by ``--seed``).
 """
 from __future__ import annotations
 
-import json
 import sys
 
 from annotations.trees.transforms import make_transform
-from evaluation.trees import METRICS, evalb_params, read_pair, score_trees
+from evaluation import metrics
+from evaluation.cli.common import add_bootstrap_arguments, bootstrap_intervals, write_json
+from evaluation.trees import read_pair, score_trees
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("--gold", required=True, help="gold trees")
     parser.add_argument("--test", required=True, help="trees to score")
-    parser.add_argument("--metric", required=True, choices=METRICS)
+    parser.add_argument("--metric", required=True, choices=metrics.TREE_METRICS)
     parser.add_argument("--format", choices=("penn", "square"), help="bracket style (detected when omitted)")
     parser.add_argument(
         "--layout", choices=("lines", "trees"),
@@ -45,46 +49,83 @@ def add_arguments(parser) -> None:
         "'strip-functions,remove-unary' (see: python -m evaluation transform --list)",
     )
     parser.add_argument("--json", metavar="OUT", help="write the JSON document to OUT ('-': stdout)")
+    add_bootstrap_arguments(parser)
 
 
 def run(args) -> int:
-    params: dict = {}
-    fast = None
+    metric = metrics.get(args.metric)
+    params = metric.from_args(args)
     transform = make_transform(args.transform) if args.transform else None
     if transform is not None:
         params["transform"] = transform
-    if args.metric == "evalb":
-        params["params"] = evalb_params(args.param)
-        # evalb's fast path reads text straight into its own structures: no trees to transform.
-        fast = params["params"] if transform is None else None
+    # evalb's fast path reads text straight into its own structures: no trees to transform.
+    fast = params.get("params") if metric.fast_reader and transform is None else None
+    if fast is not None and not args.bootstrap:  # intervals need the per-sentence rows in memory
+        from evaluation.trees.evalb_files import evalb_layout
+
+        if evalb_layout(args.gold, args.format, args.layout) and evalb_layout(args.test, args.format, args.layout):
+            return _stream_evalb(args, fast)
     pair = read_pair(args.gold, args.test, args.metric, fmt=args.format, layout=args.layout, on_error=args.on_error,
                      evalb_params=fast)
-    if args.metric == "geig1991":
-        if args.param:
-            params["table"] = args.param
-        if args.rules:
-            params["rules"] = args.rules
-    elif args.metric == "conformance":
-        if args.param or args.rules:
-            params["rules"] = args.param or args.rules
-    elif args.metric == "leaf-ancestor":
-        params["costs"] = args.costs
     doc = score_trees(pair.pop("gold_trees"), pair.pop("test_trees"), args.metric, **pair, **params)
+    if args.bootstrap:
+        bootstrap_intervals(doc, metric, metric.rows(doc), args.bootstrap, args.seed)
     if args.json != "-":
-        sys.stdout.write(format_report(doc))
+        sys.stdout.write(metric.report(doc))
     if args.json:
-        text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
-        if args.json == "-":
-            sys.stdout.write(text)
-        else:
-            with open(args.json, "w", encoding="utf-8") as handle:
-                handle.write(text)
+        write_json(doc, args.json, indent=1)
+    _warn(doc)
+    stopped = doc["summary"].get("stopped")
+    if stopped:
+        print(f"error: {stopped['message']}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _warn(doc: dict) -> None:
     for problem in doc["summary"].get("problems", []):
         print(f"warning: {_where(problem)}{problem['message']}", file=sys.stderr)
     for row in doc["sentences"]:
         if row.get("status") == "error" and row.get("message"):
             print(f"{row['index']} : {row['message']}", file=sys.stderr)
-    stopped = doc["summary"].get("stopped")
+
+
+def _stream_evalb(args, params) -> int:
+    """evalb on two line-layout files, streamed (flat memory), bytes in and out as evalb does."""
+    from evaluation.trees.evalb_files import evalb_files
+
+    out = sys.stdout.buffer
+    err = sys.stderr.buffer
+
+    def report(text: str) -> None:
+        out.write(text.encode("utf-8", "surrogateescape"))
+
+    def message(text: str) -> None:  # words as read: Latin-1 bytes come back unchanged, like evalb's stderr
+        err.write((text + "\n").encode("utf-8", "surrogateescape"))
+        err.flush()
+
+    for problem in params.warnings:
+        print(f"warning: {_where(problem.as_dict())}{problem.message}", file=sys.stderr)
+    handle = None
+    json_write = None
+    if args.json == "-":
+        json_write = lambda text: out.write(text.encode("utf-8", "backslashreplace"))  # noqa: E731
+    elif args.json:
+        # a byte that is not UTF-8 is written as the JSON escape \udcXX: valid JSON, and lossless
+        handle = open(args.json, "w", encoding="utf-8", errors="backslashreplace")
+        json_write = handle.write
+    try:
+        summary = evalb_files(
+            args.gold, args.test, params, on_error=args.on_error or "skip",
+            report=None if args.json == "-" else report, json_write=json_write, message=message,
+        )
+    finally:
+        if handle:
+            handle.close()
+        out.flush()
+    for problem in summary.get("problems", [])[len(params.warnings):]:
+        print(f"warning: {_where(problem)}{problem['message']}", file=sys.stderr)
+    stopped = summary.get("stopped")
     if stopped:
         print(f"error: {stopped['message']}", file=sys.stderr)
         return 1
@@ -98,67 +139,5 @@ def _where(problem: dict) -> str:
 
 
 def format_report(doc: dict) -> str:
-    metric = doc["metric"]
-    if metric == "evalb":
-        from evaluation.trees.evalb import format_evalb
-
-        return format_evalb(doc)
-    lines = [f"# {doc['signature']}\n"]
-    s = doc["summary"]
-    if metric == "geig1991":
-        lines.append("  Sent.  Status  Std  Cand  Match  Recall  Prec.  Cross\n")
-        for r in doc["sentences"]:
-            if r["status"] != "ok":
-                lines.append("%7d  %-6s  %s\n" % (r["index"], r["status"], r.get("message", "")))
-                continue
-            lines.append(
-                "%7d  %-6s %4d  %4d  %5d  %6.3f %6.3f  %5d\n"
-                % (r["index"], r["status"], r["standard"], r["candidate"], r["matched"], r["recall"],
-                   r["precision"], r["crossing"])
-            )
-        lines.append("=== Summary ===\n")
-        lines.append("Sentences                 = %6d\n" % s["sentences"])
-        lines.append("Error sentences           = %6d\n" % s["errors"])
-        lines.append("Mean recall               = %6.3f\n" % s["mean_recall"])
-        lines.append("Mean precision            = %6.3f\n" % s["mean_precision"])
-        lines.append("Mean crossing             = %6.3f\n" % s["mean_crossing"])
-        lines.append("Crossing distribution     = %s\n" % ", ".join(
-            f"{k}: {v}" for k, v in s["crossing_distribution"].items()))
-    elif metric == "conformance":
-        lines.append("  Sent.  Status  KeyCons  RespCons  Matched  KCV  Recall  Prec.  Conf.\n")
-        for r in doc["sentences"]:
-            if r["status"] != "ok":
-                lines.append("%7d  %-6s  %s\n" % (r["index"], r["status"], r.get("message", "")))
-                continue
-            lines.append(
-                "%7d  %-6s  %7d  %8d  %7d  %3d  %6.3f %6.3f %6.3f\n"
-                % (r["index"], r["status"], r["key"], r["response"], r["matched"], r["violated"], r["recall"],
-                   r["precision"], r["conformance"])
-            )
-        lines.append("=== Summary (pooled) ===\n")
-        for key in ("sentences", "errors", "key", "response", "matched", "violated"):
-            lines.append("%-25s = %6d\n" % (key.capitalize(), s[key]))
-        for key in ("recall", "precision", "conformance"):
-            lines.append("%-25s = %6.3f\n" % (key.capitalize(), s[key]))
-    else:
-        lines.append("  Sent.  Status  Words   LA     GEIG-U  GEIG-L\n")
-        for r in doc["sentences"]:
-            if r["status"] != "ok":
-                lines.append("%7d  %-6s  %s\n" % (r["index"], r["status"], r.get("message", "")))
-                continue
-            lines.append(
-                "%7d  %-6s %5d  %6.3f  %6.3f  %6.3f\n"
-                % (r["index"], r["status"], len(r["words"]), r["score"], r["geig_unlabelled_f"], r["geig_labelled_f"])
-            )
-            for w in r["words"]:
-                if w["score"] < 1.0:
-                    lines.append("         %-16s %6.3f  gold: %s | test: %s\n" % (w["word"], w["score"], w["gold"], w["test"]))
-        lines.append("=== Summary ===\n")
-        lines.append("Sentences                 = %6d\n" % s["sentences"])
-        lines.append("Error sentences           = %6d\n" % s["errors"])
-        lines.append("Words                     = %6d\n" % s["words"])
-        lines.append("LA, mean over words       = %6.3f\n" % s["word_mean"])
-        lines.append("LA, mean over sentences   = %6.3f\n" % s["sentence_mean"])
-        lines.append("GEIG unlabelled F (mean)  = %6.3f\n" % s["geig_unlabelled_f_mean"])
-        lines.append("GEIG labelled F (mean)    = %6.3f\n" % s["geig_labelled_f_mean"])
-    return "".join(lines)
+    """The text report of a tree metric's document (the metric's own layout)."""
+    return metrics.get(doc["metric"]).report(doc)

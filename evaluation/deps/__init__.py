@@ -5,6 +5,11 @@ Public API (pure Python, no Django):
 * :func:`evaluation.deps.metrics.score_dependencies` (Lin 1998 triples, UAS, LAS)
 * :func:`evaluation.deps.convert.trees_to_dependencies` (head rules)
 * :func:`evaluation.deps.errorlab.run_error_lab` (controlled error insertion)
+* :func:`evaluation.deps.conll18.score_files` (the CoNLL 2018 shared task's
+  thirteen rows, ``deps --preset conll18``; reading in
+  :mod:`evaluation.deps.conll18_reader`)
+* :mod:`evaluation.deps.alignment` (CoNLL 2018 character-level alignment of two
+  tokenisations of one text: character spans, form/token cover, word alignment)
 """
 from .metrics import PunctRule, format_table, score_dependencies, score_files
 

@@ -69,6 +69,9 @@ class PunctRule:
         return f"{self.mode}:" + ",".join(sorted(self.tags))
 
 
+ROW_COLUMNS = ("gold", "test", "matched", "words", "head", "head_label", "label")
+
+
 @dataclass
 class _Counts:
     gold: int = 0  # gold triples
@@ -118,97 +121,115 @@ def _pos(word, pos: str | None) -> str:
     return word.upos if pos == "upos" else word.xpos
 
 
-def score_dependencies(
-    gold: list[DepSentence],
-    test: list[DepSentence],
-    *,
-    punct: PunctRule | str = "upos",
-    pos: str | None = "upos",
-    labels: bool = True,
-    per_sentence: bool = False,
-) -> dict:
-    """Score ``test`` against ``gold`` (paired by order). JSON-serialisable result.
-
-    Returns ``{"signature", "sentences", "totals": {precision, recall, f, uas,
-    las, label_accuracy, gold, test, matched, words}, "per_pos": {POS: {...}},
-    "per_label": {LABEL: {gold, test, correct, precision, recall, f}},
-    "excluded_punct": {"gold", "test"}, "unattached": {"gold", "test"},
-    "mismatched_sentences": [...], "sentence_scores": [...]?}``.
-    """
+def _check_options(punct, pos, labels) -> tuple[PunctRule, str | None, bool | str]:
     if isinstance(punct, str):
         punct = PunctRule.parse(punct)
     if pos not in (None, "upos", "xpos"):
         raise InputError(f"pos must be upos, xpos or none, not {pos!r}")
+    if labels == "full":
+        labels = True
+    if labels not in (True, False, "universal"):
+        raise InputError(f"labels must be full, universal or none, not {labels!r}")
+    return punct, pos, labels
+
+
+def _pair(gold: list[DepSentence], test: list[DepSentence]):
+    """Gold and test sentences paired by order (the counts must agree)."""
     if len(gold) != len(test):
         raise InputError(
             f"gold has {len(gold)} sentences, test has {len(test)}: cannot pair them",
             file=(test[0].file if test else None),
         )
-    total = _Counts()
-    per_pos: dict[str, _Counts] = {}
-    per_label: dict[str, _LabelCounts] = {}
-    excluded = {"gold": 0, "test": 0}
-    unattached = {"gold": 0, "test": 0}
-    mismatched: list[dict] = []
-    sentence_scores: list[dict] = []
+    return zip(gold, test)
 
-    for gs, ts in zip(gold, test):
+
+class _Tally:
+    """The running counts of one scoring: corpus totals, per POS, per label, per sentence."""
+
+    def __init__(self, punct: PunctRule, pos: str | None, universal: bool):
+        self.punct, self.pos, self.universal = punct, pos, universal
+        self.total = _Counts()
+        self.per_pos: dict[str, _Counts] = {}
+        self.per_label: dict[str, _LabelCounts] = {}
+        self.excluded = {"gold": 0, "test": 0}
+        self.unattached = {"gold": 0, "test": 0}
+        self.mismatched: list[dict] = []
+
+    def rel(self, word) -> str:
+        return word.deprel.split(":", 1)[0] if self.universal else word.deprel
+
+    def pos_counts(self, word) -> _Counts:
+        return self.per_pos.setdefault(_pos(word, self.pos) or "_", _Counts())
+
+    def add(self, gs: DepSentence, ts: DepSentence) -> _Counts:
+        """Count one sentence pair into the tally; returns the sentence's own counts."""
+        gskip, tskip = self._skips(gs, ts)
+        sc = _Counts()
+        self._count_triples(gs, ts, gskip, tskip, sc)
+        self._count_attachments(gs, ts, gskip, tskip, sc)
+        for k in ROW_COLUMNS:
+            setattr(self.total, k, getattr(self.total, k) + getattr(sc, k))
+        return sc
+
+    def _skips(self, gs, ts) -> tuple[list[bool], list[bool]]:
         aligned = len(gs.words) == len(ts.words)
         if not aligned or any(g.form != t.form for g, t in zip(gs.words, ts.words)):
-            mismatched.append({
+            self.mismatched.append({
                 "sentence": gs.name, "gold_words": len(gs.words), "test_words": len(ts.words),
                 "gold_line": gs.line, "test_line": ts.line,
             })
         if aligned:
-            skip = [punct.is_punct(g) for g in gs.words]
+            skip = [self.punct.is_punct(g) for g in gs.words]
             gskip = tskip = skip
         else:
-            gskip = [punct.is_punct(g) for g in gs.words]
-            tskip = [punct.is_punct(t) for t in ts.words]
-        excluded["gold"] += sum(gskip)
-        excluded["test"] += sum(tskip)
-        sc = _Counts()
-        gtrip = {}
-        for g, sk in zip(gs.words, gskip):
+            gskip = [self.punct.is_punct(g) for g in gs.words]
+            tskip = [self.punct.is_punct(t) for t in ts.words]
+        self.excluded["gold"] += sum(gskip)
+        self.excluded["test"] += sum(tskip)
+        return gskip, tskip
+
+    def _triples(self, words, skip, side: str) -> dict:
+        trip = {}
+        for w, sk in zip(words, skip):
             if sk:
                 continue
-            if g.head is None:
-                unattached["gold"] += 1
+            if w.head is None:
+                self.unattached[side] += 1
                 continue
-            gtrip[(g.id, _pos(g, pos), g.head)] = g
-        ttrip = {}
-        for t, sk in zip(ts.words, tskip):
-            if sk:
-                continue
-            if t.head is None:
-                unattached["test"] += 1
-                continue
-            ttrip[(t.id, _pos(t, pos), t.head)] = t
+            trip[(w.id, _pos(w, self.pos), w.head)] = w
+        return trip
+
+    def _count_triples(self, gs, ts, gskip, tskip, sc: _Counts) -> None:
+        gtrip = self._triples(gs.words, gskip, "gold")
+        ttrip = self._triples(ts.words, tskip, "test")
         common = gtrip.keys() & ttrip.keys()
         for key, g in gtrip.items():
-            c = per_pos.setdefault(_pos(g, pos) or "_", _Counts())
+            c = self.pos_counts(g)
             c.gold += 1
             sc.gold += 1
             if key in common:
                 c.matched += 1
                 sc.matched += 1
         for key, t in ttrip.items():
-            per_pos.setdefault(_pos(t, pos) or "_", _Counts()).test += 1
+            self.pos_counts(t).test += 1
             sc.test += 1
-        # attachment scores: every scored gold word, against the test word at the same position
+
+    def _count_attachments(self, gs, ts, gskip, tskip, sc: _Counts) -> None:
+        # every scored gold word, against the test word at the same position
+        rel = self.rel
         for i, (g, sk) in enumerate(zip(gs.words, gskip)):
             if sk:
                 continue
             t = ts.words[i] if i < len(ts.words) else None
-            c = per_pos.setdefault(_pos(g, pos) or "_", _Counts())
-            lc = per_label.setdefault(g.deprel, _LabelCounts())
+            c = self.pos_counts(g)
+            lc = self.per_label.setdefault(rel(g), _LabelCounts())
             lc.gold += 1
             for cnt in (c, sc):
                 cnt.words += 1
             if t is None:
                 continue
             head_ok = g.head is not None and t.head == g.head
-            label_ok = g.deprel == t.deprel
+            label_ok = rel(g) == rel(t)
             if head_ok:
                 c.head += 1
                 sc.head += 1
@@ -221,28 +242,65 @@ def score_dependencies(
                 lc.correct += 1
         for t, sk in zip(ts.words, tskip):
             if not sk:
-                per_label.setdefault(t.deprel, _LabelCounts()).test += 1
-        for k in ("gold", "test", "matched", "words", "head", "head_label", "label"):
-            setattr(total, k, getattr(total, k) + getattr(sc, k))
-        if per_sentence:
-            sentence_scores.append({"sentence": gs.name, **sc.figures()})
+                self.per_label.setdefault(rel(t), _LabelCounts()).test += 1
 
-    figures = total.figures()
+
+def _finish(tally: _Tally, sentences: int, labels: bool | str) -> dict:
+    """The JSON document of a finished tally (without ``sentence_scores``)."""
+    figures = tally.total.figures()
     if not labels:
         figures.pop("las")
         figures.pop("label_accuracy")
-    result = {
+    per_pos, per_label = tally.per_pos, tally.per_label
+    return {
         "signature": make_signature(
-            "deps-lin1998", pos=pos or "none", punct=punct.describe(), labels=labels),
+            "deps-lin1998", pos=tally.pos or "none", punct=tally.punct.describe(), labels=labels),
         "metric": "dependency",
-        "sentences": len(gold),
+        "sentences": sentences,
         "totals": figures,
         "per_pos": {k: per_pos[k].figures() for k in sorted(per_pos)},
         "per_label": {k: per_label[k].figures() for k in sorted(per_label)} if labels else {},
-        "excluded_punct": excluded,
-        "unattached": unattached,
-        "mismatched_sentences": mismatched,
+        "excluded_punct": tally.excluded,
+        "unattached": tally.unattached,
+        "mismatched_sentences": tally.mismatched,
     }
+
+
+def score_dependencies(
+    gold: list[DepSentence],
+    test: list[DepSentence],
+    *,
+    punct: PunctRule | str = "upos",
+    pos: str | None = "upos",
+    labels: bool | str = True,
+    per_sentence: bool = False,
+    rows: list | None = None,
+) -> dict:
+    """Score ``test`` against ``gold`` (paired by order). JSON-serialisable result.
+
+    ``rows``: a list that receives, per sentence, the counts :data:`ROW_COLUMNS` (what the statistics
+    layer sums per genre and resamples for intervals).
+
+    Returns ``{"signature", "sentences", "totals": {precision, recall, f, uas,
+    las, label_accuracy, gold, test, matched, words}, "per_pos": {POS: {...}},
+    "per_label": {LABEL: {gold, test, correct, precision, recall, f}},
+    "excluded_punct": {"gold", "test"}, "unattached": {"gold", "test"},
+    "mismatched_sentences": [...], "sentence_scores": [...]?}``.
+
+    ``labels``: ``True`` / ``"full"`` compares relation labels whole;
+    ``"universal"`` drops subtypes on both sides first (``nmod:poss`` ->
+    ``nmod``, as CoNLL 2018 does); ``False`` leaves LAS and labels out.
+    """
+    punct, pos, labels = _check_options(punct, pos, labels)
+    tally = _Tally(punct, pos, labels == "universal")
+    sentence_scores: list[dict] = []
+    for gs, ts in _pair(gold, test):
+        sc = tally.add(gs, ts)
+        if rows is not None:
+            rows.append(tuple(getattr(sc, k) for k in ROW_COLUMNS))
+        if per_sentence:
+            sentence_scores.append({"sentence": gs.name, **sc.figures()})
+    result = _finish(tally, len(gold), labels)
     if per_sentence:
         result["sentence_scores"] = sentence_scores
     return result

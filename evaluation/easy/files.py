@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Iterable, Mapping
 
 from annotations.easy.reader import document_key
 from annotations.errors import InputError, Problem
+from annotations.names import genre_of
+
+__all__ = ["list_xml", "genre_of", "read_genres", "pair_files", "gold_sha256", "gold_sha256_bytes"]
 
 
 def list_xml(path) -> list[Path]:
@@ -18,21 +20,11 @@ def list_xml(path) -> list[Path]:
         files = sorted((p for p in path.iterdir() if p.is_file() and p.suffix.lower() == ".xml"),
                        key=lambda p: p.name)
         if not files:
-            raise InputError(f"no .xml file in folder {path}", file=str(path))
+            raise InputError("empty input: no .xml file in this folder", file=str(path))
         return files
     if not path.exists():
-        raise InputError(f"no such file or folder: {path}", file=str(path))
+        raise InputError("no such file or folder", file=str(path))
     return [path]
-
-
-def genre_of(name: str) -> str:
-    """The genre of a document from its file name: the name up to the first ``_``.
-
-    ``general_lemonde.xml`` -> ``general``; ``oral_delic_1.xml`` -> ``oral``;
-    a name without ``_`` is its own genre (without ``.xml``).
-    """
-    key = document_key(name)
-    return key.split("_", 1)[0] if "_" in key else key
 
 
 def read_genres(path) -> dict[str, str]:

@@ -11,22 +11,38 @@ from .ranges import ALL_BITS, EQUAL, range_mask
 
 
 def maximum_matching(adjacency: list[list[int]]) -> int:
-    """Size of a maximum matching; ``adjacency[h]`` lists the reference indexes ``h`` may match."""
+    """Size of a maximum matching; ``adjacency[h]`` lists the reference indexes ``h`` may match.
+
+    The augmenting path is searched with an explicit stack: a path can be as long as a sentence has items
+    of one type, which no recursion limit should bound."""
     owner: dict[int, int] = {}
-
-    def augment(h: int, seen: set) -> bool:
-        for r in adjacency[h]:
-            if r in seen:
-                continue
-            seen.add(r)
-            if r not in owner or augment(owner[r], seen):
-                owner[r] = h
-                return True
-        return False
-
     size = 0
-    for h in range(len(adjacency)):
-        if adjacency[h] and augment(h, set()):
+    for start in range(len(adjacency)):
+        if not adjacency[start]:
+            continue
+        seen: set = set()
+        stack = [(start, iter(adjacency[start]))]
+        path: list[int] = []  # path[i]: the reference item tried by stack[i]
+        found = False
+        while stack and not found:
+            h, candidates = stack[-1]
+            for r in candidates:
+                if r in seen:
+                    continue
+                seen.add(r)
+                path.append(r)
+                if r not in owner:
+                    found = True
+                else:
+                    stack.append((owner[r], iter(adjacency[owner[r]])))
+                break
+            else:  # no way on from h: back to the previous item
+                stack.pop()
+                if path:
+                    path.pop()
+        if found:
+            for (h, _), r in zip(stack, path):
+                owner[r] = h
             size += 1
     return size
 

@@ -9,7 +9,7 @@ whatever the function.
 """
 from __future__ import annotations
 
-from annotations.easy.model import Group, Sentence
+from annotations.easy.model import Sentence
 
 Range = "tuple[int, int] | None"
 

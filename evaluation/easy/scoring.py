@@ -7,20 +7,19 @@ are streamed.
 """
 from __future__ import annotations
 
-import math
-import os
 import warnings as _warnings
 from typing import Callable, Iterable, Mapping
 
 import numpy as np
 
-from annotations.easy.model import Document, Sentence
+from annotations.easy.model import Document
 from annotations.easy.reader import (DEFAULT_MAX_PROBLEMS, ProblemSink, compare_forms, document_key, iter_sentences,
                                      source_name)
 from annotations.easy.schema import DEFAULT_SCHEMA, EasySchema
 from annotations.easy.validate import reference_forms
 from annotations.errors import InputError, Problem
 from evaluation.signature import make_signature
+from evaluation.stats import ALL, DEFAULT_SEED, f_from_counts, interval, prf, resampled_sums
 from evaluation.version import SCORER_VERSION
 
 from .files import genre_of
@@ -28,8 +27,6 @@ from .matching import match_counts
 from .ranges import BIT, MATCHES, MODES, HypothesisView, ReferenceView
 
 LAYERS = ("constituents", "relations")
-ALL = "ALL"
-DEFAULT_SEED = 12345
 DEFAULT_BOOTSTRAP = 1000
 MAX_WARNINGS = 1000
 
@@ -41,18 +38,6 @@ def cell_signature(layer: str, mode: str | None, match: str, agg: str, bootstrap
 def corpus_signature(matches, modes, bootstrap: int, seed: int) -> str:
     return make_signature("easy", mode=list(modes), match=list(matches), agg="micro+macro", bs=bootstrap,
                           seed=seed)
-
-
-def prf(fc: int, fp: int, cr: int) -> tuple[float | None, float | None, float | None]:
-    """P = fc/fp, R = fc/cr, F = 2PR/(P+R) = 2fc/(fp+cr).
-
-    P is undefined (None) when fp = 0, R when cr = 0; F is undefined only
-    when both are (nothing found and nothing to find), and 0 when fc = 0.
-    """
-    p = fc / fp if fp else None
-    r = fc / cr if cr else None
-    f = 2 * fc / (fp + cr) if (fp + cr) else None
-    return p, r, f
 
 
 class Plan:
@@ -148,17 +133,6 @@ def _extend_all(x: np.ndarray, plan: Plan) -> np.ndarray:
     return np.concatenate(blocks, axis=-1)
 
 
-def _f_array(fc, fp, cr):
-    den = fp + cr
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(den > 0, 2.0 * fc / np.where(den > 0, den, 1), np.nan)
-
-
-def _nan_to_none(x) -> float | None:
-    x = float(x)
-    return None if math.isnan(x) else x
-
-
 class _Rows:
     """Per-gold-sentence count rows, filled as run sentences stream in."""
 
@@ -215,8 +189,63 @@ def score_corpus(
     ``progress(done, total)`` is called after each run document and after
     the bootstrap.
     """
-    matches = tuple(matches)
-    modes = tuple(modes)
+    matches, modes = _check_options(tuple(matches), tuple(modes), bootstrap)
+    plan, gold, counting = count_sentences(gold_docs, run_docs, genres, matches=matches, modes=modes,
+                                           progress=progress, schema=schema, corpus=corpus,
+                                           max_problems=max_problems)
+    total = counting.documents_read + 1
+    result = aggregate(counting.rows.fc, counting.rows.fp, counting.rows.cr, gold.row_genre, plan,
+                       counting.submitted, bootstrap=bootstrap, seed=seed)
+    if progress is not None:
+        progress(total, total)
+    warnings = gold.warnings + counting.warnings
+    if len(warnings) > MAX_WARNINGS:
+        extra = len(warnings) - MAX_WARNINGS
+        warnings = warnings[:MAX_WARNINGS] + [Problem(f"... and {extra} more warnings not shown")]
+    return {
+        "signature": corpus_signature(matches, modes, bootstrap, seed),
+        "scorer_version": SCORER_VERSION,
+        "gold_sha256": gold_sha256,
+        "cells": result["cells"],
+        "macro": result["macro"],
+        "warnings": [w.as_dict() for w in warnings],
+        "layers_submitted": counting.submitted,
+        "parameters": {
+            "matches": list(matches), "modes": list(modes), "bootstrap": bootstrap, "seed": seed,
+            "schema": schema.name, "bootstrap_strata": "genre", "ci_level": 0.95,
+        },
+        "genres": result["genres"],
+        "documents": gold.documents,
+        "counts": {"gold_sentences": len(gold.row_genre), **counting.stats, **gold.dedup},
+    }
+
+
+def count_sentences(gold_docs, run_docs, genres=None, *, matches: Iterable[str] = MATCHES,
+                    modes: Iterable[str] = MODES, progress: Callable[[int, int], None] | None = None,
+                    schema: EasySchema = DEFAULT_SCHEMA, corpus=None,
+                    max_problems: int | None = DEFAULT_MAX_PROBLEMS) -> tuple[Plan, "_GoldIndex", "_Counting"]:
+    """The per-gold-sentence count rows of a run (``counting.rows.fc/fp/cr``, one row per gold sentence,
+    genre ``gold.row_genre[i]``), before any aggregation: what :func:`score_corpus` sums, and what the paired
+    significance tests resample. ``progress`` counts one step per run document plus one to come."""
+    plan = Plan(schema, tuple(matches), tuple(modes))
+    gold = _GoldIndex(_as_docs(gold_docs), _genre_function(genres), schema.relation_roles)
+    counting = _Counting(gold, plan, schema, corpus, max_problems)
+    run_list = _as_docs(run_docs)
+    total = len(run_list) + 1
+    seen_keys = set()
+    for done, (key, run) in enumerate(run_list, 1):
+        if key in seen_keys:
+            raise InputError(f"two run documents share the name {key}")
+        seen_keys.add(key)
+        counting.add_run(key, run)
+        if progress is not None:
+            progress(done, total)
+    counting.documents_read = len(run_list)
+    counting.finish()
+    return plan, gold, counting
+
+
+def _check_options(matches: tuple, modes: tuple, bootstrap: int) -> tuple[tuple, tuple]:
     for m in matches:
         if m not in MATCHES:
             raise InputError(f"unknown range function {m!r} (expected one of {', '.join(MATCHES)})")
@@ -227,159 +256,151 @@ def score_corpus(
         raise InputError("at least one range function and one mode are needed")
     if bootstrap < 0:
         raise InputError("the bootstrap size must be >= 0")
-    plan = Plan(schema, matches, modes)
+    return matches, modes
+
+
+def _genre_function(genres) -> Callable[[str], str]:
     if genres is None:
-        genre_fn = genre_of
-    elif callable(genres):
-        genre_fn = genres
-    else:
-        gmap = {document_key(k): v for k, v in genres.items()}
+        return genre_of
+    if callable(genres):
+        return genres
+    gmap = {document_key(k): v for k, v in genres.items()}
+    return lambda key: gmap.get(key) or genre_of(key)
 
-        def genre_fn(key, _m=gmap):
-            return _m.get(key) or genre_of(key)
 
-    warnings: list[Problem] = []
-    gold_list = _as_docs(gold_docs)
-    if not gold_list:
-        raise InputError("no gold document")
-    # -- gold: reference views, one row per gold sentence ------------------------
-    relation_roles = schema.relation_roles
-    gold_index: dict[str, dict[str, tuple[int, ReferenceView, tuple]]] = {}
-    row_genre: list[str] = []
-    documents = []
-    dedup = {"gold_groups_read": 0, "gold_groups_scored": 0, "gold_relations_read": 0, "gold_relations_scored": 0}
-    for key, doc in gold_list:
-        if key in gold_index:
+class _GoldIndex:
+    """The gold: per document, per sentence id, its count row, reference view and forms; one genre per row."""
+
+    def __init__(self, gold_list: list, genre_fn: Callable[[str], str], relation_roles):
+        if not gold_list:
+            raise InputError("no gold document")
+        self.sentences: dict[str, dict[str, tuple[int, ReferenceView, tuple]]] = {}
+        self.row_genre: list[str] = []
+        self.documents: list[dict] = []
+        self.warnings: list[Problem] = []
+        self.dedup = {"gold_groups_read": 0, "gold_groups_scored": 0, "gold_relations_read": 0,
+                      "gold_relations_scored": 0}
+        for key, doc in gold_list:
+            self._add(key, doc, genre_fn, relation_roles)
+        self.by_name = {d["name"]: d for d in self.documents}
+
+    def _add(self, key: str, doc: Document, genre_fn, relation_roles) -> None:
+        if key in self.sentences:
             raise InputError(f"two gold documents share the name {key}")
         if doc.problems:
             raise InputError(doc.problems)
-        warnings.extend(doc.warnings)
+        self.warnings.extend(doc.warnings)
         genre = genre_fn(key)
         sents = {}
         for s in doc.sentences:
             ref = ReferenceView(s, relation_roles)
-            sents[s.id] = (len(row_genre), ref, tuple((f.id, f.text) for f in s.forms))
-            row_genre.append(genre)
-            dedup["gold_groups_read"] += len(s.groups)
-            dedup["gold_relations_read"] += len(s.relations)
-            dedup["gold_groups_scored"] += sum(len(v) for v in ref.cons.values())
-            dedup["gold_relations_scored"] += sum(len(v) for v in ref.rels.values())
-        gold_index[key] = sents
-        documents.append({"name": key, "genre": genre, "gold_sentences": len(sents), "run": False,
-                          "run_sentences": 0})
-    doc_info = {d["name"]: d for d in documents}
-    rows = _Rows(len(row_genre), plan.ncols)
-    # -- runs: streamed, validated, counted ---------------------------------------
-    sink = ProblemSink(max_problems)
-    run_list = _as_docs(run_docs)
-    corpus_forms = {document_key(k): reference_forms(v) for k, v in (corpus or {}).items()}
-    submitted = {"constituents": False, "relations": False}
-    total = len(run_list) + 1
-    stats = {"run_sentences": 0, "run_sentences_without_gold": 0, "gold_sentences_missing_from_run": 0}
-    run_keys = set()
-    for done, (key, run) in enumerate(run_list, 1):
-        if key in run_keys:
-            raise InputError(f"two run documents share the name {key}")
-        run_keys.add(key)
-        gold_sents = gold_index.get(key)
-        text = corpus_forms.get(key)
+            sents[s.id] = (len(self.row_genre), ref, tuple((f.id, f.text) for f in s.forms))
+            self.row_genre.append(genre)
+            self.dedup["gold_groups_read"] += len(s.groups)
+            self.dedup["gold_relations_read"] += len(s.relations)
+            self.dedup["gold_groups_scored"] += sum(len(v) for v in ref.cons.values())
+            self.dedup["gold_relations_scored"] += sum(len(v) for v in ref.rels.values())
+        self.sentences[key] = sents
+        self.documents.append({"name": key, "genre": genre, "gold_sentences": len(sents), "run": False,
+                               "run_sentences": 0})
+
+
+class _Counting:
+    """Run documents streamed in one by one: validated against the corpus or gold forms, counted per sentence."""
+
+    def __init__(self, gold: _GoldIndex, plan: Plan, schema: EasySchema, corpus, max_problems):
+        self.gold, self.plan, self.schema = gold, plan, schema
+        self.rows = _Rows(len(gold.row_genre), plan.ncols)
+        self.sink = ProblemSink(max_problems)
+        self.corpus_forms = {document_key(k): reference_forms(v) for k, v in (corpus or {}).items()}
+        self.submitted = {"constituents": False, "relations": False}
+        self.documents_read = 0
+        self.stats = {"run_sentences": 0, "run_sentences_without_gold": 0, "gold_sentences_missing_from_run": 0}
+        self.warnings: list[Problem] = []
+
+    def add_run(self, key: str, run) -> None:
+        gold_sents = self.gold.sentences.get(key)
+        text = self.corpus_forms.get(key)
         if gold_sents is None:
-            warnings.append(Problem(f"run document {key} has no gold: validated, not scored", file=key))
+            self.warnings.append(Problem(f"run document {key} has no gold: validated, not scored", file=key))
         gold_forms = ({sid: forms for sid, (_, _, forms) in gold_sents.items()} if gold_sents is not None
                       else None)
         expected = text if text is not None else gold_forms
         ids: list[str] = []
         if isinstance(run, Document):
-            file = run.name
-            for p in run.problems:
-                sink.add(p)
-            warnings.extend(run.warnings)
-            submitted["constituents"] |= run.has_constituents
-            submitted["relations"] |= run.has_relations
-            info = None
-            sentences = []
-            for s in run.sentences:
-                ids.append(s.id)
-                exp = expected.get(s.id) if expected is not None else None
-                if exp is None:
-                    if text is not None:
-                        sink.add(Problem(f"unknown sentence id {s.id}: not in the corpus", file=file,
-                                         line=s.line, sentence=s.id, element="E"))
-                else:
-                    for p in compare_forms(s, exp, file):
-                        sink.add(p)
-                if gold_sents is not None and s.id in gold_sents:
-                    sentences.append(s)
+            file, info = run.name, None
+            sentences = self._read_document(run, expected, text, gold_sents, file, ids)
         else:
             file = source_name(run)
             if document_key(file) != key:
                 file = f"{key}.xml"  # a copy under another name (an unpacked upload): name the document
             info = {}
             wanted = (lambda sid, _g=gold_sents: sid in _g) if gold_sents is not None else (lambda sid: False)
-            sentences = iter_sentences(run, schema=schema, gold=False, problems=sink, warnings=warnings,
-                                       info=info, name=file, want=wanted, expected_forms=expected,
-                                       expected_complete=text is not None, seen=ids)
+            sentences = iter_sentences(run, schema=self.schema, gold=False, problems=self.sink,
+                                       warnings=self.warnings, info=info, name=file, want=wanted,
+                                       expected_forms=expected, expected_complete=text is not None, seen=ids)
         for s in sentences:
             row, ref, _ = gold_sents[s.id]
-            if len(sink):
+            if len(self.sink):
                 continue  # the run is invalid anyway: only keep validating
-            rows.set(row, count_sentence(ref, HypothesisView(s, ref, modes), plan))
+            self.rows.set(row, count_sentence(ref, HypothesisView(s, ref, self.plan.modes), self.plan))
+        self._account(key, file, ids, info, gold_sents)
+
+    def _read_document(self, run: Document, expected, text, gold_sents, file: str, ids: list) -> list:
+        """An in-memory run document: its sentences that have gold, every one checked against ``expected``."""
+        for p in run.problems:
+            self.sink.add(p)
+        self.warnings.extend(run.warnings)
+        self.submitted["constituents"] |= run.has_constituents
+        self.submitted["relations"] |= run.has_relations
+        sentences = []
+        for s in run.sentences:
+            ids.append(s.id)
+            exp = expected.get(s.id) if expected is not None else None
+            if exp is None:
+                if text is not None:
+                    self.sink.add(Problem(f"unknown sentence id {s.id}: not in the corpus", file=file,
+                                          line=s.line, sentence=s.id, element="E"))
+            else:
+                for p in compare_forms(s, exp, file):
+                    self.sink.add(p)
+            if gold_sents is not None and s.id in gold_sents:
+                sentences.append(s)
+        return sentences
+
+    def _account(self, key: str, file: str, ids: list, info: dict | None, gold_sents) -> None:
         seen = set(ids)
-        n_run = len(ids)
-        stats["run_sentences_without_gold"] += sum(1 for sid in ids if gold_sents is None or sid not in gold_sents)
-        stats["run_sentences"] += n_run
+        self.stats["run_sentences_without_gold"] += sum(1 for sid in ids if gold_sents is None or sid not in gold_sents)
+        self.stats["run_sentences"] += len(ids)
         if info is not None:
-            submitted["constituents"] |= bool(info.get("has_constituents"))
-            submitted["relations"] |= bool(info.get("has_relations"))
+            self.submitted["constituents"] |= bool(info.get("has_constituents"))
+            self.submitted["relations"] |= bool(info.get("has_relations"))
         if gold_sents is not None:
-            doc_info[key]["run"] = True
-            doc_info[key]["run_sentences"] = n_run
+            self.gold.by_name[key]["run"] = True
+            self.gold.by_name[key]["run_sentences"] = len(ids)
             missing = [sid for sid in gold_sents if sid not in seen]
             if missing:
-                stats["gold_sentences_missing_from_run"] += len(missing)
+                self.stats["gold_sentences_missing_from_run"] += len(missing)
                 shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
-                warnings.append(Problem(f"{len(missing)} gold sentence(s) missing from the run (scored as empty "
-                                        f"output): {shown}", file=file))
-        if progress is not None:
-            progress(done, total)
-    if len(sink):
-        raise InputError(sink.result())
-    for key, d in doc_info.items():
-        if not d["run"]:
-            warnings.append(Problem(f"no run for gold document {key}: its sentences score as empty output",
-                                    file=key))
-            stats["gold_sentences_missing_from_run"] += d["gold_sentences"]
-    # gold sentences the run never gave: empty hypothesis
-    for key, sents in gold_index.items():
-        for row, ref, _ in sents.values():
-            if not rows.done[row]:
-                rows.set(row, count_sentence(ref, None, plan))
-    for layer in LAYERS:
-        if not submitted[layer]:
-            warnings.append(Problem(f"the run has no {layer}: layer reported as not submitted"))
-    result = aggregate(rows.fc, rows.fp, rows.cr, row_genre, plan, submitted, bootstrap=bootstrap, seed=seed)
-    if progress is not None:
-        progress(total, total)
-    if len(warnings) > MAX_WARNINGS:
-        extra = len(warnings) - MAX_WARNINGS
-        warnings = warnings[:MAX_WARNINGS] + [Problem(f"... and {extra} more warnings not shown")]
-    out = {
-        "signature": corpus_signature(matches, modes, bootstrap, seed),
-        "scorer_version": SCORER_VERSION,
-        "gold_sha256": gold_sha256,
-        "cells": result["cells"],
-        "macro": result["macro"],
-        "warnings": [w.as_dict() for w in warnings],
-        "layers_submitted": submitted,
-        "parameters": {
-            "matches": list(matches), "modes": list(modes), "bootstrap": bootstrap, "seed": seed,
-            "schema": schema.name, "bootstrap_strata": "genre", "ci_level": 0.95,
-        },
-        "genres": result["genres"],
-        "documents": documents,
-        "counts": {"gold_sentences": len(row_genre), **stats, **dedup},
-    }
-    return out
+                self.warnings.append(Problem(f"{len(missing)} gold sentence(s) missing from the run (scored as "
+                                             f"empty output): {shown}", file=file))
+
+    def finish(self) -> None:
+        """Raise the runs' problems, if any; otherwise count what the runs never gave as empty output."""
+        if len(self.sink):
+            raise InputError(self.sink.result())
+        for key, d in self.gold.by_name.items():
+            if not d["run"]:
+                self.warnings.append(Problem(f"no run for gold document {key}: its sentences score as empty "
+                                             f"output", file=key))
+                self.stats["gold_sentences_missing_from_run"] += d["gold_sentences"]
+        for sents in self.gold.sentences.values():
+            for row, ref, _ in sents.values():
+                if not self.rows.done[row]:
+                    self.rows.set(row, count_sentence(ref, None, self.plan))
+        for layer in LAYERS:
+            if not self.submitted[layer]:
+                self.warnings.append(Problem(f"the run has no {layer}: layer reported as not submitted"))
 
 
 def aggregate(fc, fp, cr, row_genre: list[str], plan: Plan, submitted: Mapping[str, bool], *,
@@ -399,21 +420,13 @@ def aggregate(fc, fp, cr, row_genre: list[str], plan: Plan, submitted: Mapping[s
     # bootstrap: resample sentences with replacement within each genre
     boot_f = {}
     if bootstrap > 0 and len(row_genre):
-        # Resampling counts (multinomial = sentences drawn with replacement) times per-sentence counts:
-        # one matrix product per genre. float32 is exact here (integer sums far below 2**24).
-        rng = np.random.default_rng(seed)
         acc = None
-        for g, idx in zip(genres, strata):
-            n = len(idx)
-            weights = rng.multinomial(n, np.full(n, 1.0 / n), size=bootstrap).astype(np.float32)
-            part = tuple((weights @ x[idx].astype(np.float32)).astype(np.float64) for x in (fc_e, fp_e, cr_e))
-            del weights
-            boot_f[g] = _f_array(*part)
+        for g, part in resampled_sums((fc_e, fp_e, cr_e), row_genre, bootstrap, seed):
+            boot_f[g] = f_from_counts(*part)
             acc = part if acc is None else tuple(a + b for a, b in zip(acc, part))
-        boot_f[ALL] = _f_array(*acc)
+        boot_f[ALL] = f_from_counts(*acc)
     # assemble
     cells, macro = [], []
-    width = {}
     col = 0
     layout = []
     for layer, mode, match, _, types in plan.ways:
@@ -434,13 +447,7 @@ def aggregate(fc, fp, cr, row_genre: list[str], plan: Plan, submitted: Mapping[s
                 c = base + k
                 a, b, d = int(sfc[c]), int(sfp[c]), int(scr[c])
                 p, r, f = prf(a, b, d)
-                ci = None
-                if bf is not None and f is not None:
-                    with _warnings.catch_warnings():
-                        _warnings.simplefilter("ignore", RuntimeWarning)
-                        lo, hi = np.nanpercentile(bf[:, c], [2.5, 97.5])
-                    if not (math.isnan(lo) or math.isnan(hi)):
-                        ci = [float(lo), float(hi)]
+                ci = interval(bf[:, c]) if bf is not None and f is not None else None
                 cells.append({"layer": layer, "mode": mode, "match": match, "genre": g, "type": t,
                               "fc": a, "fp": b, "cr": d, "p": p, "r": r, "f": f, "ci": ci, "signature": sig})
                 if t != ALL and f is not None:
@@ -455,9 +462,7 @@ def aggregate(fc, fp, cr, row_genre: list[str], plan: Plan, submitted: Mapping[s
                 with _warnings.catch_warnings():
                     _warnings.simplefilter("ignore", RuntimeWarning)
                     per_resample = np.nanmean(bf[:, base:base + len(types)], axis=1)
-                    lo, hi = np.nanpercentile(per_resample, [2.5, 97.5])
-                if not (math.isnan(lo) or math.isnan(hi)):
-                    mci = [float(lo), float(hi)]
+                mci = interval(per_resample)
             macro.append({
                 "layer": layer, "mode": mode, "match": match, "genre": g, "type": ALL,
                 "fc": int(sfc[c_all]), "fp": int(sfp[c_all]), "cr": int(scr[c_all]),

@@ -1,12 +1,18 @@
-"""The campaign kinds: how each one imports its corpus, validates, scores and stores a run.
+"""The campaign kinds: how each one imports its corpus, validates, scores and shows a run.
 
-``get(kind)`` / ``for_campaign(campaign)`` return an object with ``name``,
-``suffixes`` (run and gold file names), ``import_corpus``,
-``validate_run_files``, ``score_run_files`` and ``parameters``. The EASY kind
-is the original pipeline; the constituency and dependency kinds share
-:mod:`evaluation.kinds.base`.
+Every kind object has ``name``, ``label``, ``suffixes`` (run and gold file
+names), ``file_help``, ``options_error``, ``has_word_view``,
+``import_corpus``, ``parameters``, ``validate_run_files``,
+``score_run_files``, ``gold_files``, ``campaign_page``, ``run_page`` and
+``diagnostics_page``. The constituency and dependency kinds share
+:mod:`evaluation.kinds.base`. :data:`KINDS` is registered with
+:mod:`campaign.kinds` when the app starts (``EvaluationConfig.ready``), which
+is how the rest of the code reaches them (``get`` and ``for_campaign`` here
+are that registry's).
 """
 from __future__ import annotations
+
+from campaign.kinds import for_campaign, get  # the one registry they are registered with at start-up
 
 from .constituency import ConstituencyKind
 from .dependency import DependencyKind
@@ -14,20 +20,4 @@ from .easy import EasyKind
 
 KINDS = {k.name: k for k in (EasyKind(), ConstituencyKind(), DependencyKind())}
 
-
-def get(kind: str):
-    try:
-        return KINDS[kind]
-    except KeyError:
-        raise ValueError(f"unknown campaign kind {kind!r} (expected one of {', '.join(KINDS)})") from None
-
-
-def for_campaign(campaign):
-    return get(campaign.kind)
-
-
-def suffixes(campaign) -> tuple[str, ...]:
-    return get(campaign.kind).suffixes
-
-
-__all__ = ["KINDS", "get", "for_campaign", "suffixes"]
+__all__ = ["KINDS", "get", "for_campaign"]

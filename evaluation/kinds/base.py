@@ -11,19 +11,26 @@ This module reads gold: worker and organiser code only.
 """
 from __future__ import annotations
 
-import hashlib
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
-from django.core.files.base import ContentFile
-from django.db import transaction
+import numpy as np
+from django.http import Http404
 from django.utils import timezone
 
 from annotations.errors import InputError, Problem
+from annotations.limits import size_problems
+from annotations.models import GoldDocument
+from campaign.services.corpus import ImportSummary, StoredDocument, store_corpus  # one import, every kind
+from campaign.subsets import sentences_to_cover
+from evaluation import metrics, stats
+from evaluation.easy.scoring import DEFAULT_BOOTSTRAP
+from evaluation.metrics.base import nested, value_at
+from evaluation.services import NoGold, shown  # NoGold: the task tells the team this one as is
 from evaluation.version import SCORER_VERSION
 
+from .gold import gold_checksum, read_gold_file, run_subset_gold
 from .tokens import SUFFIX as TEXT_SUFFIX, TextSentence, read_tokens, word_mismatch, write_tokens
 
 ALL = "ALL"
@@ -41,8 +48,6 @@ class Parsed:
     line: int | None
 
 
-from campaign.services.corpus import ImportSummary  # noqa: E402  (every kind's import reports the same way)
-from evaluation.services import NoGold  # noqa: E402  (the task tells the team this one as is)
 
 
 class SentenceKind:
@@ -50,6 +55,11 @@ class SentenceKind:
     label = ""
     suffixes: tuple[str, ...] = ()
     file_label = ""
+    file_help = ""
+    options_error = "the campaign's scoring options are wrong"
+    genres_from_names_only = False
+    has_word_view = False
+    option_keys: tuple[str, ...] = ()  # what Campaign.metrics may set
 
     # -- to be given by each kind --------------------------------------------------------
     def read(self, path: Path, display: str) -> list[Parsed]:
@@ -58,15 +68,14 @@ class SentenceKind:
     def metrics(self, campaign) -> list[str]:
         raise NotImplementedError
 
+    def check_options(self, options: dict) -> None:
+        """Raise ValueError, saying what is wrong, unless ``options`` (``Campaign.metrics``) can be used."""
+
     def parameters(self, campaign) -> dict:
         raise NotImplementedError
 
-    def score_metric(self, metric: str, gold: list, test: list, params: dict) -> dict:
-        """The library's JSON document for one metric."""
-        raise NotImplementedError
-
-    def figures(self, metric: str, doc: dict) -> list[dict]:
-        """Rows ``{layer, p, r, f, fc, fp, cr}`` of one library document."""
+    def score_metric(self, metric: str, gold: list, test: list, params: dict) -> tuple[dict, object]:
+        """The library's JSON document for one metric and its per-sentence rows (see :mod:`evaluation.metrics`)."""
         raise NotImplementedError
 
     # -- names ---------------------------------------------------------------------------
@@ -85,9 +94,6 @@ class SentenceKind:
                       subset: str = "test", actor=None) -> ImportSummary:
         """Gold files, one per corpus document (name = file name without its suffix). All or nothing:
         every problem is reported in one :class:`InputError` and nothing is kept."""
-        from campaign import audit
-        from evaluation.easy.files import genre_of
-
         paths = {self.document_name(str(p)): Path(p) for p in gold_paths}
         if not paths:
             raise InputError("no gold file given")
@@ -111,6 +117,7 @@ class SentenceKind:
                 continue
             if not parsed:
                 problems.append(Problem("the gold file has no sentence", file=path.name))
+            problems.extend(self.scorability_problems(parsed, path.name))
             seen: set[str] = set()
             for p in parsed:
                 if p.sid in seen:
@@ -121,72 +128,36 @@ class SentenceKind:
         if problems:
             raise InputError(problems)
         genre_map = dict(genres or {})
-        saved: list = []
-        try:
-            with transaction.atomic():
-                summary = self._store(campaign, loaded, subset, saved,
-                                      lambda n: genre_map.get(n) or genre_of(n))
-                audit.record("corpus.import", actor=actor, campaign=campaign, target=campaign.slug,
-                             details={"kind": self.name, "documents": summary.documents,
-                                      "sentences": summary.sentences, "gold_sentences": summary.gold_sentences,
-                                      "subset": subset})
-        except BaseException:
-            for fieldfile in saved:
-                fieldfile.storage.delete(fieldfile.name)
-            raise
-        return summary
-
-    def _store(self, campaign, loaded, subset: str, saved: list, genre_of) -> ImportSummary:
-        from annotations.models import GoldDocument, GoldSentence
-        from campaign.models import CorpusDocument, Genre, Sentence
-
-        summary = ImportSummary()
-        genres = {g.code: g for g in campaign.genres.all()}
-        order = campaign.documents.count()
-        for name, path, parsed in loaded:
-            code = genre_of(name)
-            if code not in genres:
-                genres[code] = Genre.objects.create(campaign=campaign, code=code, name=code, order=len(genres))
-                summary.genres.append(code)
-            text = write_tokens([TextSentence(p.sid, tuple(p.words)) for p in parsed])
-            words = sum(len(p.words) for p in parsed)
-            doc = CorpusDocument(campaign=campaign, genre=genres[code], name=name,
-                                 sha256=hashlib.sha256(text).hexdigest(), sentence_count=len(parsed),
-                                 word_count=words, order=order)
-            order += 1
-            doc.text_file.save(f"{name}{TEXT_SUFFIX}", ContentFile(text), save=False)
-            saved.append(doc.text_file)
-            doc.save()
-            Sentence.objects.bulk_create(Sentence(document=doc, sid=p.sid, position=i, word_count=len(p.words))
-                                         for i, p in enumerate(parsed))
-            data = path.read_bytes()
-            gold = GoldDocument(document=doc, sha256=hashlib.sha256(data).hexdigest(), sentence_count=len(parsed))
-            gold.file.save(path.name, ContentFile(data), save=False)
-            saved.append(gold.file)
-            gold.save()
-            GoldSentence.objects.bulk_create(GoldSentence(sentence=s, subset=subset) for s in doc.sentences.all())
-            summary.documents += 1
-            summary.sentences += len(parsed)
-            summary.gold_sentences += len(parsed)
-            summary.words += words
-        return summary
+        documents = [
+            StoredDocument(name=name, gold_path=path, text_name=f"{name}{TEXT_SUFFIX}",
+                           text=write_tokens([TextSentence(p.sid, tuple(p.words)) for p in parsed]),
+                           sentences=[(p.sid, len(p.words)) for p in parsed], gold_ids={p.sid for p in parsed},
+                           genre=genre_map.get(name))
+            for name, path, parsed in loaded
+        ]
+        return store_corpus(campaign, documents, subset=subset, actor=actor, kind=self.name)
 
     # -- validation: against the corpus text ---------------------------------------------
     def validate_run_files(self, run, files: dict[str, Path], progress: Progress | None = None) -> dict:
         problems: list[Problem] = []
         documents = list(run.campaign.documents.order_by("order", "name"))
+        cover = sentences_to_cover(run.campaign, run.scope)
+        if cover is not None:
+            documents = [d for d in documents if d.name in cover or d.name in files]
         sentences = 0
         for done, doc in enumerate(documents, 1):
             display = self.display(doc.name)
-            with doc.text_file.open("rb") as fh:
-                expected = read_tokens(fh.read(), file=f"{doc.name}{TEXT_SUFFIX}")
+            expected = self.expected_sentences(doc, cover)
             sentences += len(expected)
             path = files.get(doc.name)
             if path is None:
-                problems.append(Problem(f"no file for corpus document {doc.name}: a run must cover every document",
+                problems.append(Problem(f"no file for corpus document {doc.name}: a run must cover every document"
+                                        + (" of the development sample" if cover is not None else ""),
                                         file=display))
             else:
-                problems.extend(self.check_file(path, display, expected))
+                problems.extend(self.check_file(path, display, expected,
+                                                "the corpus document" if cover is None
+                                                else "the document's development sample"))
             if progress:
                 progress(done, len(documents))
         return {
@@ -195,22 +166,54 @@ class SentenceKind:
             "problems": [p.as_dict() for p in problems[:MAX_REPORTED]], "warnings": [], "warning_count": 0,
         }
 
-    def check_file(self, path: Path, display: str, expected: list[TextSentence]) -> list[Problem]:
+    @staticmethod
+    def expected_sentences(doc, cover: dict[str, set[str]] | None) -> list[TextSentence]:
+        """The corpus text sentences of ``doc`` a run file must hold, in corpus order: all of them, or
+        those ``cover`` (:func:`campaign.subsets.sentences_to_cover`) names for the document."""
+        with doc.text_file.open("rb") as fh:
+            expected = read_tokens(fh.read(), file=f"{doc.name}{TEXT_SUFFIX}")
+        if cover is None:
+            return expected
+        wanted = cover.get(doc.name, set())
+        return [e for e in expected if e.sid in wanted]
+
+    def check_file(self, path: Path, display: str, expected: list[TextSentence],
+                   against: str = "the corpus document") -> list[Problem]:
         try:
             parsed = self.read(path, display)
         except InputError as exc:
             return list(exc.problems)
         except UnicodeDecodeError as exc:
             return [Problem(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=display)]
-        problems = []
-        if len(parsed) != len(expected):
-            problems.append(Problem(f"{len(parsed)} sentences where the corpus document has {len(expected)}",
-                                    file=display))
+        problems = self.scorability_problems(parsed, display)
+        counts = f"{len(parsed)} sentences where {against} has {len(expected)}"
+        if len(parsed) < len(expected):
+            missing = expected[len(parsed)]
+            problems.append(Problem(f"{counts}: nothing for sentence {missing.sid} (sentence {len(parsed) + 1})"
+                                    + (" and after" if len(expected) - len(parsed) > 1 else ""),
+                                    file=display, line=parsed[-1].line if parsed else None, sentence=missing.sid))
+        elif len(parsed) > len(expected):
+            extra = parsed[len(expected)]
+            problems.append(Problem(f"{counts}: sentence {len(expected) + 1} and after are one too many"
+                                    if len(parsed) - len(expected) > 1 else
+                                    f"{counts}: sentence {len(expected) + 1} is one too many",
+                                    file=display, line=extra.line, sentence=extra.sid))
         for i, (p, e) in enumerate(zip(parsed, expected), 1):
             why = word_mismatch(e.words, p.words)
             if why:
                 problems.append(Problem(f"sentence {i}: {why}", file=display, line=p.line, sentence=e.sid))
         return problems
+
+    def scorability_problems(self, parsed: list[Parsed], display: str) -> list[Problem]:
+        """Every sentence beyond :mod:`annotations.limits`, checked the same way for each one."""
+        problems = []
+        for p in parsed:
+            problems += size_problems(self.sizes(p), file=display, line=p.line, sentence=p.sid)
+        return problems
+
+    def sizes(self, parsed: Parsed) -> dict[str, int]:
+        """The counts of one sentence that :mod:`annotations.limits` bounds."""
+        return {"words": len(parsed.words)}
 
     # -- released gold ---------------------------------------------------------------------
     def write(self, units: list) -> bytes:
@@ -219,8 +222,6 @@ class SentenceKind:
 
     def gold_files(self, campaign, wanted: dict[str, set[str]]) -> dict[str, bytes]:
         """``{file name: bytes}``: per document, its gold sentences whose ids are in ``wanted[document]``."""
-        from annotations.models import GoldDocument
-
         out = {}
         golds = GoldDocument.objects.filter(document__campaign=campaign, document__name__in=list(wanted))
         for gold in sorted(golds.select_related("document"), key=lambda g: (g.document.order, g.document.name)):
@@ -232,18 +233,8 @@ class SentenceKind:
     # -- scoring: against the gold of the run's subset -----------------------------------
     def load_gold(self, run):
         """``(gold sentences, [(document, sid, genre)], checksum)`` of the run's subset, in corpus order."""
-        from annotations.models import GoldDocument, GoldSentence
-        from campaign.models import Run
-        from evaluation.easy.files import gold_sha256_bytes
-
-        subset = GoldSentence.Subset.DEV if run.scope == Run.Scope.DEV else GoldSentence.Subset.TEST
-        wanted: dict[int, set[str]] = defaultdict(set)
-        for doc_id, sid in GoldSentence.objects.filter(sentence__document__campaign=run.campaign,
-                                                       subset=subset).values_list("sentence__document_id",
-                                                                                  "sentence__sid"):
-            wanted[doc_id].add(sid)
+        subset, wanted, golds = run_subset_gold(run)
         gold_units, where, checksum_files, partial = [], [], {}, False
-        golds = GoldDocument.objects.filter(document_id__in=list(wanted)).select_related("document__genre")
         for gold in sorted(golds, key=lambda g: (g.document.order, g.document.name)):
             doc = gold.document
             parsed = self.read(Path(gold.file.path), self.display(doc.name))
@@ -252,11 +243,9 @@ class SentenceKind:
             for p in keep:
                 gold_units.append(p)
                 where.append((doc.name, p.sid, doc.genre.code))
-            with gold.file.open("rb") as fh:
-                checksum_files[self.display(doc.name)] = fh.read()
-        if partial:
-            checksum_files[f"subset-{subset}"] = "\n".join(f"{d}:{s}" for d, s, _ in where).encode("utf-8")
-        return gold_units, where, gold_sha256_bytes(checksum_files)
+            checksum_files[self.display(doc.name)] = read_gold_file(gold)
+        scored = [f"{d}:{s}" for d, s, _ in where] if partial else None
+        return gold_units, where, gold_checksum(checksum_files, subset, scored)
 
     def score_run_files(self, run, files: dict[str, Path], progress: Progress | None = None) -> dict:
         gold, where, checksum = self.load_gold(run)
@@ -265,54 +254,51 @@ class SentenceKind:
                          else "the campaign has no gold for its test set yet")
         test_by_doc: dict[str, dict[str, Parsed]] = {}
         for name in {d for d, _, _ in where}:
-            test_by_doc[name] = {p.sid: p for p in self._run_sentences(files[name], name, run.campaign)}
+            test_by_doc[name] = {p.sid: p for p in self._run_sentences(files[name], name, run)}
         test = [test_by_doc[d][s] for d, s, _ in where]
         params = self.parameters(run.campaign)
         return self.score(gold, test, [g for _, _, g in where], params, checksum,
                           sentences=[{"document": d, "sid": s, "genre": g} for d, s, g in where],
                           progress=progress)
 
-    def _run_sentences(self, path: Path, name: str, campaign) -> list[Parsed]:
-        """The run's sentences under the corpus ids (a run file need not carry ids: order decides)."""
-        doc = campaign.documents.get(name=name)
-        with doc.text_file.open("rb") as fh:
-            expected = read_tokens(fh.read(), file=f"{name}{TEXT_SUFFIX}")
+    def _run_sentences(self, path: Path, name: str, run) -> list[Parsed]:
+        """The run's sentences under the corpus ids (a run file need not carry ids: order decides, over the
+        sentences its scope covers)."""
+        doc = run.campaign.documents.get(name=name)
+        expected = self.expected_sentences(doc, sentences_to_cover(run.campaign, run.scope))
         parsed = self.read(path, self.display(name))
         return [Parsed(p.unit, p.words, e.sid, p.line) for p, e in zip(parsed, expected)]
 
     def score(self, gold: list[Parsed], test: list[Parsed], genres: list[str], params: dict, checksum: str, *,
               sentences: list[dict] | None = None, progress: Progress | None = None) -> dict:
-        """The result document: each metric's library document over every sentence, each genre's summary, cells."""
-        metrics = self.metrics_of(params)
-        codes = sorted(set(genres))
-        steps, done = len(metrics) * (1 + len(codes)), 0
-        documents, by_genre = {}, {code: {} for code in codes}
+        """The result document: each metric scored once over every sentence; per genre and intervals from its rows."""
+        names = self.metrics_of(params)
+        bootstrap = int(params.get("bootstrap", DEFAULT_BOOTSTRAP))
+        seed = int(params.get("seed", stats.DEFAULT_SEED))
         gold_units, test_units = [g.unit for g in gold], [t.unit for t in test]
-        for metric in metrics:
-            documents[metric] = self.score_metric(metric, gold_units, test_units, params)
-            done += 1
+        documents, by_genre, cells = {}, {code: {} for code in sorted(set(genres))}, []
+        for done, name in enumerate(names, 1):
+            metric = metrics.get(name)
+            doc, rows = self.score_metric(name, gold_units, test_units, params)
+            documents[name] = doc
+            if len(rows) < len(genres):  # evalb stopped at MAX_ERROR: the sentences after it count for nothing
+                rows = np.vstack([rows, np.zeros((len(genres) - len(rows), rows.shape[1]), dtype=rows.dtype)])
+            per_genre = stats.aggregate(rows, metric.columns, genres, metric.figures,
+                                        exact=lambda index, metric=metric, doc=doc: metric.exact_sums(doc, index))
+            intervals = stats.bootstrap_intervals(rows, metric.columns, genres, metric.figures, bootstrap=bootstrap,
+                                                  seed=seed, ratios=metric.ratios)
+            for code in by_genre:
+                by_genre[code][name] = nested(per_genre[code])
+            cells += layer_cells(metric, doc, per_genre, intervals)
             if progress:
-                progress(done, steps)
-            for code in codes:
-                idx = [i for i, g in enumerate(genres) if g == code]
-                doc = self.score_metric(metric, [gold_units[i] for i in idx], [test_units[i] for i in idx], params)
-                by_genre[code][metric] = self.summary_of(doc)
-                done += 1
-                if progress:
-                    progress(done, steps)
-        cells = []
-        for metric in metrics:
-            for genre, doc in [(ALL, documents[metric])] + [(c, by_genre[c][metric]) for c in codes]:
-                for row in self.figures(metric, doc):
-                    cells.append({"layer": row["layer"], "mode": "", "match": "", "genre": genre, "type": ALL,
-                                  "fc": row.get("fc"), "fp": row.get("fp"), "cr": row.get("cr"),
-                                  "p": row.get("p"), "r": row.get("r"), "f": row.get("f"), "ci": None})
+                progress(done, len(names))
         return {
             "kind": self.name,
-            "signature": f"kind:{self.name}|" + "|".join(f"{m}:{documents[m].get('signature', '')}" for m in metrics),
+            "signature": f"kind:{self.name}|" + "|".join(f"{m}:{documents[m].get('signature', '')}" for m in names),
             "scorer_version": SCORER_VERSION,
             "gold_sha256": checksum,
             "parameters": params,
+            "bootstrap": {"resamples": bootstrap, "seed": seed, "strata": "genre", "ci_level": stats.CI_LEVEL},
             "metrics": documents,
             "genres": by_genre,
             "sentences": sentences or [],
@@ -320,9 +306,77 @@ class SentenceKind:
             "macro": [],
         }
 
+    # -- pages -----------------------------------------------------------------------------
+    def campaign_page(self, request, campaign):
+        from .pages import campaign_page
+
+        return campaign_page(request, campaign)
+
+    def run_page(self, request, campaign, run):
+        from .pages import run_page
+
+        return run_page(request, campaign, run)
+
+    def result_summary(self, result, **selection) -> list[dict]:
+        """One row per published figure, named by the metric registry (no mode or match)."""
+        names = metrics.layers()
+        rows = []
+        for cell in result.cells.filter(genre=ALL, type=ALL).order_by("pk"):
+            # Some figures (leaf-ancestor, UAS, LAS) are a single score: P and R do not apply.
+            layer = names.get(cell.layer)
+            rows.append({"layer": cell.layer, "code": cell.layer, "name": layer.label if layer else cell.layer,
+                         "unit": layer.unit if layer else "%", "description": layer.description if layer else "",
+                         "aggregation": cell.get_aggregation_display(),
+                         "mode": "", "match": "", "p": cell.p, "r": cell.r, "f": cell.f,
+                         "ci": (cell.ci_low, cell.ci_high) if cell.ci_low is not None else None,
+                         "single": cell.p is None and cell.r is None, "by_way": False, "shown": shown(cell)})
+        return rows
+
+    # -- paired significance (evaluation.significance) ---------------------------------------
+    def sentence_rows(self, result):
+        """Every metric's per-sentence rows side by side: the run scored again against the result's gold."""
+        from evaluation.sentence_rows import rescored_rows
+
+        return rescored_rows(self, result)
+
+    def paired_figures(self, result):
+        """The headline figure of every published layer of the result's metrics."""
+        from evaluation.figure_sets import metric_figures
+
+        return metric_figures(self.metrics_of(result.document.get("parameters") or {}))
+
+    def diagnostics_page(self, request, run):
+        raise Http404("Per-sentence diagnostics are not available for this kind of campaign.")
+
     def metrics_of(self, params: dict) -> list[str]:
         return list(params["metrics"])
 
-    def summary_of(self, doc: dict) -> dict:
-        """What a per-genre document keeps (the per-sentence lists are in the corpus-wide document)."""
-        return {k: v for k, v in doc.items() if k not in ("sentences", "sentence_scores")}
+
+def bootstrap_parameters(options: Mapping) -> dict:
+    """Resamples and seed of the intervals: EASY's defaults unless the campaign sets them."""
+    return {"bootstrap": int(options.get("bootstrap", DEFAULT_BOOTSTRAP)),
+            "seed": int(options.get("seed", stats.DEFAULT_SEED))}
+
+
+def layer_cells(metric, doc: dict, per_genre: dict, intervals: dict) -> list[dict]:
+    """The ``cells`` rows of one metric: one per published layer and genre (ALL first).
+
+    Over all genres the figures are the engine's own document; per genre, the same figure functions over
+    the genre's summed rows (equal to scoring the genre alone). A figure the rows find undefined is None,
+    never the engine's 0.0.
+    """
+    cells = []
+    layers = [layer for layer in metric.layers if value_at(doc, layer.headline) is not None]  # e.g. no LAS unlabelled
+    for genre, figures in per_genre.items():
+        def figure(key, genre=genre, figures=figures):
+            if key is None or figures.get(key) is None:
+                return None
+            return value_at(doc, key) if genre == ALL else figures[key]
+
+        for layer in layers:
+            counts = {k: figure(getattr(layer, k)) for k in ("fc", "fp", "cr")}
+            cells.append({"layer": layer.code, "mode": "", "match": "", "genre": genre, "type": ALL,
+                          **{k: None if v is None else int(v) for k, v in counts.items()},
+                          "p": figure(layer.p), "r": figure(layer.r), "f": figure(layer.f),
+                          "ci": intervals.get(genre, {}).get(layer.headline)})
+    return cells

@@ -8,9 +8,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from annotations.errors import InputError
+from django.shortcuts import redirect
 
-from .base import Parsed, SentenceKind
+from annotations.errors import InputError, Problem
+from annotations.limits import tree_nodes
+from annotations.trees.detect import read_sentences
+from annotations.trees.penn import Forest, write_penn
+from annotations.trees.transforms import make_transform
+
+from evaluation import metrics
+from evaluation.deps.convert import trees_to_dependencies
+
+from .base import Parsed, SentenceKind, bootstrap_parameters
 
 NULL_TAG = "-NONE-"
 DEPENDENCY = "dependency"
@@ -27,10 +36,15 @@ class ConstituencyKind(SentenceKind):
     label = "Constituency trees"
     suffixes = (".mrg", ".tree", ".txt")
     file_label = "tree file (Penn or square brackets)"
+    file_help = ("One tree file (.mrg, .tree or .txt; Penn or square brackets, one tree per corpus sentence, in "
+                 "order), or a .zip or .tar.gz with one such file per corpus document, named after it.")
+    option_keys = ("tree_metrics", "dependency_via_head_rules", "head_rules", "transform", "bootstrap", "seed")
+    has_word_view = True  # the leaf-ancestor word-by-word view is this kind's diagnostics
+
+    def diagnostics_page(self, request, run):
+        return redirect("lab:run_leaf_ancestor", pk=run.pk)
 
     def read(self, path: Path, display: str) -> list[Parsed]:
-        from annotations.trees.detect import read_sentences
-
         try:
             trees, lines = read_sentences(path)
         except InputError as exc:
@@ -39,66 +53,46 @@ class ConstituencyKind(SentenceKind):
             raise
         return [Parsed(t, tree_words(t), str(i), line) for i, (t, line) in enumerate(zip(trees, lines), 1)]
 
-    def write(self, units: list) -> bytes:
-        from annotations.trees.penn import write_penn
+    def scorability_problems(self, parsed: list[Parsed], display: str) -> list[Problem]:
+        problems = super().scorability_problems(parsed, display)
+        for p in parsed:
+            # the head rules cannot choose a head among no children; evalb and the others skip such a node
+            if any(not node.children and node is not p.unit for node in p.unit.subtrees()) or \
+                    (not p.unit.children and not isinstance(p.unit, Forest)):
+                problems.append(Problem("a bracket with no word under it, such as (NP ): not allowed in a tree",
+                                        file=display, line=p.line, sentence=p.sid))
+        return problems
 
+    def sizes(self, parsed: Parsed) -> dict[str, int]:
+        # the reader has already refused trees nested too deep
+        return {"words": len(parsed.words), "nodes": tree_nodes(parsed.unit)}
+
+    def write(self, units: list) -> bytes:
         return write_penn(units).encode("utf-8")
 
     def parameters(self, campaign) -> dict:
-        from evaluation.trees import METRICS
-
         options = campaign.metrics or {}
-        metrics = [m for m in (options.get("tree_metrics") or DEFAULT_METRICS)]
-        unknown = [m for m in metrics if m not in METRICS]
+        chosen = [m for m in (options.get("tree_metrics") or DEFAULT_METRICS)]
+        unknown = [m for m in chosen if m not in metrics.TREE_METRICS]
         if unknown:
-            raise ValueError(f"unknown tree metric(s) {', '.join(unknown)}; choose from {', '.join(METRICS)}")
+            raise ValueError(f"unknown tree metric(s) {', '.join(unknown)}; choose from {', '.join(metrics.TREE_METRICS)}")
         if options.get("dependency_via_head_rules"):
-            metrics.append(DEPENDENCY)
+            chosen.append(DEPENDENCY)
         transform = options.get("transform") or ""
         if transform:
-            from annotations.trees.transforms import make_transform
-
             try:
                 make_transform(transform)
             except InputError as exc:
                 raise ValueError(str(exc)) from None
-        return {"metrics": metrics, "transform": transform,
-                "head_rules": options.get("head_rules") or "penn"}
+        return {"metrics": chosen, "transform": transform, "head_rules": options.get("head_rules") or "penn",
+                **bootstrap_parameters(options)}
 
-    def score_metric(self, metric: str, gold: list, test: list, params: dict) -> dict:
-        from annotations.trees.transforms import make_transform
-
+    def score_metric(self, metric: str, gold: list, test: list, params: dict):
         transform = make_transform(params["transform"]) if params["transform"] else None
-        if metric == DEPENDENCY:
-            from evaluation.deps import score_dependencies
-            from evaluation.deps.convert import trees_to_dependencies
-
+        if metric == DEPENDENCY:  # the trees converted through head rules, then the dependency metric
             if transform is not None:
                 gold, test = [transform(t.copy()) for t in gold], [transform(t.copy()) for t in test]
-            return score_dependencies(trees_to_dependencies(gold, params["head_rules"]),
-                                      trees_to_dependencies(test, params["head_rules"]), punct="penn", pos="xpos")
-        from evaluation.trees import score_trees
-
-        return score_trees(gold, test, metric, transform=transform)
-
-    def figures(self, metric: str, doc: dict) -> list[dict]:
-        if metric == DEPENDENCY:
-            from .dependency import dependency_figures
-
-            return dependency_figures(doc)
-        s = doc["summary"]
-        if metric == "evalb":
-            a = s["all"]
-            return [{"layer": "evalb", "p": a["precision"], "r": a["recall"], "f": a["f"], "fc": a["matched"],
-                     "fp": a["test_brackets"], "cr": a["gold_brackets"]},
-                    {"layer": "evalb-exact", "f": a["exact_match"]}]
-        if metric == "geig1991":
-            p, r = s["mean_precision"], s["mean_recall"]
-            return [{"layer": "geig1991", "p": p, "r": r}]
-        if metric == "conformance":
-            return [{"layer": "conformance", "p": s["precision"], "r": s["recall"], "f": s["conformance"],
-                     "fc": s["matched"], "fp": s["response"], "cr": s["key"]}]
-        if metric == "leaf-ancestor":
-            return [{"layer": "leaf-ancestor", "f": s["word_mean"]},
-                    {"layer": "la-sentence", "f": s["sentence_mean"]}]
-        raise ValueError(f"unknown metric {metric!r}")
+            return metrics.get(DEPENDENCY).score_with_rows(
+                trees_to_dependencies(gold, params["head_rules"]), trees_to_dependencies(test, params["head_rules"]),
+                punct="penn", pos="xpos")
+        return metrics.get(metric).score_with_rows(gold, test, transform=transform)

@@ -2,8 +2,9 @@
 
 Same visibility as the EASY pages (they read :func:`evaluation.summaries.visible_results`:
 organisers live, everyone from the publication snapshot, a team its own runs after release);
-only the shaping differs: one row per run, one column per figure, and one table per figure
-with the genres as columns.
+only the shaping differs: one row per run, one column per figure, and per figure a table with
+the genres as columns and a chart of that figure alone. Names, units and descriptions of the
+figures come from the metric registry (:mod:`evaluation.metrics`).
 """
 from __future__ import annotations
 
@@ -11,21 +12,21 @@ from django.http import Http404
 from django.shortcuts import render
 from django.utils.html import format_html
 
-from evaluation import charts, summaries
+from campaign import kinds, visibility
+from evaluation import charts, metrics, summaries
+from evaluation.metrics import Layer
 from evaluation.summaries import ALL
+from evaluation.text import percent
 
-# Column order and names of the figures (ResultCell.layer) the kinds store.
-LAYERS = {
-    "evalb": "evalb F",
-    "evalb-exact": "evalb exact match",
-    "geig1991": "GEIG 1991 (P/R)",
-    "conformance": "Conformance",
-    "leaf-ancestor": "Leaf-ancestor (word mean)",
-    "la-sentence": "Leaf-ancestor (sentence mean)",
-    "deps-lin": "Lin 1998 F",
-    "deps-uas": "UAS",
-    "deps-las": "LAS",
-}
+
+def _layer(code: str) -> Layer:
+    """A published figure's name and unit from the metric registry (a stored code it no longer knows: as is)."""
+    return metrics.layers().get(code) or Layer(code, code)
+
+
+def header(layer: Layer) -> dict:
+    """What a column header and its explanation (``results/_figure_help.html``) show of a figure."""
+    return {"code": layer.code, "name": layer.label, "unit": layer.unit, "description": layer.description}
 
 
 def headline(cell: dict | None) -> float | None:
@@ -35,56 +36,74 @@ def headline(cell: dict | None) -> float | None:
     return cell["f"] if cell["f"] is not None else cell["r"]
 
 
-def _pct(value) -> str:
-    return "–" if value is None else f"{100 * value:.1f}"
-
-
 def display(cell: dict | None):
     if cell is None:
         return format_html('<td class="muted" title="{}">–</td>', "not scored with this metric")
     value = headline(cell)
     parts = []
     if cell["p"] is not None:
-        parts.append(f"P {_pct(cell['p'])}")
+        parts.append(f"P {percent(cell['p'])}")
     if cell["r"] is not None:
-        parts.append(f"R {_pct(cell['r'])}")
+        parts.append(f"R {percent(cell['r'])}")
     if cell["fc"] is not None:
         parts.append(f"matched={cell['fc']} test={cell['fp']} gold={cell['cr']}")
-    return format_html('<td data-f="{}" title="{}">{}</td>', "" if value is None else repr(value),
-                       " · ".join(parts) or "score", _pct(value))
+    ci = cell.get("ci") or [None, None]
+    interval = ""
+    if ci[0] is not None and ci[1] is not None:
+        parts.append(f"95% CI {percent(ci[0])}–{percent(ci[1])}")
+        interval = format_html('<span class="ci">{}–{}</span>', percent(ci[0]), percent(ci[1]))
+    return format_html('<td data-f="{}" title="{}">{}{}</td>', "" if value is None else repr(value),
+                       " · ".join(parts) or "score", percent(value), interval)
 
 
 def layers_in(data: dict) -> list[str]:
+    known = metrics.layers()
     found = {c["layer"] for run in data["runs"] for c in run["cells"]}
-    return [layer for layer in LAYERS if layer in found] + sorted(found - set(LAYERS))
+    return [layer for layer in known if layer in found] + sorted(found - set(known))
 
 
 def _index(run: dict) -> dict:
     return {(c["layer"], c["genre"]): c for c in run["cells"] if c["type"] == ALL}
 
 
+def _point(cell: dict | None) -> charts.Point:
+    if cell is None:
+        return charts.Point(None)
+    ci = cell.get("ci") or [None, None]
+    return charts.Point(headline(cell), ci[0], ci[1])
+
+
+def _chart(layer: Layer, indexes: list) -> str:
+    """One figure, every run: a chart never puts two measures on one axis."""
+    return charts.bar_chart(
+        [f"{run['label']} / {run['name']}" for run, _ in indexes],
+        [_point(ix.get((layer.code, ALL))) for _, ix in indexes],
+        title=f"{layer.label}, all genres pooled",
+        x_label="Run",
+        y_label=f"{layer.label} ({layer.unit})",
+        series_name=layer.label,
+        measure=layer.label,
+        desc=f"{layer.description or layer.label}; whiskers are 95% bootstrap intervals (genre-stratified).",
+    )
+
+
 def tables(data: dict) -> dict:
-    """The overview (runs x figures), one runs x genres table per figure, and the chart."""
-    layers = layers_in(data)
+    """The overview (runs x figures), one runs x genres table and one chart per figure."""
+    layers = [_layer(code) for code in layers_in(data)]
     indexes = [(run, _index(run)) for run in data["runs"]]
     present = {c["genre"] for run in data["runs"] for c in run["cells"]}
     genres = summaries.genre_order(data, present)
-    overview = [{"run": run, "cells": [display(ix.get((layer, ALL))) for layer in layers]} for run, ix in indexes]
+    overview = [{"run": run, "cells": [display(ix.get((layer.code, ALL))) for layer in layers]}
+                for run, ix in indexes]
     per_layer = [
-        {"layer": layer, "name": LAYERS.get(layer, layer),
-         "rows": [{"run": run, "cells": [display(ix.get((layer, g["code"]))) for g in genres]} for run, ix in indexes]}
+        {"layer": layer.code, "name": layer.label, "unit": layer.unit, "description": layer.description,
+         "chart": _chart(layer, indexes),
+         "rows": [{"run": run, "cells": [display(ix.get((layer.code, g["code"]))) for g in genres]}
+                  for run, ix in indexes]}
         for layer in layers
     ]
-    chart = charts.line_chart(
-        [LAYERS.get(layer, layer) for layer in layers],
-        [charts.Series(f"{run['label']} / {run['name']}", [charts.Point(headline(ix.get((layer, ALL))))
-                                                           for layer in layers]) for run, ix in indexes],
-        title="Every figure of every run, all genres pooled",
-        x_label="Metric",
-        desc="One series per run; F where the metric has one, otherwise its score.",
-    ) if layers else None
-    return {"layers": [{"code": layer, "name": LAYERS.get(layer, layer)} for layer in layers], "overview": overview,
-            "genres": genres, "per_layer": per_layer, "chart": chart}
+    return {"layers": [header(layer) for layer in layers],
+            "overview": overview, "genres": genres, "per_layer": per_layer}
 
 
 def campaign_page(request, campaign):
@@ -99,10 +118,9 @@ def run_page(request, campaign, run):
     visible = summaries.visible_run_result(request.user, run)
     if visible is None:
         raise Http404("No results to show for this run.")
-    from campaign import visibility
-
     context = {"campaign": campaign, "run": run, "visible": visible,
-               "per_word": campaign.kind == "constituency" and visibility.can_see_diagnostics(request.user, run)}
+               "per_word": kinds.for_campaign(campaign).has_word_view and visibility.can_see_diagnostics(request.user,
+                                                                                                       run)}
     if visible.data["runs"]:
         context.update(tables(visible.data))
     return render(request, "results/kind_run.html", context)

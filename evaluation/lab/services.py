@@ -190,19 +190,21 @@ def _shown(value: float | None) -> dict:
     return {"value": value, "shown": "–" if value is None else f"{100 * value:.1f}"}
 
 
-def chart_series(result: dict) -> tuple[list[str], list[tuple[str, list[float | None]]]]:
-    """Per treebank and figure (evalb F, leaf-ancestor, LAS), the value for every error type."""
+def chart_series(result: dict) -> tuple[list[str], list[tuple[str, list[tuple[str, list[float | None]]]]]]:
+    """Per figure (evalb F, leaf-ancestor, LAS), per treebank, the value for every error type."""
     types = list(result["types"])
-    series = []
-    for name in result["treebanks"]:
-        for key, label in FIGURES[:3]:
+    per_figure = []
+    for key, label in FIGURES[:3]:
+        series = []
+        for name in result["treebanks"]:
             values = []
             for row in result["comparison"]:
                 if row["type"] in types:
                     cell = row.get(name)
                     values.append(None if cell is None else cell.get(key))
-            series.append((f"{name}: {label}", values))
-    return types, series
+            series.append((name, values))
+        per_figure.append((label, series))
+    return types, per_figure
 
 
 def labels_spec(job: ErrorLabJob):

@@ -9,8 +9,8 @@ from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
-from campaign import audit, visibility
-from campaign.models import Campaign, CampaignKind, Run
+from campaign import audit, kinds, visibility
+from campaign.models import Campaign, Run
 from evaluation import charts
 from evaluation.models import ErrorLabJob
 
@@ -57,11 +57,14 @@ def error_lab(request, slug: str):
         audit.record(services.AUDIT_VIEW, campaign=campaign, target=f"error-lab job {job.pk}", request=request)
         if job.result:
             context["table"] = services.comparison_table(job.result)
-            types, series = services.chart_series(job.result)
-            context["chart"] = charts.line_chart(
+            types, per_figure = services.chart_series(job.result)
+            # one chart per measure: evalb F, leaf-ancestor and LAS never share an axis
+            context["charts"] = [charts.line_chart(
                 types, [charts.Series(name, [charts.Point(v) for v in values]) for name, values in series],
-                title="Scores of the damaged sentences, per error type",
-                x_label="Error type", desc="One series per treebank and metric; a gap is a type that found no place.")
+                title=f"{label} of the damaged sentences, per error type", x_label="Error type",
+                y_label=f"{label} (%)", measure=label,
+                desc="One series per treebank; a gap is a type that found no place.")
+                for label, series in per_figure]
     status = 400 if request.method == "POST" else 200
     return render(request, "lab/error_lab.html", context, status=status)
 
@@ -78,7 +81,7 @@ def leaf_ancestor(request, pk: int):
     run = get_object_or_404(Run.objects.select_related("campaign", "team"), pk=pk)
     if not (visibility.can_see_campaign(request.user, run.campaign) and visibility.can_see_diagnostics(request.user, run)):
         raise Http404("No word-by-word view available to you.")
-    if run.campaign.kind != CampaignKind.CONSTITUENCY:
+    if not kinds.for_campaign(run.campaign).has_word_view:
         raise Http404("The word-by-word view is for constituency campaigns.")
     sentences, note = leaf_ancestor_sentences(run)
     page = Paginator(sentences, SENTENCES_PER_PAGE).get_page(request.GET.get("page"))

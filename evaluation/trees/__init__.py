@@ -23,8 +23,6 @@ from annotations.trees.penn import BadSentence
 from annotations.trees.tree import Tree
 from evaluation.signature import extend_signature
 
-METRICS = ("evalb", "geig1991", "conformance", "leaf-ancestor")
-DEFAULT_ON_ERROR = {"evalb": "skip", "geig1991": "raise", "conformance": "raise", "leaf-ancestor": "raise"}
 
 
 def _transformed(trees: list, transform: Callable[[Tree], Tree] | None) -> list:
@@ -55,8 +53,8 @@ def score_trees(gold_trees: list, test_trees: list, metric: str, **params) -> di
       a cost file path or a :class:`Costs`; ``drop_tags`` (default
       ``{"-NONE-"}``).
     """
-    if metric not in METRICS:
-        raise ValueError(f"unknown metric {metric!r} (expected one of {', '.join(METRICS)})")
+    if metric not in _registry().TREE_METRICS:
+        raise ValueError(f"unknown metric {metric!r} (expected one of {', '.join(_registry().TREE_METRICS)})")
     transform = params.pop("transform", None)
     if transform is None:
         return _score(gold_trees, test_trees, metric, params)
@@ -69,38 +67,27 @@ def score_trees(gold_trees: list, test_trees: list, metric: str, **params) -> di
 
 
 def _score(gold: list, test: list, metric: str, params: dict) -> dict:
-    on_error = params.pop("on_error", None) or DEFAULT_ON_ERROR[metric]
+    entry = _registry().get(metric)
+    on_error = params.pop("on_error", None) or entry.defaults["on_error"]
     where = {k: params.pop(k) for k in ("gold_file", "test_file", "gold_lines", "test_lines") if k in params}
-    if metric == "evalb":
-        from .evalb import score_evalb
-
-        prm = evalb_params(params.pop("params", None))
-        _no_more(params)
-        return score_evalb(gold, test, prm, on_error=on_error, **where)
-    rules = params.pop("rules", None)
-    rules_name = None
-    if rules is not None and not isinstance(rules, list):
-        from .flatten import load_rules
-
-        rules_name = os.path.basename(os.fspath(rules))
-        rules = load_rules(rules)
-    if metric == "geig1991":
-        from .geig import score_geig1991
-
-        table = params.pop("table", "penn")
-        _no_more(params)
-        return score_geig1991(gold, test, table=table, rules=rules, rules_name=rules_name, on_error=on_error, **where)
-    if metric == "conformance":
-        from .flatten import score_conformance
-
-        _no_more(params)
-        return score_conformance(gold, test, rules=rules, rules_name=rules_name, on_error=on_error, **where)
-    from .leaf_ancestor import DEFAULT_DROP_TAGS, score_leaf_ancestor
-
-    costs = params.pop("costs", "sampson2003")
-    drop = params.pop("drop_tags", DEFAULT_DROP_TAGS)
+    doc = entry.score(gold, test, on_error=on_error, params=params, **where)
     _no_more(params)
-    return score_leaf_ancestor(gold, test, costs=costs, drop_tags=drop, on_error=on_error, **where)
+    return doc
+
+
+def _registry():
+    # The registry imports the engines of this package, so it is looked up when scoring, not at import.
+    import evaluation.metrics
+
+    return evaluation.metrics
+
+
+def __getattr__(name: str):
+    if name == "METRICS":
+        return _registry().TREE_METRICS
+    if name == "DEFAULT_ON_ERROR":
+        return {m: _registry().get(m).defaults["on_error"] for m in _registry().TREE_METRICS}
+    raise AttributeError(name)
 
 
 def _no_more(params: dict) -> None:
@@ -123,7 +110,8 @@ def read_pair(gold_path, test_path, metric: str, *, fmt: str | None = None, layo
     structures (``gold_trees``/``test_trees`` then hold pre-read sentences for
     :func:`score_trees` with the same parameters, not trees).
     """
-    on_error = on_error or DEFAULT_ON_ERROR.get(metric, "raise")
+    on_error = on_error or (_registry().get(metric).defaults["on_error"] if metric in _registry().REGISTRY
+                            else "raise")
     evalb = metric == "evalb"
     if evalb and evalb_params is not None:
         fast = _evalb_fast_pair(gold_path, test_path, fmt, layout, on_error, evalb_params)
@@ -145,25 +133,14 @@ def read_pair(gold_path, test_path, metric: str, *, fmt: str | None = None, layo
 
 
 def _evalb_fast_pair(gold_path, test_path, fmt, layout, on_error, params):
-    from annotations.errors import InputError
-    from annotations.trees.detect import detect_format, is_line_layout
+    from .evalb import read_bytes_text, read_evalb_text
+    from .evalb_files import evalb_layout
 
-    from .evalb import read_evalb_text
-
-    texts = []
-    for path in (gold_path, test_path):
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-        if not text.strip():
-            raise InputError("empty input: no tree found", file=os.fspath(path))
-        if (fmt or detect_format(text, file=os.fspath(path))) != "penn":
-            return None
-        if (layout or ("lines" if is_line_layout(text) else "trees")) != "lines":
-            return None
-        texts.append(text)
+    if not (evalb_layout(gold_path, fmt, layout) and evalb_layout(test_path, fmt, layout)):
+        return None
     lenient = on_error == "skip"
-    gold = read_evalb_text(texts[0], params, file=os.fspath(gold_path), lenient=lenient)
-    test = read_evalb_text(texts[1], params, file=os.fspath(test_path), lenient=lenient)
+    gold = read_evalb_text(read_bytes_text(gold_path), params, file=os.fspath(gold_path), lenient=lenient)
+    test = read_evalb_text(read_bytes_text(test_path), params, file=os.fspath(test_path), lenient=lenient)
     return {
         "gold_trees": gold, "test_trees": test, "gold_file": os.fspath(gold_path),
         "test_file": os.fspath(test_path), "gold_lines": list(range(1, len(gold) + 1)),

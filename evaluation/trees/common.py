@@ -4,21 +4,14 @@ from __future__ import annotations
 from typing import Callable, Iterator
 
 from annotations.errors import InputError, Problem
+from annotations.trees.labels import strip_function_tags
 from annotations.trees.penn import BadSentence, Forest
 from annotations.trees.tree import Tree
 
 ON_ERROR = ("raise", "skip")
 
-
-def strip_function_tags(label: str) -> str:
-    """``NP-SBJ-1`` -> ``NP``, ``S=2`` -> ``S``; ``-NONE-`` and ``-LRB-`` are kept whole."""
-    if label.startswith("-"):
-        j = label.find("-", 1)
-        return label if j == -1 else label[: j + 1]
-    for i, ch in enumerate(label):
-        if (ch == "-" or ch == "=") and i > 0:
-            return label[:i]
-    return label
+__all__ = ["strip_function_tags", "is_bracket", "prune", "words_of", "strip_labels", "constituents", "crosses",
+           "pairs", "mean", "ON_ERROR"]
 
 
 def is_bracket(node: Tree) -> bool:

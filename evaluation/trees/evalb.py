@@ -2,10 +2,12 @@
 
 Parameters come from an evalb ``.prm`` file (:func:`parse_prm`,
 :func:`load_prm`); :data:`COLLINS` holds COLLINS.prm. The behaviour follows
-evalb.c (version of 2003 with Mark Johnson's QUOTE_LABEL fix) bullet by bullet;
-the differences are documented in ``docs/metrics/constituency.md``: no size
-limits, one error counted per bad sentence, and ``MAX_ERROR`` stops *after*
-printing the summary of the sentences scored so far.
+evalb.c (version of 2003 with Mark Johnson's QUOTE_LABEL fix) bullet by bullet,
+down to its reading of bytes, C-space and malformed lines; the differences are
+documented in ``docs/metrics/constituency.md``: no size limits, one error
+counted per bad sentence, and ``MAX_ERROR`` stops *after* printing the summary
+of the sentences scored so far. :class:`EvalbRun` is evalb's main loop one pair
+at a time (``evaluation/trees/evalb_files.py`` streams two files through it).
 
 All ratios in the returned documents are fractions in [0, 1]; the text report
 (:func:`format_evalb`) prints them as evalb does, in percent with two decimals.
@@ -17,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 
 from annotations.errors import InputError, Problem
-from annotations.trees.penn import BadSentence, Forest
+from annotations.trees.penn import C_SPACE, BadSentence, Forest
 from annotations.trees.tree import Tree
 from evaluation.signature import make_signature
 
@@ -67,33 +69,58 @@ class EvalbParams:
         }
 
 
-def parse_prm(text: str, *, file: str | None = None) -> EvalbParams:
-    """Read an evalb parameter file the way evalb.c does.
+_NUMERIC = ("DEBUG", "MAX_ERROR", "CUTOFF_LEN", "LABELED")
+_KEYWORDS = ("DEBUG", "MAX_ERROR", "CUTOFF_LEN", "LABELED", "DELETE_LABEL", "DELETE_LABEL_FOR_LENGTH",
+             "QUOTE_LABEL", "EQ_LABEL", "EQ_WORD")
+_ATOI = re.compile(r"[ \t\n\r\f\v]*([+-]?[0-9]+)")
 
-    Lines starting with ``#`` and lines shorter than 3 characters are ignored;
-    the keyword is the first word, the value the rest of the line. Unknown
-    keywords and malformed ``EQ_*`` lines are kept as warnings (evalb prints
-    them on stderr and goes on); a non-numeric value for a numeric keyword is
-    an :class:`InputError`.
+
+def _atoi(value: str) -> int:
+    m = _ATOI.match(value)
+    return int(m.group(1)) if m else 0
+
+
+def parse_prm(text: str, *, file: str | None = None) -> EvalbParams:
+    """Read an evalb parameter file the way evalb.c's ``read_parameter_file`` does.
+
+    Lines end at ``\\n`` only; trailing C-space is cut; lines starting with
+    ``#`` or shorter than 3 characters are ignored. The keyword is the line's
+    first characters up to a C-space, so a line that starts with a space or a
+    tab names no keyword: evalb warns "Unknown keyword" and ignores it, and so
+    do we. The value is the rest of the line after the spaces. Numbers are read
+    like C ``atoi`` (``MAX_ERROR 5 # five`` is 5, an empty or non-numeric
+    value is 0), with a warning when the value is not a plain integer. An
+    empty value is warned about and still applied, as evalb does (an empty
+    ``DELETE_LABEL`` deletes the unlabelled brackets). ``DEBUG`` is read, but
+    evalb's debug tables are not printed: a non-zero ``DEBUG`` gets a warning
+    saying so.
     """
     p = EvalbParams()
     delete, delete_len, quote, eq_l, eq_w = [], [], [], [], []
-    for lineno, raw in enumerate(text.splitlines(), 1):
-        line = raw.rstrip()
+    for lineno, raw in enumerate(text.split("\n"), 1):
+        line = raw[:1] + raw[1:].rstrip(C_SPACE)  # evalb never cuts the first character
         if line.startswith("#") or len(line) < 3:
             continue
-        key = line.split()[0]
-        value = line[len(key):].strip()
+        i = 0
+        while i < len(line) and line[i] not in C_SPACE:
+            i += 1
+        key = line[:i]
+        value = line[i:].lstrip(C_SPACE)
         if not value:
-            p.warnings.append(Problem(f"empty value for {key}", file=file, line=lineno))
+            p.warnings.append(Problem("Empty value in parameter file", file=file, line=lineno))
+        if key not in _KEYWORDS:
+            p.warnings.append(Problem(f"Unknown keyword ({line}) in parameter file", file=file, line=lineno))
             continue
-        if key in ("DEBUG", "MAX_ERROR", "CUTOFF_LEN", "LABELED"):
-            try:
-                number = int(value.split()[0])
-            except ValueError:
-                raise InputError(f"{key} needs an integer, got {value!r}", file=file, line=lineno) from None
+        if key in _NUMERIC:
+            number = _atoi(value)
+            if value and not re.fullmatch(r"[+-]?[0-9]+", value):
+                p.warnings.append(Problem(f"{key} value {value!r} read as {number}, as evalb's atoi does",
+                                          file=file, line=lineno))
             if key == "DEBUG":
                 p.debug = number
+                if number:
+                    p.warnings.append(Problem(f"DEBUG {number}: evalb's debug tables are not supported; "
+                                              "the report is printed without them", file=file, line=lineno))
             elif key == "MAX_ERROR":
                 p.max_error = number
             elif key == "CUTOFF_LEN":
@@ -106,14 +133,12 @@ def parse_prm(text: str, *, file: str | None = None) -> EvalbParams:
             delete_len.append(value)
         elif key == "QUOTE_LABEL":
             quote.append(value)
-        elif key in ("EQ_LABEL", "EQ_WORD"):
-            parts = value.split()
+        else:
+            parts = _c_split(value)
             if len(parts) != 2:
                 p.warnings.append(Problem(f"{key} requires two values", file=file, line=lineno))
                 continue
             (eq_l if key == "EQ_LABEL" else eq_w).append((parts[0], parts[1]))
-        else:
-            p.warnings.append(Problem(f"unknown keyword {key!r} in parameter file", file=file, line=lineno))
     p.delete_labels = tuple(delete)
     p.delete_labels_for_length = tuple(delete_len)
     p.quote_labels = tuple(quote)
@@ -122,9 +147,28 @@ def parse_prm(text: str, *, file: str | None = None) -> EvalbParams:
     return p
 
 
+_C_SPLIT = re.compile(r"[ \t\n\r\f\v]+")
+
+
+def _c_split(text: str) -> list[str]:
+    """``str.split()`` on C-space only."""
+    return [part for part in _C_SPLIT.split(text) if part]
+
+
+def read_bytes_text(path) -> str:
+    """A file's text the way evalb sees it: bytes, whatever the encoding.
+
+    UTF-8 is decoded; any other byte (Latin-1 input) becomes a lone surrogate
+    (``surrogateescape``), so that words compare byte for byte and write back
+    unchanged. Only ASCII separators are involved, so the split into words is
+    the same as on the raw bytes.
+    """
+    with open(path, "rb") as handle:
+        return handle.read().decode("utf-8", "surrogateescape")
+
+
 def load_prm(path) -> EvalbParams:
-    with open(path, encoding="utf-8") as handle:
-        return parse_prm(handle.read(), file=os.fspath(path))
+    return parse_prm(read_bytes_text(path), file=os.fspath(path))
 
 
 COLLINS = EvalbParams(
@@ -139,9 +183,15 @@ COLLINS = EvalbParams(
 
 # -- one sentence ---------------------------------------------------------
 class _Side:
-    """One file's view of a sentence after evalb's reading (terminals, brackets, quote terms)."""
+    """One file's view of a sentence after evalb's reading (terminals, brackets, quote terms).
 
-    __slots__ = ("words", "tags", "brackets", "quotes", "length")
+    ``error`` is the reading problem, if any; ``scored`` says whether evalb
+    still scores the sentence (unbalanced brackets: flagged, then scored as
+    read) or dies on it (a word outside a preterminal: we make it an error
+    sentence with zero figures).
+    """
+
+    __slots__ = ("words", "tags", "brackets", "quotes", "length", "error", "scored")
 
     def __init__(self) -> None:
         self.words: list[str] = []
@@ -149,6 +199,8 @@ class _Side:
         self.brackets: list[list] = []  # [label, start, end], in opening order (evalb's bid)
         self.quotes: list[list] = []  # [word, tag, index, bid, open bracket ids]
         self.length = 0  # evalb's r_wn1
+        self.error: str | None = None
+        self.scored = True
 
 
 def _read(tree: Tree, delete: frozenset, delete_len: frozenset, quote_labels: frozenset) -> _Side:
@@ -192,77 +244,163 @@ def _read(tree: Tree, delete: frozenset, delete_len: frozenset, quote_labels: fr
     return side
 
 
-# preterminal "(TAG word)" | opening "(LABEL" | ")" | bare word
-_LINE_TOKEN = re.compile(r"\(([^\s()]*)\s+([^\s()]+)\s*\)|\(([^\s()]*)|(\))|([^\s()]+)")
+# evalb's read_line as one pattern: a terminal is "(" label, C-space, a word (possibly empty:
+# "( )" is an empty word), ")" with nothing between; else "(" label opens a bracket.
+# Groups: tag, separator, word | label | ")" | a word outside a terminal.
+_NW = r"[^ \t\n\r\f\v()]"
+_LINE_TOKEN = re.compile(rf"\(({_NW}*)([ \t\n\r\f\v]+)({_NW}*)\)|\(({_NW}*)|(\))|({_NW}+)")
 
 
-def _read_text(line: str, delete: frozenset, delete_len: frozenset, quote_labels: frozenset) -> _Side:
-    """evalb's own reading of one line, straight from the text (no Tree objects).
-
-    Gives exactly what :func:`_read` gives for ``parse_penn_lines`` of the same
-    line (outer pair kept, several top-level trees = no container bracket);
-    raises ``ValueError`` on a malformed line.
-    """
+def _read_line(line: str, delete: frozenset, delete_len: frozenset, quote_labels: frozenset) -> _Side:
+    """evalb's own reading of one line, straight from the text (no Tree objects); never raises."""
     side = _Side()
-    words, tags, brackets = side.words, side.tags, side.brackets
-    stack: list[int] = []
+    words: list[str] = []
+    tags: list[str] = []
+    brackets: list[list] = []
+    stack: list[list] = []
+    n = 0  # words kept so far
     length = 0
-    for tag, word, label, close, bare in _LINE_TOKEN.findall(line):
-        if word:
+    add_word = words.append
+    add_tag = tags.append
+    for tag, sep, word, label, close, bare in _LINE_TOKEN.findall(line):
+        if sep:
             if tag not in delete_len:
                 length += 1
             if quote_labels and tag in quote_labels and word in QUOTE_WORDS:
-                side.quotes.append([word, tag, len(words), len(brackets), list(stack)])
-            if tag in delete:
-                continue
-            words.append(word)
-            tags.append(tag)
+                side.quotes.append([word, tag, n, len(brackets), _open_ids(brackets, stack)])
+            if tag not in delete:
+                add_word(word)
+                add_tag(tag)
+                n += 1
         elif close:
-            if not stack:
-                raise ValueError("unbalanced brackets: too many ')'")
-            brackets[stack.pop()][2] = len(words)
+            if stack:
+                stack.pop()[2] = n
+            else:
+                # evalb pops an empty stack (reading just before its array: bracket 0 in the usual
+                # build), closes bracket 0 here, and later reports the line as unbalanced
+                if brackets:
+                    brackets[0][2] = n
+                side.error = "Bracketing is unbalanced (too many close bracket)"
         elif bare:
-            if not stack:
-                raise ValueError(f"word {bare!r} outside any bracket")
+            # evalb stops on such a line ("More than two elements in a bracket" / "Reading
+            # sentence"); here the word counts with an empty tag and the sentence is an error
             if "" not in delete_len:
                 length += 1
-            words.append(bare)
-            tags.append("")
+            add_word(bare)
+            add_tag("")
+            n += 1
+            side.error = f"word {bare!r} outside a terminal bracket"
+            side.scored = False
         else:
-            stack.append(len(brackets))
-            brackets.append([label, len(words), 0])
-    if stack:
-        raise ValueError(f"unbalanced brackets: {len(stack)} '(' never closed")
+            bracket = [label, n, -1]  # an unclosed bracket keeps evalb's end -1
+            brackets.append(bracket)
+            stack.append(bracket)
+    if stack and side.error is None:
+        side.error = "Bracketing is unbalanced (too many open bracket)"
+    side.words = words
+    side.tags = tags
+    side.brackets = brackets
     side.length = length
     return side
 
 
+def _open_ids(brackets: list, stack: list) -> list[int]:
+    open_now = {id(b) for b in stack}
+    return [k for k, b in enumerate(brackets) if id(b) in open_now]
+
+
 def read_evalb_text(text: str, params: EvalbParams | None = None, *, file: str | None = None,
                     lenient: bool = True) -> list:
-    """evalb's fast path: one pre-read sentence per line (``BadSentence`` for a malformed line when lenient).
+    """evalb's reading of a whole text, one pre-read sentence per line (see :func:`read_evalb_lines`).
 
-    The result goes to :func:`score_evalb` like trees read by ``parse_penn_lines``
-    and gives the same figures; it cannot be transformed (use trees for that).
+    The result goes to :func:`score_evalb` like trees read by ``parse_penn_lines``.
+    A malformed line is read as evalb reads it and scored as evalb scores it
+    (an error sentence); with ``lenient=False`` it raises :class:`InputError`.
     """
-    p = params or EvalbParams()
-    delete = frozenset(p.delete_labels)
-    delete_len = frozenset(p.delete_labels_for_length)
-    quote = frozenset(p.quote_labels)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     if not lines:
         raise InputError("empty input: no sentence found", file=file)
-    out: list = []
-    for lineno, line in enumerate(lines, 1):
-        try:
-            out.append(_read_text(line, delete, delete_len, quote))
-        except ValueError as exc:
-            problem = Problem(str(exc), file=file, line=lineno, sentence=str(lineno))
-            if not lenient:
-                raise InputError(problem) from None
-            out.append(BadSentence(problem))
+    out = list(read_evalb_lines(lines, params))
+    if not lenient:
+        for lineno, side in enumerate(out, 1):
+            if side.error:
+                raise InputError(side.error, file=file, line=lineno, sentence=str(lineno))
     return out
+
+
+def read_evalb_lines(lines, params: EvalbParams | None = None):
+    """Lazily read lines (an iterable of str, e.g. an open file) into evalb's sentences."""
+    p = params or EvalbParams()
+    delete = frozenset(p.delete_labels)
+    delete_len = frozenset(p.delete_labels_for_length)
+    quote = frozenset(p.quote_labels)
+    if quote:
+        for line in lines:
+            yield _read_line(line, delete, delete_len, quote)
+        return
+    for line in lines:
+        yield _read_plain(line, delete, delete_len) or _read_line(line, delete, delete_len, quote)
+
+
+_TO_SPACE = str.maketrans("\t\n\r\f\v", "     ")
+
+
+def _read_plain(line: str, delete: frozenset, delete_len: frozenset) -> _Side | None:
+    """:func:`_read_line` for a well-formed line without QUOTE_LABEL, with str methods only.
+
+    Cut before every "(": each piece is a bracket's label (``S``) or a terminal, label, space,
+    word and closing brackets (``NN cat))``), so one piece is one step. Anything unusual, an
+    empty word "( )", "(X)", a word outside a terminal, a space inside "(X a b)", unbalanced
+    brackets, returns None and the line goes to :func:`_read_line`. Both give the same sentence
+    for every line (tested on the PTB sample and Sequoia, damaged or not).
+    """
+    if "\t" in line or "\r" in line or "\f" in line or "\v" in line or "\n" in line:
+        line = line.translate(_TO_SPACE)
+    pieces = iter(line.split("("))
+    if next(pieces).strip(" "):
+        return None  # a word before the first bracket
+    words: list[str] = []
+    tags: list[str] = []
+    brackets: list[list] = []
+    stack: list[list] = []
+    add_word = words.append
+    add_tag = tags.append
+    n = 0
+    length = 0
+    for piece in pieces:
+        label, _, rest = piece.partition(" ")
+        word = rest.rstrip(" )")  # rest = word, then only ")" and spaces
+        if not word:
+            if ")" in label or ")" in rest:
+                return None  # "(X)", "( )", "(X )"
+            bracket = [label, n, -1]
+            brackets.append(bracket)
+            stack.append(bracket)
+            continue
+        if " " in word or ")" in word or ")" in label or rest[len(word)] != ")":
+            return None  # "(X a b)", "(X a) b", "(X a )"
+        if label not in delete_len:
+            length += 1
+        if label not in delete:
+            add_word(word)
+            add_tag(label)
+            n += 1
+        closes = rest.count(")")
+        if closes > 1:
+            if len(stack) < closes - 1:
+                return None
+            for _ in range(closes - 1):
+                stack.pop()[2] = n
+    if stack:
+        return None
+    side = _Side()
+    side.words = words
+    side.tags = tags
+    side.brackets = brackets
+    side.length = length
+    return side
 
 
 def _reinsert(side: _Side, quote: list) -> None:
@@ -277,17 +415,23 @@ def _reinsert(side: _Side, quote: list) -> None:
 
 
 def _fix_quote(gold: _Side, test: _Side, delete: frozenset) -> None:
-    """evalb's fix_quote: re-insert a quote-like word deleted on one side only."""
-    for tq in test.quotes:
+    """evalb's fix_quote: re-insert a quote-like word deleted on one side only.
+
+    As in evalb.c, the test quote's index is saved before the inner loop and
+    every gold quote is compared with that saved index, although re-inserting
+    the test quote moves its live index.
+    """
+    for i, tq in enumerate(test.quotes):
+        index = tq[2]
         for j, gq in enumerate(gold.quotes):
-            if gq[2] == tq[2] and gq[1] != tq[1]:
+            if gq[2] == index and gq[1] != tq[1]:
                 if gq[1] in delete and tq[1] not in delete:
                     _reinsert(gold, gq)
                     for later in gold.quotes[j:]:
                         later[2] += 1
                 elif tq[1] in delete and gq[1] not in delete:
                     _reinsert(test, tq)
-                    for later in test.quotes[test.quotes.index(tq):]:
+                    for later in test.quotes[i:]:
                         later[2] += 1
 
 
@@ -296,6 +440,36 @@ def _cut(label: str) -> str:
         if ch == "-" or ch == "=":
             return label[:i]
     return label
+
+
+def _canonical_classes(pairs) -> dict[str, str] | None:
+    """label -> one representative when EQ_LABEL pairs are disjoint (then equality is an
+    equivalence and brackets can be matched as a multiset); None when a label is in two pairs."""
+    partner: dict[str, str] = {}
+    for a, b in pairs:
+        if a == b:
+            continue
+        for x, y in ((a, b), (b, a)):
+            if partner.get(x, y) != y:
+                return None
+            partner[x] = y
+    return {a: min(a, b) for a, b in partner.items()}
+
+
+class _LabelCache(dict):
+    """label -> the label a kept bracket is compared under, or None; computed on first use."""
+
+    def __init__(self, compute) -> None:
+        super().__init__()
+        self.compute = compute
+
+    def __missing__(self, label: str):
+        value = self[label] = self.compute(label)
+        return value
+
+
+# a row: (status, length, matched, gold brackets, test brackets, crossing, words, correct tags, message)
+_ZERO = (0, 0, 0, 0, 0, 0)
 
 
 class EvalbScorer:
@@ -310,139 +484,170 @@ class EvalbScorer:
         self.eq_words = frozenset(p.eq_words) | frozenset((b, a) for a, b in p.eq_words)
         # a phrasal label is deleted when label_comp(label, D) holds for some DELETE_LABEL D
         self.delete_phrasal = self.delete | {a for a, b in self.eq_labels if b in self.delete}
-        self._cut_cache: dict[str, str] = {}
+        self._canon = _canonical_classes(p.eq_labels) if p.labeled else {}
+        self._kept_cache = _LabelCache(self._keep)
+        self._tag_eq = frozenset((a, b) for a, b in self.eq_labels if a != b)
 
     def label_eq(self, a: str, b: str) -> bool:
         return a == b or (a, b) in self.eq_labels
 
-    def sentence(self, gold: Tree | BadSentence | None, test: Tree | BadSentence | None) -> dict:
+    def side(self, item) -> _Side | None:
+        """A tree, a pre-read sentence or a ``BadSentence`` as evalb's structures (None for the last)."""
+        if item is None or isinstance(item, BadSentence):
+            return None
+        if type(item) is _Side:
+            return item
+        return _read(item, self.delete, self.delete_len, self.quote_labels)
+
+    def sentence(self, gold, test) -> dict:
         """One sentence pair -> evalb's per-sentence figures (ratios as fractions)."""
-        row = {
-            "length": 0, "status": "ok", "recall": 0.0, "precision": 0.0, "matched": 0,
-            "gold_brackets": 0, "test_brackets": 0, "crossing": 0, "words": 0,
-            "correct_tags": 0, "tagging_accuracy": 0.0,
-        }
-        if gold is None or isinstance(gold, BadSentence):
-            row["status"] = "error"
-            row["message"] = gold.problem.message if gold is not None else "missing gold sentence"
-            return row
-        g = gold if type(gold) is _Side else _read(gold, self.delete, self.delete_len, self.quote_labels)
-        row["length"] = g.length
-        if test is None or isinstance(test, BadSentence):
-            row["status"] = "error"
-            row["message"] = test.problem.message if test is not None else "missing test sentence"
-            return row
-        t = test if type(test) is _Side else _read(test, self.delete, self.delete_len, self.quote_labels)
+        return row_dict(self.pair(gold, test))
+
+    def pair(self, gold, test) -> tuple:
+        """One sentence pair -> a row tuple (see :func:`row_dict`)."""
+        g = gold if type(gold) is _Side else self.side(gold)
+        if g is None:
+            message = gold.problem.message if gold is not None else "missing gold sentence"
+            return (STATUS_ERROR, 0, *_ZERO, message)
+        t = test if type(test) is _Side else self.side(test)
+        if t is None:
+            message = test.problem.message if test is not None else "missing test sentence"
+            return (STATUS_ERROR, g.length, *_ZERO, message)
+        # evalb.c calc_result: reading problems flag the sentence; an empty test line is a skip all the same
         if not t.words:
-            row["status"] = "skip"
-            return row
+            return (STATUS_SKIP, g.length, *_ZERO, None)
+        if not (g.scored and t.scored):
+            return (STATUS_ERROR, g.length, *_ZERO, g.error if not g.scored else t.error)
         if len(g.words) != len(t.words):
-            if self.quote_labels:
+            if self.quote_labels and (g.quotes or t.quotes):
                 _fix_quote(g, t, self.delete)
             if len(g.words) != len(t.words):
-                row["status"] = "error"
-                row["message"] = f"Length unmatch ({len(g.words)}|{len(t.words)})"
-                return row
-        eq_words = self.eq_words
-        for a, b in zip(g.words, t.words):
-            if a != b and (a, b) not in eq_words:
-                row["status"] = "error"
-                row["message"] = f"Words unmatch ({a}|{b})"
-                return row
-        return self._score(g, t, row)
+                return (STATUS_ERROR, g.length, *_ZERO, f"Length unmatch ({len(g.words)}|{len(t.words)})")
+        if g.words != t.words:
+            eq_words = self.eq_words
+            for a, b in zip(g.words, t.words):
+                if a != b and (a, b) not in eq_words:
+                    return (STATUS_ERROR, g.length, *_ZERO, f"Words unmatch ({a}|{b})")
+        status, message = STATUS_OK, None
+        if g.error or t.error:
+            status, message = STATUS_ERROR, g.error or t.error
+        return (status, g.length, *self._score(g, t), message)
 
     def _kept(self, side: _Side) -> list[tuple[str, int, int]]:
-        cache = self._cut_cache
-        delete = self.delete_phrasal
-        out = []
-        for label, start, end in side.brackets:
-            if start == end:
-                continue
-            cut = cache.get(label)
-            if cut is None:
-                cut = cache[label] = _cut(label)
-            if cut in delete:
-                continue
-            out.append((cut, start, end))
-        return out
+        cache = self._kept_cache
+        return [(cut, s, e) for label, s, e in side.brackets if s != e and (cut := cache[label]) is not None]
 
-    def _score(self, g: _Side, t: _Side, row: dict) -> dict:
+    def _keep(self, label: str) -> str | None:
+        """The label a kept bracket is compared under (function tags cut), None when deleted."""
+        cut = _cut(label)
+        if cut in self.delete_phrasal:
+            return None
+        if not self.params.labeled:
+            return ""
+        if self._canon is not None:
+            return self._canon.get(cut, cut)
+        return cut
+
+    def _score(self, g: _Side, t: _Side) -> tuple:
         gold = self._kept(g)
         test = self._kept(t)
-        labeled = self.params.labeled
-        eq = self.eq_labels
-        by_span: dict[tuple[int, int], list[str]] = {}
-        for label, s, e in test:
-            by_span.setdefault((s, e), []).append(label)
-        match = 0
-        for label, s, e in gold:  # evalb: each gold bracket takes the first free test bracket that fits
-            cands = by_span.get((s, e))
-            if not cands:
-                continue
-            if not labeled:
-                cands.pop(0)
-                match += 1
-                continue
-            for k, other in enumerate(cands):
-                if other == label or (other, label) in eq:
-                    del cands[k]
-                    match += 1
-                    break
-        # crossing: test brackets crossing at least one gold bracket. Gold spans come from one
-        # tree, so they never cross each other: a test span equal to a gold span crosses nothing.
-        gold_spans = {(s, e) for _, s, e in gold}
+        if gold == test:
+            match = len(gold)
+        elif self._canon is not None:  # labels compared by equality: a multiset intersection
+            gold_set, test_set = set(gold), set(test)
+            if len(gold_set) == len(gold) and len(test_set) == len(test):
+                match = len(gold_set & test_set)
+            else:  # a unary chain repeats a bracket: count copies
+                counts: dict = {}
+                for b in test:
+                    counts[b] = counts.get(b, 0) + 1
+                match = 0
+                for b in gold:
+                    k = counts.get(b)
+                    if k:
+                        counts[b] = k - 1
+                        match += 1
+        else:  # evalb's order: each gold bracket takes the first free test bracket that fits
+            eq = self.eq_labels
+            by_span: dict[tuple[int, int], list[str]] = {}
+            for label, s, e in test:
+                by_span.setdefault((s, e), []).append(label)
+            match = 0
+            for label, s, e in gold:
+                cands = by_span.get((s, e))
+                if cands:
+                    for k, other in enumerate(cands):
+                        if other == label or (other, label) in eq:
+                            del cands[k]
+                            match += 1
+                            break
+        # crossing: test brackets crossing at least one gold bracket. Closed gold brackets come from
+        # one tree and never cross each other (an unclosed one, end -1, crosses nothing), so a test
+        # span equal to a gold span crosses nothing.
         crossing = 0
-        for _, s, e in test:
-            if (s, e) in gold_spans:
-                continue
-            for _, a, b in gold:
-                if (a < s < b < e) or (s < a < e < b):
-                    crossing += 1
-                    break
-        correct = 0
-        for a, b in zip(g.tags, t.tags):
-            if a == b or (a, b) in eq:
-                correct += 1
-        n_words = len(g.words)
-        row.update(
-            matched=match, gold_brackets=len(gold), test_brackets=len(test), crossing=crossing,
-            recall=match / len(gold) if gold else 0.0,
-            precision=match / len(test) if test else 0.0,
-            words=n_words, correct_tags=correct,
-            tagging_accuracy=correct / n_words if n_words else 0.0,
-        )
-        return row
+        if gold != test:
+            gold_spans = {(s, e) for _, s, e in gold}
+            for _, s, e in test:
+                if (s, e) in gold_spans:
+                    continue
+                for _, a, b in gold:
+                    if (a < s < b < e) or (s < a < e < b):
+                        crossing += 1
+                        break
+        gt, tt = g.tags, t.tags
+        if gt == tt:
+            correct = len(gt)
+        else:
+            correct = sum(map(str.__eq__, gt, tt))
+            if self._tag_eq:
+                correct += sum(map(self._tag_eq.__contains__, zip(gt, tt)))
+        return match, len(gold), len(test), crossing, len(g.words), correct
+
+
+def row_dict(row: tuple, index: int | None = None) -> dict:
+    """A row tuple as the JSON document's sentence entry (ratios as fractions)."""
+    status, length, match, gb, tb, crossing, words, correct, message = row
+    out = {} if index is None else {"index": index}
+    out.update(
+        length=length, status=STATUS_NAMES[status],
+        recall=match / gb if gb else 0.0, precision=match / tb if tb else 0.0,
+        matched=match, gold_brackets=gb, test_brackets=tb, crossing=crossing,
+        words=words, correct_tags=correct, tagging_accuracy=correct / words if words else 0.0,
+    )
+    if message is not None:
+        out["message"] = message
+    return out
 
 
 # -- a corpus ---------------------------------------------------------------
-def _block() -> dict:
-    return {
-        "sentences": 0, "errors": 0, "skipped": 0, "valid": 0, "matched": 0, "gold_brackets": 0,
-        "test_brackets": 0, "crossing": 0, "words": 0, "correct_tags": 0, "complete": 0,
-        "no_crossing_count": 0, "two_or_less_count": 0,
-    }
+_BLOCK_KEYS = ("sentences", "errors", "skipped", "valid", "matched", "gold_brackets", "test_brackets",
+               "crossing", "words", "correct_tags", "complete", "no_crossing_count", "two_or_less_count")
 
 
-def _add(block: dict, row: dict) -> None:
-    block["sentences"] += 1
-    if row["status"] == "error":
-        block["errors"] += 1
-        return
-    if row["status"] == "skip":
-        block["skipped"] += 1
-        return
-    block["valid"] += 1
-    for key in ("matched", "gold_brackets", "test_brackets", "crossing", "words", "correct_tags"):
-        block[key] += row[key]
-    if row["gold_brackets"] == row["test_brackets"] == row["matched"]:
-        block["complete"] += 1
-    if row["crossing"] == 0:
-        block["no_crossing_count"] += 1
-    if row["crossing"] <= 2:
-        block["two_or_less_count"] += 1
+def _block() -> list[int]:
+    return [0] * len(_BLOCK_KEYS)
 
 
-def _finish(block: dict) -> dict:
+def _add(block: list[int], row: tuple, also: list[int] | None = None) -> None:
+    """Add a row to a block of counts (and to a second block, the cutoff one, when given)."""
+    status, _, match, gb, tb, crossing, words, correct, _ = row
+    if status == STATUS_OK:
+        delta = (1, 0, 0, 1, match, gb, tb, crossing, words, correct, gb == tb == match, crossing == 0, crossing <= 2)
+    elif status == STATUS_ERROR:
+        delta = _ERROR_DELTA
+    else:
+        delta = _SKIP_DELTA
+    block[:] = map(int.__add__, block, delta)
+    if also is not None:
+        also[:] = map(int.__add__, also, delta)
+
+
+_ERROR_DELTA = (1, 1) + (0,) * 11
+_SKIP_DELTA = (1, 0, 1) + (0,) * 10
+
+
+def _finish(counts: list[int]) -> dict:
+    block = dict(zip(_BLOCK_KEYS, counts))
     valid = block["valid"]
     r = block["matched"] / block["gold_brackets"] if block["gold_brackets"] else 0.0
     p = block["matched"] / block["test_brackets"] if block["test_brackets"] else 0.0
@@ -459,6 +664,93 @@ def _finish(block: dict) -> dict:
     return block
 
 
+class EvalbRun:
+    """evalb's main loop, one pair at a time: totals, MAX_ERROR, the line-count check.
+
+    Feed pairs with :meth:`add` (returns the row tuple), then call
+    :meth:`finish` with what is left of either file. Nothing is kept per
+    sentence, so memory stays flat however long the files are.
+    """
+
+    def __init__(self, params: EvalbParams | None = None, *, on_error: str = "skip",
+                 gold_file: str | None = None, test_file: str | None = None) -> None:
+        if on_error not in ("skip", "raise"):
+            raise ValueError("on_error must be 'skip' or 'raise'")
+        self.scorer = EvalbScorer(params)
+        self.params = self.scorer.params
+        self.on_error = on_error
+        self.gold_file, self.test_file = gold_file, test_file
+        self.all, self.cut = _block(), _block()
+        self.errors = 0
+        self.count = 0
+        self.stopped: dict | None = None
+        self.problems: list[dict] = [w.as_dict() for w in self.params.warnings]
+
+    def add(self, gold, test, *, gold_line: int | None = None, test_line: int | None = None) -> tuple:
+        row = self.scorer.pair(gold, test)
+        self.count += 1
+        index = self.count
+        if row[0] == STATUS_ERROR:
+            if self.on_error == "raise":
+                message = row[8]
+                bad_gold = isinstance(gold, BadSentence) or (type(gold) is _Side and gold.error == message)
+                raise InputError(
+                    message, file=self.gold_file if bad_gold else self.test_file,
+                    line=(gold_line if bad_gold else test_line) or index, sentence=str(index),
+                )
+            self.errors += 1
+        _add(self.all, row, self.cut if row[1] <= self.params.cutoff_len else None)
+        if row[0] == STATUS_ERROR:
+            self._check_max_error(f"stopped at sentence {index}")
+        return row
+
+    def _check_max_error(self, where: str) -> None:
+        # evalb.c Error(): exit when Error_count++ > Max_error, i.e. at error number MAX_ERROR + 2:
+        # MAX_ERROR 10 tolerates 11 errors
+        if self.errors > self.params.max_error + 1 and self.stopped is None:
+            self.stopped = {
+                "index": self.count,
+                "message": (
+                    f"{where}: {self.errors} errors, more than MAX_ERROR={self.params.max_error} + 1 "
+                    f"(evalb stops there); the summary covers sentences 1-{self.count}"
+                ),
+            }
+
+    def finish(self, *, extra: str | None = None, n_gold: int | None = None, n_test: int | None = None,
+               line: int | None = None) -> dict:
+        """The summary; ``extra`` = ``"gold"`` or ``"test"`` when that file has lines left over."""
+        if extra and self.stopped is None:
+            shorter = self.count
+            more_gold = extra == "gold"
+            counts = f"{n_gold} in gold, {n_test} in test" if n_gold is not None and n_test is not None else None
+            message = "different numbers of sentences" + (f": {counts}" if counts else "") + (
+                f" (too many lines in {extra} file)")
+            # the file that has the extra lines, at its first extra line (where evalb reports it)
+            problem = Problem(
+                message, file=self.gold_file if more_gold else self.test_file,
+                line=line if line is not None else shorter + 1, sentence=str(shorter + 1),
+            )
+            if self.on_error == "raise":
+                raise InputError(problem)
+            self.problems.append(problem.as_dict())
+            self.errors += 1  # evalb counts it as an error too
+            self._check_max_error("after the last pair")
+        summary = {"all": _finish(self.all), "cutoff": _finish(self.cut), "cutoff_len": self.params.cutoff_len}
+        if self.stopped:
+            summary["stopped"] = self.stopped
+        if self.problems:
+            summary["problems"] = self.problems
+        return summary
+
+    def head(self) -> dict:
+        p = self.params
+        return {
+            "metric": "evalb",
+            "signature": make_signature("evalb", **p.signature_params(), errors=self.on_error),
+            "params": p.as_dict(),
+        }
+
+
 def score_evalb(
     gold_trees: list,
     test_trees: list,
@@ -473,114 +765,72 @@ def score_evalb(
     """Score paired sentences; returns the JSON document (see the module doc).
 
     ``on_error="skip"`` is evalb's behaviour: a pair whose words differ, or a
-    malformed sentence (:class:`BadSentence`), is listed with status ``error``
-    and left out of the totals; more than ``MAX_ERROR`` of them stop the run
+    malformed sentence, is listed with status ``error`` and left out of the
+    totals; more than ``MAX_ERROR`` + 1 of them stop the run
     (``summary["stopped"]`` says where). ``on_error="raise"`` raises
     :class:`InputError` (file, line, sentence) at the first such pair, and
     also when the two sides have different numbers of sentences.
     """
-    if on_error not in ("skip", "raise"):
-        raise ValueError("on_error must be 'skip' or 'raise'")
-    scorer = EvalbScorer(params)
-    p = scorer.params
-    problems: list[dict] = [w.as_dict() for w in p.warnings]
-    n = len(gold_trees)
-    if len(gold_trees) != len(test_trees):
-        more_gold = len(gold_trees) > len(test_trees)
-        shorter = min(len(gold_trees), len(test_trees))
-        where_lines = test_lines if more_gold else gold_lines
-        message = (
-            f"different numbers of sentences: {len(gold_trees)} in gold, {len(test_trees)} in test "
-            f"({'too many lines in gold file' if more_gold else 'too many lines in test file'})"
-        )
-        problem = Problem(
-            message,
-            file=test_file if more_gold else gold_file,
-            line=(where_lines[-1] + 1 if where_lines else shorter + 1) if shorter else 1,
-            sentence=str(shorter + 1),
-        )
-        if on_error == "raise":
-            raise InputError(problem)
-        problems.append(problem.as_dict())
-        n = shorter
-    rows: list[dict] = []
-    all_block, cut_block = _block(), _block()
-    errors = 0
-    stopped = None
+    run = EvalbRun(params, on_error=on_error, gold_file=gold_file, test_file=test_file)
+    n = min(len(gold_trees), len(test_trees))
+    if len(gold_trees) != len(test_trees) and on_error == "raise":
+        _count_mismatch(run, gold_trees, test_trees, gold_lines, test_lines)
+    rows = []
     for i in range(n):
-        row = scorer.sentence(gold_trees[i], test_trees[i])
-        row = {"index": i + 1, **row}
-        if row["status"] == "error":
-            if on_error == "raise":
-                bad_test = isinstance(test_trees[i], BadSentence) or row["message"].startswith(("Length", "Words"))
-                file = test_file if bad_test else gold_file
-                lines = test_lines if bad_test else gold_lines
-                raise InputError(
-                    row["message"], file=file, line=lines[i] if lines else i + 1, sentence=str(i + 1)
-                )
-            errors += 1
-        rows.append(row)
-        _add(all_block, row)
-        if row["length"] <= p.cutoff_len:
-            _add(cut_block, row)
-        if row["status"] == "error" and errors > p.max_error:
-            stopped = {
-                "index": i + 1,
-                "message": (
-                    f"stopped at sentence {i + 1}: {errors} error sentences, more than MAX_ERROR={p.max_error}; "
-                    f"the summary covers sentences 1-{i + 1} of {len(gold_trees)}"
-                ),
-            }
+        row = run.add(gold_trees[i], test_trees[i], gold_line=gold_lines[i] if gold_lines else None,
+                      test_line=test_lines[i] if test_lines else None)
+        rows.append(row_dict(row, i + 1))
+        if run.stopped:
             break
-    summary = {"all": _finish(all_block), "cutoff": _finish(cut_block), "cutoff_len": p.cutoff_len}
-    if stopped:
-        summary["stopped"] = stopped
-    if problems:
-        summary["problems"] = problems
-    return {
-        "metric": "evalb",
-        "signature": make_signature("evalb", **p.signature_params(), errors=on_error),
-        "params": p.as_dict(),
-        "sentences": rows,
-        "summary": summary,
-    }
+    summary = _count_mismatch(run, gold_trees, test_trees, gold_lines, test_lines)
+    return {**run.head(), "sentences": rows, "summary": summary}
+
+
+def _count_mismatch(run: EvalbRun, gold: list, test: list, gold_lines, test_lines) -> dict:
+    if len(gold) == len(test):
+        return run.finish()
+    extra = "gold" if len(gold) > len(test) else "test"
+    lines = gold_lines if extra == "gold" else test_lines
+    n = min(len(gold), len(test))
+    return run.finish(extra=extra, n_gold=len(gold), n_test=len(test), line=lines[n] if lines else n + 1)
 
 
 _CODES = {"ok": STATUS_OK, "error": STATUS_ERROR, "skip": STATUS_SKIP}
+HEADER = (
+    "  Sent.                        Matched  Bracket   Cross        Correct Tag\n"
+    " ID  Len.  Stat. Recal  Prec.  Bracket gold test Bracket Words  Tags Accracy\n"
+    "============================================================================\n"
+)
 
 
-def format_evalb(doc: dict) -> str:
-    """evalb's text report (per-sentence table, totals line, summary blocks)."""
-    out = [
-        "  Sent.                        Matched  Bracket   Cross        Correct Tag\n",
-        " ID  Len.  Stat. Recal  Prec.  Bracket gold test Bracket Words  Tags Accracy\n",
-        "============================================================================\n",
-    ]
-    def pct(num: int, den: int) -> float:  # evalb's expression, so that rounding is identical
-        return 100.0 * num / den if den else 0.0
+def _pct(num: int, den: int) -> float:  # evalb's expression, so that rounding is identical
+    return 100.0 * num / den if den else 0.0
 
-    for row in doc["sentences"]:
-        out.append("%4d  %3d    %d  " % (row["index"], row["length"], _CODES[row["status"]]))
-        out.append(
-            "%6.2f %6.2f   %3d    %3d  %3d    %3d"
-            % (pct(row["matched"], row["gold_brackets"]), pct(row["matched"], row["test_brackets"]),
-               row["matched"], row["gold_brackets"], row["test_brackets"], row["crossing"])
-        )
-        out.append("   %4d  %4d   %6.2f\n" % (row["words"], row["correct_tags"], pct(row["correct_tags"], row["words"])))
-    out.append("============================================================================\n")
-    a = doc["summary"]["all"]
+
+def format_row(index: int, row: tuple) -> str:
+    """evalb's per-sentence line for a row tuple (percentages computed as in _pct, inlined)."""
+    status, length, match, gb, tb, crossing, words, correct, _ = row
+    return "%4d  %3d    %d  %6.2f %6.2f   %3d    %3d  %3d    %3d   %4d  %4d   %6.2f\n" % (
+        index, length, status, 100.0 * match / gb if gb else 0.0, 100.0 * match / tb if tb else 0.0,
+        match, gb, tb, crossing, words, correct, 100.0 * correct / words if words else 0.0)
+
+
+def format_summary(summary: dict) -> str:
+    """evalb's totals line and summary blocks."""
+    out = ["============================================================================\n"]
+    a = summary["all"]
     if a["gold_brackets"] > 0 and a["test_brackets"] > 0:
         out.append(
             "                %6.2f %6.2f %6d %5d %5d  %5d"
-            % (pct(a["matched"], a["gold_brackets"]), pct(a["matched"], a["test_brackets"]), a["matched"],
+            % (_pct(a["matched"], a["gold_brackets"]), _pct(a["matched"], a["test_brackets"]), a["matched"],
                a["gold_brackets"], a["test_brackets"], a["crossing"])
         )
-    out.append("  %5d %5d   %6.2f" % (a["words"], a["correct_tags"], pct(a["correct_tags"], a["words"])))
+    out.append("  %5d %5d   %6.2f" % (a["words"], a["correct_tags"], _pct(a["correct_tags"], a["words"])))
     out.append("\n=== Summary ===\n")
-    for title, block in (("All", a), ("len<=%d" % doc["summary"]["cutoff_len"], doc["summary"]["cutoff"])):
+    for title, block in (("All", a), ("len<=%d" % summary["cutoff_len"], summary["cutoff"])):
         valid = block["valid"]
-        r = pct(block["matched"], block["gold_brackets"])
-        p = pct(block["matched"], block["test_brackets"])
+        r = _pct(block["matched"], block["gold_brackets"])
+        p = _pct(block["matched"], block["test_brackets"])
         f = 2 * p * r / (p + r) if p + r else 0.0  # evalb prints nan here; we print 0.00
         out.append("\n-- %s --\n" % title)
         out.append("Number of sentence        = %6d\n" % block["sentences"])
@@ -590,9 +840,20 @@ def format_evalb(doc: dict) -> str:
         out.append("Bracketing Recall         = %6.2f\n" % r)
         out.append("Bracketing Precision      = %6.2f\n" % p)
         out.append("Bracketing FMeasure       = %6.2f\n" % f)
-        out.append("Complete match            = %6.2f\n" % pct(block["complete"], valid))
+        out.append("Complete match            = %6.2f\n" % _pct(block["complete"], valid))
         out.append("Average crossing          = %6.2f\n" % (1.0 * block["crossing"] / valid if valid else 0.0))
-        out.append("No crossing               = %6.2f\n" % pct(block["no_crossing_count"], valid))
-        out.append("2 or less crossing        = %6.2f\n" % pct(block["two_or_less_count"], valid))
-        out.append("Tagging accuracy          = %6.2f\n" % pct(block["correct_tags"], block["words"]))
+        out.append("No crossing               = %6.2f\n" % _pct(block["no_crossing_count"], valid))
+        out.append("2 or less crossing        = %6.2f\n" % _pct(block["two_or_less_count"], valid))
+        out.append("Tagging accuracy          = %6.2f\n" % _pct(block["correct_tags"], block["words"]))
+    return "".join(out)
+
+
+def format_evalb(doc: dict) -> str:
+    """evalb's text report (per-sentence table, totals line, summary blocks)."""
+    out = [HEADER]
+    for r in doc["sentences"]:
+        row = (_CODES[r["status"]], r["length"], r["matched"], r["gold_brackets"], r["test_brackets"],
+               r["crossing"], r["words"], r["correct_tags"], None)
+        out.append(format_row(r["index"], row))
+    out.append(format_summary(doc["summary"]))
     return "".join(out)

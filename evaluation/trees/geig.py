@@ -219,20 +219,25 @@ def _apply_erasure(tree: Tree, erase: set[int], moves: list[tuple[Tree, Tree]]) 
     # locate the move nodes in the copy through their position in pre-order
     order = {id(n): k for k, n in enumerate(_preorder(tree))}
     copies = list(_preorder(t))
+    # Erasure positions are numbered on the original word order: pick the erased word nodes
+    # now, before a stranded adverb moves and shifts the positions after it.
+    doomed: set[int] = set()
+    pos = 0
+    for node in copies:
+        if _word_of(node) is not None:
+            if pos in erase:
+                doomed.add(id(node))
+            pos += 1
     for adverb, target in moves:
         a, tgt = copies[order[id(adverb)]], copies[order[id(target)]]
         parent = _parent_of(t, a)
         if parent is not None:
             parent.children.remove(a)
             tgt.children.insert(sum(1 for c in tgt.children if c is not None and _before(c, a)), a)
-    pos = 0
 
     def strip(node: Tree) -> Tree | None:
-        nonlocal pos
         if _word_of(node) is not None:
-            p = pos
-            pos += 1
-            return None if p in erase else node
+            return None if id(node) in doomed else node
         kids = [k for k in (strip(c) for c in node.children) if k is not None]
         node.children = kids
         return node

@@ -5,8 +5,9 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.contrib.auth import authenticate
-from django.core.management import call_command
+from django.contrib.auth import authenticate, get_user_model
+from django.core.management import CommandError, call_command
+from django.test import RequestFactory
 
 from annotations.easy import read_document, write_document
 from campaign import demo
@@ -72,16 +73,72 @@ def test_load_demo_builds_a_published_campaign_of_synthetic_scored_runs(small_co
 
     # the printed logins work
     assert "/results/demo-t/" in text
-    assert authenticate(username="organiser", password="demo-organiser-pw") is not None
+    # Through a request, as every login is: the login rate limits (django-axes) need one.
+    assert authenticate(RequestFactory().post("/"), username="organiser", password="demo-organiser-pw") is not None
     for spec in demo.TEAMS:
         assert f"{spec['user']}" in text and f"demo-{spec['user']}-pw" in text
-        assert authenticate(username=spec["user"], password=f"demo-{spec['user']}-pw") is not None
+        assert authenticate(RequestFactory().post("/"), username=spec["user"],
+                            password=f"demo-{spec['user']}-pw") is not None
+
+    # a development sample (a tenth of each genre) and a guide document, both downloadable
+    from campaign.subsets import subset_counts
+
+    counts = subset_counts(campaign)
+    assert counts["dev"] > 0 and counts["test"] > 8 * counts["dev"]
+    guide = campaign.guide.versions.get()
+    assert guide.document.name.endswith("easy-annotation-guide-examples.zip")
+
+    # every link of the demo's pages works, for a visitor, a team member and the organiser
+    from django.test import Client
+
+    from tests.console.crawl import crawl
+
+    member = demo.TEAMS[0]["user"]
+    for who in (None, member, "organiser"):
+        client = Client()
+        if who:
+            client.force_login(get_user_model().objects.get(username=who))
+        seen = crawl(client, campaign.get_absolute_url(), follow=("/campaigns/", "/results/", "/runs/"))
+        assert not {u: c for u, c in seen.items() if c >= 400}, who
+        assert f"/campaigns/{campaign.slug}/guide/" in seen and f"/governance/campaigns/{campaign.slug}/dev-sample.zip" in seen
 
     # a second call changes nothing
     call_command("load_demo", "--data", str(small_corpus), "--bootstrap", "20", "--slug", "demo-t", stdout=StringIO())
     assert Run.objects.filter(campaign=campaign).count() == expected
     assert Result.objects.filter(run__campaign=campaign).count() == expected
     assert PublishedSnapshot.objects.filter(campaign=campaign).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_second_call_after_a_failed_first_one_finishes_the_demo(small_corpus, settings, tmp_path, monkeypatch):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    args = ["load_demo", "--data", str(small_corpus), "--bootstrap", "0", "--slug", "demo-r", "--no-kinds"]
+    real = demo.perturb
+
+    def broken(doc, recipe):
+        out = real(doc, recipe)
+        if recipe.name.startswith("beta-types-10"):
+            out.sentences[0].groups[0].type = "ZZ"  # an unknown group type: the run is refused
+        return out
+
+    monkeypatch.setattr(demo, "perturb", broken)
+    with pytest.raises(CommandError, match="beta-types-10"):
+        call_command(*args, stdout=StringIO())
+    campaign = Campaign.objects.get(slug="demo-r")
+    assert campaign.state == CampaignState.OPEN
+    assert list(campaign.runs.exclude(status=RunStatus.SCORED).values_list("name", flat=True)) == [
+        "beta-types-10 (synthetic)"]
+
+    monkeypatch.setattr(demo, "perturb", real)
+    out = StringIO()
+    call_command(*args, stdout=out)
+    campaign.refresh_from_db()
+    expected = sum(len(t["runs"]) for t in demo.TEAMS)
+    assert campaign.state == CampaignState.PUBLISHED
+    assert campaign.runs.filter(status=RunStatus.SCORED).count() == campaign.runs.count() == expected
+    # the URLs and logins end the output
+    tail = out.getvalue().rstrip().splitlines()[-6:]  # "Logins", the organiser, four members
+    assert tail[0].startswith("Logins") and "delta" in tail[-1]
 
 
 def test_perturbations_leave_the_gold_untouched_and_do_what_they_say(shared_data):

@@ -130,9 +130,9 @@ def test_lab_reports_types_without_place_and_is_json():
     assert rows["ATTACH II"]["A"] is None and rows["ATTACH II"]["B"]["insertions"] == 1
 
 
-def test_seed_reproducibility(shared_data):
-    trees = read_penn(shared_data / "ptb-sample" / "wsj_0003.mrg") + read_penn(
-        shared_data / "ptb-sample" / "wsj_0004.mrg")
+def test_seed_reproducibility(ptb_sample):
+    trees = read_penn(ptb_sample / "wsj_0003.mrg") + read_penn(
+        ptb_sample / "wsj_0004.mrg")
     one = insert_errors(trees, "LABEL I", seed=7, per_type=5)
     two = insert_errors(trees, "LABEL I", seed=7, per_type=5)
     other = insert_errors(trees, "LABEL I", seed=8, per_type=5)
@@ -141,17 +141,17 @@ def test_seed_reproducibility(shared_data):
     assert [t.to_penn() for t in one["damaged"]] == [t.to_penn() for t in two["damaged"]]
     assert one["indices"] != other["indices"]
     assert [t.to_penn() for t in trees] == [t.to_penn() for t in
-                                           read_penn(shared_data / "ptb-sample" / "wsj_0003.mrg")
-                                           + read_penn(shared_data / "ptb-sample" / "wsj_0004.mrg")]
+                                           read_penn(ptb_sample / "wsj_0003.mrg")
+                                           + read_penn(ptb_sample / "wsj_0004.mrg")]
     a = run_error_lab({"P": trees}, seed=7, per_type=3)
     b = run_error_lab({"P": trees}, seed=7, per_type=3)
     assert a == b
 
 
-def test_flatter_scheme_is_punished_more_by_parseval(shared_data):
+def test_flatter_scheme_is_punished_more_by_parseval(ptb_sample):
     # the paper's effect on PTB: same sentences, one version with NP-in-PP removed (flatter):
     # the same attachment errors cost more PARSEVAL F on the flatter version
-    trees = [t for i in range(1, 31) for t in read_penn(shared_data / "ptb-sample" / f"wsj_{i:04d}.mrg")]
+    trees = [t for i in range(1, 31) for t in read_penn(ptb_sample / f"wsj_{i:04d}.mrg")]
     from annotations.trees.transforms import apply_transforms
     flat = apply_transforms(trees, "no-np-in-pp")
     r = run_error_lab({"penn": trees, "flat": flat}, seed=1, per_type=40, types=["ATTACH I", "LABEL I"])
@@ -219,8 +219,8 @@ def test_identical_sisters_the_right_one_moves():
 
 
 @pytest.mark.parametrize("kind", ERROR_TYPES)
-def test_every_insertion_keeps_the_words(shared_data, kind):
-    trees = [t for i in range(1, 41) for t in read_penn(shared_data / "ptb-sample" / f"wsj_{i:04d}.mrg")]
+def test_every_insertion_keeps_the_words(ptb_sample, kind):
+    trees = [t for i in range(1, 41) for t in read_penn(ptb_sample / f"wsj_{i:04d}.mrg")]
     from annotations.trees.transforms import apply_transforms
     trees = apply_transforms(trees, "remove-null")
     r = insert_errors(trees, kind, seed=2, per_type=None)
@@ -230,15 +230,15 @@ def test_every_insertion_keeps_the_words(shared_data, kind):
         assert d.to_penn() != trees[i].to_penn()
 
 
-def test_pooled_equals_scoring_all_damaged_sentences_at_once(shared_data):
+def test_pooled_equals_scoring_all_damaged_sentences_at_once(ptb_sample):
     from annotations.trees.transforms import apply_transforms
     from evaluation.deps.convert import trees_to_dependencies
     from evaluation.deps.metrics import score_dependencies
     from evaluation.deps.treemetrics import evalb_scores, leaf_ancestor_scores
 
-    trees = apply_transforms(read_penn(shared_data / "ptb-sample" / "wsj_0003.mrg"), "remove-null")
+    trees = apply_transforms(read_penn(ptb_sample / "wsj_0003.mrg"), "remove-null")
     kinds = ["ATTACH I", "SPAN II"]
-    raw = read_penn(shared_data / "ptb-sample" / "wsj_0003.mrg")
+    raw = read_penn(ptb_sample / "wsj_0003.mrg")
     before = [t.to_penn() for t in raw]
     assert run_error_lab({"P": raw}, seed=4, per_type=6, types=kinds)["treebanks"]["P"]["insertions"][
         "ATTACH I"]["made"] == 6

@@ -80,10 +80,10 @@ def test_split_label():
     assert split_label("-LRB-") == ("-LRB-", [])
 
 
-def test_conversion_with_and_without_function_tags_agrees_on_ptb(shared_data):
+def test_conversion_with_and_without_function_tags_agrees_on_ptb(ptb_sample):
     # the paper's reliability check; with the Penn table no rule looks at function tags,
     # so both conversions must agree completely
-    trees = [t for i in range(1, 21) for t in read_penn(shared_data / "ptb-sample" / f"wsj_{i:04d}.mrg")]
+    trees = [t for i in range(1, 21) for t in read_penn(ptb_sample / f"wsj_{i:04d}.mrg")]
     a = trees_to_dependencies(trees)
     b = trees_to_dependencies(apply_transforms(trees, "strip-functions"))
     r = score_dependencies(a, b, punct="penn", pos="xpos")["totals"]
@@ -96,10 +96,10 @@ def test_conversion_with_and_without_function_tags_agrees_on_ptb(shared_data):
     assert all(sum(w.head == 0 for w in s.words) == 1 for s in again)
 
 
-def test_convert_cli(tmp_path, capsys, shared_data):
+def test_convert_cli(tmp_path, capsys, ptb_sample):
     out = tmp_path / "o.conllu"
     assert main(["convert", "--to", "conllu", "--head-rules", "penn", "-o", str(out),
-                 str(shared_data / "ptb-sample" / "wsj_0001.mrg")]) == 0
+                 str(ptb_sample / "wsj_0001.mrg")]) == 0
     sents = parse_conllu(out.read_text())
     assert len(sents) == 2
     # Pierre Vinken ... will join: "will" (MD) is the root of sentence 1

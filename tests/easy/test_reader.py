@@ -206,15 +206,29 @@ def test_duplicate_ids():
     assert "duplicate sentence id E1" in str(err.value)
 
 
-def test_dangling_pointer_is_an_error_in_a_run_and_a_warning_in_gold():
+@pytest.mark.parametrize("gold", [False, True])
+def test_pointer_to_no_element_is_a_null_argument_with_a_warning_in_a_run_as_in_gold(gold):
     body = sentence("E1", ["a", "b"], None, [("R1", "SUJ-V", {"sujet": "F1", "verbe": "F7"})])
+    doc = load(body, gold=gold)
+    [w] = doc.warnings
+    assert w.message == "role verbe points to E1F7, which is not in the sentence: read as a null argument"
+    assert (w.line, w.sentence, w.element) == (7, "E1", "E1R1")  # the <relation> start tag
+    [sent] = doc.sentences
+    assert sent.resolve("E1F1") == 0 and sent.resolve("E1F7") is None  # form position 0; null argument
+
+
+@pytest.mark.parametrize("gold", [False, True])
+def test_repeated_relation_id_is_a_warning_but_form_and_group_ids_stay_unique(gold):
+    body = sentence("E1", ["a", "b"], None, [("R1", "SUJ-V", {"sujet": "F1", "verbe": "F2"}),
+                                             ("R1", "COD-V", {"cod": "F1", "verbe": "F2"})])
+    doc = load(body, gold=gold)
+    assert [w.message for w in doc.warnings] == ["duplicate relation id E1R1"]
+    assert [r.type for r in doc.sentences[0].relations] == ["SUJ-V", "COD-V"]
+    # a relation reusing a form's id is still refused: that id could be pointed at
+    clash = sentence("E1", ["a", "b"], None, [("F1", "SUJ-V", {"sujet": "F1", "verbe": "F2"})])
     with pytest.raises(InputError) as err:
-        load(body, gold=False)
-    p = only_problem(err.value)
-    assert "dangling pointer: role verbe points to E1F7" in p.message
-    where(p, element="E1R1")
-    doc = load(body, gold=True)
-    assert len(doc.warnings) == 1 and "read as a null argument" in doc.warnings[0].message
+        load(clash, gold=gold)
+    assert only_problem(err.value).message == "duplicate id E1F1"
 
 
 def test_exact_duplicate_relation_is_a_warning():
@@ -286,7 +300,7 @@ def test_fast_and_detailed_paths_accept_the_same(tmp_path):
         path.write_bytes(easy_xml(body))
         problems = validate_run(path, corpus)
         assert (problems == []) is ok, problems
-    assert "dangling pointer: role verbe points to E1R1" in problems[0].message
+    assert "role verbe points to relation E1R1: an argument is a form or a group" in problems[0].message
 
 
 # -- schema ---------------------------------------------------------------------------------------

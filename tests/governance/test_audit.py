@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import re
 import io
 from datetime import timedelta
 
@@ -77,7 +78,7 @@ def test_admin_cannot_change_or_delete_an_entry(entry):
 
 def test_record_keeps_who_what_when_where(organiser, rf):
     c = campaign(organiser=organiser)
-    request = rf.get("/", HTTP_X_FORWARDED_FOR="203.0.113.9, 10.0.0.1")
+    request = rf.get("/", REMOTE_ADDR="203.0.113.9")
     request.user = organiser
     e = audit.record("run.download", campaign=c, target="run 3", request=request, details={"sha256": "ab"})
     assert (e.actor, e.actor_name, e.ip_address, e.action, e.target) == (organiser, "organiser", "203.0.113.9", "run.download", "run 3")
@@ -117,6 +118,24 @@ def test_audit_page_filters(log, organiser):
     assert [e.action for e in older.context["page"]] == ["run.upload"]
     bad = client.get(url, {"since": str(today), "until": str(today - timedelta(days=2))})
     assert b"The start day is after the end day." in bad.content
+
+
+def test_anonymous_and_system_are_told_apart_and_details_read_as_key_value_lines(log, organiser, rf):
+    from django.contrib.auth.models import AnonymousUser
+
+    request = rf.get("/")
+    request.user = AnonymousUser()
+    audit.record("dev_sample.download", campaign=log, target="dev", request=request, details={"documents": ["a", "b"]})
+    client = _client(organiser)
+    url = reverse("governance:audit_log", kwargs={"slug": log.slug})
+    html = client.get(url).content.decode()
+    rows = re.findall(r"<tr><td>[^<]*</td><td>([^<]*)</td><td>([^<]*)</td>", html)
+    assert ("anonymous", "dev_sample.download") in rows and ("system", "campaign.transition") in rows
+    # details: a short list, not a Python dict
+    assert '<ul class="kv"><li>from: open</li><li>to: closed</li></ul>' in html
+    assert "<li>documents: a, b</li>" in html and "{&#x27;" not in html
+    assert [e.target for e in client.get(url, {"actor": "anonymous"}).context["page"]] == ["dev"]
+    assert [e.action for e in client.get(url, {"actor": "system"}).context["page"]] == ["campaign.transition"]
 
 
 def test_audit_csv_is_streamed_filtered_and_itself_audited(log, organiser):

@@ -17,7 +17,7 @@ from lxml import etree
 
 from annotations.easy import Document, Form, Sentence, document_to_bytes, read_document
 from annotations.models import GoldDocument, GoldSentence
-from annotations.subsets import mark_subset, sample_test_subset
+from campaign.subsets import mark_subset, sample_test_subset
 from campaign.models import Campaign
 from campaign.services.corpus import import_corpus
 from tests.factories import SMALL_EASY_FILES, easy_gold_paths

@@ -12,10 +12,10 @@ from django.core.management.base import CommandError
 from django.test import Client
 from django.utils import timezone
 
-from annotations.subsets import sample_test_subset
+from campaign.subsets import sample_test_subset
 from campaign.models import Campaign, Run, RunStatus
 from campaign.services.corpus import import_corpus
-from tests.factories import SMALL_EASY_FILES, easy_gold_paths, gold_bytes, gold_run_zip
+from tests.factories import SMALL_EASY_FILES, easy_gold_paths, gold_run_zip
 
 from .conftest import run, team, user
 

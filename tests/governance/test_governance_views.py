@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from annotations.subsets import sample_test_subset, sentence_ids_by_document
+from campaign.subsets import sample_test_subset, sentence_ids_by_document
 from campaign import lifecycle
 from campaign.models import AuditEntry, Campaign, Run, RunStatus
 from campaign.services.corpus import import_corpus

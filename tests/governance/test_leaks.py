@@ -13,7 +13,7 @@ from django.test import Client, override_settings
 from django.urls import include, path
 
 from annotations.models import GoldSentence
-from campaign.models import Run
+from campaign.models import Invitation, Run
 from evaluation.models import PublishedSnapshot
 
 from . import walker
@@ -41,6 +41,7 @@ def objects_of(world) -> dict[str, list]:
         "run": [r.pk for r in world.runs.values()],
         "team": [t.pk for t in world.teams.values()],
         "team_slug": [t.slug for t in world.teams.values()],
+        "invitation": list(Invitation.objects.filter(team__campaign=c).values_list("pk", flat=True)) or [1],
         "document": [doc.pk],
         "document_name": [doc.name],
         "result": [r.pk for r in world.results.values()],
@@ -129,7 +130,7 @@ leaky_patterns = [
     path("leak/<slug:slug>/scores.txt", leaky_scores, name="leak-scores"),
     path("leak/<slug:slug>/test-ids.txt", leaky_membership, name="leak-membership"),
 ]
-urlpatterns = [path("", include(URLCONF))] + leaky_patterns  # noqa: this module is also a URLconf
+urlpatterns = [path("", include(URLCONF))] + leaky_patterns  # this module is also a URLconf
 
 
 def test_self_test_walker_catches_a_leaking_view(world):

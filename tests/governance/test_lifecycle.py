@@ -124,7 +124,7 @@ def test_publication_takes_an_immutable_snapshot_of_the_results(organiser, membe
     assert entry.details["snapshot"] == snapshot.pk
     t.refresh_from_db()
     assert t.code == "A"
-    with pytest.raises(ValueError):
+    with pytest.raises(PermissionDenied):
         snapshot.data = {}
         snapshot.save()
 

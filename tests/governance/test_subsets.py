@@ -11,12 +11,12 @@ from django.test import Client
 
 from annotations.easy import read_document
 from annotations.models import GoldSentence
-from annotations.subsets import SubsetRefused, mark_subset, sample_test_subset, sentence_ids_by_document, subset_counts
+from campaign.subsets import SubsetRefused, mark_subset, sample_test_subset, sentence_ids_by_document, subset_counts
 from campaign.models import AuditEntry, Campaign
 from campaign.services.corpus import import_corpus
 from tests.factories import SMALL_EASY_FILES, easy_gold_paths
 
-from .conftest import team, user
+from .conftest import team
 
 pytestmark = pytest.mark.django_db
 

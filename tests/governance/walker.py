@@ -80,7 +80,7 @@ class Unfillable(Exception):
 
 
 # Which objects a bare ``pk``/``id`` names, guessed from the route's name, view and model, in this order.
-PK_KINDS = ["run", "team", "document", "result", "snapshot", "sentence", "genre", "user", "campaign"]
+PK_KINDS = ["run", "team", "invitation", "document", "result", "snapshot", "sentence", "genre", "user", "campaign"]
 
 
 def fill_values(endpoint: Endpoint, param: str, objects: dict[str, list]) -> list[str]:
@@ -101,7 +101,9 @@ def fill_values(endpoint: Endpoint, param: str, objects: dict[str, list]) -> lis
     if p == "token":
         return ["set-password"]
     for kind in PK_KINDS:
-        if p in (kind, f"{kind}_pk", f"{kind}_id", f"{kind}_slug", f"{kind}_name", f"{kind}_code"):
+        # <kind>_a / <kind>_b: two objects of a kind (the comparison of two runs)
+        if p in (kind, f"{kind}_pk", f"{kind}_id", f"{kind}_slug", f"{kind}_name", f"{kind}_code", f"{kind}_a",
+                 f"{kind}_b"):
             key = kind if not p.endswith(("_slug", "_name", "_code")) else f"{kind}{p[p.rfind('_'):]}"
             if key in objects:
                 return objects[key]

@@ -19,7 +19,7 @@ from django.core.files.base import ContentFile
 from django.utils import timezone
 
 from annotations.easy import read_document
-from annotations.subsets import sample_test_subset
+from campaign.subsets import sample_test_subset
 from campaign import lifecycle
 from campaign.models import Campaign, CampaignState, Membership, Run, RunStatus, Team
 from evaluation.models import Result, ResultCell

@@ -33,6 +33,8 @@ pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 BROKER_URL = os.environ.get("PARSEVAL_TEST_BROKER_URL", "redis://127.0.0.1:6379/15")
 FILES = factories.SMALL_EASY_FILES
 WAIT_SECONDS = 180
+# The killed delivery's claim lapses after the lease; a short one keeps the test short.
+LEASE_6S = {"PARSEVAL_SCORING_LEASE_SECONDS": "6", "PARSEVAL_SCORING_HEARTBEAT_SECONDS": "1"}
 
 
 def require_services() -> None:
@@ -83,30 +85,39 @@ def forget_connections(app) -> None:
 
 
 class Workers:
-    """Starts worker processes on the test database and queue; stops them all at the end."""
+    """Starts worker (and beat, web) processes on the test database and queue; stops them all at the end."""
 
-    def __init__(self, var_dir: Path, queue: str):
-        self.var_dir, self.queue, self.procs = var_dir, queue, []
+    def __init__(self, var_dir: Path, queue: str, broker_url: str = BROKER_URL):
+        self.var_dir, self.queue, self.broker_url, self.procs = var_dir, queue, broker_url, []
 
-    def start(self, name: str = "worker", **extra_env) -> tuple[subprocess.Popen, Path]:
-        log_path = self.var_dir / f"{name}.log"
+    def env(self, **extra_env) -> dict:
         env = dict(os.environ)
         env.update({
             "DJANGO_SETTINGS_MODULE": "config.settings",
+            "PARSEVAL_DEVELOPMENT": "1",
             "DATABASE_URL": database_url(),
-            "CELERY_BROKER_URL": BROKER_URL,
-            "CELERY_RESULT_BACKEND": BROKER_URL,
+            "CELERY_BROKER_URL": self.broker_url,
+            "CELERY_RESULT_BACKEND": self.broker_url,
             "CELERY_TASK_ALWAYS_EAGER": "0",
+            "CELERY_TASK_DEFAULT_QUEUE": self.queue,
             "PARSEVAL_VAR_DIR": str(self.var_dir),
             "DATABASE_CONN_MAX_AGE": "0",
             **extra_env,
         })
-        with open(log_path, "wb") as log:
+        return env
+
+    def start(self, name: str = "worker", *, pool: tuple[str, ...] = ("-P", "solo", "-c", "1"),
+              **extra_env) -> tuple[subprocess.Popen, Path]:
+        return self.spawn(name, ["worker", *pool, "--without-gossip", "--without-mingle", "--without-heartbeat",
+                                 "-Q", self.queue, "--loglevel=INFO", "-n", f"{name}-{self.queue}@%h"], **extra_env)
+
+    def spawn(self, name: str, celery_args: list[str], *, command: list[str] | None = None,
+              **extra_env) -> tuple[subprocess.Popen, Path]:
+        log_path = self.var_dir / f"{name}.log"
+        with open(log_path, "ab") as log:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "config", "worker", "-P", "solo", "-c", "1",
-                 "--without-gossip", "--without-mingle", "--without-heartbeat", "-Q", self.queue,
-                 "--loglevel=INFO", "-n", f"{name}-{self.queue}@%h"],
-                cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                command or [sys.executable, "-m", "celery", "-A", "config", *celery_args],
+                cwd=REPO_ROOT, env=self.env(**extra_env), stdout=log, stderr=subprocess.STDOUT,
             )
         self.procs.append(proc)
         return proc, log_path
@@ -228,7 +239,7 @@ def test_a_worker_killed_mid_run_leaves_the_run_to_be_redelivered(workers):
     campaign = factories.make_easy_campaign(FILES, slug="killed")
     user = factories.make_user("killed")
     factories.make_team(campaign, user, name="Killed team")
-    first, first_log = workers.start("first", CELERY_VISIBILITY_TIMEOUT="3")
+    first, first_log = workers.start("first", CELERY_VISIBILITY_TIMEOUT="3", **LEASE_6S)
     api = api_for(user)
     response = api.post(f"/api/campaigns/{campaign.slug}/runs/",
                         {"name": "gold", "file": SimpleUploadedFile("run.zip", factories.gold_run_zip())},
@@ -248,7 +259,7 @@ def test_a_worker_killed_mid_run_leaves_the_run_to_be_redelivered(workers):
         f"the run finished before the kill ({run.status}); the kill came too late to test anything"
     assert not Result.objects.filter(run_id=run_id).exists()
 
-    second, second_log = workers.start("second", CELERY_VISIBILITY_TIMEOUT="3")
+    second, second_log = workers.start("second", CELERY_VISIBILITY_TIMEOUT="3", **LEASE_6S)
     run = wait_for_final_status(run_id, second, second_log)
     assert run.status == RunStatus.SCORED, f"{run.status}: {run.status_reason}\n{second_log.read_text(errors='replace')}"
     assert Result.objects.filter(run_id=run_id).count() == 1

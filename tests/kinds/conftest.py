@@ -5,9 +5,8 @@ import pytest
 
 from campaign.models import CampaignKind
 from tests import factories
-from tests.conftest import DATA
+from tests.conftest import DATA, PTB  # noqa: F401  (PTB re-exported for the tests)
 
-PTB = DATA / "ptb-sample"
 UD = DATA / "ud-french"
 
 
@@ -23,7 +22,7 @@ def conllu_slice(path, count: int) -> str:
 
 
 @pytest.fixture
-def tree_gold(shared_data, tmp_path):
+def tree_gold(ptb_sample, tmp_path):
     """Two PTB documents as gold files (genres wsj-00a and wsj-00b)."""
     out = tmp_path / "gold-trees"
     out.mkdir()

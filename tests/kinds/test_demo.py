@@ -20,7 +20,9 @@ def test_kind_demos_are_published_with_synthetic_scored_runs(storage, shared_dat
     assert [c.slug for c in built] == [TREE_SLUG, DEP_SLUG]
     trees = Campaign.objects.get(slug=TREE_SLUG)
     assert trees.state == CampaignState.PUBLISHED and trees.kind == "constituency"
-    assert sorted(trees.genres.values_list("code", flat=True)) == ["wsj-00a", "wsj-00b"]
+    # French Sequoia trees from data/, one genre per source: no Penn Treebank file is read.
+    assert sorted(trees.genres.values_list("code", flat=True)) == ["europarl", "medical", "news", "wikipedia"]
+    assert trees.documents.count() == 4 and sum(d.sentence_count for d in trees.documents.all()) == 4 * 50
     runs = list(trees.runs.all())
     assert len(runs) == 3 and all(r.synthetic and r.status == RunStatus.SCORED for r in runs)
     evalb = {r.name: ResultCell.objects.get(result__run=r, layer="evalb", genre="ALL").f for r in runs}

@@ -16,7 +16,7 @@ from .conftest import PTB
 
 
 @pytest.fixture
-def campaign(db, storage, organiser):
+def campaign(db, storage, organiser, ptb_sample):
     return factories.make_campaign(slug="lab", organisers=[organiser])
 
 
@@ -139,3 +139,15 @@ def test_task_records_a_failure(campaign, organiser, django_capture_on_commit_ca
     job.refresh_from_db()
     assert job.status == "failed" and "KeyError" in job.status_reason
     assert tasks.run_error_lab_job.apply(args=[job.pk]).get() == "already failed"
+
+
+def test_one_chart_per_measure(client, campaign, organiser, django_capture_on_commit_callbacks):
+    # evalb F, leaf-ancestor and LAS are different measures: each has its own chart and axis.
+    client.force_login(organiser)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = _post(client, campaign, treebank_a=_upload("wsj3.mrg", (PTB / "wsj_0003.mrg").read_bytes()))
+    html = client.get(response["Location"]).content.decode()
+    assert html.count("<svg") == 3
+    for axis in ("evalb F (%)", "Leaf-ancestor (%)", "LAS (%)"):
+        assert axis in html
+    assert "F-measure (%)" not in html

@@ -76,9 +76,12 @@ def scored_run(c: Campaign, t: Team, name: str = "run", *, index: int | None = N
 
 
 def add_result(run: Run, index: int, *, layers=("relations", "constituents")) -> Result:
+    # Each result closes a scoring round of its own, as a re-score does (one result per round and version).
+    scoring_round = run.results.count() + 1
+    Run.objects.filter(pk=run.pk).update(scoring_round=scoring_round)
     result = Result.objects.create(
         run=run, metric="easy", signature=f"metric:easy|bs:1000|seed:1|version:1.0.0|run:{index}",
-        scorer_version="1.0.0", gold_sha256="a" * 64, document={"cells": []},
+        scorer_version="1.0.0", gold_sha256="a" * 64, document={"cells": []}, scoring_round=scoring_round,
     )
     cells = []
     for layer in layers:

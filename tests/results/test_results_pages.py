@@ -75,8 +75,9 @@ def test_fifteen_ways_and_overview_show_each_runs_pooled_figures(client, world):
             repr(stored(run, layer="relations", mode="DEFHYP", match="INCLUDE", genre="ALL", type="ALL")),
             repr(stored(run, layer="constituents", mode="", match="INCLUDE", genre="ALL", type="ALL")),
         ]
-    # the chart carries one point per run and way
-    assert html.count('class="point"') == 2 * 15 + 2 * 5
+    # the heatmaps of the ways carry one cell per run and way: 2 runs x 15 relation ways + 2 x 5 constituent ways
+    ways = html[html.index('<section id="ways">'):html.index('<section id="by-genre">')]
+    assert ways.count('class="cell"') == 2 * 15 + 2 * 5
 
 
 def test_unknown_choices_fall_back_to_defaults(client, world):

@@ -6,6 +6,7 @@ import pytest
 from annotations.trees.penn import parse_penn
 from annotations.trees.square import parse_square
 from evaluation.trees import METRICS, score_files, score_trees
+from evaluation.version import SCORER_VERSION
 
 GOLD = "(S (NP-SBJ (DT the) (NN cat)) (VP (VBD sat) (ADVP-TMP (RB today))) (. .))"
 TEST = "(S (NP (DT the) (NN cat)) (VP (VBD sat)) (ADVP (RB today)) (. .))"
@@ -16,7 +17,7 @@ def test_every_metric_returns_the_document(metric):
     doc = score_trees(parse_penn(GOLD), parse_penn(TEST), metric)
     assert set(doc) >= {"metric", "signature", "sentences", "summary"}
     assert doc["metric"] == metric and doc["sentences"][0]["index"] == 1
-    assert doc["signature"].endswith("version:1.0.0")
+    assert doc["signature"].endswith(f"version:{SCORER_VERSION}")
 
 
 def test_transform_hook_applies_to_copies_only():

@@ -54,8 +54,8 @@ def test_evalb_text_and_json(sample, tmp_path):
         ("leaf-ancestor", {"score", "words", "geig_unlabelled_f", "geig_labelled_f"}, {"word_mean", "sentence_mean"}),
     ],
 )
-def test_other_metrics_json_keys(shared_data, tmp_path, metric, sentence_keys, summary_keys):
-    mrg = str(shared_data / "ptb-sample" / "wsj_0001.mrg")
+def test_other_metrics_json_keys(ptb_sample, tmp_path, metric, sentence_keys, summary_keys):
+    mrg = str(ptb_sample / "wsj_0001.mrg")
     proc = run("trees", "--gold", mrg, "--test", mrg, "--metric", metric, "--json", "-")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
@@ -98,7 +98,9 @@ def test_max_error_exit_1_after_summary(tmp_path):
     proc = run("trees", "--gold", str(tmp_path / "g"), "--test", str(tmp_path / "t"), "--metric", "evalb",
                "--param", str(tmp_path / "p.prm"))
     assert proc.returncode == 1
-    assert "=== Summary ===" in proc.stdout and "Number of Error sentence  =      2" in proc.stdout
+    # evalb goes on while Error_count++ > Max_error is false: errors 1 and 2 (counts 0, 1) pass,
+    # error 3 (count 2 > 1) stops: three error sentences in the summary
+    assert "=== Summary ===" in proc.stdout and "Number of Error sentence  =      3" in proc.stdout
     assert "MAX_ERROR=1" in proc.stderr
 
 

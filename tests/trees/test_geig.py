@@ -143,3 +143,41 @@ def test_words_differ_is_reported():
     assert (p.file, p.line, p.sentence) == ("cand.txt", 3, "1")
     doc = score_trees(gold, test, "geig1991", on_error="skip")
     assert doc["sentences"][0]["status"] == "error" and doc["summary"]["errors"] == 1
+
+
+GEIG_PROBABLY_NOT = "(S (NP (PRP He)) (VP (MD could) (ADVP (RB probably)) (RB not) (VP (VB go) (ADVP (RB home)))))"
+
+
+def test_stranded_adverb_before_negation():
+    """Black et al. (1991): *He could probably not go home* -> (He (probably go home)), two brackets.
+
+    Erasure positions are numbered on the original words: He 0, could 1, probably 2, not 3, go 4,
+    home 5; "could" (auxiliary before the VP) and "not" (negation) are erased: {1, 3}. The stranded
+    adverb "probably" then moves to the front of the inner VP; had the positions been counted again
+    after the move (He, could, not, probably, ...), position 3 would be "probably" and "not" would
+    stay. Reduction: ADVP(probably) and ADVP(home) are one word each, the outer VP is left with one
+    constituent; what remains is S(0,4) = (He ...) and the inner VP(1,4) = (probably go home).
+    """
+    (tree,) = parse_penn(GEIG_PROBABLY_NOT)
+    erase, moves = erasures(tree, PENN)
+    assert [tree.words()[i] for i in sorted(erase)] == ["could", "not"]
+    reduced_tree, spans = reduced(tree, erase, moves)
+    assert to_unlabelled(reduced_tree) == "(He (probably go home))"
+    assert spans == {(0, 4), (1, 4)}
+    row = geig_sentence(tree, tree)
+    assert (row["standard"], row["candidate"], row["matched"]) == (2, 2, 2)
+
+
+def test_stranded_adverb_before_negation_in_the_ptb_sample(ptb_sample):
+    """wsj_0112.mrg, tree 23: "The president could probably not avoid this restriction ..." has the
+    same construction: "could" and "not" go, "probably" stays and opens the verb phrase."""
+    from annotations.trees.penn import read_penn
+
+    tree = read_penn(ptb_sample / "wsj_0112.mrg")[22]
+    words = tree.words()
+    assert words[:5] == ["The", "president", "could", "probably", "not"]
+    erase, moves = erasures(tree, PENN)
+    assert 2 in erase and 4 in erase and 3 not in erase
+    text = to_unlabelled(reduced(tree, erase, moves)[0])
+    assert text.startswith("((The president) (probably avoid (this restriction) (by ")
+    assert " not " not in f" {text} " and "could" not in text.split()

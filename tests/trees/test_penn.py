@@ -41,8 +41,8 @@ def test_many_trees_per_line_and_spread_over_lines():
     assert trees[2].words() == ["c"]
 
 
-def test_round_trip_whole_ptb_sample(shared_data):
-    files = sorted((shared_data / "ptb-sample").glob("*.mrg"))
+def test_round_trip_whole_ptb_sample(ptb_sample):
+    files = sorted((ptb_sample).glob("*.mrg"))
     assert len(files) == 199
     total = 0
     for path in files:
@@ -52,8 +52,8 @@ def test_round_trip_whole_ptb_sample(shared_data):
     assert total == 3914
 
 
-def test_round_trip_keeps_every_token(shared_data):
-    path = shared_data / "ptb-sample" / "wsj_0001.mrg"
+def test_round_trip_keeps_every_token(ptb_sample):
+    path = ptb_sample / "wsj_0001.mrg"
     text = path.read_text()
     written = write_penn(read_penn(path, strip_outer=False))
     tokens = re.compile(r"[()]|[^\s()]+").findall

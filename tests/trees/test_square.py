@@ -23,8 +23,8 @@ def test_square_round_trip_and_penn_conversion():
     assert parse_penn(write_penn(trees)) == trees
 
 
-def test_ptb_sample_through_square_keeps_brackets_and_words(shared_data):
-    for path in sorted((shared_data / "ptb-sample").glob("wsj_000*.mrg")):
+def test_ptb_sample_through_square_keeps_brackets_and_words(ptb_sample):
+    for path in sorted((ptb_sample).glob("wsj_000*.mrg")):
         trees = read_penn(path)
         back = parse_square(write_square(trees))
         assert [t.words() for t in back] == [t.words() for t in trees]
@@ -40,12 +40,12 @@ def test_malformed_square():
     assert (info.value.problems[0].line, info.value.problems[0].sentence) == (2, "2")
 
 
-def test_detection(shared_data):
+def test_detection(shared_data, ptb_sample):
     assert detect_format("\n  (S (A a))") == "penn"
     assert detect_format("[S a ]") == "square"
     with pytest.raises(InputError):
         detect_format("S a", file="f")
     assert parse_trees("[S a b ]")[0].label == "S"
-    mrg = (shared_data / "ptb-sample" / "wsj_0001.mrg").read_text()
+    mrg = (ptb_sample / "wsj_0001.mrg").read_text()
     assert not is_line_layout(mrg)
     assert is_line_layout((shared_data / "evalb-sample" / "sample.gld").read_text())

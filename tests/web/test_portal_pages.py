@@ -8,7 +8,7 @@ from django.core.files.base import ContentFile
 from django.urls import reverse
 
 from campaign.models import AuditEntry, Membership, Team
-from campaign.services.teams import invitation_code
+from campaign.services.teams import create_invitation
 from tests import factories
 
 
@@ -50,8 +50,9 @@ def test_create_then_join_a_team(client, campaign, alice, bob):
     team = Team.objects.get(campaign=campaign)
     assert team.slug == "parsers-united" and team.code == "A"
     assert Membership.objects.get(user=alice).role == "leader"
+    client.post(reverse("portal:invitation_create", kwargs={"slug": campaign.slug}), {"days": 7})
     page = client.get(reverse("portal:campaign", kwargs={"slug": campaign.slug})).content.decode()
-    code = invitation_code(team)
+    code = team.invitations.get().token
     assert code in page
     # one team per user and campaign
     response = client.post(reverse("portal:team_create", kwargs={"slug": campaign.slug}), {"name": "Another"}, follow=True)
@@ -70,8 +71,9 @@ def test_invitation_of_another_campaign_is_refused(client, campaign, alice, bob,
     team = factories.make_team(other, alice)
     client.force_login(bob)
     response = client.post(reverse("portal:team_join", kwargs={"slug": campaign.slug}),
-                           {"code": invitation_code(team)}, follow=True)
-    assert "another campaign" in response.content.decode()
+                           {"code": create_invitation(team, alice).token}, follow=True)
+    # The same answer as for a code that does not exist: codes of other campaigns cannot be probed.
+    assert "not valid" in response.content.decode()
     assert not Membership.objects.filter(user=bob).exists()
 
 

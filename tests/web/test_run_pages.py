@@ -48,7 +48,14 @@ def test_organiser_sees_the_run_and_its_scores(client, run_a, campaign):
 def test_status_json(client, run_a, alice):
     client.force_login(alice)
     data = client.get(reverse("portal:run_status", kwargs={"pk": run_a.pk})).json()
-    assert data["status"] == "scored" and data["progress"] == 100 and data["finished"] is True
+    # a scored test run before release: only "accepted", with no time after the upload
+    assert run_a.status == "scored"
+    assert data["status"] == "accepted" and data["progress"] == 100 and data["finished"] is True
+    assert data["status_changed_at"] is None
+    run_a.campaign.state = "released"
+    run_a.campaign.save()
+    data = client.get(reverse("portal:run_status", kwargs={"pk": run_a.pk})).json()
+    assert data["status"] == "scored" and data["status_changed_at"] is not None
 
 
 def test_run_page_polls_while_running(client, campaign, team_a, alice):
@@ -155,3 +162,24 @@ def test_organisers_do_not_withdraw_team_runs(client, run_a, campaign):
     assert "Only a member of the team" in response.content.decode()
     run_a.refresh_from_db()
     assert run_a.withdrawn_at is None
+
+
+def test_the_shipped_gold_as_a_run_is_valid_and_its_warnings_are_shown_apart(client, storage, alice,
+                                                                              django_capture_on_commit_callbacks):
+    # general_lemonde has two pointers to no form, oral_delic_1 a repeated relation id (E96R1-3)
+    files = ("general_lemonde.xml", "oral_delic_1.xml")
+    campaign = factories.make_easy_campaign(files, slug="gold-as-run")
+    team = factories.make_team(campaign, alice)
+    run = stored_run(campaign, team, alice, factories.gold_run_zip(files), capture=django_capture_on_commit_callbacks)
+    assert run.status == RunStatus.SCORED, run.validation_report
+    report = run.validation_report
+    assert report["valid"] and report["problems"] == []
+    messages = [w["message"] for w in report["warnings"]]
+    assert sum("read as a null argument" in m for m in messages) == 2
+    assert sum(m.startswith("duplicate relation id") for m in messages) == 3
+    client.force_login(alice)
+    page = client.get(reverse("portal:run", kwargs={"pk": run.pk})).content.decode()
+    assert "Valid: 2 documents" in page and '<table class="problems">' not in page
+    assert "the run is accepted, read as stated" in page and page.count("read as a null argument") == 2
+    api = client.get(reverse("api:run-detail", kwargs={"pk": run.pk})).json()["validation_report"]
+    assert api["problems"] == [] and len(api["warnings"]) == report["warning_count"]

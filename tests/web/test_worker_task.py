@@ -36,7 +36,7 @@ def test_states_and_progress(uploaded):
 
 def test_a_second_delivery_of_a_scored_run_does_nothing(uploaded):
     score_run.apply(args=[uploaded.pk])
-    assert score_run.apply(args=[uploaded.pk]).get() == "already scored"
+    assert score_run.apply(args=[uploaded.pk]).get() == "already scored: duplicate delivery ignored"
     assert Result.objects.filter(run=uploaded).count() == 1
 
 

@@ -14,7 +14,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from annotations.errors import InputError
-from campaign.models import Campaign, CampaignKind
+from campaign import kinds
+from campaign.models import Campaign
 
 
 class Command(BaseCommand):
@@ -30,8 +31,6 @@ class Command(BaseCommand):
         parser.add_argument("--actor", help="user name recorded in the audit log")
 
     def handle(self, *args, slug, files, genre, subset, actor, **options):
-        from evaluation.kinds import for_campaign
-
         campaign = Campaign.objects.filter(slug=slug).first()
         if campaign is None:
             raise CommandError(f"No campaign {slug!r}.")
@@ -50,11 +49,12 @@ class Command(BaseCommand):
             if not sep or not document or not code:
                 raise CommandError(f"--genre {item!r}: write DOCUMENT=GENRE")
             genres[document] = code
-        options = {"genres": genres} if campaign.kind != CampaignKind.EASY else {}
-        if genres and not options:
+        kind = kinds.for_campaign(campaign)
+        if genres and kind.genres_from_names_only:
             raise CommandError("--genre is for tree and dependency campaigns; EASY genres come from file names.")
+        options = {} if kind.genres_from_names_only else {"genres": genres}
         try:
-            summary = for_campaign(campaign).import_corpus(campaign, paths, subset=subset, actor=user, **options)
+            summary = kind.import_corpus(campaign, paths, subset=subset, actor=user, **options)
         except InputError as exc:
             raise CommandError(f"Nothing imported:\n{exc}") from None
         self.stdout.write(self.style.SUCCESS(

@@ -8,7 +8,8 @@ scores them synchronously, and walks the campaign through its life cycle to
 ``published`` so that the public results page has a snapshot.
 
 Idempotent: a second call finds what is there, resets the demo passwords
-and does only what is missing.
+and does only what is missing; a run left unfinished by an interrupted or
+failed first call is made again. The URLs and logins are printed last.
 """
 from __future__ import annotations
 
@@ -40,6 +41,9 @@ GENRE_NAMES = {
     "oral": "Oral transcripts",
     "questions": "Questions",
 }
+DEV_RATIO = 0.1  # of each genre's annotated sentences: the public development sample
+DEV_SEED = 2026
+GUIDE_FILE = "easy-annotation-guide-examples.zip"
 PATH_TO_PUBLISHED = [CampaignState.OPEN, CampaignState.CLOSED, CampaignState.SCORED,
                      CampaignState.RELEASED, CampaignState.PUBLISHED]
 
@@ -48,45 +52,76 @@ def member_password(username: str) -> str:
     return f"demo-{username}-pw"
 
 
+def guide_archive(schema) -> bytes:
+    """The demo's guide document: the EASY schema in words and the annotation guide's 150 examples (MIT)."""
+    import io
+
+    folder = Path(settings.DATA_DIR) / "easy-guide"
+    lines = ["EASY annotation guide (demo)", "", "Constituent types: " + ", ".join(schema.group_types), "",
+             "Relation types and their roles:"]
+    lines += [f"  {rtype}: {', '.join(roles)}" for rtype, roles in schema.relation_roles.items()]
+    lines += ["", "examples/: the 150 example sentences of the EASY annotation guide, annotated",
+              "(from aymara/lima, (c) 2022 CEA LIST, MIT licence: see LICENSE).", ""]
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("README.txt", "\n".join(lines))
+        zf.write(folder / "LICENSE", "LICENSE")
+        for path in sorted((folder / "ref").glob("*.xml")):
+            zf.write(path, f"examples/{path.name}")
+    return buf.getvalue()
+
+
+def organisers_group() -> Group:
+    """The "Organisers" group: the model permissions of the three apps, deletes excluded."""
+    group, _ = Group.objects.get_or_create(name="Organisers")
+    group.permissions.set(Permission.objects.filter(
+        Q(content_type__app_label__in=["campaign", "annotations", "evaluation"])
+        & ~Q(codename__startswith="delete_")
+    ))
+    return group
+
+
 class Command(BaseCommand):
     help = "Load the demo campaign (EASY reference corpus, four teams, synthetic scored runs, published)."
 
     def add_arguments(self, parser):
         parser.add_argument("--slug", default=DEFAULT_SLUG, help=f"campaign slug (default {DEFAULT_SLUG})")
-        parser.add_argument("--data", help="folder of EASY gold files (default: SHARED_DIR/data/easy-ref/ref)")
+        parser.add_argument("--data", help="folder of EASY gold files (default: DATA_DIR/easy-ref/ref, shipped in data/)")
         parser.add_argument("--documents", type=int, default=0,
                             help="use only the first N documents of each genre (0: all; for quick tries)")
         parser.add_argument("--bootstrap", type=int,
                             help="bootstrap resamples for the intervals (default: the engine's)")
         parser.add_argument("--base-url", default="http://127.0.0.1:8000", help="printed in the summary")
         parser.add_argument("--no-kinds", action="store_true",
-                            help="skip the constituency (PTB sample) and dependency (UD French) demo campaigns")
+                            help="skip the constituency (French Sequoia trees) and dependency (UD French) demo campaigns")
 
     def handle(self, *args, slug, data, documents, bootstrap, base_url, no_kinds=False, **options):
-        source = Path(data) if data else Path(settings.SHARED_DIR) / "data" / "easy-ref" / "ref"
+        source = Path(data) if data else Path(settings.DATA_DIR) / "easy-ref" / "ref"
         gold_paths = self._gold_paths(source, documents)
         organiser = self._organiser()
         campaign = self._campaign(slug, organiser, bootstrap)
         if not campaign.documents.exists():
             self._import(campaign, gold_paths, organiser)
+        self._dev_sample(campaign, organiser)
         self._guide(campaign)
         self._advance(campaign, organiser, until=CampaignState.OPEN)
         teams = self._teams(campaign)
         if campaign.state == CampaignState.OPEN:
             self._runs(campaign, teams, gold_paths)
         self._advance(campaign, organiser, until=CampaignState.PUBLISHED)
-        self._summary(campaign, teams, base_url)
         if not no_kinds:
             self._kinds(organiser, teams, base_url)
+        self._summary(campaign, teams, base_url)  # last, so that the URLs and logins end the output
 
     # -- steps -------------------------------------------------------------------------------
 
     def _gold_paths(self, source: Path, documents: int) -> list[Path]:
         paths = sorted(source.glob("*.xml"))
         if not paths:
-            raise CommandError(f"No EASY gold file (*.xml) in {source}; set PARSEVAL_SHARED or pass --data.")
+            raise CommandError(f"No EASY gold file (*.xml) in {source}: the project ships them in data/easy-ref/ref "
+                               "(see data/README.md); pass --data to use another folder.")
         if documents:
-            from evaluation.easy.files import genre_of
+            from annotations.names import genre_of
 
             per_genre: dict[str, list[Path]] = {}
             for p in paths:
@@ -100,12 +135,7 @@ class Command(BaseCommand):
         user.is_staff = True
         user.set_password(ORGANISER[1])
         user.save()
-        group, _ = Group.objects.get_or_create(name="Organisers")
-        group.permissions.set(Permission.objects.filter(
-            Q(content_type__app_label__in=["campaign", "annotations", "evaluation"])
-            & ~Q(codename__startswith="delete_")
-        ))
-        user.groups.add(group)
+        user.groups.add(organisers_group())
         return user
 
     def _campaign(self, slug: str, organiser, bootstrap: int | None) -> Campaign:
@@ -119,6 +149,7 @@ class Command(BaseCommand):
             "language": "fr",
             "publication": Publication.CODED,
             "corpus_public": True,
+            "dev_sample_public": True,
             "runs_per_team": 3,
         })
         if created and bootstrap is not None:
@@ -142,14 +173,28 @@ class Command(BaseCommand):
         self.stdout.write(f"Imported {summary.documents} documents, {summary.sentences} sentences, "
                           f"{summary.words} words in {len(summary.genres) or campaign.genres.count()} genres.")
 
+    def _dev_sample(self, campaign: Campaign, organiser) -> None:
+        """A seeded tenth of each genre's annotated sentences as the public development sample."""
+        from campaign.subsets import sample_test_subset, subset_counts
+
+        if campaign.state == CampaignState.DRAFT and not subset_counts(campaign)["dev"]:
+            summary = sample_test_subset(campaign, ratio=1 - DEV_RATIO, dev_ratio=DEV_RATIO, seed=DEV_SEED,
+                                         actor=organiser)
+            self.stdout.write(f"Development sample: {summary.totals['dev']} sentences "
+                              f"(test set: {summary.totals['test']}).")
+
     def _guide(self, campaign: Campaign) -> None:
+        from django.core.files.base import ContentFile
+
         from annotations.easy import DEFAULT_SCHEMA
         from annotations.models import AnnotationGuide, GuideVersion
 
         guide, _ = AnnotationGuide.objects.get_or_create(campaign=campaign, defaults={"title": "EASY annotation guide"})
-        GuideVersion.objects.get_or_create(guide=guide, version="1.0", defaults={
+        version, _ = GuideVersion.objects.get_or_create(guide=guide, version="1.0", defaults={
             "notes": "The EASY schema: 6 constituent types, 14 relation types.", "schema": DEFAULT_SCHEMA.to_dict(),
         })
+        if not version.document:
+            version.document.save(GUIDE_FILE, ContentFile(guide_archive(DEFAULT_SCHEMA)), save=True)
 
     def _advance(self, campaign: Campaign, organiser, *, until: str) -> None:
         from campaign.lifecycle import TransitionRefused, transition
@@ -183,6 +228,7 @@ class Command(BaseCommand):
         return teams
 
     def _runs(self, campaign: Campaign, teams, gold_paths: list[Path]) -> None:
+        from campaign.demo_kinds import has_scored_run
         from campaign.services.runs import upload_run
         from config.celery import app
 
@@ -193,7 +239,7 @@ class Command(BaseCommand):
             with tempfile.TemporaryDirectory(prefix="demo-runs-") as tmp:
                 for spec, team, user in teams:
                     for recipe in spec["runs"]:
-                        if team.runs.filter(name=recipe.name).exists():
+                        if has_scored_run(team, recipe.name):
                             continue
                         archive = Path(tmp) / f"{recipe.name.split()[0]}.zip"
                         with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
@@ -222,11 +268,10 @@ class Command(BaseCommand):
             built = load_kind_demos(organiser, users, self.stdout.write)
         except (InputError, RuntimeError) as exc:
             raise CommandError(f"The constituency/dependency demo could not be built: {exc}") from None
-        for campaign in built:
-            self.stdout.write(self.style.SUCCESS(
-                f"Demo ready: {campaign.name!r} ({campaign.get_kind_display()}), state {campaign.state}: "
-                f"{base_url}{reverse('results:campaign', args=[campaign.slug])}"))
-        self.stdout.write(f"  Error lab: {base_url}{reverse('lab:error_lab', args=[built[0].slug])}  (organiser)")
+        self.kind_lines = [
+            f"  {campaign.name} ({campaign.get_kind_display()}, {campaign.state}): "
+            f"{base_url}{reverse('results:campaign', args=[campaign.slug])}" for campaign in built]
+        self.kind_lines.append(f"  Error lab: {base_url}{reverse('lab:error_lab', args=[built[0].slug])}  (organiser)")
 
     def _summary(self, campaign: Campaign, teams, base_url: str) -> None:
         runs = campaign.runs.filter(synthetic=True, status=RunStatus.SCORED).count()
@@ -238,6 +283,10 @@ class Command(BaseCommand):
         self.stdout.write(f"  Campaign:  {base_url}{campaign.get_absolute_url()}")
         self.stdout.write(f"  Console:   {base_url}{reverse('console:dashboard', args=[campaign.slug])}  "
                           f"(admin: {base_url}{reverse('admin:index')})")
+        if getattr(self, "kind_lines", None):
+            self.stdout.write("Other kinds:")
+            for line in self.kind_lines:
+                self.stdout.write(line)
         self.stdout.write("Logins (user name / password):")
         self.stdout.write(f"  {ORGANISER[0]:<10} / {ORGANISER[1]:<20} organiser (console and admin)")
         for spec, team, user in teams:

@@ -1,0 +1,47 @@
+"""The campaign kinds, by name, and the scoring queue: what the campaign layer knows of scoring.
+
+A kind (EASY, constituency, dependency) is one object that owns everything
+kind-specific: accepted file suffixes, corpus import, validation of a run
+against the corpus, loading gold, scoring, the figures it publishes and its
+pages. The objects live in ``evaluation.kinds``; that app registers them here
+from its ``AppConfig.ready()``, so the campaign layer reaches them by the
+campaign's ``kind`` without importing ``evaluation`` (which imports this layer).
+
+Scoring is enqueued by task name, the way workers register by queue name:
+the task is registered with Celery by the evaluation app, and this module
+only names it.
+"""
+from __future__ import annotations
+
+SCORE_RUN_TASK = "evaluation.tasks.score_run"
+# The paired significance tests of a campaign's results table (evaluation.significance_tasks).
+SIGNIFICANCE_TASK = "evaluation.significance_tasks.compute_significance"
+
+_KINDS: dict[str, object] = {}
+
+
+def register(kind) -> None:
+    """Make ``kind`` (an object with a ``name``) the implementation of campaigns of that kind."""
+    _KINDS[kind.name] = kind
+
+
+def get(name: str):
+    try:
+        return _KINDS[name]
+    except KeyError:
+        raise ValueError(f"unknown campaign kind {name!r} (expected one of {', '.join(_KINDS)})") from None
+
+
+def for_campaign(campaign):
+    return get(campaign.kind)
+
+
+def registered() -> dict[str, object]:
+    return dict(_KINDS)
+
+
+def enqueue(task_name: str, *args):
+    """Send the task registered under ``task_name`` (run in process when Celery is eager, as in the demo)."""
+    from celery import current_app
+
+    return current_app.tasks[task_name].delay(*args)

@@ -1,0 +1,70 @@
+"""When something the app needs is down (the database, Redis), answer 503 with a retry hint, not a 500.
+
+The API answers JSON (``{"detail": ..., "retry_after": seconds}``) for these and for
+any other server error, so clients never have to parse an HTML error page; the
+pages answer a short 503 page. Both carry ``Retry-After``.
+
+:class:`ServiceUnavailableMiddleware` sees the views' exceptions; :func:`server_error`
+(``handler500``) sees the rest, raised in a middleware (sessions, authentication)
+before any view ran.
+"""
+from __future__ import annotations
+
+import logging
+import sys
+
+from django.db import InterfaceError, OperationalError
+from django.http import HttpResponse, JsonResponse
+from django.views import defaults
+
+logger = logging.getLogger(__name__)
+
+RETRY_AFTER_SECONDS = 30
+
+
+def _unavailable_errors() -> tuple[type[BaseException], ...]:
+    from kombu.exceptions import OperationalError as BrokerUnavailable
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+
+    return (OperationalError, InterfaceError, RedisConnectionError, RedisTimeoutError, BrokerUnavailable)
+
+
+def is_api(request) -> bool:
+    return request.path.startswith("/api/")
+
+
+def unavailable_response(request, exc: BaseException | None):
+    """The 503 for ``exc`` if it means a service is down, else ``None``."""
+    if exc is None or not isinstance(exc, _unavailable_errors()):
+        return None
+    logger.error("service unavailable while serving %s: %s: %s", request.path, type(exc).__name__, exc)
+    message = "The service is temporarily unavailable; try again shortly."
+    if is_api(request):
+        response = JsonResponse({"detail": message, "retry_after": RETRY_AFTER_SECONDS}, status=503)
+    else:
+        response = HttpResponse(f"<!doctype html><title>Temporarily unavailable</title><h1>Temporarily unavailable</h1>"
+                                f"<p>{message}</p>", status=503, content_type="text/html; charset=utf-8")
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
+
+
+class ServiceUnavailableMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        return unavailable_response(request, exception)
+
+
+def server_error(request, *args, **kwargs):
+    """``handler500``: a 503 when a service is down; JSON for the API; Django's page otherwise."""
+    response = unavailable_response(request, sys.exc_info()[1])
+    if response is not None:
+        return response
+    if is_api(request):
+        return JsonResponse({"detail": "Internal server error."}, status=500)
+    return defaults.server_error(request, *args, **kwargs)

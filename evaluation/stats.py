@@ -1,0 +1,186 @@
+"""The statistics layer every metric shares: count rows, their sums, figures, bootstrap intervals.
+
+A metric describes each scored sentence by one row of sufficient statistics
+(counts, or sums of per-word scores) and gives one function from *summed*
+rows to its figures. Everything else is here, once, for every kind:
+
+* :func:`ratio` and :func:`f_measure` define precision, recall and F (and
+  every other fraction) once; an undefined ratio is NaN here and ``None``
+  (JSON ``null``, "–" on pages) once it leaves this layer, never 0.0;
+* :func:`aggregate` sums the rows per genre and over all genres;
+* :func:`resampled_sums` is the genre-stratified bootstrap EASY has always
+  used: sentences drawn with replacement within each genre (one multinomial
+  draw per genre, in sorted genre order, from one seeded generator), so the
+  same seed gives the same intervals on every machine;
+* :func:`interval` turns resampled figures into a 95% percentile interval.
+
+Pure: numpy and the standard library only.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Callable, Iterator, Mapping, Sequence
+
+import numpy as np
+
+ALL = "ALL"
+DEFAULT_SEED = 12345
+CI_LEVEL = 0.95
+CI_PERCENTILES = (2.5, 97.5)
+
+# ``{column: summed value}``; values are floats for a point figure, arrays of shape (B,) under the bootstrap.
+Sums = Mapping[str, "np.ndarray | float"]
+FigureFunction = Callable[[Sums], Mapping[str, "np.ndarray | float"]]
+
+
+def ratio(num, den):
+    """``num / den``; NaN where ``den`` is 0 (undefined). Scalars stay Python floats, arrays stay arrays."""
+    if np.ndim(num) == 0 and np.ndim(den) == 0:
+        return num / den if den else math.nan
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(den, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+
+def f_measure(p, r):
+    """The harmonic mean 2PR / (P + R); NaN where P or R is undefined, 0 where both are 0."""
+    if np.ndim(p) == 0 and np.ndim(r) == 0:
+        if math.isnan(p) or math.isnan(r):
+            return math.nan
+        return 2 * p * r / (p + r) if p + r else 0.0
+    p = np.asarray(p, dtype=np.float64)
+    r = np.asarray(r, dtype=np.float64)
+    s = p + r
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(s > 0, 2 * p * r / np.where(s > 0, s, 1.0), np.where(np.isnan(s), np.nan, 0.0))
+
+
+def f_from_counts(matched, test, gold):
+    """F = 2·matched / (test + gold) over arrays of counts; NaN where both sides are empty."""
+    den = test + gold
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den > 0, 2.0 * matched / np.where(den > 0, den, 1), np.nan)
+
+
+def prf(matched: int, test: int, gold: int) -> tuple[float | None, float | None, float | None]:
+    """P = matched/test, R = matched/gold, F = 2·matched/(test+gold), each None when undefined.
+
+    F is undefined only when both sides are empty (nothing found and nothing to find), and 0 when
+    nothing matched.
+    """
+    p = matched / test if test else None
+    r = matched / gold if gold else None
+    f = 2 * matched / (test + gold) if (test + gold) else None
+    return p, r, f
+
+
+def defined(value) -> float | None:
+    """A figure as it leaves the statistics layer: a float, or None when undefined (NaN)."""
+    if value is None:
+        return None
+    value = float(value)
+    return None if math.isnan(value) else value
+
+
+def column_sums(rows: np.ndarray, columns: Sequence[str], index=None) -> dict[str, float]:
+    """``{column: sum}`` over the rows ``index`` (all when None), summed in row order like the engines do."""
+    picked = rows if index is None else rows[index]
+    return {name: float(sum(picked[:, k].tolist())) for k, name in enumerate(columns)}
+
+
+def aggregate(rows: np.ndarray, columns: Sequence[str], strata: Sequence[str], figures: FigureFunction,
+              exact: Callable[[np.ndarray | None], dict[str, float]] | None = None
+              ) -> dict[str, dict[str, float | None]]:
+    """``{genre: {figure: value}}`` for every genre and ``ALL``, from per-sentence rows: nothing is re-scored.
+
+    ``exact(index)`` may give some column sums again, added in the engine's own order (a sum of per-word
+    scores summed per sentence first can differ from the engine's in the last binary digit).
+    """
+    labels = np.array(list(strata), dtype=object)
+
+    def sums_of(index):
+        sums = column_sums(rows, columns, index)
+        if exact is not None:
+            sums.update(exact(index))
+        return sums
+
+    out = {ALL: {k: defined(v) for k, v in figures(sums_of(None)).items()}}
+    for genre in sorted(set(strata)):
+        out[genre] = {k: defined(v) for k, v in figures(sums_of(np.flatnonzero(labels == genre))).items()}
+    return out
+
+
+def resampling_weights(strata: Sequence[str], bootstrap: int,
+                       seed: int) -> Iterator[tuple[str, np.ndarray, np.ndarray]]:
+    """Per genre (sorted): its row indices and how often each row is drawn in each of ``bootstrap`` resamples.
+
+    One multinomial draw per genre (sentences drawn with replacement within the genre), in sorted genre
+    order, from one generator seeded with ``seed``: the draws :func:`resampled_sums` uses. Callers that
+    resample several sets of columns draw once and sum with :func:`weighted_sums`.
+    """
+    labels = np.array(list(strata), dtype=object)
+    rng = np.random.default_rng(seed)
+    for genre in sorted(set(strata)):
+        idx = np.flatnonzero(labels == genre)
+        n = len(idx)
+        yield genre, idx, rng.multinomial(n, np.full(n, 1.0 / n), size=bootstrap)
+
+
+def weighted_sums(matrices: Sequence[np.ndarray], idx: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The column sums of the resamples ``weights`` of the rows ``idx`` of each matrix: arrays (B, columns).
+
+    Resampling counts times the per-sentence rows: one matrix product per matrix. Integer rows are
+    multiplied in float32, which is exact while the sums stay below 2**24; other rows in float64.
+    """
+    w32 = w64 = None
+    part = []
+    for x in matrices:
+        if np.issubdtype(x.dtype, np.integer):
+            w32 = weights.astype(np.float32) if w32 is None else w32
+            part.append((w32 @ x[idx].astype(np.float32)).astype(np.float64))
+        else:
+            w64 = weights.astype(np.float64) if w64 is None else w64
+            part.append(w64 @ x[idx].astype(np.float64))
+    return tuple(part)
+
+
+def resampled_sums(matrices: Sequence[np.ndarray], strata: Sequence[str], bootstrap: int,
+                   seed: int) -> Iterator[tuple[str, tuple[np.ndarray, ...]]]:
+    """Per genre (sorted), the column sums of ``bootstrap`` resamples of its rows: arrays of shape (B, columns)."""
+    for genre, idx, weights in resampling_weights(strata, bootstrap, seed):
+        yield genre, weighted_sums(matrices, idx, weights)
+
+
+def interval(samples) -> list[float] | None:
+    """The 95% percentile interval of resampled figures (undefined resamples left out); None if none is defined."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        lo, hi = np.nanpercentile(np.asarray(samples, dtype=np.float64), CI_PERCENTILES)
+    if math.isnan(lo) or math.isnan(hi):
+        return None
+    return [float(lo), float(hi)]
+
+
+def bootstrap_intervals(rows: np.ndarray, columns: Sequence[str], strata: Sequence[str], figures: FigureFunction,
+                        *, bootstrap: int, seed: int, ratios: Sequence[str] | None = None
+                        ) -> dict[str, dict[str, list[float] | None]]:
+    """``{genre or ALL: {figure: [low, high] | None}}``: genre-stratified percentile intervals of ``figures``.
+
+    Only the figures named in ``ratios`` (all when None) get an interval. The ALL resamples are the sums
+    of the genre resamples, as in EASY.
+    """
+    if bootstrap <= 0 or not len(rows):
+        return {}
+    boot: dict[str, np.ndarray] = {}
+    total = None
+    for genre, (part,) in resampled_sums([rows], strata, bootstrap, seed):
+        boot[genre] = part
+        total = part if total is None else total + part
+    boot[ALL] = total
+    out = {}
+    for genre, sums in boot.items():
+        values = figures({name: sums[:, k] for k, name in enumerate(columns)})
+        out[genre] = {k: interval(v) for k, v in values.items() if ratios is None or k in ratios}
+    return out

@@ -1,0 +1,110 @@
+"""evalb over two files, streamed: what ``python -m evaluation trees --metric evalb`` runs.
+
+Both files are read line by line as bytes, the way evalb reads them (UTF-8
+is decoded, any other byte is kept as itself through ``surrogateescape``, so
+Latin-1 files score as evalb scores them and never raise a decoding error);
+each pair is scored, its report line written and forgotten. Memory stays flat
+however long the files are; the JSON document, when asked for, is written
+row by row too, byte for byte what ``json.dumps(doc, indent=1)`` gives.
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Callable, Iterator
+
+from annotations.errors import InputError
+from annotations.trees.detect import detect_format, layout_of_lines
+
+from .evalb import HEADER, EvalbParams, EvalbRun, format_row, format_summary, read_evalb_lines, row_dict
+
+ENCODING = ("utf-8", "surrogateescape")
+
+
+def file_lines(path) -> Iterator[str]:
+    """The lines of a file as evalb's fgets sees them (split on ``\\n`` only, without it)."""
+    with open(path, "rb") as handle:
+        for raw in handle:
+            yield raw.decode(*ENCODING).removesuffix("\n")
+
+
+def evalb_layout(path, fmt: str | None = None, layout: str | None = None) -> bool:
+    """True when ``path`` is a Penn file in line layout (detected, or as told), i.e. streamable."""
+    name = os.fspath(path)
+    with open(path, "rb") as handle:
+        head = handle.read(65536).decode(*ENCODING)
+    if not head.strip():
+        with open(path, "rb") as handle:
+            if not handle.read().strip():
+                raise InputError("empty input: no tree found", file=name)
+    if (fmt or detect_format(head.lstrip(), file=name)) != "penn":
+        return False
+    return (layout or layout_of_lines(file_lines(path), file=name)) == "lines"
+
+
+class _JsonRows:
+    """Writes the document ``{head..., "sentences": [rows...], "summary": ...}`` incrementally."""
+
+    def __init__(self, write: Callable[[str], object], head: dict) -> None:
+        self.write = write
+        self.first = True
+        text = json.dumps(head, indent=1, ensure_ascii=False)
+        write(text[:-2] + ',\n "sentences": [')
+
+    def row(self, row: dict) -> None:
+        text = json.dumps(row, indent=1, ensure_ascii=False).replace("\n", "\n  ")
+        self.write(("\n  " if self.first else ",\n  ") + text)
+        self.first = False
+
+    def close(self, summary: dict) -> None:
+        text = json.dumps(summary, indent=1, ensure_ascii=False).replace("\n", "\n ")
+        self.write(("]" if self.first else "\n ]") + ',\n "summary": ' + text + "\n}\n")
+
+
+def evalb_files(
+    gold_path, test_path, params: EvalbParams, *, on_error: str = "skip",
+    report: Callable[[str], object] | None = None, json_write: Callable[[str], object] | None = None,
+    message: Callable[[str], object] | None = None,
+) -> dict:
+    """Score two line-layout Penn files pair by pair; returns the summary.
+
+    ``report`` receives evalb's text report piece by piece, ``json_write`` the
+    JSON document, ``message`` each error sentence's ``"N : message"`` as it
+    comes (evalb's stderr).
+    """
+    gold_file, test_file = os.fspath(gold_path), os.fspath(test_path)
+    run = EvalbRun(params, on_error=on_error, gold_file=gold_file, test_file=test_file)
+    js = _JsonRows(json_write, run.head()) if json_write else None
+    if report:
+        report(HEADER)
+    gold_iter = read_evalb_lines(file_lines(gold_path), params)
+    test_iter = read_evalb_lines(file_lines(test_path), params)
+    extra = None
+    for gold in gold_iter:
+        test = next(test_iter, None)
+        if test is None:
+            extra = "gold"
+            break
+        row = run.add(gold, test, gold_line=run.count + 1, test_line=run.count + 1)
+        if report:
+            report(format_row(run.count, row))
+        if js:
+            js.row(row_dict(row, run.count))
+        if message and row[8] is not None:
+            message(f"{run.count} : {row[8]}")
+        if run.stopped:
+            break
+    else:
+        if next(test_iter, None) is not None:
+            extra = "test"
+    if run.stopped:
+        summary = run.finish()
+    elif extra:
+        summary = run.finish(extra=extra, line=run.count + 1)
+    else:
+        summary = run.finish()
+    if report:
+        report(format_summary(summary))
+    if js:
+        js.close(summary)
+    return summary

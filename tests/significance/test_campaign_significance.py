@@ -1,0 +1,90 @@
+"""Paired tests stored for a constituency campaign when its runs are scored; the ranking and comparison read them."""
+from __future__ import annotations
+
+import pytest
+
+from evaluation.models import PairedDifference, ResultCell, SignificanceSet
+from evaluation import significance
+
+from .helpers import gold_and_damaged
+
+
+@pytest.fixture
+def scored(tree_campaign, tree_gold, alice, bob, django_capture_on_commit_callbacks):
+    """Team A hands in the gold itself; team B heavily damaged trees."""
+    return gold_and_damaged(tree_campaign, tree_gold, alice, bob, django_capture_on_commit_callbacks)
+
+
+def test_scoring_a_run_stores_the_paired_tests(scored):
+    good, bad = scored
+    computed = SignificanceSet.objects.latest()  # the second scoring's set holds both runs
+    ra, rb = good.results.get(), bad.results.get()
+    assert computed.results == sorted([ra.pk, rb.pk])
+    assert computed.signature.startswith("metric:paired-bs|n:1000|seed:12345|strata:genre|corr:holm|alpha:0.05")
+    row = PairedDifference.objects.get(set=computed, figure="micro|evalb||")
+    # The difference is the stored figures' difference: the statistics layer sums the same rows.
+    fa = ResultCell.objects.get(result=ra, layer="evalb", genre="ALL").f
+    fb = ResultCell.objects.get(result=rb, layer="evalb", genre="ALL").f
+    sign = 1 if row.result_a_id == ra.pk else -1
+    assert fa == 1.0 and fb < 1.0
+    assert sign * row.diff == pytest.approx(fa - fb, abs=1e-6)
+    assert row.significant and row.p_holm < 0.05
+    # one pair only: Holm across the campaign's pairs changes nothing
+    assert row.p_holm == row.p_value
+    assert set(row.cells) == {"ALL", "wsj-00a", "wsj-00b"}
+
+
+def test_ranking_and_comparison_pages(scored, client, organiser):
+    good, bad = scored
+    client.force_login(organiser)
+    page = client.get(f"/results/{good.campaign.slug}/ranking/?figure=micro|evalb||").content.decode()
+    # gold copy first, then the damaged run in a cluster of its own, each with a single rank
+    assert page.index("gold copy") < page.index("damaged")
+    assert 'data-cluster="1"' in page and 'data-cluster="2"' in page and "new-cluster" in page
+    assert "<svg" in page and "<desc" in page
+    compare = client.get(f"/results/{good.campaign.slug}/compare/{good.pk}/{bad.pk}/?figure=micro|evalb||")
+    assert compare.status_code == 200
+    assert 'class="sig" data-significant="yes"' in compare.content.decode()
+    data = client.get(f"/results/{good.campaign.slug}/significance.json?figure=micro|evalb||").json()
+    assert data["computed"]["correction"] == "holm"
+    [pair] = data["pairs"]
+    assert {pair["run_a"], pair["run_b"]} == {good.pk, bad.pk} and pair["significant"] is True
+
+
+def test_a_team_cannot_compare_runs_it_may_not_see(scored, client, alice):
+    good, bad = scored
+    client.force_login(alice)  # before publication a team sees nothing of the other team
+    assert client.get(f"/results/{good.campaign.slug}/compare/{good.pk}/{bad.pk}/").status_code == 404
+    assert client.get(f"/results/{good.campaign.slug}/significance.json").json()["pairs"] == []
+
+
+def test_the_task_recomputes_from_kept_rows(scored):
+    good, _ = scored
+    before = SignificanceSet.objects.count()
+    first = significance.latest_set(good.campaign)
+    again = significance.compute(good.campaign)
+    assert SignificanceSet.objects.count() == before + 1
+    # seeded: the same p-values from the rows kept at the first computation
+    assert (list(again.pairs.order_by("figure").values_list("figure", "p_value"))
+            == list(first.pairs.order_by("figure").values_list("figure", "p_value")))
+
+
+def test_the_api_serves_the_same_document(scored, client, organiser):
+    good, _ = scored
+    client.force_login(organiser)
+    page = client.get(f"/results/{good.campaign.slug}/significance.json").json()
+    api = client.get(f"/api/campaigns/{good.campaign.slug}/significance/").json()
+    assert api == page
+    # every published figure of the two runs: evalb F, exact match, leaf-ancestor, Lin F, UAS, LAS
+    assert {p["figure"] for p in api["pairs"]} >= {"micro|evalb||", "micro|leaf-ancestor||", "micro|deps-las||"}
+
+
+def test_a_dependency_ranking_defaults_to_las():
+    from django.test import RequestFactory
+
+    from evaluation.significance_views import _choose_figure
+
+    # the stored layer code is deps-las; sorted order alone would pick macro|deps-las|| here
+    cells = {f"{agg}|deps-{name}||": {} for agg in ("macro", "micro") for name in ("las", "lin", "uas")}
+    assert _choose_figure(RequestFactory().get("/"), cells) == "micro|deps-las||"
+    assert _choose_figure(RequestFactory().get("/", {"figure": "micro|deps-uas||"}), cells) == "micro|deps-uas||"

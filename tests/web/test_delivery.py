@@ -1,0 +1,173 @@
+"""Exactly-once scoring in effect, the outbox and the recovery sweep, in process (the worker faults are in
+tests/integration/test_faults.py)."""
+from __future__ import annotations
+
+import os
+import time
+from datetime import timedelta
+from unittest import mock
+
+import pytest
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from campaign.models import Run, RunStatus
+from campaign.services.runs import staging_dir
+from evaluation import delivery, recovery, services
+from evaluation.models import Result
+from evaluation.tasks import score_run
+from tests.web.helpers import stored_run
+
+
+@pytest.fixture
+def uploaded(campaign, team_a, alice):
+    return stored_run(campaign, team_a, alice)  # committed in the test's transaction only: never queued
+
+
+def held_by_another(run: Run, *, silent_for: float) -> None:
+    Run.objects.filter(pk=run.pk).update(claimed_by="other-host:1:task:abcd",
+                                         heartbeat_at=timezone.now() - timedelta(seconds=silent_for))
+
+
+def test_the_upload_commits_the_outbox_mark_with_the_run(uploaded):
+    assert uploaded.dispatch_pending is True and uploaded.dispatched_at is None
+
+
+def test_a_second_delivery_is_a_no_op_that_says_so(uploaded):
+    assert score_run.apply(args=[uploaded.pk]).get() == "scored"
+    assert score_run.apply(args=[uploaded.pk]).get() == "already scored: duplicate delivery ignored"
+    assert Result.objects.filter(run=uploaded).count() == 1
+
+
+def test_a_delivery_finding_a_live_holder_leaves_the_run_alone(uploaded, settings):
+    settings.PARSEVAL_SCORING_LEASE_SECONDS = 60
+    held_by_another(uploaded, silent_for=5)
+    with pytest.raises(delivery.HeldElsewhere) as refused:
+        delivery.claim(uploaded.pk, "me")
+    # heartbeat 5 s old, lease 60 s: the holder may still be alive for 55 s more; look again just after
+    assert 55 < refused.value.retry_in <= 56
+    assert "duplicate delivery ignored" in str(refused.value)
+    # in process there is nobody to wait for: the task says so and does nothing
+    assert "being scored by other-host" in score_run.apply(args=[uploaded.pk]).get()
+    assert not Result.objects.exists()
+
+
+def test_a_silent_holder_is_taken_over(uploaded, settings):
+    settings.PARSEVAL_SCORING_LEASE_SECONDS = 60
+    held_by_another(uploaded, silent_for=61)
+    held = delivery.claim(uploaded.pk, "me")
+    uploaded.refresh_from_db()
+    assert (held.token, uploaded.claimed_by, uploaded.scoring_attempts) == ("me", "me", 1)
+    assert uploaded.dispatch_pending is False
+
+
+def test_after_too_many_interrupted_deliveries_the_run_fails(uploaded, settings):
+    settings.PARSEVAL_MAX_SCORING_ATTEMPTS = 3
+    Run.objects.filter(pk=uploaded.pk).update(scoring_attempts=3, status=RunStatus.SCORING)
+    assert score_run.apply(args=[uploaded.pk]).get() == "failed"
+    uploaded.refresh_from_db()
+    assert uploaded.status == RunStatus.FAILED and "interrupted 3 times" in uploaded.status_reason
+
+
+def test_a_delivery_that_lost_its_claim_stores_nothing(uploaded):
+    """The claim is lost mid-scoring (another delivery took over): the late result is refused."""
+    real_score = services.score_run_files
+
+    def score_then_lose_the_claim(*args, **kwargs):
+        document = real_score(*args, **kwargs)
+        Run.objects.filter(pk=uploaded.pk).update(claimed_by="the-new-holder", heartbeat_at=timezone.now())
+        return document
+
+    with mock.patch.object(services, "score_run_files", score_then_lose_the_claim):
+        assert score_run.apply(args=[uploaded.pk]).get() == delivery.DUPLICATE
+    assert not Result.objects.exists()
+    uploaded.refresh_from_db()
+    assert uploaded.status == RunStatus.SCORING and uploaded.claimed_by == "the-new-holder"
+
+
+def test_the_database_allows_one_result_per_run_round_and_scorer_version(uploaded):
+    score_run.apply(args=[uploaded.pk])
+    first = Result.objects.get(run=uploaded)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Result.objects.create(run=uploaded, metric=first.metric, signature="x", scorer_version=first.scorer_version,
+                              gold_sha256="", document={}, scoring_round=first.scoring_round)
+    # another scorer version in the same round is a different result
+    Result.objects.create(run=uploaded, metric=first.metric, signature="x", scorer_version="other",
+                          gold_sha256="", document={}, scoring_round=first.scoring_round)
+
+
+def test_rescoring_opens_a_new_round(campaign, uploaded, django_capture_on_commit_callbacks):
+    from tests import factories
+
+    score_run.apply(args=[uploaded.pk])
+    with django_capture_on_commit_callbacks(execute=True):
+        services.rescore(uploaded, factories.make_user("organiser"))
+    rounds = sorted(Result.objects.filter(run=uploaded).values_list("scoring_round", flat=True))
+    assert rounds == [1, 2]
+    uploaded.refresh_from_db()
+    assert uploaded.status == RunStatus.SCORED and uploaded.scoring_round == 2 and not uploaded.dispatch_pending
+
+
+def test_an_upload_while_the_broker_is_down_is_kept_and_queued_by_the_sweep(campaign, team_a, alice,
+                                                                             django_capture_on_commit_callbacks):
+    with mock.patch.object(score_run, "delay", side_effect=OSError("broker away")):
+        run = stored_run(campaign, team_a, alice, capture=django_capture_on_commit_callbacks)
+    assert run.status == RunStatus.UPLOADED and run.dispatch_pending
+    assert "waiting for the scoring queue" in run.status_reason
+    # Not yet: the upload's own dispatch has its grace period.
+    assert run not in recovery.runs_to_dispatch()
+    later = timezone.now() + timedelta(seconds=60)
+    assert run in recovery.runs_to_dispatch(now=later)
+    with mock.patch.object(recovery, "timezone") as clock:
+        clock.now.return_value = later
+        outcome = recovery.dispatch_due()
+    assert outcome == {"queued": 1, "not_queued": 0}
+    run.refresh_from_db()
+    assert run.status == RunStatus.SCORED and not run.dispatch_pending and run.results.count() == 1
+
+
+def test_the_sweep_requeues_silent_holders_and_lost_messages_only(campaign, team_a, alice, settings):
+    settings.PARSEVAL_SCORING_LEASE_SECONDS = 60
+    settings.PARSEVAL_REQUEUE_UPLOADED_AFTER_SECONDS = 360
+    campaign.runs_per_team = 10
+    campaign.save(update_fields=["runs_per_team"])
+    now = timezone.now()
+    runs = {name: stored_run(campaign, team_a, alice, name=name) for name in
+            ("silent", "beating", "lost", "waiting", "scored")}
+    Run.objects.filter(pk__in=[r.pk for r in runs.values()]).update(dispatch_pending=False, dispatched_at=now)
+    Run.objects.filter(pk=runs["silent"].pk).update(status=RunStatus.SCORING, claimed_by="a",
+                                                    heartbeat_at=now - timedelta(seconds=61))
+    Run.objects.filter(pk=runs["beating"].pk).update(status=RunStatus.SCORING, claimed_by="b",
+                                                     heartbeat_at=now - timedelta(seconds=10))
+    Run.objects.filter(pk=runs["lost"].pk).update(dispatched_at=now - timedelta(seconds=361))
+    Run.objects.filter(pk=runs["waiting"].pk).update(dispatched_at=now - timedelta(seconds=300))
+    Run.objects.filter(pk=runs["scored"].pk).update(status=RunStatus.SCORED, claimed_by="c",
+                                                    heartbeat_at=now - timedelta(seconds=600))
+    due = set(recovery.runs_to_dispatch(now=now).values_list("name", flat=True))
+    assert due == {"silent", "lost"}
+
+
+def test_the_sweep_requeues_a_run_past_the_hard_time_limit(uploaded, settings):
+    settings.CELERY_TASK_TIME_LIMIT = 3600
+    settings.PARSEVAL_SCORING_LEASE_SECONDS = 60
+    now = timezone.now()
+    Run.objects.filter(pk=uploaded.pk).update(status=RunStatus.SCORING, claimed_by="stuck", heartbeat_at=now,
+                                              dispatch_pending=False,
+                                              status_changed_at=now - timedelta(seconds=3600 + 61))
+    assert list(recovery.runs_to_dispatch(now=now)) == [uploaded]
+
+
+def test_staging_cleanup_removes_what_dead_workers_left_only(storage):
+    root = staging_dir()
+    dead = root / "run-unpack-dead"
+    dead.mkdir()
+    (dead / "a.xml").write_text("<x/>")
+    old = time.time() - 4000
+    os.utime(dead, (old, old))
+    stale_upload = root / "run-old.upload"
+    stale_upload.write_bytes(b"zip")
+    os.utime(stale_upload, (old, old))
+    live = root / "run-unpack-live"
+    live.mkdir()
+    assert recovery.clean_staging(max_age_seconds=3900) == 2
+    assert sorted(p.name for p in root.iterdir()) == ["run-unpack-live"]
