@@ -11,7 +11,9 @@ from django.conf import settings
 from django.utils import timezone
 
 from campaign.models import AuditEntry, Campaign
-from tests.integration.test_worker_scoring import broker_queue, worker_storage, workers  # noqa: F401 (fixtures)
+from tests.integration.test_worker_scoring import (  # noqa: F401 (fixtures)
+    broker_queue, logged_success, worker_storage, workers,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -45,10 +47,5 @@ def test_beat_task_closes_a_campaign_in_a_worker_process(workers, broker_queue):
     assert later.state == "open"
     audit = AuditEntry.objects.get(campaign=due, action="campaign.transition")
     assert audit.actor is None and audit.details["to"] == "closed"
-    log = log_path.read_text(errors="replace")
-    for _ in range(40):
-        if f"[{result.id}] succeeded" in log:
-            break
-        time.sleep(0.25)
-        log = log_path.read_text(errors="replace")
-    assert f"[{result.id}] succeeded" in log, log  # applied by the worker process, not in this one
+    # applied by the worker process, not in this one
+    assert logged_success(log_path, result.id), log_path.read_text(errors="replace")

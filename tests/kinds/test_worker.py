@@ -14,20 +14,11 @@ from evaluation.kinds import get
 from evaluation.models import ErrorLabJob, ResultCell
 from tests import factories
 from tests.integration.test_worker_scoring import (  # noqa: F401 (fixtures)
-    api_for, broker_queue, celery_worker, wait_for_final_status, worker_storage, workers,
+    api_for, broker_queue, celery_worker, logged_success, wait_for_final_status, worker_storage, workers,
 )
 
 from .conftest import PTB
 from .helpers import damaged_trees
-
-def _logged(log_path, task_id: str) -> bool:
-    """The worker logs success just after the task's last write: wait for it a little."""
-    for _ in range(40):
-        if f"[{task_id}] succeeded" in log_path.read_text(errors="replace"):
-            return True
-        time.sleep(0.25)
-    return False
-
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -45,7 +36,7 @@ def test_worker_scores_a_tree_run_and_runs_the_error_lab(celery_worker, tmp_path
     assert response.status_code == 201, response.content
     run = wait_for_final_status(response.json()["id"], proc, log_path)
     assert run.status == RunStatus.SCORED, f"{run.status}: {run.status_reason}\n{log_path.read_text(errors='replace')}"
-    assert _logged(log_path, run.task_id), log_path.read_text(errors="replace")  # scored by the worker
+    assert logged_success(log_path, run.task_id), log_path.read_text(errors="replace")  # scored by the worker
     assert 0.8 < ResultCell.objects.get(result__run=run, layer="evalb", genre="ALL").f < 1.0
 
     client.force_login(organiser)
@@ -61,5 +52,5 @@ def test_worker_scores_a_tree_run_and_runs_the_error_lab(celery_worker, tmp_path
         time.sleep(0.5)
         job.refresh_from_db()
     assert job.status == ErrorLabJob.Status.DONE, f"{job.status} {job.status_reason}\n{log_path.read_text(errors='replace')}"
-    assert job.task_id and _logged(log_path, job.task_id), log_path.read_text(errors="replace")
+    assert job.task_id and logged_success(log_path, job.task_id), log_path.read_text(errors="replace")
     assert job.result["treebanks"]["wsj3.mrg"]["insertions"]["ATTACH I"]["made"] > 0
