@@ -13,6 +13,9 @@ only names it.
 """
 from __future__ import annotations
 
+import threading
+from contextlib import contextmanager
+
 SCORE_RUN_TASK = "evaluation.tasks.score_run"
 # The paired significance tests of a campaign's results table (evaluation.significance_tasks).
 SIGNIFICANCE_TASK = "evaluation.significance_tasks.compute_significance"
@@ -40,8 +43,39 @@ def registered() -> dict[str, object]:
     return dict(_KINDS)
 
 
+_held = threading.local()
+
+
 def enqueue(task_name: str, *args):
-    """Send the task registered under ``task_name`` (run in process when Celery is eager, as in the demo)."""
+    """Send the task registered under ``task_name`` (run in process when Celery is eager, as in the demo).
+
+    Inside :func:`coalesced` for that task, the sending waits for the end of the block.
+    """
+    held = getattr(_held, "tasks", {})
+    if task_name in held:
+        held[task_name].setdefault(args, None)
+        return None
     from celery import current_app
 
     return current_app.tasks[task_name].delay(*args)
+
+
+@contextmanager
+def coalesced(task_name: str):
+    """Send ``task_name`` once per distinct arguments at the end of the block, however often it is asked for.
+
+    For batch work in one process (the demo scores dozens of runs in process): every scored run asks for
+    its campaign's paired tests again, and each of those would redo the whole table.
+    """
+    held = getattr(_held, "tasks", None)
+    if held is None:
+        held = _held.tasks = {}
+    if task_name in held:  # an outer block already holds it
+        yield
+        return
+    held[task_name] = {}
+    try:
+        yield
+    finally:  # what was scored before a failing step still needs its tests
+        for args in held.pop(task_name):
+            enqueue(task_name, *args)

@@ -27,7 +27,7 @@ from django.urls import reverse
 
 from annotations.easy import read_document, write_document
 from annotations.errors import InputError
-from campaign import demo
+from campaign import demo, kinds
 from campaign.models import Campaign, CampaignState, Publication, Run, RunStatus
 
 DEFAULT_SLUG = "easy-reference-demo"
@@ -95,7 +95,12 @@ class Command(BaseCommand):
         parser.add_argument("--no-kinds", action="store_true",
                             help="skip the constituency (French Sequoia trees) and dependency (UD French) demo campaigns")
 
-    def handle(self, *args, slug, data, documents, bootstrap, base_url, no_kinds=False, **options):
+    def handle(self, *args, **options):
+        # Each run scored in process would recompute its campaign's paired tests: once per campaign at the end.
+        with kinds.coalesced(kinds.SIGNIFICANCE_TASK):
+            self._build(**options)
+
+    def _build(self, *, slug, data, documents, bootstrap, base_url, no_kinds=False, **options):
         source = Path(data) if data else Path(settings.DATA_DIR) / "easy-ref" / "ref"
         gold_paths = self._gold_paths(source, documents)
         organiser = self._organiser()
