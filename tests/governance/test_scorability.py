@@ -200,8 +200,9 @@ def test_easy_matching_follows_augmenting_paths_of_any_length():
     from evaluation.easy.matching import maximum_matching
 
     # h0 may match r0 only, h_i r_(i-1) or r_i: h_i tries r_(i-1) first, so the search for h_i walks back
-    # through all of h_(i-1) ... h0 before it takes r_i; 5,000 items of one type make a path 5,000 long
-    n = 5000
+    # through all of h_(i-1) ... h0 before it takes r_i; n items of one type make a path n long. Twice the
+    # recursion limit proves the search iterative; the work grows with n squared, so no longer than that.
+    n = 2 * sys.getrecursionlimit()
     assert maximum_matching([[0]] + [[i - 1, i] for i in range(1, n)]) == n
     # small cases by hand: h0 {r0, r1}, h1 {r0}: h1 takes r0 by moving h0 to r1, 2 matches
     assert maximum_matching([[0, 1], [0]]) == 2
