@@ -180,7 +180,7 @@ def find_markers(text: str, forbidden: dict[str, list]) -> list[str]:
     found = []
     for what, markers in forbidden.items():
         for m in markers:
-            if isinstance(m, re.Pattern):
+            if hasattr(m, "search"):  # a compiled pattern or world.WholeNumber
                 hit = m.search(text)
                 if hit:
                     found.append(f"{what} ({hit.group(0)!r})")
