@@ -33,6 +33,10 @@ demo: install
 services:
 	bash scripts/ensure-services
 
+# Two test processes, one per core: much of the suite waits on workers, servers and the browser.
+# A file's tests stay in one process (its module fixtures are built once).
+PYTEST_ARGS ?= -n 2 --dist loadfile
+
 test: install services lint
 	$(TEST_ENV) $(BIN)/python -m pytest $(PYTEST_ARGS)
 
