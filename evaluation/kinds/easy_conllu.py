@@ -142,6 +142,20 @@ def converted_files(run, staging: Path) -> Iterator[dict[str, Path]]:
         remove_tree(tmp)
 
 
+@contextlib.contextmanager
+def scored_files(run) -> Iterator[dict[str, Path]]:
+    """The EASY XML files a run is scored on: the converted XML of a CoNLL-U run, the upload otherwise
+    (what diagnostics and the paired tests read again)."""
+    from campaign.services.runs import staging_dir, unpacked
+
+    if run.converted_file:
+        with converted_files(run, staging_dir()) as files:
+            yield files
+    else:
+        with unpacked(run.campaign, Path(run.file.path), run.original_filename, stored=True) as files:
+            yield files
+
+
 def mark_converted(document: dict, converter: str) -> dict:
     """The result document of a converted run: its converter in the parameters and every signature."""
     document["parameters"] = {**document.get("parameters", {}), "converter": converter}

@@ -307,3 +307,36 @@ def test_the_upload_form_says_what_the_campaign_takes(client, conllu_campaign, x
         client.force_login(alice)
         page = client.get(reverse("portal:run_upload", kwargs={"slug": campaign.slug})).content.decode()
         assert ("CoNLL-U .conllu" in page) is says
+
+
+def test_diagnostics_and_paired_rows_read_the_converted_xml(conllu_campaign, alice,
+                                                             django_capture_on_commit_callbacks):
+    """What reads a run again after scoring (per-sentence diagnostics, the paired tests' rows) reads what was
+    scored: the converted XML, not the CoNLL-U upload."""
+    from evaluation.kinds import get
+    from evaluation.kinds.easy_diagnostics import run_diagnostics
+
+    team = factories.make_team(conllu_campaign, alice)
+    run = conllu_run(conllu_campaign, team, alice, django_capture_on_commit_callbacks)
+    (shown,) = run_diagnostics(run)["shown"]
+    assert [s["id"] for s in shown["sentences"] if s["submitted"]] == ["E1", "E2", "E3"]
+    keys, genres, table = get("easy").sentence_rows(run.results.get())
+    assert keys == ["general_elda/E1", "general_elda/E2", "general_elda/E3"] and table.shape[0] == 3
+
+
+def test_a_converter_crash_is_a_problem_of_the_file(conllu_campaign, alice, django_capture_on_commit_callbacks,
+                                                    monkeypatch):
+    """Whatever goes wrong in the converter happens during validation and is said as a problem of the file:
+    the run is invalid (decided by the file and the corpus), never failed after validation."""
+    from evaluation.kinds import easy_conllu
+
+    def broken(*args, **kwargs):
+        raise KeyError("head")
+
+    monkeypatch.setattr(easy_conllu, "convert_document", broken)
+    team = factories.make_team(conllu_campaign, alice)
+    run = conllu_run(conllu_campaign, team, alice, django_capture_on_commit_callbacks)
+    assert run.status == RunStatus.INVALID and not run.results.exists()
+    (problem,) = run.validation_report["problems"]
+    assert problem["file"] == "general_elda.conllu"
+    assert problem["message"].startswith(f"the converter ({CONVERTER_VERSION}) could not convert this file (KeyError)")
