@@ -65,6 +65,12 @@ class EasyKind:
     def accepts_conllu(self, campaign) -> bool:
         return easy_conllu.accepts_conllu(campaign)
 
+    def run_formats_label(self, campaign) -> str:
+        """What the organisers' console says of the run files the campaign takes."""
+        if easy_conllu.accepts_conllu(campaign):
+            return f"EASY XML and CoNLL-U (converted to EASY XML on validation, {easy_conllu.CONVERTER_VERSION})"
+        return "EASY XML only"
+
     def file_help_for(self, campaign) -> str:
         return easy_conllu.FILE_HELP if easy_conllu.accepts_conllu(campaign) else self.file_help
 

@@ -340,3 +340,13 @@ def test_a_converter_crash_is_a_problem_of_the_file(conllu_campaign, alice, djan
     (problem,) = run.validation_report["problems"]
     assert problem["file"] == "general_elda.conllu"
     assert problem["message"].startswith(f"the converter ({CONVERTER_VERSION}) could not convert this file (KeyError)")
+
+
+def test_the_console_says_what_the_campaign_takes(client, conllu_campaign, xml_campaign):
+    organiser = factories.make_user("orga", is_staff=True)
+    client.force_login(organiser)
+    for campaign, says in ((conllu_campaign, f"EASY XML and CoNLL-U (converted to EASY XML on validation, "
+                                             f"{CONVERTER_VERSION})"), (xml_campaign, "EASY XML only")):
+        campaign.organisers.add(organiser)
+        page = client.get(reverse("console:dashboard", kwargs={"slug": campaign.slug})).content.decode()
+        assert f"Run files taken: {says} " in page
