@@ -117,5 +117,6 @@ class RunUploadSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=100)
     system_description = serializers.CharField(required=False, allow_blank=True, default="")
     scope = serializers.ChoiceField(choices=Run.Scope.choices, default=Run.Scope.TEST)
-    file = serializers.FileField(help_text="One run file in the campaign's format (EASY .xml; trees .mrg/.tree/.txt; CoNLL-U .conllu), "
+    file = serializers.FileField(help_text="One run file in the campaign's format (EASY .xml, or CoNLL-U .conllu where an EASY "
+                                            "campaign takes them, converted on validation; trees .mrg/.tree/.txt; CoNLL-U .conllu), "
                                             "or a .zip / .tar.gz with one such file per corpus document, named after it")
