@@ -127,7 +127,7 @@ def match_documents(campaign: Campaign, filename: str, files: dict[str, Path], *
         next((s for s in suffixes if s != ".xml"), suffixes[0])
     names = list(campaign.documents.values_list("name", flat=True))
     if single and len(names) == 1:
-        files = {names[0]: next(iter(files.values()))}
+        return {names[0]: next(iter(files.values()))}
     unknown = sorted(set(files) - set(names))
     if unknown:
         shown = ", ".join(f"{n}{suffix}" for n in unknown[:10]) + (" ..." if len(unknown) > 10 else "")
