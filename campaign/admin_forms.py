@@ -9,7 +9,8 @@ from .models import Campaign, CampaignKind
 
 METRICS_HELP = (
     'A JSON object; {} for the defaults. EASY: {"matches": ["EQUAL", "FUZZY", ...], "modes": ["HYP", "DEFHYP", '
-    '"REF"], "bootstrap": 1000, "seed": 12345}. Constituency: {"tree_metrics": ["evalb", "leaf-ancestor"], '
+    '"REF"], "bootstrap": 1000, "seed": 12345, "run_formats": ["easy-xml", "conllu"]} (run_formats: the run files '
+    'taken, EASY XML only by default; with "conllu", CoNLL-U runs are converted on validation). Constituency: {"tree_metrics": ["evalb", "leaf-ancestor"], '
     '"dependency_via_head_rules": true, "head_rules": "penn", "transform": "strip-functions"}. '
     'Dependency: {"punct": "upos", "pos": "upos"}. Checked when saved.'
 )

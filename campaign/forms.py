@@ -40,6 +40,8 @@ class RunUploadForm(forms.Form):
                               help_text="A development-sample check is scored at once on the public sample.")
     file = forms.FileField(help_text="One EASY .xml file, or a .zip or .tar.gz with one .xml file per corpus document.")
 
-    def __init__(self, *args, kind: str = "easy", **kwargs):
+    def __init__(self, *args, kind: str = "easy", campaign=None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["file"].help_text = kinds.get(kind).file_help
+        campaign_kind = kinds.get(kind)
+        help_for = getattr(campaign_kind, "file_help_for", None)  # where the campaign's options change it
+        self.fields["file"].help_text = help_for(campaign) if help_for and campaign else campaign_kind.file_help

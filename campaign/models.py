@@ -260,6 +260,10 @@ def run_upload_to(instance: "Run", filename: str) -> str:
     return f"runs/{instance.campaign.slug}/{instance.team.slug}/{instance.sha256[:16]}{_suffix(filename)}"
 
 
+def converted_upload_to(instance: "Run", filename: str) -> str:
+    return f"runs/{instance.campaign.slug}/{instance.team.slug}/{filename}"
+
+
 class RunQuerySet(models.QuerySet):
     def update(self, **kwargs):
         frozen = set(kwargs) & (set(Run.IMMUTABLE_FIELDS) | {"campaign_id", "team_id"})
@@ -285,6 +289,11 @@ class Run(models.Model):
 
     file = models.FileField(upload_to=run_upload_to, max_length=300)
     original_filename = models.CharField(max_length=255)
+    # A run in another format (CoNLL-U for EASY) is converted during validation: the EASY XML that is
+    # scored is kept here beside the upload, which stays as the team sent it (evaluation.kinds.easy_conllu).
+    converted_file = models.FileField(upload_to=converted_upload_to, max_length=300, blank=True,
+                                      help_text="The EASY XML (a zip) converted from the uploaded file, if any")
+    converter = models.CharField(max_length=40, blank=True, help_text="The converter that made converted_file")
     sha256 = models.CharField(max_length=64, db_index=True)
     size = models.PositiveBigIntegerField()
 

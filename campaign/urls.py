@@ -19,4 +19,5 @@ urlpatterns = [
     path("runs/<int:pk>/status/", runs.run_status_json, name="run_status"),
     path("runs/<int:pk>/withdraw/", runs.run_withdraw, name="run_withdraw"),
     path("runs/<int:pk>/file/", runs.run_file, name="run_file"),
+    path("runs/<int:pk>/converted.zip", runs.run_converted_file, name="run_converted_file"),
 ]

@@ -88,8 +88,8 @@ def rescored_rows(kind, result: Result) -> tuple[list[str], list[str], np.ndarra
 
 def easy_rows(result: Result, schema, load_gold) -> tuple[list[str], list[str], np.ndarray]:
     """Rows of an EASY result: its run counted again against its gold (``load_gold(run, schema)``)."""
-    from campaign.services.runs import unpacked
     from evaluation.easy.scoring import count_sentences
+    from evaluation.kinds.easy_conllu import scored_files
 
     run = result.run
     gold_docs, genres, checksum, _ = load_gold(run, schema)
@@ -97,7 +97,7 @@ def easy_rows(result: Result, schema, load_gold) -> tuple[list[str], list[str], 
         raise RowsUnavailable("the gold changed since this result was scored")
     params = result.document.get("parameters") or {}
     try:
-        with unpacked(run.campaign, Path(run.file.path), run.original_filename) as files:
+        with scored_files(run) as files:  # a CoNLL-U run's converted XML
             plan, gold, counting = count_sentences(
                 gold_docs, {name: files[name] for name in gold_docs if name in files}, genres,
                 matches=params.get("matches") or (), modes=params.get("modes") or (), schema=schema)

@@ -92,6 +92,9 @@ def _process(run: Run) -> str:
         lambda files: services.score_run_files(run, files, services.ThrottledProgress(run.pk)))
     if outcome == "invalid":
         return outcome
+    converter = (document.get("parameters") or {}).get("converter")
+    if converter:  # the run was converted (CoNLL-U to EASY): what converted it is part of what produced the result
+        parameters = {**parameters, "converter": converter}
     stored = services.store_result(run, document, metric=kind.name, parameters=parameters)
     if not stored:
         return delivery.DUPLICATE
@@ -108,7 +111,7 @@ def _validate_and_score(run: Run, validate, score) -> tuple[str, dict | None]:
     """
     run.set_status(RunStatus.VALIDATING, progress=0)
     try:
-        with unpacked(run.campaign, Path(run.file.path), run.original_filename) as files:
+        with unpacked(run.campaign, Path(run.file.path), run.original_filename, stored=True) as files:
             report = validate(files)
             run.validation_report = report
             run.save(update_fields=["validation_report"])

@@ -52,12 +52,13 @@ class RunSerializer(serializers.ModelSerializer):
     team = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     finished = serializers.SerializerMethodField()
     withdrawn = serializers.SerializerMethodField()
+    converted_url = serializers.SerializerMethodField()
 
     class Meta:
         model = Run
         fields = ["url", "id", "campaign", "team", "name", "system_description", "scope", "original_filename",
                   "sha256", "size", "status", "status_reason", "progress", "finished", "withdrawn",
-                  "uploaded_at", "status_changed_at"]
+                  "uploaded_at", "status_changed_at", "converter", "converted_url"]
         read_only_fields = fields
 
     # The status fields as the requesting user may see them (see campaign.services.runs.run_status).
@@ -91,6 +92,14 @@ class RunSerializer(serializers.ModelSerializer):
     def get_withdrawn(self, run) -> bool:
         return run.withdrawn_at is not None
 
+    def get_converted_url(self, run) -> str | None:
+        """Where the EASY XML a CoNLL-U run was converted to is downloaded (None for any other run)."""
+        if not run.converted_file:
+            return None
+        url = reverse("api:run-converted", kwargs={"pk": run.pk})
+        request = self.context.get("request")
+        return request.build_absolute_uri(url) if request else url
+
 
 class RunDetailSerializer(RunSerializer):
     validation_report = serializers.SerializerMethodField()
@@ -108,5 +117,6 @@ class RunUploadSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=100)
     system_description = serializers.CharField(required=False, allow_blank=True, default="")
     scope = serializers.ChoiceField(choices=Run.Scope.choices, default=Run.Scope.TEST)
-    file = serializers.FileField(help_text="One run file in the campaign's format (EASY .xml; trees .mrg/.tree/.txt; CoNLL-U .conllu), "
+    file = serializers.FileField(help_text="One run file in the campaign's format (EASY .xml, or CoNLL-U .conllu where an EASY "
+                                            "campaign takes them, converted on validation; trees .mrg/.tree/.txt; CoNLL-U .conllu), "
                                             "or a .zip / .tar.gz with one such file per corpus document, named after it")

@@ -13,4 +13,5 @@ urlpatterns = [
     path("runs/<int:pk>/", views.RunDetail.as_view(), name="run-detail"),
     path("runs/<int:pk>/results/", views.RunResults.as_view(), name="run-results"),
     path("runs/<int:pk>/withdraw/", views.RunWithdraw.as_view(), name="run-withdraw"),
+    path("runs/<int:pk>/converted.zip", views.RunConverted.as_view(), name="run-converted"),
 ]

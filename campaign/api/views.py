@@ -17,6 +17,7 @@ from campaign.rules import UploadRefused, WithdrawalRefused
 from campaign.services.runs import NO_TEAM_MESSAGE, upload_run_from, withdraw_run
 from campaign.results import latest_result, public_result_document
 from campaign.throttles import AnonThrottle, TokenThrottle, upload_throttles
+from campaign.views.runs import converted_response
 
 from . import serializers
 from .permissions import CanSeeScores, visible_campaign, visible_run
@@ -108,6 +109,19 @@ class RunResults(APIView):
             else public_result_document(result)
         return Response({"run": run.pk, "created_at": result.created_at, "metric": result.metric,
                          "history": run.results.count(), "result": body})
+
+
+class RunConverted(APIView):
+    """The EASY XML (a zip) a CoNLL-U run was converted to on validation; 404 for any other run."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={(200, "application/zip"): bytes})
+    def get(self, request, pk: int):
+        run = visible_run(request, pk)
+        if not run.converted_file:
+            raise Http404("This run has no converted EASY XML.")
+        return converted_response(run, request)
 
 
 class RunWithdraw(APIView):

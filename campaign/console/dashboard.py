@@ -10,6 +10,7 @@ from django.conf import settings
 from django.db.models import Count, Prefetch
 from django.utils import timezone
 
+from campaign import kinds
 from campaign.models import Campaign, Membership, Run, RunStatus, Team
 
 # States a run passes through on its way to a verdict; one that stays in them too long is stuck.
@@ -24,6 +25,12 @@ def teams_with_members(campaign: Campaign) -> list[Team]:
         .prefetch_related(Prefetch("memberships", queryset=memberships))
         .order_by("name")
     )
+
+
+def run_formats(campaign: Campaign) -> str:
+    """The run files the campaign takes, where its kind says ("" otherwise)."""
+    label = getattr(kinds.for_campaign(campaign), "run_formats_label", None)
+    return label(campaign) if label else ""
 
 
 def runs_by_status(campaign: Campaign) -> list[dict]:

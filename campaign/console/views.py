@@ -34,6 +34,7 @@ def dashboard(request, slug: str):
     return render(request, "console/dashboard.html", {
         "campaign": campaign,
         "teams": dash.teams_with_members(campaign),
+        "run_formats": dash.run_formats(campaign),
         "status_counts": dash.runs_by_status(campaign),
         "queue": dash.scoring_queue(campaign),
         "stuck": dash.stuck_runs(campaign),

@@ -41,12 +41,20 @@ class FileNames(tuple):
     in passing (".xml"; default: ``name``), ``refusal`` says why an archive member is refused.
     """
 
-    def __new__(cls, suffixes, *, name: str = "", short: str = "", refusal: str = ""):
+    def __new__(cls, suffixes, *, name: str = "", short: str = "", refusal: str = "",
+                refused: dict[str, str] | None = None):
         self = super().__new__(cls, tuple(suffixes))
         self.name = name or " or ".join(self)
         self.short = short or self.name
         self.refusal = refusal or f"not a {self.name} file; the archive must hold only those."
+        # Suffixes of a format this campaign could accept but does not: why, in the campaign's words.
+        self.refused = dict(refused or {})
         return self
+
+    def refused_because(self, name: str) -> str:
+        """Why a file of a known but not accepted format is refused ("" if that is not the case)."""
+        lower = name.lower()
+        return next((why for suffix, why in self.refused.items() if lower.endswith(suffix)), "")
 
 
 # The default of these functions (an EASY campaign's kind gives the same).
@@ -69,6 +77,8 @@ def kind_of(filename: str, suffixes: tuple[str, ...] = EASY) -> str:
     if lower.endswith((".tar.gz", ".tgz")):
         return "tar"
     names = _names(suffixes)
+    if names.refused_because(filename):
+        raise ArchiveRefused(f"{filename!r}: {names.refused_because(filename)}")
     raise ArchiveRefused(
         f"{filename!r}: unsupported file type; upload one {names.name} file, "
         f"or a .zip or .tar.gz holding one {names.short} file per corpus document."
@@ -92,7 +102,8 @@ def _check_member_name(name: str, suffixes: tuple[str, ...] = EASY) -> str:
         raise ArchiveRefused(f"archive member {name!r}: nested archives are not accepted; put the "
                              f"{_names(suffixes).short} files directly in the archive.")
     if not name.lower().endswith(suffixes):
-        raise ArchiveRefused(f"archive member {name!r}: {_names(suffixes).refusal}")
+        why = _names(suffixes).refused_because(name) or _names(suffixes).refusal
+        raise ArchiveRefused(f"archive member {name!r}: {why}")
     return path.name
 
 
@@ -150,7 +161,9 @@ def _claim(out: dict[str, Path], base: str, dest: Path, member: str, suffixes: t
     doc = document_name(base, suffixes)
     if doc in out:
         raise ArchiveRefused(f"archive member {member!r}: a second file for document {doc!r}; refused.")
-    out[doc] = dest / f"{len(out):05d}.xml"
+    # The unpacked copy keeps the suffix it was accepted by: where a kind takes two formats, it tells them apart.
+    suffix = next(s for s in suffixes if base.lower().endswith(s))
+    out[doc] = dest / f"{len(out):05d}{suffix}"
     return out[doc]
 
 

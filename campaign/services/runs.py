@@ -88,9 +88,15 @@ def looks_like_xml(path: Path) -> bool:
     return head.startswith(b"<") and b"\x00" not in head
 
 
-def run_suffixes(campaign: Campaign) -> tuple[str, ...]:
-    """The file suffixes of a run's documents, by the campaign's kind."""
-    return kinds.for_campaign(campaign).suffixes
+def run_suffixes(campaign: Campaign, *, stored: bool = False) -> tuple[str, ...]:
+    """The file suffixes of a run's documents, by the campaign's kind and its options.
+
+    ``stored``: those of a run already accepted, which the worker reads whatever the campaign's options
+    have become since (an EASY campaign that stops taking CoNLL-U still scores the CoNLL-U runs it took).
+    """
+    kind = kinds.for_campaign(campaign)
+    accepted = getattr(kind, "run_suffixes", None)
+    return accepted(campaign, stored=stored) if accepted else kind.suffixes
 
 
 def looks_like_text(path: Path) -> bool:
@@ -99,16 +105,28 @@ def looks_like_text(path: Path) -> bool:
     return b"\x00" not in head
 
 
-def match_documents(campaign: Campaign, filename: str, files: dict[str, Path]) -> dict[str, Path]:
+def match_documents(campaign: Campaign, filename: str, files: dict[str, Path], *,
+                    suffixes: tuple[str, ...] | None = None) -> dict[str, Path]:
     """Pair the files of a run with the corpus documents, by name.
 
     A single document file of a one-document corpus stands for that document,
-    whatever its name. Any other name that is not a document is refused.
+    whatever its name. Any other name that is not a document is refused, and
+    so is a run mixing two formats its kind accepts (EASY XML and CoNLL-U).
     """
-    suffixes = run_suffixes(campaign)
-    suffix = suffixes[0]
+    suffixes = suffixes or run_suffixes(campaign)
+    single = kind_of(filename, suffixes) == "xml"
+    # Unpacked copies keep the suffix they were accepted by (see .archives); a single file is named by the team.
+    names_of = {doc: filename if single else path.name for doc, path in files.items()}
+    xml = [doc for doc, name in names_of.items() if name.lower().endswith(".xml")]
+    if xml and len(xml) < len(files):
+        other = sorted(set(files) - set(xml))[0]
+        raise UploadRefused(f"{filename!r} mixes formats ({xml[0]}.xml and {other}"
+                            f"{_suffix_of(names_of[other], suffixes)}); a run is in one format: give every "
+                            f"document in the same one.")
+    suffix = suffixes[0] if bool(xml) == (suffixes[0] == ".xml") else \
+        next((s for s in suffixes if s != ".xml"), suffixes[0])
     names = list(campaign.documents.values_list("name", flat=True))
-    if kind_of(filename, suffixes) == "xml" and len(names) == 1:
+    if single and len(names) == 1:
         return {names[0]: next(iter(files.values()))}
     unknown = sorted(set(files) - set(names))
     if unknown:
@@ -126,16 +144,24 @@ def match_documents(campaign: Campaign, filename: str, files: dict[str, Path]) -
     return files
 
 
+def _suffix_of(name: str, suffixes: tuple[str, ...]) -> str:
+    """The accepted suffix a run file was taken under."""
+    lower = name.lower()
+    return next((s for s in suffixes if lower.endswith(s)), suffixes[0])
+
+
 @contextlib.contextmanager
-def unpacked(campaign: Campaign, path: Path, filename: str) -> Iterator[dict[str, Path]]:
-    """``{document name: xml path}`` of a run file, in a temporary directory removed afterwards."""
+def unpacked(campaign: Campaign, path: Path, filename: str, *, stored: bool = False) -> Iterator[dict[str, Path]]:
+    """``{document name: path}`` of a run file, in a temporary directory removed afterwards
+    (``stored``: a run already accepted, see :func:`run_suffixes`)."""
     tmp = Path(tempfile.mkdtemp(prefix="run-unpack-", dir=staging_dir()))
+    suffixes = run_suffixes(campaign, stored=stored)
     try:
         try:
-            files = unpack(path, filename, tmp, archive_limits(), run_suffixes(campaign))
+            files = unpack(path, filename, tmp, archive_limits(), suffixes)
         except ArchiveRefused as exc:
             raise UploadRefused(str(exc)) from None
-        yield match_documents(campaign, filename, files)
+        yield match_documents(campaign, filename, files, suffixes=suffixes)
     finally:
         remove_tree(tmp)
 
@@ -234,9 +260,22 @@ def withdraw_run(run: Run, *, user, request=None) -> Run:
     return run
 
 
-def record_run_download(run: Run, *, user, request=None) -> None:
-    audit.record("run.download", actor=user, campaign=run.campaign, target=f"run {run.pk}",
-                 details={"sha256": run.sha256}, request=request)
+def record_run_download(run: Run, *, user, request=None, converted: bool = False) -> None:
+    details = {"sha256": run.sha256}
+    if converted:  # the EASY XML a CoNLL-U run was converted to, not the file the team sent
+        details.update(converted=run.converter)
+    audit.record("run.download", actor=user, campaign=run.campaign, target=f"run {run.pk}", details=details,
+                 request=request)
+
+
+def converted_download_name(run: Run) -> str:
+    """What the download of a run's converted EASY XML is called: the upload's name, ``-easy.zip``."""
+    stem = run.original_filename
+    for suffix in (".tar.gz", ".tgz", ".zip", ".conllu"):
+        if stem.lower().endswith(suffix):
+            stem = stem[: -len(suffix)]
+            break
+    return f"{stem or 'run'}-easy.zip"
 
 
 # What a team sees of a test-scope run before release: nothing after validation but "accepted".

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import FileResponse, JsonResponse
+from django.http import FileResponse, Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
@@ -12,8 +12,8 @@ from campaign.forms import RunUploadForm
 from campaign.models import Run, RunStatus
 from campaign.rules import UploadRefused, WithdrawalRefused, why_not_accepting_runs
 from campaign.services.runs import (
-    NO_TEAM_MESSAGE, record_run_download, run_status, upload_limit, upload_run_from, validation_report_for,
-    withdraw_run,
+    NO_TEAM_MESSAGE, converted_download_name, record_run_download, run_status, upload_limit, upload_run_from,
+    validation_report_for, withdraw_run,
 )
 from campaign.results import latest_result, result_summary
 from campaign.throttles import refused_by, upload_throttles
@@ -41,7 +41,7 @@ def run_upload(request, slug: str):
         # Say so instead of offering a form whose every upload would be refused.
         return render(request, "portal/upload.html", {"campaign": campaign, "team": team, "closed": closed},
                       status=400 if request.method == "POST" else 200)  # as any refused upload
-    form = RunUploadForm(request.POST or None, request.FILES or None, kind=campaign.kind)
+    form = RunUploadForm(request.POST or None, request.FILES or None, kind=campaign.kind, campaign=campaign)
     if request.method == "POST" and form.is_valid():
         try:
             run = upload_run_from(form.cleaned_data, campaign=campaign, team=team, user=request.user, request=request)
@@ -98,3 +98,17 @@ def run_file(request, pk: int):
     run = visible_run(request, pk)
     record_run_download(run, user=request.user, request=request)
     return FileResponse(run.file.open("rb"), as_attachment=True, filename=run.original_filename)
+
+
+def run_converted_file(request, pk: int):
+    """The EASY XML a CoNLL-U run was converted to (a zip), for whoever may download the run itself."""
+    run = visible_run(request, pk)
+    if not run.converted_file:
+        raise Http404("This run has no converted EASY XML.")
+    return converted_response(run, request)
+
+
+def converted_response(run, request) -> FileResponse:
+    record_run_download(run, user=request.user, request=request, converted=True)
+    return FileResponse(run.converted_file.open("rb"), as_attachment=True, filename=converted_download_name(run),
+                        content_type="application/zip")

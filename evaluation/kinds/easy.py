@@ -7,6 +7,7 @@ a run's subset, scoring, the gold files it releases, its pages and diagnostics.
 """
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Callable
 
@@ -27,6 +28,8 @@ from evaluation.easy.scoring import DEFAULT_BOOTSTRAP, DEFAULT_SEED, score_corpu
 from evaluation.services import NoGold, shown
 from evaluation.stats import ALL
 
+from . import easy_conllu
+
 Progress = Callable[[int, int], None]
 MAX_REPORTED = 1000  # problems listed in a report; the count says how many there were
 
@@ -45,13 +48,31 @@ class EasyKind:
     def import_corpus(self, campaign, gold_paths, *, subset: str = "test", actor=None, **options):
         return import_corpus(campaign, gold_paths, subset=subset, actor=actor, **options)
 
-    option_keys = ("matches", "modes", "bootstrap", "seed")  # what Campaign.metrics may set
+    # What Campaign.metrics may set; run_formats is the run files taken (easy_conllu), not a scoring parameter.
+    option_keys = ("matches", "modes", "bootstrap", "seed", "run_formats")
 
     def check_options(self, options: dict) -> None:
         for key, allowed in (("matches", MATCHES), ("modes", MODES)):
             value = options.get(key)
             if value is not None and (not isinstance(value, list) or not set(value) <= set(allowed)):
                 raise ValueError(f"{key} must be a list drawn from {', '.join(allowed)}.")
+        easy_conllu.check_run_formats(options.get("run_formats"))
+
+    def run_suffixes(self, campaign, *, stored: bool = False):
+        """The run files an upload may hold: EASY XML, and CoNLL-U where the campaign takes it."""
+        return easy_conllu.run_suffixes(campaign, stored=stored)
+
+    def accepts_conllu(self, campaign) -> bool:
+        return easy_conllu.accepts_conllu(campaign)
+
+    def run_formats_label(self, campaign) -> str:
+        """What the organisers' console says of the run files the campaign takes."""
+        if easy_conllu.accepts_conllu(campaign):
+            return f"EASY XML and CoNLL-U (converted to EASY XML on validation, {easy_conllu.CONVERTER_VERSION})"
+        return "EASY XML only"
+
+    def file_help_for(self, campaign) -> str:
+        return easy_conllu.FILE_HELP if easy_conllu.accepts_conllu(campaign) else self.file_help
 
     def parameters(self, campaign) -> dict:
         campaign_schema(campaign)  # a malformed schema stops the run before anything is read
@@ -151,10 +172,15 @@ def validate_run_files(run, files: dict[str, Path], schema: EasySchema, progress
     """The validation report of a run: every problem, over every corpus document.
 
     The reference is the corpus text teams downloaded, never the gold, so no
-    message, count or order depends on which sentences have gold.
+    message, count or order depends on which sentences have gold. A CoNLL-U
+    run is converted first (:mod:`.easy_conllu`), against that same text; its
+    problems are part of the report, and the EASY XML of a valid run is kept.
     """
     problems: list[Problem] = []
     warnings: list[Problem] = []
+    conllu = easy_conllu.is_conllu_run(files)
+    suffix = easy_conllu.CONLLU if conllu else ".xml"
+    converted: dict[str, bytes] = {}
     documents = list(run.campaign.documents.order_by("order", "name"))
     required = documents_to_cover(run.campaign, run.scope)
     if required is not None:
@@ -165,16 +191,32 @@ def validate_run_files(run, files: dict[str, Path], schema: EasySchema, progress
         if path is None:
             problems.append(Problem(f"no file for corpus document {doc.name}: a run must cover every document"
                                     + (" of the development sample" if required is not None else ""),
-                                    file=f"{doc.name}.xml"))
+                                    file=f"{doc.name}{suffix}"))
         else:
             with doc.text_file.open("rb") as text:
-                expected = reference_forms(read_document(text, gold=True, name=f"{doc.name}.xml"))
+                corpus = read_document(text, gold=True, name=f"{doc.name}.xml")
+            expected = reference_forms(corpus)
             sentences += len(expected)
-            # named as the team named it: the unpacked copy has a temporary name
-            problems.extend(validate_run(path, expected, schema=schema, warnings=warnings, name=f"{doc.name}.xml"))
+            run_file = path
+            if conllu:
+                xml, found = easy_conllu.convert_file(corpus, path, f"{doc.name}{suffix}")
+                problems.extend(found)
+                if xml is not None:
+                    converted[doc.name] = xml
+                    run_file = io.BytesIO(xml)
+                else:
+                    run_file = None
+            if run_file is not None:
+                # named as the team named it: the unpacked copy has a temporary name
+                problems.extend(validate_run(run_file, expected, schema=schema, warnings=warnings,
+                                             name=f"{doc.name}.xml"))
         if progress:
             progress(done, len(documents))
+    if conllu and not problems:
+        easy_conllu.store_converted(run, converted)
+    extra = {"format": "conllu", "converter": easy_conllu.CONVERTER_VERSION} if conllu else {}
     return {
+        **extra,
         "valid": not problems,
         "checked_at": timezone.now().isoformat(),
         "schema": schema.name,
@@ -221,6 +263,16 @@ def score_run_files(run, files: dict[str, Path], schema: EasySchema, progress: P
         raise NoGold("the development sample is empty" if run.scope == Run.Scope.DEV
                      else "the campaign has no gold for its test set yet")
     params = scoring_parameters(run.campaign)
+    if easy_conllu.is_conllu_run(files):  # what is scored is the EASY XML validation converted and kept
+        from campaign.services.runs import staging_dir
+
+        with easy_conllu.converted_files(run, staging_dir()) as converted:
+            return easy_conllu.mark_converted(_score(gold_docs, converted, genres, checksum, params, schema,
+                                                     progress), run.converter)
+    return _score(gold_docs, files, genres, checksum, params, schema, progress)
+
+
+def _score(gold_docs, files, genres, checksum, params, schema, progress) -> dict:
     run_docs = {name: files[name] for name in gold_docs if name in files}
     return score_corpus(gold_docs, run_docs, genres, matches=params["matches"], modes=params["modes"],
                         bootstrap=params["bootstrap"], seed=params["seed"], gold_sha256=checksum,

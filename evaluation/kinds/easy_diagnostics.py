@@ -9,11 +9,10 @@ which is exactly what EQUAL matching misses.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from annotations.easy import read_document
 from campaign.models import Run
-from campaign.services.runs import unpacked
+from evaluation.kinds.easy_conllu import scored_files
 from evaluation.kinds.easy import campaign_schema, load_gold
 from evaluation.easy.ranges import MATCHES, MODES, HypothesisView, ReferenceView
 from evaluation.easy.scoring import Plan, count_sentence
@@ -57,7 +56,7 @@ def run_diagnostics(run: Run, *, mode: str = "HYP", match: str = "EQUAL", docume
     plan = Plan(schema, (match,), (mode,))
     n_cons = len(plan.cons_types)
     out = {"mode": mode, "match": match, "gold_sha256": checksum, "documents": names, "shown": []}
-    with unpacked(campaign, Path(run.file.path), run.original_filename) as files:
+    with scored_files(run) as files:
         for name in chosen:
             hyp_sentences = {}
             if name in files:

@@ -1,7 +1,8 @@
 """Nothing a team sees of a test run before release may depend on which sentences are test sentences.
 
-For every campaign kind, two open campaigns are built on the same corpus and
-differ only in their test subset: in campaign T the sentence P is the test
+For every campaign kind (and EASY runs sent as CoNLL-U, converted on validation),
+two open campaigns are built on the same corpus and differ only in their test
+subset: in campaign T the sentence P is the test
 sentence, in campaign N it is not (another one is). The same adversarial run
 files (a tree nested to the limit and beyond, a sentence with thousands of
 nodes, relations or empty nodes, content that only the scorer reads) are
@@ -16,6 +17,7 @@ the test prints (``-s``).
 """
 from __future__ import annotations
 
+import io
 import json
 import re
 import time
@@ -140,6 +142,48 @@ def odd_heads(block: str) -> str:
     return "\n".join(out)
 
 
+def easy_as_conllu(change):
+    """The EASY gold's forms as CoNLL-U (a flat parse: every word on the first), sentence P's block changed:
+    a CoNLL-U run of an EASY campaign that takes them, converted on validation."""
+    def build(gold: bytes, sid: str) -> bytes:
+        from annotations.easy.reader import read_document
+
+        blocks = []
+        for sentence in read_document(io.BytesIO(gold), gold=True, name="mail_10.xml").sentences:
+            lines = [f"# sent_id = {sentence.id}"] + [
+                "\t".join([str(k), form.text, "_", "X", "_", "_", "0" if k == 1 else "1", "root" if k == 1 else "dep",
+                           "_", "_"]) for k, form in enumerate(sentence.forms, 1)]
+            block = "\n".join(lines)
+            blocks.append(change(block) if sentence.id == sid else block)
+        return ("\n\n".join(blocks) + "\n\n").encode("utf-8")
+    return build
+
+
+def chain_with_unknown_heads(block: str) -> str:
+    """Each word on the one before, every other head unknown: an odd tree the converter still takes."""
+    out = []
+    for line in block.split("\n"):
+        cols = line.split("\t")
+        if len(cols) == 10:
+            k = int(cols[0])
+            cols[6], cols[7] = ("0", "root") if k == 1 else ("_", "_") if k % 2 else (str(k - 1), "nmod")
+        out.append("\t".join(cols))
+    return "\n".join(out)
+
+
+def wrong_first_token(block: str) -> str:
+    lines = block.split("\n")
+    cols = lines[1].split("\t")
+    cols[1] = "Zzyzx"
+    lines[1] = "\t".join(cols)
+    return "\n".join(lines)
+
+
+def unknown_sent_id(block: str) -> str:
+    head, _, rest = block.partition("\n")
+    return "# sent_id = E999\n" + rest
+
+
 @dataclass
 class Kind:
     name: str
@@ -149,6 +193,7 @@ class Kind:
     other_sid: str  # the test sentence of campaign N
     payloads: dict
     metrics: dict
+    run_name: str = ""  # the uploaded file's name (default: the gold file's)
 
 
 def kinds(tmp: Path) -> list[Kind]:
@@ -169,6 +214,11 @@ def kinds(tmp: Path) -> list[Kind]:
             "relations-beyond-limit": easy_relations(MAX_SENTENCE_RELATIONS + 1),
             "null-arguments": easy_relations(40, null_args=True),
         }, {"bootstrap": 20}),
+        Kind("easy-conllu", CampaignKind.EASY, [easy], "E3", "E2", {
+            "conllu-odd-tree": easy_as_conllu(chain_with_unknown_heads),
+            "conllu-wrong-token-refused": easy_as_conllu(wrong_first_token),
+            "conllu-unknown-sent-id-refused": easy_as_conllu(unknown_sent_id),
+        }, {"bootstrap": 20, "run_formats": ["easy-xml", "conllu"]}, run_name="mail_10.conllu"),
         Kind("constituency", CampaignKind.CONSTITUENCY, [tree], "1", "2", {
             "depth-at-limit": tree_payload(wrap_first_word(MAX_TREE_DEPTH)),
             "depth-beyond-limit": tree_payload(wrap_first_word(5 * MAX_TREE_DEPTH)),
@@ -286,7 +336,7 @@ def run_probes(workers, tmp: Path, only: tuple[str, str] | None = None):
             data = build(gold, kind.test_sid)
             assert data != gold
             for side in ("T", "N"):
-                response = upload(api, pair[side], payload, kind.gold[0].name, data)
+                response = upload(api, pair[side], payload, kind.run_name or kind.gold[0].name, data)
                 out.append((kind, payload, side, pair[side], response.json()["id"], response.content.decode(),
                             api, client))
     wait_for([r[4] for r in out], proc, log_path)
@@ -325,7 +375,7 @@ def test_a_team_cannot_tell_test_sentences_from_the_others(workers, tmp_path):
     kinds_n = len({k for k, _ in seen})
     print(f"\nindistinguishability: {kinds_n} kinds, {len(seen)} kind x payload pairs, {compared} responses "
           f"compared per side ({2 * compared} fetched)")
-    assert kinds_n == 3 and compared == len(seen) * 8
+    assert kinds_n == 4 and compared == len(seen) * 8
 
 
 def test_self_test_catches_a_planted_difference(workers, tmp_path):
