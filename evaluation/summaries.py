@@ -127,6 +127,7 @@ def campaign_results(campaign: Campaign, runs=None, *, cells: Q | None = None) -
                 "description": run.system_description,
                 "synthetic": run.synthetic,
                 "scope": run.scope,
+                "track": run.track,  # dependency campaigns: runs of different tracks are ranked apart
                 "result": {
                     "id": result.pk,
                     "created_at": result.created_at.isoformat(),
