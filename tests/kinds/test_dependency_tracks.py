@@ -273,3 +273,22 @@ def test_results_page_ranks_each_track_apart(client, both_tracks, alice, organis
         assert header in gold_section and header in raw_section
     assert "Lin 1998 F" in gold_section and "Lin 1998 F" not in raw_section.split('id="explain')[0]
     assert "Words F1 (CoNLL 2018)" in raw_section
+
+
+def test_paired_significance_compares_runs_within_their_track(both_tracks, alice,
+                                                              django_capture_on_commit_callbacks):
+    from evaluation import significance
+
+    team = factories.make_team(both_tracks, alice, name="Team T")
+    gold_run = _upload(both_tracks, team, alice, GOLD, django_capture_on_commit_callbacks, name="gold-run")
+    raw_a = _upload(both_tracks, team, alice, RAW_RUN, django_capture_on_commit_callbacks, track="raw-text",
+                    name="raw-a")
+    raw_b = _upload(both_tracks, team, alice, GOLD, django_capture_on_commit_callbacks, track="raw-text",
+                    name="raw-b")  # the gold itself, in the raw-text track: every figure 100%
+    computed = significance.compute(both_tracks)
+    results = {r.run_id: r.pk for r in (gold_run.results.get(), raw_a.results.get(), raw_b.results.get())}
+    assert sorted(computed.results) == sorted(results.values()) and computed.skipped == []
+    pairs = {(d.result_a_id, d.result_b_id) for d in computed.pairs.all()}
+    assert pairs == {tuple(sorted((results[raw_a.pk], results[raw_b.pk])))}
+    figures = {d.figure for d in computed.pairs.all()}
+    assert any("conll18-las" in f for f in figures) and not any("deps-las" in f for f in figures)
