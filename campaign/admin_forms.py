@@ -11,7 +11,8 @@ METRICS_HELP = (
     'A JSON object; {} for the defaults. EASY: {"matches": ["EQUAL", "FUZZY", ...], "modes": ["HYP", "DEFHYP", '
     '"REF"], "bootstrap": 1000, "seed": 12345}. Constituency: {"tree_metrics": ["evalb", "leaf-ancestor"], '
     '"dependency_via_head_rules": true, "head_rules": "penn", "transform": "strip-functions"}. '
-    'Dependency: {"punct": "upos", "pos": "upos"}. Checked when saved.'
+    'Dependency: {"punct": "upos", "pos": "upos", "tracks": ["gold-tokens", "raw-text"]} (tracks: which runs the '
+    'campaign accepts, default ["gold-tokens"]). Checked when saved.'
 )
 
 

@@ -292,3 +292,21 @@ def test_paired_significance_compares_runs_within_their_track(both_tracks, alice
     assert pairs == {tuple(sorted((results[raw_a.pk], results[raw_b.pk])))}
     figures = {d.figure for d in computed.pairs.all()}
     assert any("conll18-las" in f for f in figures) and not any("deps-las" in f for f in figures)
+
+
+def test_portal_form_offers_the_campaign_tracks_and_refuses_others(client, dep_campaign, both_tracks, alice,
+                                                                   django_capture_on_commit_callbacks):
+    team = factories.make_team(dep_campaign, alice, name="Team R")
+    factories.make_team(both_tracks, alice, name="Team T")
+    client.force_login(alice)
+    url = reverse("portal:run_upload", kwargs={"slug": dep_campaign.slug})
+    page = client.get(url).content.decode()
+    assert 'name="track"' in page and 'value="gold-tokens"' in page and 'value="raw-text"' not in page
+    both = client.get(reverse("portal:run_upload", kwargs={"slug": both_tracks.slug})).content.decode()
+    assert 'value="gold-tokens"' in both and 'value="raw-text"' in both
+    response = client.post(url, {"name": "r", "track": "raw-text", "scope": "test",
+                                 "file": SimpleUploadedFile("doc.conllu", RAW_RUN.encode())})
+    assert response.status_code == 400
+    assert "This campaign does not accept runs in the track raw-text; it accepts &#x27;gold-tokens&#x27;." in (
+        response.content.decode())
+    assert not team.runs.exists()
