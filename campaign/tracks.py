@@ -67,8 +67,9 @@ def track_label(track: str) -> str:
     return TRACKS.get(track, track)
 
 
-def track_of(run) -> str:
-    """A dependency run's track (runs stored before tracks existed are gold-token runs)."""
-    if run.campaign.kind != CampaignKind.DEPENDENCY:
+def track_of(run, campaign=None) -> str:
+    """A dependency run's track (runs stored before tracks existed are gold-token runs); ``campaign``: the
+    run's, when the caller has it at hand."""
+    if (campaign or run.campaign).kind != CampaignKind.DEPENDENCY:
         return ""
     return run.track or GOLD_TOKENS
