@@ -28,6 +28,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -310,3 +311,48 @@ def test_portal_form_offers_the_campaign_tracks_and_refuses_others(client, dep_c
     assert "This campaign does not accept runs in the track raw-text; it accepts &#x27;gold-tokens&#x27;." in (
         response.content.decode())
     assert not team.runs.exists()
+
+
+def test_development_check_in_the_raw_text_track_spells_the_dev_sentences(both_tracks, alice,
+                                                                         django_capture_on_commit_callbacks):
+    from annotations.models import GoldSentence
+
+    GoldSentence.objects.filter(sentence__sid="a2").update(subset=GoldSentence.Subset.DEV)
+    team = factories.make_team(both_tracks, alice, name="Team T")
+    a2 = RAW_RUN[RAW_RUN.index("# sent_id = s3"):]
+    with django_capture_on_commit_callbacks(execute=True):
+        run = upload_run(campaign=both_tracks, team=team, user=alice, name="dev", track="raw-text", scope="dev",
+                         uploaded_file=SimpleUploadedFile("doc.conllu", a2.encode()))
+    run.refresh_from_db()
+    assert run.status == RunStatus.SCORED, (run.status_reason, run.validation_report)
+    doc = run.results.get().document["metrics"]["conll18"]
+    assert _row(doc, "LAS") == (3, 6, 5) and _row(doc, "Sentences") == (1, 1, 1)  # a2's row of the table above
+    # the whole document is not the development sample's text
+    with django_capture_on_commit_callbacks(execute=True):
+        whole = upload_run(campaign=both_tracks, team=team, user=alice, name="dev2", track="raw-text", scope="dev",
+                           uploaded_file=SimpleUploadedFile("doc.conllu", RAW_RUN.encode()))
+    whole.refresh_from_db()
+    assert whole.status == RunStatus.INVALID
+    assert "corpus sentence a2" in whole.validation_report["problems"][0]["message"]
+
+
+def test_real_spacy_raw_text_run_equals_the_cli(db, storage, tmp_path, organiser, alice,
+                                               django_capture_on_commit_callbacks):
+    # spaCy fr_core_news_sm on the raw text of two Sequoia sentences (see tests/deps/test_conll18.py)
+    from evaluation.deps.conll18 import score_files
+    from evaluation.kinds import get
+
+    data = Path(__file__).parents[1] / "deps" / "data"
+    campaign = factories.make_campaign(slug="spacy", kind=CampaignKind.DEPENDENCY, organisers=[organiser],
+                                       metrics={"tracks": ["raw-text"]})
+    gold = tmp_path / "sequoia.conllu"
+    gold.write_bytes((data / "sequoia-2.gold.conllu").read_bytes())
+    get("dependency").import_corpus(campaign, [gold])
+    team = factories.make_team(campaign, alice, name="Team S")
+    run = _upload(campaign, team, alice, (data / "sequoia-2.sm-raw.conllu").read_text(encoding="utf-8"),
+                  django_capture_on_commit_callbacks)
+    assert run.track == "raw-text"  # the campaign's only track
+    assert run.status == RunStatus.SCORED, (run.status_reason, run.validation_report)
+    doc = run.results.get().document["metrics"]["conll18"]
+    cli = score_files(data / "sequoia-2.gold.conllu", data / "sequoia-2.sm-raw.conllu")
+    assert doc["rows"] == cli["rows"]
