@@ -356,3 +356,23 @@ def test_real_spacy_raw_text_run_equals_the_cli(db, storage, tmp_path, organiser
     doc = run.results.get().document["metrics"]["conll18"]
     cli = score_files(data / "sequoia-2.gold.conllu", data / "sequoia-2.sm-raw.conllu")
     assert doc["rows"] == cli["rows"]
+
+
+def test_download_is_the_same_whatever_the_subsets(client, both_tracks, organiser, tmp_path):
+    from annotations.models import GoldSentence
+    from evaluation.kinds import get
+
+    other = factories.make_campaign(slug="tracks-2", kind=CampaignKind.DEPENDENCY, organisers=[organiser],
+                                    metrics={"tracks": ["raw-text"]})
+    gold = tmp_path / "doc.conllu"
+    get("dependency").import_corpus(other, [gold], genres={"doc": "news"}, subset="dev")
+    GoldSentence.objects.filter(sentence__document__campaign=other, sentence__sid="a2").update(
+        subset=GoldSentence.Subset.UNUSED)
+    client.force_login(organiser)
+
+    def contents(campaign):
+        response = client.get(reverse("portal:corpus_download", kwargs={"slug": campaign.slug}))
+        with zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content))) as zf:
+            return {name: zf.read(name) for name in zf.namelist()}
+
+    assert contents(both_tracks) == contents(other)
