@@ -376,3 +376,16 @@ def test_download_is_the_same_whatever_the_subsets(client, both_tracks, organise
             return {name: zf.read(name) for name in zf.namelist()}
 
     assert contents(both_tracks) == contents(other)
+
+
+def test_ranking_page_ranks_one_track_at_a_time(client, both_tracks, alice, organiser,
+                                                django_capture_on_commit_callbacks):
+    team = factories.make_team(both_tracks, alice, name="Team T")
+    _upload(both_tracks, team, alice, GOLD, django_capture_on_commit_callbacks, name="gold-run")
+    _upload(both_tracks, team, alice, RAW_RUN, django_capture_on_commit_callbacks, track="raw-text", name="raw-run")
+    client.force_login(organiser)
+    url = reverse("results:ranking", kwargs={"slug": both_tracks.slug})
+    first = client.get(url).content.decode()
+    assert '<strong data-track="gold-tokens">' in first and "gold-run" in first and "raw-run" not in first
+    raw = client.get(url + "?track=raw-text&figure=micro|conll18-las||").content.decode()
+    assert '<strong data-track="raw-text">' in raw and "raw-run" in raw and "gold-run" not in raw
