@@ -389,3 +389,15 @@ def test_ranking_page_ranks_one_track_at_a_time(client, both_tracks, alice, orga
     assert '<strong data-track="gold-tokens">' in first and "gold-run" in first and "raw-run" not in first
     raw = client.get(url + "?track=raw-text&figure=micro|conll18-las||").content.decode()
     assert '<strong data-track="raw-text">' in raw and "raw-run" in raw and "gold-run" not in raw
+
+
+def test_raw_text_run_on_a_corpus_imported_before_tracks_is_told_why(both_tracks, alice,
+                                                                     django_capture_on_commit_callbacks):
+    doc = both_tracks.documents.get()
+    storage = doc.text_file.storage
+    storage.delete(doc.text_file.name.replace(".tok", ".tokens.conllu"))  # as stored before tracks existed
+    team = factories.make_team(both_tracks, alice, name="Team T")
+    run = _upload(both_tracks, team, alice, RAW_RUN, django_capture_on_commit_callbacks, track="raw-text")
+    assert run.status == RunStatus.INVALID
+    [problem] = run.validation_report["problems"]
+    assert problem["file"] == "doc.tokens.conllu" and "imported before raw-text runs existed" in problem["message"]
