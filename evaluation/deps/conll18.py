@@ -109,25 +109,30 @@ def sentence_counts(gold: Treebank, test: Treebank) -> list[list[int]]:
     def add(sentence: int, column: str, value: int = 1) -> None:
         out[sentence][_C[column]] += value
 
-    for span in gold.tokens:
-        add(gold.sentence_at(span.start), "tokens_gold")
-    for span in test.tokens:
-        add(gold.sentence_at(span.start), "tokens_system")
-    for i, j in _matched(gold.tokens, test.tokens):
-        add(gold.sentence_at(gold.tokens[i].start), "tokens_correct")
-    for k in range(len(gold.sentences)):
+    sentences = gold.sentences
+    gold_token_sentence = _sentence_of([t.start for t in gold.tokens], sentences)
+    tg, ts, tc = _C["tokens_gold"], _C["tokens_system"], _C["tokens_correct"]
+    for k in gold_token_sentence:
+        out[k][tg] += 1
+    for k in _sentence_of([t.start for t in test.tokens], sentences):
+        out[k][ts] += 1
+    for i, _ in _matched(gold.tokens, test.tokens):
+        out[gold_token_sentence[i]][tc] += 1
+    for k in range(len(sentences)):
         add(k, "sentences_gold")
-    for span in test.sentences:
-        add(gold.sentence_at(span.start), "sentences_system")
-    for i, j in _matched(gold.sentences, test.sentences):
+    for k in _sentence_of([span.start for span in test.sentences], sentences):
+        add(k, "sentences_system")
+    for i, _ in _matched(gold.sentences, test.sentences):
         add(i, "sentences_correct")
+    wg, cg, wsys, csys = _C["words_gold"], _C["content_gold"], _C["words_system"], _C["content_system"]
     for w in gw:
-        add(w.sentence, "words_gold")
-        add(w.sentence, "content_gold", w.content)
-    for w in sw:
-        at_gold = gold.sentence_at(w.start)
-        add(at_gold, "words_system")
-        add(at_gold, "content_system", w.content)
+        row = out[w.sentence]
+        row[wg] += 1
+        row[cg] += w.content
+    for w, k in zip(sw, _sentence_of([w.start for w in sw], sentences)):
+        row = out[k]
+        row[wsys] += 1
+        row[csys] += w.content
 
     pairs = align_words(gw, sw)  # a Word has the start, end, form and multiword of an AlignWord
     to_gold = [UNALIGNED] * len(sw)
@@ -167,6 +172,18 @@ def sentence_counts(gold: Treebank, test: Treebank) -> list[list[int]]:
                 if upos and feats and (
                         children(g, gw, lambda c: c) == children(s, sw, lambda c: to_gold[c])):
                     row[_C["mlas"]] += 1
+    return out
+
+
+def _sentence_of(starts: list[int], sentences) -> list[int]:
+    """For offsets in increasing order, the index of the gold sentence holding each (as
+    :meth:`Treebank.sentence_at`, in one walk)."""
+    out = []
+    k, n = 0, len(sentences)
+    for start in starts:
+        while k + 1 < n and sentences[k + 1].start <= start:
+            k += 1
+        out.append(k)
     return out
 
 
