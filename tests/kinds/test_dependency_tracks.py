@@ -401,3 +401,15 @@ def test_raw_text_run_on_a_corpus_imported_before_tracks_is_told_why(both_tracks
     assert run.status == RunStatus.INVALID
     [problem] = run.validation_report["problems"]
     assert problem["file"] == "doc.tokens.conllu" and "imported before raw-text runs existed" in problem["message"]
+
+
+def test_the_api_takes_the_track_and_shows_it(client, both_tracks, alice, django_capture_on_commit_callbacks):
+    factories.make_team(both_tracks, alice, name="Team T")
+    client.force_login(alice)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("api:campaign-runs", kwargs={"slug": both_tracks.slug}),
+                               {"name": "r", "track": "raw-text",
+                                "file": SimpleUploadedFile("doc.conllu", RAW_RUN.encode())})
+    assert response.status_code == 201, response.content
+    assert response.json()["track"] == "raw-text"
+    assert both_tracks.runs.get().track == "raw-text"
