@@ -285,9 +285,9 @@ class RunActionForm(ActionForm):
 
 @admin.register(Run)
 class RunAdmin(OrganisedOnly, admin.ModelAdmin):
-    list_display = ("name", "team", "campaign", "scope", "status", "progress", "uploaded_at", "synthetic",
+    list_display = ("name", "team", "campaign", "scope", "track", "status", "progress", "uploaded_at", "synthetic",
                     "disqualified", "withdrawn")
-    list_filter = ("status", "scope", ("campaign", admin.RelatedOnlyFieldListFilter),
+    list_filter = ("status", "scope", "track", ("campaign", admin.RelatedOnlyFieldListFilter),
                    ("team", admin.RelatedOnlyFieldListFilter), "synthetic", "disqualified")
     list_select_related = ("team", "campaign")
     search_fields = ("name", "team__name", "sha256", "original_filename")

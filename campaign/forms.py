@@ -4,7 +4,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
-from campaign import kinds
+from campaign import kinds, tracks
 from campaign.models import Invitation, Run
 
 
@@ -38,10 +38,23 @@ class RunUploadForm(forms.Form):
                                          help_text="What the system is and how it was run.")
     scope = forms.ChoiceField(choices=Run.Scope.choices, initial=Run.Scope.TEST,
                               help_text="A development-sample check is scored at once on the public sample.")
+    track = forms.ChoiceField(choices=tracks.CHOICES, required=False,
+                              help_text="Gold tokens: one sentence per corpus sentence, on the corpus's words. "
+                                        "Raw text: your parser's own tokenisation and sentence segmentation of the "
+                                        "raw text, aligned with the gold by characters (CoNLL 2018).")
     file = forms.FileField(help_text="One EASY .xml file, or a .zip or .tar.gz with one .xml file per corpus document.")
 
-    def __init__(self, *args, kind: str = "easy", campaign=None, **kwargs):
+    def __init__(self, *args, kind: str = "easy", campaign=None, accepted_tracks: list[str] | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         campaign_kind = kinds.get(kind)
         help_for = getattr(campaign_kind, "file_help_for", None)  # where the campaign's options change it
         self.fields["file"].help_text = help_for(campaign) if help_for and campaign else campaign_kind.file_help
+        if accepted_tracks:
+            self.fields["track"].choices = [(t, tracks.track_label(t)) for t in accepted_tracks]
+            self.fields["track"].initial = accepted_tracks[0]
+            self.fields["track"].required = True
+            self.fields["track"].error_messages["invalid_choice"] = (
+                "This campaign does not accept runs in the track %(value)s; it accepts "
+                + ", ".join(repr(t) for t in accepted_tracks) + ".")
+        else:
+            del self.fields["track"]

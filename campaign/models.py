@@ -286,6 +286,8 @@ class Run(models.Model):
     system_description = models.TextField(blank=True)
     scope = models.CharField(max_length=10, choices=Scope.choices, default=Scope.TEST)
     synthetic = models.BooleanField(default=False, help_text="A demo run made by perturbing gold, not a real parser")
+    track = models.CharField(max_length=20, blank=True, default="",
+                             help_text="Dependency campaigns: gold-tokens or raw-text (see campaign.tracks)")
 
     file = models.FileField(upload_to=run_upload_to, max_length=300)
     original_filename = models.CharField(max_length=255)
@@ -333,7 +335,7 @@ class Run(models.Model):
         return self.withdrawn_at is None and not self.disqualified
 
     # The receipt given to the team: none of these may change once the run is stored.
-    IMMUTABLE_FIELDS = ("file", "sha256", "size", "original_filename", "campaign", "team", "scope")
+    IMMUTABLE_FIELDS = ("file", "sha256", "size", "original_filename", "campaign", "team", "scope", "track")
 
     def save(self, *args, **kwargs):
         update_fields = kwargs.get("update_fields")

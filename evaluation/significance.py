@@ -85,20 +85,29 @@ def compute(campaign: Campaign) -> SignificanceSet:
             loaded[result.pk] = (result, rows_of(result))
         except RowsUnavailable as exc:
             skipped.append({"result": result.pk, "reason": str(exc)})
-    loaded, more = _comparable(loaded)
-    skipped += more
     pairs: list[PairedDifference] = []
-    if len(loaded) >= 2:
-        first = next(iter(loaded.values()))[0]
+    kept: dict = {}
+    # Runs of different tracks of a dependency campaign are not comparable: each track is compared within.
+    by_track: dict[str, dict] = {}
+    for pk, entry in loaded.items():
+        by_track.setdefault((entry[0].document.get("parameters") or {}).get("track") or "", {})[pk] = entry
+    for group in by_track.values():
+        group, more = _comparable(group)
+        skipped += more
+        kept.update(group)
+        if len(group) < 2:
+            continue
+        first = next(iter(group.values()))[0]
         figures = kinds.get(first.metric).paired_figures(first)
-        ordered = dict(sorted(loaded.items()))
+        ordered = dict(sorted(group.items()))
         first_rows = next(iter(ordered.values()))[1]
         compared = paired.compare_all({pk: rows.rows for pk, (_, rows) in ordered.items()}, first_rows.strata,
                                       figures, method=options["method"], resamples=options["resamples"],
                                       seed=options["seed"])
         for (pa, pb), comparison in compared.items():
             pairs += _pair_rows(ordered[pa][0], ordered[pb][0], comparison, options["alpha"])
-        _holm_across_pairs(pairs, options["alpha"])
+    _holm_across_pairs(pairs, options["alpha"])
+    loaded = kept
     with transaction.atomic():
         computed = SignificanceSet.objects.create(
             campaign=campaign, method=options["method"], resamples=options["resamples"], seed=options["seed"],

@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.http import Http404, JsonResponse
 from django.shortcuts import render
 
-from campaign import kinds
+from campaign import kinds, tracks
 
 from . import metrics, significance, summaries
 from .kinds import pages as kind_pages
@@ -65,6 +65,7 @@ def _choose_figure(request, cells: dict[str, dict]) -> str | None:
 def ranking_context(request, campaign) -> dict:
     visible = _pooled_only(request, campaign)
     runs = [] if visible.empty else visible.data["runs"]
+    runs, track, track_choices = _one_track(request, runs)
     cells = _headline_cells(runs)
     figure = _choose_figure(request, cells)
     computed = significance.latest_set(campaign)
@@ -90,9 +91,23 @@ def ranking_context(request, campaign) -> dict:
     return {"campaign": campaign, "visible": visible, "figure": figure, "figure_label": _figure_label(figure) if figure
             else "", "figures": [(f, _figure_label(f)) for f in sorted(cells)], "rows": rows, "chart": chart,
             "computed": computed, "kind": kinds.for_campaign(campaign).name, "explained": _explained(cells),
+            "track": track, "tracks": track_choices,
             "figure_layer": parse_figure_id(figure)["layer"] if figure else "",
             "diagnostics": visible.source == "live" and getattr(kinds.for_campaign(campaign), "has_diagnostics", False), "tested": bool(figure) and computed is not None and
             all(rid in computed.results for rid in by_result)}
+
+
+def _one_track(request, runs: list[dict]) -> tuple[list[dict], str, list[tuple[str, str]]]:
+    """Runs of different tracks (dependency campaigns) are not comparable: the ranking shows one track at a
+    time (``?track=``, by default the first), ``(runs, track, [(track, label)])``."""
+    order = list(tracks.TRACKS)
+    present = sorted({r.get("track") or "" for r in runs}, key=lambda t: (order.index(t) if t in order else len(order), t))
+    if len(present) <= 1:
+        return runs, present[0] if present else "", []
+    track = request.GET.get("track")
+    if track not in present:
+        track = present[0]
+    return [r for r in runs if (r.get("track") or "") == track], track, [(t, tracks.track_label(t)) for t in present]
 
 
 def ranking_page(request, slug: str):

@@ -21,7 +21,7 @@ from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 
 from annotations.easy.schema import DEFAULT_SCHEMA
-from campaign import visibility
+from campaign import tracks, visibility
 from campaign.models import Campaign, Run, RunStatus, Sentence
 
 from .models import PublishedSnapshot, Result, ResultCell
@@ -127,6 +127,7 @@ def campaign_results(campaign: Campaign, runs=None, *, cells: Q | None = None) -
                 "description": run.system_description,
                 "synthetic": run.synthetic,
                 "scope": run.scope,
+                "track": tracks.track_of(run, campaign),  # dependency campaigns: runs of different tracks are ranked apart
                 "result": {
                     "id": result.pk,
                     "created_at": result.created_at.isoformat(),

@@ -82,7 +82,8 @@ def _process(run: Run) -> str:
     """The same states for every kind, through the campaign's kind object."""
     kind = kinds.for_campaign(run.campaign)
     try:
-        parameters = kind.parameters(run.campaign)
+        # a dependency run's parameters depend on its track too
+        parameters = kind.run_parameters(run) if hasattr(kind, "run_parameters") else kind.parameters(run.campaign)
     except ValueError as exc:
         _fail(run, f"{kind.options_error}: {exc}")
         return "failed"

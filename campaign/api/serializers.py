@@ -5,6 +5,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.urls import reverse
 from rest_framework import serializers
 
+from campaign import tracks
 from campaign.models import Campaign, Genre, Run
 from campaign.services.runs import run_status, validation_report_for
 
@@ -56,7 +57,7 @@ class RunSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Run
-        fields = ["url", "id", "campaign", "team", "name", "system_description", "scope", "original_filename",
+        fields = ["url", "id", "campaign", "team", "name", "system_description", "scope", "track", "original_filename",
                   "sha256", "size", "status", "status_reason", "progress", "finished", "withdrawn",
                   "uploaded_at", "status_changed_at", "converter", "converted_url"]
         read_only_fields = fields
@@ -117,6 +118,9 @@ class RunUploadSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=100)
     system_description = serializers.CharField(required=False, allow_blank=True, default="")
     scope = serializers.ChoiceField(choices=Run.Scope.choices, default=Run.Scope.TEST)
+    track = serializers.ChoiceField(choices=tracks.CHOICES, required=False, allow_blank=True, default="",
+                                    help_text="Dependency campaigns: gold-tokens or raw-text; empty for the "
+                                              "campaign's first accepted track")
     file = serializers.FileField(help_text="One run file in the campaign's format (EASY .xml, or CoNLL-U .conllu where an EASY "
                                             "campaign takes them, converted on validation; trees .mrg/.tree/.txt; CoNLL-U .conllu), "
                                             "or a .zip / .tar.gz with one such file per corpus document, named after it")

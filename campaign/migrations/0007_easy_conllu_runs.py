@@ -6,7 +6,7 @@ import campaign.models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('campaign', '0005_run_scoring_delivery'),
+        ('campaign', '0006_run_track'),
     ]
 
     operations = [

@@ -25,6 +25,7 @@ from annotations.errors import InputError, Problem
 from annotations.models import GoldDocument, GoldSentence
 from campaign import audit
 from campaign.models import Campaign, CorpusDocument, Genre, Sentence
+from campaign.services.downloads import extra_file_name
 from annotations.names import genre_of
 
 
@@ -135,6 +136,7 @@ class StoredDocument:
     gold_ids: set[str]  # the sentences the gold annotates
     warnings: list[Problem] = field(default_factory=list)
     genre: str | None = None  # None: from the document's name
+    extras: dict[str, bytes] = field(default_factory=dict)  # suffix -> more team-facing text (downloads.EXTRA_SUFFIXES)
 
     @property
     def gold_name(self) -> str:
@@ -142,6 +144,14 @@ class StoredDocument:
         base = self.gold_path.name
         ext = base[len(self.name):] if base.startswith(self.name) else self.gold_path.suffix
         return f"{self.name}.gold{ext}"
+
+
+@dataclass
+class _Stored:
+    """A stored file to remove again if the import fails (like a FieldFile: storage and name)."""
+
+    storage: object
+    name: str
 
 
 def store_corpus(campaign: Campaign, documents: list[StoredDocument], *, subset: str, actor=None,
@@ -187,6 +197,14 @@ def _store(campaign: Campaign, documents: list[StoredDocument], subset: str, sav
         doc.text_file.save(d.text_name, ContentFile(d.text), save=False)
         saved.append(doc.text_file)
         doc.save()
+        for suffix, data in d.extras.items():
+            stored_name = extra_file_name(doc, suffix)
+            storage = doc.text_file.storage
+            if storage.exists(stored_name):  # left over by a document of the same name, deleted since
+                storage.delete(stored_name)
+            if storage.save(stored_name, ContentFile(data)) != stored_name:
+                raise RuntimeError(f"could not store {stored_name}")
+            saved.append(_Stored(storage, stored_name))
         Sentence.objects.bulk_create(
             Sentence(document=doc, sid=sid, position=i, word_count=n) for i, (sid, n) in enumerate(d.sentences)
         )

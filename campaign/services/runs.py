@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from campaign import audit, kinds
 from campaign.models import Campaign, Run, RunStatus, Team
+from campaign.tracks import resolve_track
 from campaign.rules import UploadRefused, WithdrawalRefused, check_upload_allowed, check_withdrawal_allowed
 from campaign.visibility import can_see_scoring_state, is_member
 
@@ -175,10 +176,19 @@ def upload_run(
     uploaded_file,
     system_description: str = "",
     scope: str = Run.Scope.TEST,
+    track: str = "",
     request=None,
 ) -> Run:
-    """Check and store an uploaded run, then queue it for scoring once committed."""
+    """Check and store an uploaded run, then queue it for scoring once committed.
+
+    ``track``: for a dependency campaign, ``"gold-tokens"`` or ``"raw-text"`` (:mod:`campaign.tracks`);
+    empty for the campaign's first accepted track. A track the campaign does not accept is refused.
+    """
     check_upload_allowed(campaign, team, scope=scope)
+    try:
+        track = resolve_track(campaign, track)
+    except ValueError as exc:
+        raise UploadRefused(str(exc)) from None
     limit = upload_limit(campaign)
     filename = os.path.basename(uploaded_file.name or "run.xml")
     if uploaded_file.size is not None and uploaded_file.size > limit:
@@ -197,7 +207,7 @@ def upload_run(
             # Again, now holding the campaign row: the run set may have frozen while the file was staged.
             check_upload_allowed(campaign, team, scope=scope)
             run = Run(campaign=campaign, team=team, uploaded_by=user, name=name,
-                      system_description=system_description, scope=scope, original_filename=filename,
+                      system_description=system_description, scope=scope, track=track, original_filename=filename,
                       sha256=sha256, size=size, status=RunStatus.UPLOADED,
                       dispatch_pending=True)  # the outbox mark: committed with the run, cleared once queued
             staged_file = _StagedFile(staged, filename)
@@ -208,7 +218,7 @@ def upload_run(
             run.save()
             audit.record("run.upload", actor=user, campaign=campaign, target=f"run {run.pk}",
                          details={"sha256": sha256, "size": size, "filename": filename, "team": team.slug,
-                                  "scope": scope, "documents": len(documents)}, request=request)
+                                  "scope": scope, "track": track, "documents": len(documents)}, request=request)
             transaction.on_commit(lambda: enqueue_scoring(run.pk))
     except BaseException:
         if run is not None and run.file.name:
@@ -226,7 +236,7 @@ def upload_run_from(data, *, campaign: Campaign, team: Team, user, request=None)
     """:func:`upload_run` with the checked fields of the portal's upload form or the API's upload serializer."""
     return upload_run(campaign=campaign, team=team, user=user, name=data["name"],
                       system_description=data["system_description"], scope=data["scope"],
-                      uploaded_file=data["file"], request=request)
+                      track=data.get("track") or "", uploaded_file=data["file"], request=request)
 
 
 def enqueue_scoring(run_id: int) -> bool:

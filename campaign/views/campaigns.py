@@ -9,6 +9,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from campaign import audit, visibility
+from campaign.tracks import accepted_tracks
 from campaign.forms import InvitationForm, RunUploadForm, TeamCreateForm, TeamJoinForm
 from campaign.models import Campaign, Invitation
 from campaign.services.downloads import corpus_zip_name, iter_corpus_zip
@@ -59,7 +60,7 @@ def campaign_detail(request, slug: str):
         "invitation_form": InvitationForm(),
         "team_form": TeamCreateForm(),
         "join_form": TeamJoinForm(),
-        "upload_form": RunUploadForm(),
+        "upload_form": RunUploadForm(kind=campaign.kind, accepted_tracks=accepted_tracks(campaign)),
         "upload_limit": upload_limit(campaign),
     }
     return render(request, "portal/campaign.html", context)

@@ -8,6 +8,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from campaign import kinds, visibility
+from campaign.tracks import accepted_tracks
 from campaign.forms import RunUploadForm
 from campaign.models import Run, RunStatus
 from campaign.rules import UploadRefused, WithdrawalRefused, why_not_accepting_runs
@@ -41,7 +42,8 @@ def run_upload(request, slug: str):
         # Say so instead of offering a form whose every upload would be refused.
         return render(request, "portal/upload.html", {"campaign": campaign, "team": team, "closed": closed},
                       status=400 if request.method == "POST" else 200)  # as any refused upload
-    form = RunUploadForm(request.POST or None, request.FILES or None, kind=campaign.kind, campaign=campaign)
+    form = RunUploadForm(request.POST or None, request.FILES or None, kind=campaign.kind, campaign=campaign,
+                         accepted_tracks=accepted_tracks(campaign))
     if request.method == "POST" and form.is_valid():
         try:
             run = upload_run_from(form.cleaned_data, campaign=campaign, team=team, user=request.user, request=request)

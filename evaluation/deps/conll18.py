@@ -32,7 +32,7 @@ from __future__ import annotations
 from annotations.errors import InputError, Problem
 from evaluation.signature import make_signature
 
-from .alignment import align_words, count_matches, first_difference
+from .alignment import align_words, first_difference
 from .conll18_reader import Treebank, Word, read_conll18
 
 ROWS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas",
@@ -41,6 +41,7 @@ OFFICIAL = ("LAS", "MLAS", "BLEX")  # the three ranking figures of the shared ta
 
 ROOT = -1  # a root word's parent
 UNALIGNED = -2  # a system head or child with no gold partner: equal to no gold word
+NO_HEAD = -3  # a word whose HEAD is ``_`` (read from the project's own CoNLL-U objects only)
 
 
 def _row(correct: int, gold: int, system: int, aligned: int | None = None) -> dict:
@@ -71,68 +72,152 @@ def _mismatch(gold: Treebank, test: Treebank, at: int) -> InputError:
     return InputError(problems)
 
 
-def score_conll18(gold: Treebank, test: Treebank) -> dict:
-    """The thirteen rows (JSON-serialisable). Raises :class:`InputError` if the texts differ."""
+# The per-sentence counts (one row per gold sentence, summed into the rows above). A system token, word or
+# sentence counts in the gold sentence holding its first character; a matched or aligned item in its gold
+# item's sentence. Summed over every gold sentence they are the whole files' counts.
+COLUMNS = ("tokens_gold", "tokens_system", "tokens_correct", "sentences_gold", "sentences_system",
+           "sentences_correct", "words_gold", "words_system", "words_aligned", "upos", "xpos", "ufeats",
+           "alltags", "lemmas", "uas", "las", "content_gold", "content_system", "content_aligned",
+           "clas", "mlas", "blex")
+_C = {name: i for i, name in enumerate(COLUMNS)}
+# row name -> (correct, gold, system, aligned) columns
+ROW_COLUMNS = {
+    "Tokens": ("tokens_correct", "tokens_gold", "tokens_system", None),
+    "Sentences": ("sentences_correct", "sentences_gold", "sentences_system", None),
+    "Words": ("words_aligned", "words_gold", "words_system", None),
+    **{name: (name.lower(), "words_gold", "words_system", "words_aligned")
+       for name in ("UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS")},
+    **{name: (name.lower(), "content_gold", "content_system", "content_aligned") for name in ("CLAS", "MLAS", "BLEX")},
+}
+
+
+def rows_from_sums(sums) -> dict:
+    """The thirteen rows from column sums (a mapping or sequence indexed like :data:`COLUMNS`)."""
+    get = (lambda c: int(sums[c])) if isinstance(sums, dict) else (lambda c: int(sums[_C[c]]))
+    return {name: _row(get(correct), get(gold), get(system), None if aligned is None else get(aligned))
+            for name, (correct, gold, system, aligned) in ((n, ROW_COLUMNS[n]) for n in ROWS)}
+
+
+def sentence_counts(gold: Treebank, test: Treebank) -> list[list[int]]:
+    """One row of :data:`COLUMNS` per gold sentence. Raises :class:`InputError` if the texts differ."""
     at = first_difference(gold.characters, test.characters)
     if at is not None:
         raise _mismatch(gold, test, at)
     gw, sw = gold.words, test.words
+    out = [[0] * len(COLUMNS) for _ in gold.sentences]
+
+    def add(sentence: int, column: str, value: int = 1) -> None:
+        out[sentence][_C[column]] += value
+
+    sentences = gold.sentences
+    gold_token_sentence = _sentence_of([t.start for t in gold.tokens], sentences)
+    tg, ts, tc = _C["tokens_gold"], _C["tokens_system"], _C["tokens_correct"]
+    for k in gold_token_sentence:
+        out[k][tg] += 1
+    for k in _sentence_of([t.start for t in test.tokens], sentences):
+        out[k][ts] += 1
+    for i, _ in _matched(gold.tokens, test.tokens):
+        out[gold_token_sentence[i]][tc] += 1
+    for k in range(len(sentences)):
+        add(k, "sentences_gold")
+    for k in _sentence_of([span.start for span in test.sentences], sentences):
+        add(k, "sentences_system")
+    for i, _ in _matched(gold.sentences, test.sentences):
+        add(i, "sentences_correct")
+    wg, cg, wsys, csys = _C["words_gold"], _C["content_gold"], _C["words_system"], _C["content_system"]
+    for w in gw:
+        row = out[w.sentence]
+        row[wg] += 1
+        row[cg] += w.content
+    for w, k in zip(sw, _sentence_of([w.start for w in sw], sentences)):
+        row = out[k]
+        row[wsys] += 1
+        row[csys] += w.content
+
     pairs = align_words(gw, sw)  # a Word has the start, end, form and multiword of an AlignWord
     to_gold = [UNALIGNED] * len(sw)
     for g, s in pairs:
         to_gold[s] = g
-    n = len(pairs)
-    counts = dict.fromkeys(("UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS",
-                            "CLAS", "MLAS", "BLEX", "content_aligned"), 0)
 
     def sys_parent(w: Word) -> int:
-        return to_gold[w.parent] if w.parent >= 0 else ROOT
+        if w.parent >= 0:
+            return to_gold[w.parent]
+        return ROOT if w.parent == ROOT else UNALIGNED  # a system word without a head matches no gold head
 
     def children(w: Word, words: list[Word], mapped) -> list[tuple]:
         return [(mapped(c), words[c].deprel, words[c].upos, words[c].feats) for c in w.function_children]
 
     for g_i, s_i in pairs:
         g, s = gw[g_i], sw[s_i]
+        row = out[g.sentence]
+        row[_C["words_aligned"]] += 1
         upos = g.upos == s.upos
         feats = g.feats == s.feats
-        counts["UPOS"] += upos
-        counts["XPOS"] += g.xpos == s.xpos
-        counts["UFeats"] += feats
-        counts["AllTags"] += upos and feats and g.xpos == s.xpos
+        xpos = g.xpos == s.xpos
+        row[_C["upos"]] += upos
+        row[_C["xpos"]] += xpos
+        row[_C["ufeats"]] += feats
+        row[_C["alltags"]] += upos and feats and xpos
         lemma = g.lemma == "_" or g.lemma == s.lemma
-        counts["Lemmas"] += lemma
+        row[_C["lemmas"]] += lemma
         head = g.parent == sys_parent(s)
-        counts["UAS"] += head
+        row[_C["uas"]] += head
         labelled = head and g.deprel == s.deprel
-        counts["LAS"] += labelled
+        row[_C["las"]] += labelled
         if g.content:
-            counts["content_aligned"] += 1
+            row[_C["content_aligned"]] += 1
             if labelled:
-                counts["CLAS"] += 1
-                counts["BLEX"] += lemma
+                row[_C["clas"]] += 1
+                row[_C["blex"]] += lemma
                 if upos and feats and (
                         children(g, gw, lambda c: c) == children(s, sw, lambda c: to_gold[c])):
-                    counts["MLAS"] += 1
+                    row[_C["mlas"]] += 1
+    return out
 
-    gold_content = sum(1 for w in gw if w.content)
-    system_content = sum(1 for w in sw if w.content)
-    rows = {
-        "Tokens": _row(count_matches(gold.tokens, test.tokens), len(gold.tokens), len(test.tokens)),
-        "Sentences": _row(count_matches(gold.sentences, test.sentences),
-                          len(gold.sentences), len(test.sentences)),
-        "Words": _row(n, len(gw), len(sw)),
-    }
-    for name in ("UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS"):
-        rows[name] = _row(counts[name], len(gw), len(sw), n)
-    for name in ("CLAS", "MLAS", "BLEX"):
-        rows[name] = _row(counts[name], gold_content, system_content, counts["content_aligned"])
+
+def _sentence_of(starts: list[int], sentences) -> list[int]:
+    """For offsets in increasing order, the index of the gold sentence holding each (as
+    :meth:`Treebank.sentence_at`, in one walk)."""
+    out = []
+    k, n = 0, len(sentences)
+    for start in starts:
+        while k + 1 < n and sentences[k + 1].start <= start:
+            k += 1
+        out.append(k)
+    return out
+
+
+def _matched(gold, test):
+    """Index pairs of the ranges on both sides (same start and end), as :func:`count_matches` counts them."""
+    i = j = 0
+    while i < len(gold) and j < len(test):
+        gs, ts = gold[i].start, test[j].start
+        if ts < gs:
+            j += 1
+        elif gs < ts:
+            i += 1
+        else:
+            if gold[i].end == test[j].end:
+                yield i, j
+            i += 1
+            j += 1
+
+
+def score_conll18(gold: Treebank, test: Treebank) -> dict:
+    """The thirteen rows (JSON-serialisable). Raises :class:`InputError` if the texts differ."""
+    counts = sentence_counts(gold, test)
+    sums = [sum(column) for column in zip(*counts)] if counts else [0] * len(COLUMNS)
+    return conll18_document(rows_from_sums(sums), files={"gold": gold.file, "test": test.file})
+
+
+def conll18_document(rows: dict, **extra) -> dict:
     return {
         "signature": make_signature("conll18-ud", labels="universal", feats="universal",
                                     alignment="characters"),
         "metric": "conll18",
         "rows": rows,
         "official": {name: rows[name]["f1"] for name in OFFICIAL},
-        "files": {"gold": gold.file, "test": test.file},
+        **extra,
     }
 
 

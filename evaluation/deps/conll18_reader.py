@@ -304,3 +304,42 @@ def read_conll18(path: str | Path) -> Treebank:
         raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})",
                          file=str(path), line=line) from None
     return parse_conll18(text, file=str(path))
+
+
+def treebank_of_words(sentences, *, file: str | None = None) -> Treebank:
+    """A treebank of already-read sentences (:class:`annotations.conllu.DepSentence`), word by word.
+
+    For runs on the gold words: each syntactic word is its own token (multiword-token lines are left out
+    on both sides, so a run need not repeat the gold's contractions), and nothing is refused: a HEAD
+    ``_`` becomes a head no system word can match, and the reader's checks of roots and cycles do not
+    apply (the project's reader has checked the file).
+    """
+    tb = Treebank(file)
+    chars: list[str] = []
+    pos = 0
+    for sentence in sentences:
+        first = len(tb.words)
+        index = len(tb.sentences)
+        tb.sentence_names.append(getattr(sentence, "name", None) or str(index + 1))
+        tb.sentence_lines.append(getattr(sentence, "line", None) or 0)
+        start = pos
+        for w in sentence.words:
+            form = strip_spaces(w.form) or "_"
+            chars.append(form)
+            tb.tokens.append(Span(pos, pos + len(form)))
+            tb.token_lines.append(w.line or 0)
+            cols = ["", w.form, w.lemma, w.upos, w.xpos, w.feats, "", w.deprel, "", ""]
+            word = Word(pos, pos + len(form), cols, False, w.line or 0, index)
+            word.form = form
+            n = len(sentence.words)
+            word.head = w.head
+            word.parent = first + w.head - 1 if w.head and w.head <= n else (-1 if w.head == 0 else -3)
+            tb.words.append(word)
+            pos += len(form)
+        tb.sentences.append(Span(start, pos))
+        for i in range(first, len(tb.words)):
+            w = tb.words[i]
+            if w.function and w.parent >= 0:
+                tb.words[w.parent].function_children.append(i)
+    tb.characters = "".join(chars)
+    return tb

@@ -132,10 +132,14 @@ class SentenceKind:
             StoredDocument(name=name, gold_path=path, text_name=f"{name}{TEXT_SUFFIX}",
                            text=write_tokens([TextSentence(p.sid, tuple(p.words)) for p in parsed]),
                            sentences=[(p.sid, len(p.words)) for p in parsed], gold_ids={p.sid for p in parsed},
-                           genre=genre_map.get(name))
+                           genre=genre_map.get(name), extras=self.extra_texts(parsed))
             for name, path, parsed in loaded
         ]
         return store_corpus(campaign, documents, subset=subset, actor=actor, kind=self.name)
+
+    def extra_texts(self, parsed: list[Parsed]) -> dict[str, bytes]:
+        """More team-facing files of a document, by suffix (see :mod:`campaign.services.downloads`): none here."""
+        return {}
 
     # -- validation: against the corpus text ---------------------------------------------
     def validate_run_files(self, run, files: dict[str, Path], progress: Progress | None = None) -> dict:
@@ -270,8 +274,13 @@ class SentenceKind:
         return [Parsed(p.unit, p.words, e.sid, p.line) for p, e in zip(parsed, expected)]
 
     def score(self, gold: list[Parsed], test: list[Parsed], genres: list[str], params: dict, checksum: str, *,
-              sentences: list[dict] | None = None, progress: Progress | None = None) -> dict:
-        """The result document: each metric scored once over every sentence; per genre and intervals from its rows."""
+              sentences: list[dict] | None = None, progress: Progress | None = None,
+              scored: dict[str, tuple[dict, np.ndarray]] | None = None) -> dict:
+        """The result document: each metric scored once over every sentence; per genre and intervals from its rows.
+
+        ``scored``: ``{metric: (document, rows)}`` already computed (one row per gold sentence), for runs
+        that are not paired with the gold sentence by sentence; ``gold`` and ``test`` are then not read.
+        """
         names = self.metrics_of(params)
         bootstrap = int(params.get("bootstrap", DEFAULT_BOOTSTRAP))
         seed = int(params.get("seed", stats.DEFAULT_SEED))
@@ -279,7 +288,8 @@ class SentenceKind:
         documents, by_genre, cells = {}, {code: {} for code in sorted(set(genres))}, []
         for done, name in enumerate(names, 1):
             metric = metrics.get(name)
-            doc, rows = self.score_metric(name, gold_units, test_units, params)
+            doc, rows = (scored[name] if scored and name in scored
+                         else self.score_metric(name, gold_units, test_units, params))
             documents[name] = doc
             if len(rows) < len(genres):  # evalb stopped at MAX_ERROR: the sentences after it count for nothing
                 rows = np.vstack([rows, np.zeros((len(genres) - len(rows), rows.shape[1]), dtype=rows.dtype)])

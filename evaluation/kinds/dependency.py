@@ -1,21 +1,53 @@
-"""Dependency campaigns: CoNLL-U runs, scored with Lin's triples, UAS and LAS.
+"""Dependency campaigns: CoNLL-U runs, scored with Lin's triples, UAS and LAS, and the CoNLL 2018 figures.
 
-``Campaign.metrics``: ``{"punct": "upos", "pos": "upos"}`` (the options of
-:func:`evaluation.deps.score_dependencies`; these are the defaults).
+``Campaign.metrics``: ``{"punct": "upos", "pos": "upos", "tracks": ["gold-tokens"]}``
+(``punct``/``pos``: the options of :func:`evaluation.deps.score_dependencies`;
+``tracks``: what runs the campaign accepts, see :mod:`campaign.tracks`; these
+are the defaults).
+
+Two tracks:
+
+* gold tokens: one run sentence per corpus sentence on the corpus's words
+  (:class:`~evaluation.kinds.base.SentenceKind`'s pairing), scored with Lin's
+  triples, UAS, LAS and the CoNLL 2018 figures on the words side by side;
+* raw text: each run file is the parser's own tokenisation and sentence
+  segmentation of the document's raw text. Validation checks that it spells
+  the document's characters (against the team-facing gold tokenisation, never
+  the gold); scoring aligns it with the gold document by characters
+  (:mod:`evaluation.deps.alignment`) and gives each gold sentence the aligned
+  words that fall in it, so per-genre figures and intervals come from the same
+  per-sentence rows as for every kind. Only the CoNLL 2018 figures apply.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+from django.utils import timezone
+
 from annotations.conllu import parse_conllu, write_conllu
-from annotations.errors import InputError
+from annotations.errors import InputError, Problem
+from annotations.limits import size_problems
+from campaign import tracks
+from campaign.services.downloads import read_extra_file
+from campaign.subsets import sentences_to_cover
 
 from evaluation import metrics
+from evaluation.deps.conll18_reader import parse_conll18
 from evaluation.deps.metrics import PunctRule
+from evaluation.deps.rawtext import raw_text, tokenisation, tokenisation_characters
+from evaluation.metrics.conll18 import document_rows, score_rows
+from evaluation.services import NoGold
 
-from .base import Parsed, SentenceKind, bootstrap_parameters
+from .base import MAX_REPORTED, Parsed, Progress, SentenceKind, bootstrap_parameters
+from .gold import gold_checksum, read_gold_file, run_subset_gold
 
 METRIC = "dependency"
+CONLL18 = "conll18"
+RAW_SUFFIX = ".txt"
+TOKENS_SUFFIX = ".tokens.conllu"
+GOLD_TOKENS_UNPUBLISHED = ("Tokens", "Sentences", "Words")
+
 
 
 class DependencyKind(SentenceKind):
@@ -23,7 +55,10 @@ class DependencyKind(SentenceKind):
     label = "Dependency trees"
     suffixes = (".conllu", ".conll")
     file_label = "CoNLL-U file"
-    option_keys = ("punct", "pos", "bootstrap", "seed")
+    option_keys = ("punct", "pos", "tracks", "bootstrap", "seed")
+    file_help = ("One CoNLL-U file (.conllu), or a .zip or .tar.gz with one .conllu file per corpus document, "
+                 "named after it. Gold-tokens track: one sentence per corpus sentence, in order, on the corpus's "
+                 "words. Raw-text track: your parser's own tokens and sentences of the document's raw text.")
 
     def check_options(self, options: dict) -> None:
         if options.get("punct"):
@@ -31,8 +66,8 @@ class DependencyKind(SentenceKind):
                 PunctRule.parse(options["punct"])
             except Exception as exc:  # the parser's own message says what is wrong
                 raise ValueError(f"punct: {exc}") from None
-    file_help = ("One CoNLL-U file (.conllu; one sentence per corpus sentence, in order), or a .zip or .tar.gz "
-                 "with one .conllu file per corpus document, named after it.")
+        if "tracks" in options:
+            tracks.check_tracks(options["tracks"])
 
     def read(self, path: Path, display: str) -> list[Parsed]:
         text = Path(path).read_bytes().decode("utf-8")
@@ -48,10 +83,188 @@ class DependencyKind(SentenceKind):
     def write(self, units: list) -> bytes:
         return write_conllu(units).encode("utf-8")
 
+    def extra_texts(self, parsed: list[Parsed]) -> dict[str, bytes]:
+        """The raw text and the gold tokenisation of the document (:mod:`evaluation.deps.rawtext`)."""
+        units = [p.unit for p in parsed]
+        return {RAW_SUFFIX: raw_text(units), TOKENS_SUFFIX: tokenisation(units, [p.sid for p in parsed])}
+
     def parameters(self, campaign) -> dict:
         options = campaign.metrics or {}
-        return {"metrics": [METRIC], "punct": options.get("punct") or "upos", "pos": options.get("pos", "upos"),
+        return {"metrics": [METRIC, CONLL18], "punct": options.get("punct") or "upos",
+                "pos": options.get("pos", "upos"),
+                "tracks": tracks.check_tracks(options["tracks"]) if "tracks" in options else list(tracks.DEFAULT),
                 **bootstrap_parameters(options)}
 
+    def run_parameters(self, run) -> dict:
+        """The campaign's parameters for this run's track: raw-text runs have the CoNLL 2018 figures only."""
+        params = self.parameters(run.campaign)
+        track = tracks.track_of(run)
+        params["track"] = track
+        params["metrics"] = [CONLL18] if track == tracks.RAW_TEXT else [METRIC, CONLL18]
+        return params
+
     def score_metric(self, metric: str, gold: list, test: list, params: dict):
+        if metric == CONLL18:
+            doc, rows = metrics.get(CONLL18).score_with_rows(gold, test)
+            for name in GOLD_TOKENS_UNPUBLISHED:  # 100% on the gold words by construction: not published
+                doc["rows"].pop(name)
+            return doc, rows
         return metrics.get(metric).score_with_rows(gold, test, punct=params["punct"], pos=params["pos"])
+
+    # -- validation ------------------------------------------------------------------------
+    def validate_run_files(self, run, files: dict[str, Path], progress: Progress | None = None) -> dict:
+        if tracks.track_of(run) != tracks.RAW_TEXT:
+            return super().validate_run_files(run, files, progress)
+        problems: list[Problem] = []
+        documents = list(run.campaign.documents.order_by("order", "name"))
+        cover = sentences_to_cover(run.campaign, run.scope)
+        if cover is not None:
+            documents = [d for d in documents if d.name in cover or d.name in files]
+        sentences = 0
+        for done, doc in enumerate(documents, 1):
+            display = self.display(doc.name)
+            path = files.get(doc.name)
+            if path is None:
+                problems.append(Problem(f"no file for corpus document {doc.name}: a run must cover every document"
+                                        + (" of the development sample" if cover is not None else ""),
+                                        file=display))
+            else:
+                try:
+                    expected, starts = self.expected_characters(doc, None if cover is None
+                                                                else cover.get(doc.name, set()))
+                except InputError as exc:  # a corpus imported before tracks: said in the report
+                    problems += exc.problems
+                else:
+                    sentences += len(starts)
+                    problems += self.check_raw_file(path, display, expected, starts)
+            if progress:
+                progress(done, len(documents))
+        return {
+            "valid": not problems, "checked_at": timezone.now().isoformat(), "kind": self.name,
+            "track": tracks.RAW_TEXT, "documents": len(documents), "sentences": sentences,
+            "problem_count": len(problems), "problems": [p.as_dict() for p in problems[:MAX_REPORTED]],
+            "warnings": [], "warning_count": 0,
+        }
+
+    @staticmethod
+    def expected_characters(doc, wanted: set[str] | None) -> tuple[str, list[tuple[int, str]]]:
+        """The non-whitespace characters a raw-text run of ``doc`` must spell (those of the sentences in
+        ``wanted``, or of every sentence) and where each sentence starts, from the team-facing tokenisation."""
+        data = read_extra_file(doc, TOKENS_SUFFIX)
+        if data is None:
+            raise InputError(f"the corpus document {doc.name} was imported before raw-text runs existed: "
+                             "it has no gold tokenisation to check the run against; ask the organisers",
+                             file=f"{doc.name}{TOKENS_SUFFIX}")
+        chars, starts = tokenisation_characters(data)
+        if wanted is None:
+            return chars, starts
+        ends = [s for s, _ in starts[1:]] + [len(chars)]
+        kept, kept_starts, pos = [], [], 0
+        for (start, sid), end in zip(starts, ends):
+            if sid in wanted:
+                kept_starts.append((pos, sid))
+                kept.append(chars[start:end])
+                pos += end - start
+        return "".join(kept), kept_starts
+
+    def check_raw_file(self, path: Path, display: str, expected: str, starts: list[tuple[int, str]]) -> list[Problem]:
+        """Problems of one raw-text run file: unreadable by the CoNLL 2018 rules, too big, or another text."""
+        data = Path(path).read_bytes()
+        try:
+            run_tb = parse_conll18(data.decode("utf-8"), file=display)
+        except UnicodeDecodeError as exc:
+            return [Problem(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=display)]
+        except InputError as exc:
+            return list(exc.problems)
+        problems = []
+        counts: dict[int, int] = {}
+        for w in run_tb.words:
+            counts[w.sentence] = counts.get(w.sentence, 0) + 1
+        for k, n in counts.items():
+            problems += size_problems({"words": n}, file=display, line=run_tb.sentence_lines[k],
+                                      sentence=run_tb.sentence_names[k])
+        found = run_tb.characters
+        if found != expected:
+            at = next((i for i, (a, b) in enumerate(zip(found, expected)) if a != b), min(len(found), len(expected)))
+            sid = next((sid for start, sid in reversed(starts) if start <= at), starts[0][1] if starts else None)
+            line = run_tb.token_lines[run_tb.token_at(at)] if run_tb.tokens else None
+            run_sentence = run_tb.sentence_names[run_tb.sentence_at(at)] if run_tb.sentences else None
+            if at >= len(found):
+                what = f"the run's text ends there where the corpus text goes on with {expected[at:at + 20]!r}"
+            elif at >= len(expected):
+                what = f"the run goes on with {found[at:at + 20]!r} after the end of the corpus text"
+            else:
+                what = f"the run has {found[at:at + 20]!r} where the corpus text has {expected[at:at + 20]!r}"
+            problems.append(Problem(
+                f"not the corpus document's text: from non-whitespace character {at} (corpus sentence {sid}"
+                + (f", run sentence {run_sentence}" if run_sentence else "") + f"), {what}",
+                file=display, line=line, sentence=sid))
+        return problems
+
+    # -- scoring ----------------------------------------------------------------------------
+    def score_run_files(self, run, files: dict[str, Path], progress: Progress | None = None) -> dict:
+        params = self.run_parameters(run)
+        if params["track"] != tracks.RAW_TEXT:
+            gold, where, checksum = self.load_gold(run)
+            if not gold:
+                raise NoGold("the development sample is empty" if run.scope == "dev"
+                             else "the campaign has no gold for its test set yet")
+            test_by_doc = {name: {p.sid: p for p in self._run_sentences(files[name], name, run)}
+                           for name in {d for d, _, _ in where}}
+            test = [test_by_doc[d][s] for d, s, _ in where]
+            return self.score(gold, test, [g for _, _, g in where], params, checksum,
+                              sentences=[{"document": d, "sid": s, "genre": g} for d, s, g in where],
+                              progress=progress)
+        where, checksum, counts = self.raw_text_counts(run, files)
+        return self.score([], [], [g for _, _, g in where], params, checksum,
+                          sentences=[{"document": d, "sid": s, "genre": g} for d, s, g in where],
+                          progress=progress, scored={CONLL18: score_rows(counts)})
+
+    def raw_text_counts(self, run, files: dict[str, Path]) -> tuple[list[tuple[str, str, str]], str, list]:
+        """``(where, gold checksum, rows)`` of a raw-text run: per gold sentence of the run's subset, in corpus
+        order, the CoNLL 2018 counts of the run aligned with its whole document (for a development-sample
+        check: with the document's development sentences, the text such a run spells)."""
+        subset, wanted, golds = run_subset_gold(run)
+        cover = sentences_to_cover(run.campaign, run.scope)
+        where, rows, checksum_files, partial = [], [], {}, False
+        for gold in sorted(golds, key=lambda g: (g.document.order, g.document.name)):
+            doc = gold.document
+            display = self.display(doc.name)
+            parsed = self.read(Path(gold.file.path), display)
+            aligned = parsed if cover is None else [p for p in parsed if p.sid in cover.get(doc.name, set())]
+            gold_tb = parse_conll18(write_conllu([p.unit for p in aligned]), file=display)
+            test_tb = parse_conll18(Path(files[doc.name]).read_bytes().decode("utf-8"), file=display)
+            for p, row in zip(aligned, document_rows(gold_tb, test_tb)):
+                if p.sid in wanted[doc.pk]:
+                    where.append((doc.name, p.sid, doc.genre.code))
+                    rows.append(row)
+                else:
+                    partial = True
+            checksum_files[display] = read_gold_file(gold)
+        if not where:
+            raise NoGold("the development sample is empty" if run.scope == "dev"
+                         else "the campaign has no gold for its test set yet")
+        scored = [f"{d}:{s}" for d, s, _ in where] if partial else None
+        return where, gold_checksum(checksum_files, subset, scored), rows
+
+    def sentence_rows(self, result):
+        """Paired significance: a raw-text run's rows are its alignment's, computed again."""
+        params = result.document.get("parameters") or {}
+        if params.get("track") != tracks.RAW_TEXT:
+            return super().sentence_rows(result)
+        from campaign.services.runs import unpacked
+        from evaluation.sentence_rows import RowsUnavailable
+
+        run = result.run
+        try:
+            with unpacked(run.campaign, Path(run.file.path), run.original_filename) as files:
+                where, checksum, counts = self.raw_text_counts(run, files)
+        except FileNotFoundError as exc:
+            raise RowsUnavailable(f"the run's file is gone ({exc.filename})") from None
+        if checksum != result.gold_sha256:
+            raise RowsUnavailable("the gold changed since this result was scored")
+        _, rows = score_rows(counts)
+        return [f"{d}/{s}" for d, s, _ in where], [g for _, _, g in where], np.asarray(rows, dtype=np.float64)
+
+
+__all__ = ["DependencyKind"]

@@ -12,7 +12,7 @@ from django.http import Http404
 from django.shortcuts import render
 from django.utils.html import format_html
 
-from campaign import kinds, visibility
+from campaign import kinds, tracks, visibility
 from evaluation import charts, metrics, summaries
 from evaluation.metrics import Layer
 from evaluation.summaries import ALL
@@ -106,11 +106,37 @@ def tables(data: dict) -> dict:
             "overview": overview, "genres": genres, "per_layer": per_layer}
 
 
+def track_sections(data: dict) -> list[dict]:
+    """The tables once per track of a dependency campaign (runs of different tracks are not comparable, so
+    each track is ranked on its own), or once for all runs when they share one track."""
+    groups: dict[str, list[dict]] = {}
+    for run in data["runs"]:
+        groups.setdefault(run.get("track") or "", []).append(run)
+    if len(groups) <= 1:
+        return [{"track": "", "label": "", "id_prefix": "", **tables(data)}]
+    order = list(tracks.TRACKS)
+    return [{"track": track, "label": tracks.track_label(track), "id_prefix": f"{track}-",
+             **tables({**data, "runs": runs})}
+            for track, runs in sorted(groups.items(), key=lambda kv: (order.index(kv[0]) if kv[0] in order
+                                                                      else len(order), kv[0]))]
+
+
+def _sections_context(data: dict) -> dict:
+    sections = track_sections(data)
+    if len(sections) == 1:
+        return {**sections[0], "sections": sections}
+    seen = {}
+    for section in sections:
+        for layer in section["layers"]:
+            seen.setdefault(layer["code"], layer)
+    return {"sections": sections, "layers": list(seen.values())}
+
+
 def campaign_page(request, campaign):
     visible = summaries.visible_results(request.user, campaign)
     context = {"campaign": campaign, "visible": visible}
     if visible.data and visible.data["runs"]:
-        context.update(tables(visible.data))
+        context.update(_sections_context(visible.data))
     return render(request, "results/kind_campaign.html", context)
 
 

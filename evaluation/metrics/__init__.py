@@ -8,7 +8,7 @@ layers) plus one line in :data:`REGISTRY` below.
 """
 from __future__ import annotations
 
-from . import conformance, dependency, evalb, geig1991, leaf_ancestor
+from . import conformance, conll18, dependency, evalb, geig1991, leaf_ancestor
 from .base import Layer, Metric
 
 REGISTRY: dict[str, Metric] = {m.name: m for m in (
@@ -17,6 +17,7 @@ REGISTRY: dict[str, Metric] = {m.name: m for m in (
     conformance.METRIC,
     leaf_ancestor.METRIC,
     dependency.METRIC,
+    conll18.METRIC,
 )}
 TREE_METRICS = tuple(name for name, m in REGISTRY.items() if m.family == "trees")
 

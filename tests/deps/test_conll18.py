@@ -281,3 +281,36 @@ def test_preset_refuses_the_project_scorer_options(capsys):
                  "--punct", "none", "--labels", "full"]) == 2
     err = capsys.readouterr().err
     assert "--punct, --labels cannot be combined" in err
+
+
+def test_per_sentence_counts_sum_to_the_rows_on_real_spacy_output():
+    # spaCy cut the first gold sentence in three: the three system sentences and their words count in it
+    from evaluation.deps.conll18 import COLUMNS, ROW_COLUMNS, sentence_counts
+
+    gold, test = read_conll18(GOLD), read_conll18(RAW)
+    counts = sentence_counts(gold, test)
+    assert len(counts) == 2  # one row per gold sentence
+    sentences_system = COLUMNS.index("sentences_system")
+    assert [row[sentences_system] for row in counts] == [3, 1]
+    result = score_conll18(gold, test)
+    for name in ROWS:
+        correct, g, s, aligned = (sum(row[COLUMNS.index(c)] for row in counts) if c else None
+                                  for c in ROW_COLUMNS[name])
+        r = result["rows"][name]
+        assert (r["correct"], r["gold"], r["system"], r["aligned"]) == (correct, g, s, aligned), name
+
+
+def test_raw_text_and_tokenisation_spell_the_gold_characters():
+    from annotations.conllu import read_conllu
+    from evaluation.deps.alignment import strip_spaces
+    from evaluation.deps.rawtext import raw_text, tokenisation, tokenisation_characters
+
+    sentences = read_conllu(GOLD)
+    gold = read_conll18(GOLD)
+    text = raw_text(sentences).decode()
+    assert text.count("\n") == 1  # one paragraph: the file has no "# newpar"
+    assert "".join(strip_spaces(c) for c in text.split()) == gold.characters
+    chars, starts = tokenisation_characters(tokenisation(sentences, [s.name for s in sentences]))
+    assert chars == gold.characters
+    assert [s for _, s in starts] == gold.sentence_names and [o for o, _ in starts] == [
+        span.start for span in gold.sentences]

@@ -104,7 +104,9 @@ def test_the_downloaded_dev_sample_uploads_back_unchanged_and_scores_1(campaign,
     figures = [c.f for c in cells if c.f is not None]
     assert figures and all(f == pytest.approx(1.0) for f in figures), [(c.layer, c.f) for c in cells]
     deps = {"deps-lin", "deps-uas", "deps-las"}  # the tree campaign also scores dependencies via head rules
-    expected = {"evalb", "evalb-exact", "leaf-ancestor", "la-sentence"} | deps if campaign.slug == "trees" else deps
+    conll18 = {"conll18-upos", "conll18-las", "conll18-clas", "conll18-mlas", "conll18-blex"}
+    expected = ({"evalb", "evalb-exact", "leaf-ancestor", "la-sentence"} | deps if campaign.slug == "trees"
+                else deps | conll18)
     assert {c.layer for c in cells} == expected
 
 

@@ -111,8 +111,11 @@ def test_dependency_results_page_explains_each_figure(client, dep_campaign, alic
     upload(dep_campaign, team, alice, {p.name: p.read_text() for p in dep_gold}, django_capture_on_commit_callbacks)
     client.force_login(organiser)
     html = client.get(reverse("results:campaign", kwargs={"slug": dep_campaign.slug})).content.decode()
-    assert _explained_from_headers(html) == ["deps-lin", "deps-uas", "deps-las"]
+    # the CoNLL 2018 figures beside Lin's, UAS and LAS; on the gold words Tokens, Sentences and Words are not shown
+    assert _explained_from_headers(html) == ["deps-lin", "deps-uas", "deps-las", "conll18-upos", "conll18-las",
+                                             "conll18-clas", "conll18-mlas", "conll18-blex"]
     assert "words with the right head and relation label" in html  # LAS, from the registry
+    assert "MLAS F1 (CoNLL 2018)" in html and "LAS over content words only" in html
 
 
 def test_ranking_and_comparison_name_figures_readably_and_explain_them(client, tree_campaign, scored,  # noqa: F811

@@ -11,6 +11,7 @@ from campaign.management.lookup import campaign_by_slug, user_by_name
 from campaign.models import Run
 from campaign.rules import UploadRefused
 from campaign.services.runs import upload_run
+from campaign.tracks import TRACKS
 
 
 class Command(BaseCommand):
@@ -23,8 +24,10 @@ class Command(BaseCommand):
         parser.add_argument("--name", required=True, help="name of the run")
         parser.add_argument("--description", default="", help="short description of the system")
         parser.add_argument("--scope", choices=Run.Scope.values, default=Run.Scope.TEST)
+        parser.add_argument("--track", choices=list(TRACKS), default="",
+                            help="dependency campaigns: the run's track (default: the campaign's first)")
 
-    def handle(self, *args, campaign, file, user, name, description, scope, **options):
+    def handle(self, *args, campaign, file, user, name, description, scope, track="", **options):
         target = campaign_by_slug(campaign)
         member = user_by_name(user)
         team = visibility.team_of(member, target)
@@ -36,7 +39,7 @@ class Command(BaseCommand):
         try:
             with path.open("rb") as fh:
                 run = upload_run(campaign=target, team=team, user=member, name=name, system_description=description,
-                                 scope=scope, uploaded_file=File(fh, name=path.name))
+                                 scope=scope, track=track, uploaded_file=File(fh, name=path.name))
         except UploadRefused as refused:
             raise CommandError(str(refused))
         self.stdout.write(f"Run {run.pk} received for {team.name}. Receipt: SHA-256 {run.sha256}")
