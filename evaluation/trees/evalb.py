@@ -503,6 +503,7 @@ class EvalbScorer:
         self._canon = _canonical_classes(p.eq_labels) if p.labeled else {}
         self._kept_cache = _LabelCache(self._keep)
         self._tag_eq = frozenset((a, b) for a, b in self.eq_labels if a != b)
+        self._tag_eq_firsts = frozenset(a for a, _ in self._tag_eq)  # skip the pair test when no tag is one
 
     def label_eq(self, a: str, b: str) -> bool:
         return a == b or (a, b) in self.eq_labels
@@ -615,7 +616,7 @@ class EvalbScorer:
             correct = len(gt)
         else:
             correct = sum(map(str.__eq__, gt, tt))
-            if self._tag_eq:
+            if self._tag_eq and not self._tag_eq_firsts.isdisjoint(gt):
                 correct += sum(map(self._tag_eq.__contains__, zip(gt, tt)))
         return match, len(gold), len(test), crossing, len(g.words), correct
 
