@@ -340,66 +340,82 @@ def read_evalb_lines(lines, params: EvalbParams | None = None):
         for line in lines:
             yield _read_line(line, delete, delete_len, quote)
         return
+    special = delete | delete_len
     for line in lines:
-        yield _read_plain(line, delete, delete_len) or _read_line(line, delete, delete_len, quote)
+        yield _read_plain(line, delete, delete_len, special) or _read_line(line, delete, delete_len, quote)
 
 
 _TO_SPACE = str.maketrans("\t\n\r\f\v", "     ")
 
 
-def _read_plain(line: str, delete: frozenset, delete_len: frozenset) -> _Side | None:
+def _read_plain(line: str, delete: frozenset, delete_len: frozenset, special: frozenset | None = None) -> _Side | None:
     """:func:`_read_line` for a well-formed line without QUOTE_LABEL, with str methods only.
 
-    Cut before every "(": each piece is a bracket's label (``S``) or a terminal, label, space,
-    word and closing brackets (``NN cat))``), so one piece is one step. Anything unusual, an
-    empty word "( )", "(X)", a word outside a terminal, a space inside "(X a b)", unbalanced
+    Cut before every "(": each piece is a bracket's label (``S`` or ``S ``) or a terminal, label,
+    space, word and closing brackets (``NN cat)) ``), so one piece is one step. The checks that
+    make the line plain are counts over the whole line, made once at the end rather than per
+    piece: as many ")" as "(" (so no ")" hides in a label), a space before every "(" but the
+    first and one more per terminal and no other (so no space inside a word, "(X a b)", none
+    before a ")", "(X a )"). Anything unusual, a word outside a terminal, "(X)", unbalanced
     brackets, returns None and the line goes to :func:`_read_line`. Both give the same sentence
-    for every line (tested on the PTB sample and Sequoia, damaged or not).
+    for every line they both read (tested on the PTB sample and Sequoia, damaged or not).
+    ``special`` is ``delete | delete_len`` (computed once by the caller).
     """
     if "\t" in line or "\r" in line or "\f" in line or "\v" in line or "\n" in line:
         line = line.translate(_TO_SPACE)
-    pieces = iter(line.split("("))
-    if next(pieces).strip(" "):
-        return None  # a word before the first bracket
+    if line[:1] != "(":
+        line = line.lstrip(" ")
+    pieces = line.split("(")
+    if pieces[0] or len(pieces) < 2:
+        return None  # a word before the first bracket, or no bracket
+    if special is None:
+        special = delete | delete_len
     words: list[str] = []
     tags: list[str] = []
     brackets: list[list] = []
     stack: list[list] = []
-    add_word = words.append
-    add_tag = tags.append
-    n = 0
-    length = 0
-    for piece in pieces:
-        label, _, rest = piece.partition(" ")
-        word = rest.rstrip(" )")  # rest = word, then only ")" and spaces
-        if not word:
-            if ")" in label or ")" in rest:
-                return None  # "(X)", "( )", "(X )"
-            bracket = [label, n, -1]
-            brackets.append(bracket)
-            stack.append(bracket)
-            continue
-        if " " in word or ")" in word or ")" in label or rest[len(word)] != ")":
-            return None  # "(X a b)", "(X a) b", "(X a )"
-        if label not in delete_len:
-            length += 1
-        if label not in delete:
-            add_word(word)
-            add_tag(label)
-            n += 1
-        closes = rest.count(")")
-        if closes > 1:
-            if len(stack) < closes - 1:
-                return None
-            for _ in range(closes - 1):
-                stack.pop()[2] = n
-    if stack:
+    add_word, add_tag, add_bracket, push, pop = words.append, tags.append, brackets.append, stack.append, stack.pop
+    n = 0  # words kept so far
+    uncounted = 0  # terminals left out of the length
+    try:
+        for piece in pieces[1:]:
+            label, _, rest = piece.partition(" ")
+            if not rest:  # a bracket's label
+                bracket = [label, n, -1]
+                add_bracket(bracket)
+                push(bracket)
+                continue
+            word = rest.rstrip(" )")
+            if ")" in word:
+                return None  # "(X a)b)"
+            if label in special:
+                if label in delete_len:
+                    uncounted += 1
+                if label not in delete:
+                    add_word(word)
+                    add_tag(label)
+                    n += 1
+            else:
+                add_word(word)
+                add_tag(label)
+                n += 1
+            closes = rest.count(")")
+            if closes != 1:
+                if not closes:
+                    return None  # "(NP  (DT a))"
+                for _ in range(closes - 1):
+                    pop()[2] = n
+    except IndexError:  # a ")" with no bracket open
+        return None
+    count = len(pieces) - 1
+    terminals = count - len(brackets)
+    if stack or line.count(")") != count or line.count(" ") != count - 1 + terminals or line.count(" (") != count - 1:
         return None
     side = _Side()
     side.words = words
     side.tags = tags
     side.brackets = brackets
-    side.length = length
+    side.length = terminals - uncounted
     return side
 
 
@@ -487,6 +503,7 @@ class EvalbScorer:
         self._canon = _canonical_classes(p.eq_labels) if p.labeled else {}
         self._kept_cache = _LabelCache(self._keep)
         self._tag_eq = frozenset((a, b) for a, b in self.eq_labels if a != b)
+        self._tag_eq_firsts = frozenset(a for a, _ in self._tag_eq)  # skip the pair test when no tag is one
 
     def label_eq(self, a: str, b: str) -> bool:
         return a == b or (a, b) in self.eq_labels
@@ -599,7 +616,7 @@ class EvalbScorer:
             correct = len(gt)
         else:
             correct = sum(map(str.__eq__, gt, tt))
-            if self._tag_eq:
+            if self._tag_eq and not self._tag_eq_firsts.isdisjoint(gt):
                 correct += sum(map(self._tag_eq.__contains__, zip(gt, tt)))
         return match, len(gold), len(test), crossing, len(g.words), correct
 

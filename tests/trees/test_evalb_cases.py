@@ -297,7 +297,9 @@ def test_plain_reader_equals_the_general_reader(shared_data, ptb_sample):
         elif r < 0.35:
             damaged.append(line.replace("(", "( ", 2))
     damaged += ["( )", "(X )", "(X)", "()", "(S (X a b))", "", "   ", "(S (X a ))", "(S (NN  cat))",
-                "(S (X a) b)", "(S (X a)b)", "(S (X a)(Y b))", "(S(X a))", "w (S (X a))", "(S (X a)))", "(S (X a)"]
+                "(S (X a) b)", "(S (X a)b)", "(S (X a)(Y b))", "(S(X a))", "w (S (X a))", "(S (X a)))", "(S (X a)",
+                "(S(X a b))", "(NP  (DT a))", "(S (X ))", "  (S (X a))", "(S (X a)) ", "(S (X) a)", "(S (X) (Y a b))",
+                "( (S (X a) ) )", "(S (X a(Y) b))", "(S (X a)) (T (Y b))", "(S (, ,) (TOP x) (-NONE- *))", "(S ( a))"]
     params = load_prm(shared_data / "evalb-sample" / "COLLINS.prm")
     delete, delete_len = frozenset(params.delete_labels), frozenset(params.delete_labels_for_length)
     plain_used = 0
