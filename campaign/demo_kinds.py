@@ -231,7 +231,8 @@ def _teams(campaign, specs, users):
     return teams
 
 
-def _upload(campaign, team, user, recipe, files: dict[str, str], tmp: Path, out, *, synthetic: bool = True) -> None:
+def _upload(campaign, team, user, recipe, files: dict[str, str], tmp: Path, out, *, synthetic: bool = True,
+            track: str = "") -> None:
     from campaign.services.runs import upload_run
 
     archive = tmp / f"{team.slug}-{recipe.seed}.zip"
@@ -240,22 +241,23 @@ def _upload(campaign, team, user, recipe, files: dict[str, str], tmp: Path, out,
             zf.writestr(name, text)
     out(f"Scoring {campaign.name} / {team.name} / {recipe.name} ...")
     with archive.open("rb") as fh:
+        extra = {"track": track} if track else {}  # the dependency tracks' upload option, where it is used
         run = upload_run(campaign=campaign, team=team, user=user, name=recipe.name,
-                         uploaded_file=File(fh, name=archive.name), system_description=recipe.description)
+                         uploaded_file=File(fh, name=archive.name), system_description=recipe.description, **extra)
     Run.objects.filter(pk=run.pk).update(synthetic=synthetic)
     run.refresh_from_db()
     if run.status != RunStatus.SCORED:
         raise RuntimeError(f"the demo run {recipe.name!r} ended {run.status}: {run.status_reason}")
 
 
-def _real_runs(campaign, team_spec, users, runs_and_files, tmp: Path, out) -> None:
-    """Upload ``(RealRun, files thunk)`` pairs for the real team, each unless already scored."""
+def _real_runs(campaign, team_spec, users, runs_and_files, tmp: Path, out, track: str = "") -> None:
+    """Upload ``(RealRun, files thunk)`` pairs for the real team, each unless already scored (in ``track``)."""
     if campaign.state != CampaignState.OPEN:
         return
     for team, user, _ in _teams(campaign, [(*team_spec, [])], users):
         for run, files in runs_and_files:
             if not has_scored_run(team, run.name):
-                _upload(campaign, team, user, run, files(), tmp, out, synthetic=False)
+                _upload(campaign, team, user, run, files(), tmp, out, synthetic=False, track=track)
 
 
 def load_kind_demos(organiser, users: dict, out, cache=None) -> list[Campaign]:
@@ -325,8 +327,11 @@ def load_kind_demos(organiser, users: dict, out, cache=None) -> list[Campaign]:
             if real:
                 _real_runs(campaign, REAL_TEAM, users, [
                     (real_dep_run(m), lambda m=m: real_dep_files(cache, m, slices)) for m in REAL_MODELS], tmp, out)
-                # The raw-text parses are made and cached now; once dependency campaigns have tracks, their runs
-                # are one more _real_runs call with real_dep_run(m, "raw-text") and real_dep_files(..., "raw-text").
+                # The raw-text parses are made and cached now. Once dependency campaigns have tracks
+                # (metrics["tracks"] = ["gold-tokens", "raw-text"]), their runs are this one call:
+                #   _real_runs(campaign, REAL_TEAM, users, [(real_dep_run(m, "raw-text"),
+                #              lambda m=m: real_dep_files(cache, m, slices, "raw-text")) for m in REAL_MODELS],
+                #              tmp, out, track="raw-text")
                 for m in REAL_MODELS:
                     real_dep_files(cache, m, slices, "raw-text")
             _advance(campaign, organiser, CampaignState.PUBLISHED, out)

@@ -1,12 +1,11 @@
-"""The demo's real parser runs (spaCy fr_core_news_sm only, on tiny slices): real, named, scored, cached."""
+"""The demo's real parser runs (spaCy fr_core_news_sm only, on tiny slices): real, named, scored, cached.
+
+The EASY demo's real run is checked in tests/console/test_load_demo.py."""
 from __future__ import annotations
 
 from io import StringIO
 
 import pytest
-from django.core.management import call_command
-
-from annotations.easy import read_document, write_document
 from campaign import demo_kinds, demo_parses
 from campaign.demo_parses import ParseCache
 from campaign.models import Campaign, RunStatus
@@ -52,26 +51,3 @@ def test_kind_demos_have_real_runs_named_by_model_and_version(storage, shared_da
     again = ParseCache(tmp_path / "parses", loader=lambda model: pytest.fail("a model was loaded"))
     demo_kinds.load_kind_demos(organiser, users, StringIO().write, cache=again)
     assert again.parsed == [] and trees.runs.count() == 4 and deps.runs.count() == 3
-
-
-@pytest.mark.django_db(transaction=True)
-def test_load_demo_adds_the_easy_runs_converted_by_ud2easy(shared_data, settings, sm_only, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "media"
-    settings.VAR_DIR = tmp_path / "var"
-    gold = tmp_path / "gold"
-    gold.mkdir()
-    for name in ("general_lemonde.xml", "questions_trec.xml"):
-        doc = read_document(shared_data / "easy-ref" / "ref" / name, gold=True, strict=True, name=name)
-        doc.sentences = doc.sentences[:8]
-        write_document(doc, gold / name)
-    out = StringIO()
-    call_command("load_demo", "--data", str(gold), "--bootstrap", "0", "--slug", "demo-real", "--no-kinds", stdout=out)
-    campaign = Campaign.objects.get(slug="demo-real")
-    (run,) = campaign.runs.filter(synthetic=False)
-    assert run.name == "spaCy fr_core_news_sm 3.8.0 (converted from UD, ud2easy-1)"
-    assert run.status == RunStatus.SCORED and run.team.name == "spaCy baseline"
-    f = ResultCell.objects.get(result__run=run, layer="constituents", match="EQUAL", genre="ALL", type="ALL",
-                               aggregation="micro").f
-    assert 0.3 < f < 1.0
-    assert "1 real parser runs" in out.getvalue() and "spacy" in out.getvalue()
-    assert sorted(p.name.split("-")[1] for p in (tmp_path / "var" / "demo-parses").glob("*.conllu")) == ["3.8.0"] * 2
