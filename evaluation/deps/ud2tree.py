@@ -153,9 +153,14 @@ class _Builder:
     def pre(self, i: int) -> tuple[int, int, Tree]:
         return (i, i + 1, Tree(ftb_tag(self.word(i)), [Tree.leaf(self.word(i).form)]))
 
+    def copula(self, i: int, among: list[int] | None = None) -> int | None:
+        """The first ``cop`` dependent of ``i`` without dependents of its own (one that has some is an
+        ordinary dependent: its words must stay in its own phrase)."""
+        return next((d for d in (self.kids[i] if among is None else among)
+                     if _base(self.word(d).deprel) == "cop" and not self.kids[d]), None)
+
     def clausal(self, i: int) -> bool:
-        return self.word(i).upos in ("VERB", "AUX") or any(
-            _base(self.word(d).deprel) == "cop" for d in self.kids[i])
+        return self.word(i).upos in ("VERB", "AUX") or self.copula(i) is not None
 
     def clause_label(self, i: int) -> str:
         w = self.word(i)
@@ -209,16 +214,15 @@ class _Builder:
             if not markers:
                 continue
             parts = [self.items[d] for d in markers] + [core]
-            if _contiguous(parts):
-                core = _phrase(label, parts)
-            else:  # cannot wrap: the markers join the core's phrase
-                core = self.core(i, sorted(rest + markers))
+            if not _contiguous(parts):  # cannot wrap: every marker joins the head's own phrase, flat
+                return self.core(i, sorted(rest + case + cc))
+            core = _phrase(label, parts)
         return core
 
     def core(self, i: int, rest: list[int]) -> tuple[int, int, Tree]:
         w = self.word(i)
         if self.clausal(i):
-            cop = next((d for d in rest if _base(self.word(d).deprel) == "cop"), None)
+            cop = self.copula(i, rest) if w.upos not in ("VERB", "AUX") else None
             verb = i if cop is None else cop
             others = [d for d in rest if d != cop]
             if cop is not None:
@@ -276,4 +280,7 @@ def ud_to_tree(sentence: DepSentence) -> Tree:
     """The phrase-structure tree of one CoNLL-U sentence (its words as leaves, in order)."""
     if not sentence.words:
         raise ValueError("an empty sentence has no tree")
-    return _Builder(sentence).build()
+    tree = _Builder(sentence).build()
+    if tree.words() != [w.form for w in sentence.words]:  # every word in one phrase, in order: a bug otherwise
+        raise AssertionError(f"sentence {sentence.name}: the tree does not spell the sentence's words")
+    return tree

@@ -129,3 +129,27 @@ def test_unattached_words_and_cycles_hang_from_the_root():
     s = parse_conllu(text, check_cycles=False)[0]
     tree = ud_to_tree(s)
     assert tree.label == "SENT" and tree.words() == ["a", "b", "c"]
+
+
+def test_every_word_stays_when_a_wrapper_or_a_copula_cannot_be_used():
+    # "et" (cc) and "à" (case) of "Marie", with "Paul" between them: no COORD can be drawn; the PP could,
+    # but once a wrapper fails, the markers all stay flat in the head's phrase (no word may be lost)
+    s = sent("""
+        et CCONJ 4 cc
+        Paul PROPN 4 nmod
+        à ADP 4 case
+        Marie PROPN 5 conj
+        vient VERB 0 root VerbForm=Fin
+    """)
+    assert ud_to_tree(s).to_penn() == (
+        "(SENT (NP (CC et) (NP (NPP Paul)) (P à) (NPP Marie)) (VN (V vient)))")
+    # a copula with a dependent of its own is an ordinary dependent (its words stay in its phrase)
+    s = sent("""
+        Ils PRON 4 nsubj
+        sont AUX 4 cop VerbForm=Fin
+        : PUNCT 2 punct
+        prêts ADJ 0 root
+    """)
+    tree = ud_to_tree(s)
+    assert tree.words() == ["Ils", "sont", ":", "prêts"]
+    assert tree.to_penn() == "(SENT (AP (NP (CLS Ils)) (Sint (VN (V sont)) (PONCT :)) (ADJ prêts)))"
