@@ -42,10 +42,11 @@ def run_label(model: str) -> str:
 
 
 def _load(model: str):
-    from annotations.spacy_conllu import load_pipeline
+    import spacy
 
     if model not in _PIPELINES:
-        _PIPELINES[model] = load_pipeline(model)
+        # Named entities are not written in CoNLL-U: the recogniser (its own layers) is not loaded or run.
+        _PIPELINES[model] = spacy.load(model, exclude=["ner"])
     return _PIPELINES[model]
 
 
