@@ -10,14 +10,19 @@
   (genres sequoia and gsd); runs are the gold with heads re-attached to the root
   word at a given rate (seeded; never a cycle).
 
-Every run is synthetic, says so in its name and description, and is marked
-``Run.synthetic``. Both read only the free data shipped in ``data/``.
+Besides the synthetic runs (which say so in their name and description and are
+marked ``Run.synthetic``), the team "spaCy baseline" has real runs: spaCy's
+French pipelines (:data:`campaign.demo_parses.REAL_MODELS`) on the gold tokens,
+parsed once and cached (:mod:`campaign.demo_parses`); in the constituency demo
+their dependency parses are converted to phrase structure
+(:mod:`evaluation.deps.ud2tree`). Both read only the free data shipped in ``data/``.
 """
 from __future__ import annotations
 
 import random
 import tempfile
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +37,10 @@ DEP_SLUG = "ud-french-dependency-demo"
 # sent_id prefix in sequoia-const/sent_ids.tsv -> document (= genre) code; trees per document.
 TREE_SOURCES = {"annodis": "news", "Europar": "europarl", "emea": "medical", "frwiki": "wikipedia"}
 TREES_PER_DOCUMENT = 50
-DEP_SLICES = {"sequoia": ("fr_sequoia-ud-test.conllu", 120), "gsd": ("fr_gsd-ud-test.conllu", 120)}
+# The whole Sequoia test file (456 sentences: the real runs' LAS is then the usual Sequoia test figure); GSD's first 120.
+DEP_SLICES = {"sequoia": ("fr_sequoia-ud-test.conllu", 0), "gsd": ("fr_gsd-ud-test.conllu", 120)}
+REAL_TEAM = ("spaCy baseline", "spacy")  # (team name, demo user) of the real parser runs in every demo campaign
+REAL = "Real parser, not synthetic: "
 
 
 @dataclass(frozen=True)
@@ -125,8 +133,58 @@ def sequoia_documents(folder: Path, out_dir: Path) -> list[Path]:
 
 
 def conllu_head(path: Path, count: int) -> str:
+    """The first ``count`` sentences of a CoNLL-U file (0: all of them)."""
     blocks = path.read_text(encoding="utf-8").strip("\n").split("\n\n")
-    return "\n\n".join(blocks[:count]) + "\n\n"
+    return "\n\n".join(blocks[:count] if count else blocks) + "\n\n"
+
+
+@dataclass(frozen=True)
+class RealRun:
+    name: str
+    description: str
+    seed: int  # names the upload archive, as a recipe's does
+
+
+def real_tree_run(model: str) -> RealRun:
+    from campaign.demo_parses import run_label, spacy_version
+    from evaluation.deps.ud2tree import TREE_CONVERTER_VERSION
+
+    return RealRun(f"{run_label(model)} (converted from UD, {TREE_CONVERTER_VERSION})",
+                   REAL + f"spaCy {spacy_version()} pipeline {run_label(model)[6:]} on the gold tokens; its "
+                   f"dependency parse converted to phrase structure ({TREE_CONVERTER_VERSION}: each head projects "
+                   "a phrase, labels from parts of speech; see docs/conversion/ud-to-phrase-structure.md). "
+                   "Unlabelled brackets and leaf-ancestor are the meaningful figures.", zlib.crc32(model.encode()))
+
+
+def real_dep_run(model: str, track: str = "gold-tokens") -> RealRun:
+    from campaign.demo_parses import run_label, spacy_version
+
+    how = "on the gold tokens" if track == "gold-tokens" else "on the raw text, in its own tokenisation"
+    suffix = "" if track == "gold-tokens" else " (raw text)"
+    return RealRun(f"{run_label(model)}{suffix}",
+                   REAL + f"spaCy {spacy_version()} pipeline {run_label(model)[6:]} {how}.", zlib.crc32(model.encode()))
+
+
+def real_tree_files(cache, model: str, gold_paths: list[Path]) -> dict[str, str]:
+    """One bracketed file per gold document: ``model``'s parse of its trees' words, converted."""
+    from annotations.trees.detect import read_trees
+    from annotations.trees.penn import write_penn
+    from campaign.demo_parses import forms_parses
+    from evaluation.deps.ud2tree import ud_to_tree
+
+    docs = [(p, read_trees(p)) for p in gold_paths]
+    sentences = [(f"{p.stem}-{k}", tree.words()) for p, trees in docs for k, tree in enumerate(trees, 1)]
+    by_id = {s.sent_id: s for s in forms_parses(cache, model, sentences)}
+    return {p.name: write_penn(ud_to_tree(by_id[f"{p.stem}-{k}"]) for k in range(1, len(trees) + 1))
+            for p, trees in docs}
+
+
+def real_dep_files(cache, model: str, slices: dict[str, Path], track: str = "gold-tokens") -> dict[str, str]:
+    """One CoNLL-U file per gold slice: ``model`` on its gold words, or on its raw text (``track="raw-text"``)."""
+    from campaign.demo_parses import gold_word_parses, raw_text_parses
+
+    parse = gold_word_parses if track == "gold-tokens" else raw_text_parses
+    return {p.name: parse(cache, model, p.read_text(encoding="utf-8")) for p in slices.values()}
 
 
 def has_scored_run(team, name: str) -> bool:
@@ -139,10 +197,11 @@ def has_scored_run(team, name: str) -> bool:
     return team.runs.filter(name=name).exists()
 
 
-def _campaign(slug, name, kind, description, metrics, organiser, out) -> tuple[Campaign, bool]:
+def _campaign(slug, name, kind, description, metrics, organiser, out, runs_per_team: int = 3) -> tuple[Campaign, bool]:
     campaign, created = Campaign.objects.get_or_create(slug=slug, defaults={
         "name": name, "kind": kind, "description": description, "language": "fr",
-        "publication": Publication.CODED, "corpus_public": True, "runs_per_team": 3, "metrics": metrics})
+        "publication": Publication.CODED, "corpus_public": True, "runs_per_team": runs_per_team,
+        "metrics": metrics})
     campaign.organisers.add(organiser)
     out(f"{'Created' if created else 'Found'} campaign {campaign.name!r} ({campaign.state}).")
     return campaign, created
@@ -166,13 +225,15 @@ def _teams(campaign, specs, users):
         user = users[username]
         team = campaign.teams.filter(name=name).first()
         if team is None and campaign.state == CampaignState.OPEN:
-            team = create_team(campaign, user, name=name, affiliation="Demo (synthetic)")
+            affiliation = "Demo (real parser)" if (name, username) == REAL_TEAM else "Demo (synthetic)"
+            team = create_team(campaign, user, name=name, affiliation=affiliation)
         if team is not None:
             teams.append((team, user, recipes))
     return teams
 
 
-def _upload(campaign, team, user, recipe, files: dict[str, str], tmp: Path, out) -> None:
+def _upload(campaign, team, user, recipe, files: dict[str, str], tmp: Path, out, *, synthetic: bool = True,
+            track: str = "") -> None:
     from campaign.services.runs import upload_run
 
     archive = tmp / f"{team.slug}-{recipe.seed}.zip"
@@ -181,18 +242,37 @@ def _upload(campaign, team, user, recipe, files: dict[str, str], tmp: Path, out)
             zf.writestr(name, text)
     out(f"Scoring {campaign.name} / {team.name} / {recipe.name} ...")
     with archive.open("rb") as fh:
+        extra = {"track": track} if track else {}  # the dependency tracks' upload option, where it is used
         run = upload_run(campaign=campaign, team=team, user=user, name=recipe.name,
-                         uploaded_file=File(fh, name=archive.name), system_description=recipe.description)
-    Run.objects.filter(pk=run.pk).update(synthetic=True)
+                         uploaded_file=File(fh, name=archive.name), system_description=recipe.description, **extra)
+    Run.objects.filter(pk=run.pk).update(synthetic=synthetic)
     run.refresh_from_db()
     if run.status != RunStatus.SCORED:
         raise RuntimeError(f"the demo run {recipe.name!r} ended {run.status}: {run.status_reason}")
 
 
-def load_kind_demos(organiser, users: dict, out) -> list[Campaign]:
-    """Build (or complete) both demo campaigns; ``users`` maps the demo user names to users."""
+def _real_runs(campaign, team_spec, users, runs_and_files, tmp: Path, out, track: str = "") -> None:
+    """Upload ``(RealRun, files thunk)`` pairs for the real team, each unless already scored (in ``track``)."""
+    if campaign.state != CampaignState.OPEN:
+        return
+    for team, user, _ in _teams(campaign, [(*team_spec, [])], users):
+        for run, files in runs_and_files:
+            if not has_scored_run(team, run.name):
+                _upload(campaign, team, user, run, files(), tmp, out, synthetic=False, track=track)
+
+
+def load_kind_demos(organiser, users: dict, out, cache=None) -> list[Campaign]:
+    """Build (or complete) both demo campaigns; ``users`` maps the demo user names to users.
+
+    ``cache`` is the parse cache of the real runs (default: ``VAR_DIR/demo-parses``); without a
+    ``spacy`` user in ``users`` no real run is made.
+    """
     from config.celery import app
+    from campaign.demo_parses import REAL_MODELS, default_cache
     from campaign.kinds import get
+
+    cache = cache or default_cache()
+    real = REAL_TEAM[1] in users
 
     data = Path(settings.DATA_DIR)
     eager = app.conf.task_always_eager
@@ -205,8 +285,8 @@ def load_kind_demos(organiser, users: dict, out) -> list[Campaign]:
             campaign, _ = _campaign(
                 TREE_SLUG, "French Sequoia trees (demo)", CampaignKind.CONSTITUENCY,
                 "Constituency demo on the Sequoia treebank (LGPL-LR): the first test sentences of each of its "
-                "four sources. Every run is synthetic: the gold damaged by the error lab's controlled "
-                "insertions, not a parser.",
+                "four sources. Runs marked synthetic are the gold damaged by the error lab's controlled "
+                "insertions; the spaCy baseline's runs are real dependency parses converted to phrase structure.",
                 {"tree_metrics": ["evalb", "leaf-ancestor"]}, organiser, out)
             gold = sequoia_documents(data / "sequoia-const", tmp)
             if not campaign.documents.exists():
@@ -217,15 +297,19 @@ def load_kind_demos(organiser, users: dict, out) -> list[Campaign]:
                 for recipe in recipes:
                     if campaign.state == CampaignState.OPEN and not has_scored_run(team, recipe.name):
                         _upload(campaign, team, user, recipe, {p.name: damage_trees(p, recipe) for p in gold}, tmp, out)
+            if real:
+                _real_runs(campaign, REAL_TEAM, users, [
+                    (real_tree_run(m), lambda m=m: real_tree_files(cache, m, gold)) for m in REAL_MODELS], tmp, out)
             _advance(campaign, organiser, CampaignState.PUBLISHED, out)
             built.append(campaign)
 
             # Dependency.
             campaign, _ = _campaign(
                 DEP_SLUG, "French UD (demo)", CampaignKind.DEPENDENCY,
-                "Dependency demo on the first sentences of UD French-Sequoia (LGPL-LR) and UD French-GSD "
-                "(CC BY-SA 4.0) test files. Every run is synthetic: gold heads moved on purpose.",
-                {"punct": "upos"}, organiser, out)
+                "Dependency demo on the UD French-Sequoia test file (LGPL-LR) and the first sentences of the "
+                "UD French-GSD test file (CC BY-SA 4.0). Runs marked synthetic are the gold with heads moved "
+                "on purpose; the spaCy baseline's runs are real parses on the gold tokens.",
+                {"punct": "upos"}, organiser, out, runs_per_team=4)  # room for the raw-text runs (one limit)
             slices = {}
             for genre, (filename, count) in DEP_SLICES.items():
                 slices[genre] = tmp / f"{genre}.conllu"
@@ -241,6 +325,16 @@ def load_kind_demos(organiser, users: dict, out) -> list[Campaign]:
                         files = {p.name: damage_heads(p.read_text(encoding="utf-8"), recipe, rng)
                                  for p in slices.values()}
                         _upload(campaign, team, user, recipe, files, tmp, out)
+            if real:
+                _real_runs(campaign, REAL_TEAM, users, [
+                    (real_dep_run(m), lambda m=m: real_dep_files(cache, m, slices)) for m in REAL_MODELS], tmp, out)
+                # The raw-text parses are made and cached now. Once dependency campaigns have tracks
+                # (metrics["tracks"] = ["gold-tokens", "raw-text"]), their runs are this one call:
+                #   _real_runs(campaign, REAL_TEAM, users, [(real_dep_run(m, "raw-text"),
+                #              lambda m=m: real_dep_files(cache, m, slices, "raw-text")) for m in REAL_MODELS],
+                #              tmp, out, track="raw-text")
+                for m in REAL_MODELS:
+                    real_dep_files(cache, m, slices, "raw-text")
             _advance(campaign, organiser, CampaignState.PUBLISHED, out)
             built.append(campaign)
     finally:

@@ -35,8 +35,20 @@ def small_corpus(shared_data, tmp_path) -> Path:
     return out
 
 
+@pytest.fixture
+def spacy_sm_on_small_slices(monkeypatch):
+    """The real runs with fr_core_news_sm only, and small constituency and dependency demos."""
+    from campaign import demo_kinds, demo_parses
+
+    monkeypatch.setattr(demo_parses, "REAL_MODELS", ("fr_core_news_sm",))
+    monkeypatch.setattr(demo_kinds, "TREES_PER_DOCUMENT", 4)
+    monkeypatch.setattr(demo_kinds, "DEP_SLICES", {"sequoia": ("fr_sequoia-ud-test.conllu", 6),
+                                                   "gsd": ("fr_gsd-ud-test.conllu", 6)})
+
+
 @pytest.mark.django_db(transaction=True)
-def test_load_demo_builds_a_published_campaign_of_synthetic_scored_runs(small_corpus, settings, tmp_path):
+def test_load_demo_builds_a_published_campaign_of_synthetic_scored_runs(small_corpus, settings, tmp_path,
+                                                                        spacy_sm_on_small_slices):
     settings.MEDIA_ROOT = tmp_path / "media"
     out = StringIO()
     call_command("load_demo", "--data", str(small_corpus), "--bootstrap", "20", "--slug", "demo-t", stdout=out)
@@ -49,12 +61,22 @@ def test_load_demo_builds_a_published_campaign_of_synthetic_scored_runs(small_co
         "general", "litteraire", "mail", "medical", "oral", "questions"]
     assert campaign.documents.count() == 6
     teams = list(campaign.teams.prefetch_related("members"))
-    assert len(teams) == 4 and all(t.members.count() == 1 for t in teams)
-    runs = Run.objects.filter(campaign=campaign)
+    assert len(teams) == 5 and all(t.members.count() == 1 for t in teams)
+    runs = Run.objects.filter(campaign=campaign, synthetic=True)
     expected = sum(len(t["runs"]) for t in demo.TEAMS)
     assert runs.count() == expected
-    assert all(r.synthetic and r.status == RunStatus.SCORED for r in runs)
+    assert all(r.status == RunStatus.SCORED for r in runs)
     assert all("synthetic" in r.name.lower() and "synthetic" in r.system_description.lower() for r in runs)
+    # the real run: spaCy's parse converted by ud2easy, named by model and version, not synthetic
+    (real,) = Run.objects.filter(campaign=campaign, synthetic=False)
+    assert real.name == "spaCy fr_core_news_sm 3.8.0 (converted from UD, ud2easy-1)"
+    assert real.status == RunStatus.SCORED and real.team.name == "spaCy baseline"
+    assert "not synthetic" in real.system_description.lower()
+    equal = real.results.get().cells.get(layer="constituents", match="EQUAL", genre="ALL", type="ALL",
+                                         aggregation="micro").f
+    assert 0.3 < equal < 1.0
+    assert "8 scored synthetic runs, 1 real parser runs" in text
+    expected += 1
     assert Result.objects.filter(run__campaign=campaign).count() == expected
 
     # the perturbations make different runs score differently; the constituents-only run has no relations
@@ -112,7 +134,7 @@ def test_load_demo_builds_a_published_campaign_of_synthetic_scored_runs(small_co
 @pytest.mark.django_db(transaction=True)
 def test_a_second_call_after_a_failed_first_one_finishes_the_demo(small_corpus, settings, tmp_path, monkeypatch):
     settings.MEDIA_ROOT = tmp_path / "media"
-    args = ["load_demo", "--data", str(small_corpus), "--bootstrap", "0", "--slug", "demo-r", "--no-kinds"]
+    args = ["load_demo", "--data", str(small_corpus), "--bootstrap", "0", "--slug", "demo-r", "--no-kinds", "--no-real"]
     real = demo.perturb
 
     def broken(doc, recipe):

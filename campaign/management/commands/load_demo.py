@@ -94,13 +94,15 @@ class Command(BaseCommand):
         parser.add_argument("--base-url", default="http://127.0.0.1:8000", help="printed in the summary")
         parser.add_argument("--no-kinds", action="store_true",
                             help="skip the constituency (French Sequoia trees) and dependency (UD French) demo campaigns")
+        parser.add_argument("--no-real", action="store_true",
+                            help="skip the real parser runs (spaCy), which parse the corpora the first time")
 
     def handle(self, *args, **options):
         # Each run scored in process would recompute its campaign's paired tests: once per campaign at the end.
         with kinds.coalesced(kinds.SIGNIFICANCE_TASK):
             self._build(**options)
 
-    def _build(self, *, slug, data, documents, bootstrap, base_url, no_kinds=False, **options):
+    def _build(self, *, slug, data, documents, bootstrap, base_url, no_kinds=False, no_real=False, **options):
         source = Path(data) if data else Path(settings.DATA_DIR) / "easy-ref" / "ref"
         gold_paths = self._gold_paths(source, documents)
         organiser = self._organiser()
@@ -111,9 +113,14 @@ class Command(BaseCommand):
         self._guide(campaign)
         self._advance(campaign, organiser, until=CampaignState.OPEN)
         teams = self._teams(campaign)
+        real_team = self._real_team(campaign) if not no_real else None
         if campaign.state == CampaignState.OPEN:
             self._runs(campaign, teams, gold_paths)
+            if real_team:
+                self._real_runs(campaign, real_team, gold_paths)
         self._advance(campaign, organiser, until=CampaignState.PUBLISHED)
+        if real_team:
+            teams.append(real_team)
         if not no_kinds:
             self._kinds(organiser, teams, base_url)
         self._summary(campaign, teams, base_url)  # last, so that the URLs and logins end the output
@@ -265,6 +272,56 @@ class Command(BaseCommand):
         finally:
             app.conf.task_always_eager = eager
 
+    def _real_team(self, campaign: Campaign):
+        """The "spaCy baseline" team and its member, as a ``(spec, team, user)`` triple like the synthetic teams'."""
+        from campaign.demo_kinds import REAL_TEAM
+        from campaign.services.teams import create_team
+
+        name, username = REAL_TEAM
+        user, _ = get_user_model().objects.get_or_create(username=username,
+                                                          defaults={"email": f"{username}@example.org"})
+        user.set_password(member_password(username))
+        user.save()
+        team = campaign.teams.filter(name=name).first()
+        if team is None:
+            if campaign.state != CampaignState.OPEN:
+                return None  # a demo built before the real runs existed: leave it as it is
+            team = create_team(campaign, user, name=name, affiliation="Demo (real parser)")
+        return ({"name": name, "user": username, "runs": []}, team, user)
+
+    def _real_runs(self, campaign: Campaign, real_team, gold_paths: list[Path]) -> None:
+        """spaCy's parses of the corpus (cached), converted by ud2easy, uploaded as EASY runs."""
+        from campaign.demo_kinds import has_scored_run
+        from campaign.demo_parses import REAL_MODELS, default_cache, real_easy_run, real_easy_files
+        from campaign.services.runs import upload_run
+        from config.celery import app
+
+        _, team, user = real_team
+        docs = [read_document(p, gold=True, strict=True, name=p.name) for p in gold_paths]
+        cache = default_cache()
+        eager = app.conf.task_always_eager
+        app.conf.task_always_eager = True
+        try:
+            with tempfile.TemporaryDirectory(prefix="demo-real-") as tmp:
+                for model in REAL_MODELS:
+                    name, description = real_easy_run(model)
+                    if has_scored_run(team, name):
+                        continue
+                    archive = Path(tmp) / f"{model}.zip"
+                    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
+                        for member, content in real_easy_files(cache, model, docs).items():
+                            zf.writestr(member, content)
+                    self.stdout.write(f"Scoring {team.name} / {name} ...")
+                    with archive.open("rb") as fh:
+                        run = upload_run(campaign=campaign, team=team, user=user, name=name,
+                                         uploaded_file=File(fh, name=archive.name), system_description=description)
+                    if run.status != RunStatus.SCORED:
+                        run.refresh_from_db()
+                    if run.status != RunStatus.SCORED:
+                        raise CommandError(f"The demo run {name!r} ended {run.status}: {run.status_reason}")
+        finally:
+            app.conf.task_always_eager = eager
+
     def _kinds(self, organiser, teams, base_url: str) -> None:
         from campaign.demo_kinds import load_kind_demos
 
@@ -280,9 +337,10 @@ class Command(BaseCommand):
 
     def _summary(self, campaign: Campaign, teams, base_url: str) -> None:
         runs = campaign.runs.filter(synthetic=True, status=RunStatus.SCORED).count()
+        real = campaign.runs.filter(synthetic=False, status=RunStatus.SCORED).count()
         self.stdout.write(self.style.SUCCESS(
             f"\nDemo ready: {campaign.name!r}, state {campaign.state}, {campaign.teams.count()} teams, "
-            f"{runs} scored synthetic runs."
+            f"{runs} scored synthetic runs, {real} real parser runs."
         ))
         self.stdout.write(f"  Results:   {base_url}{reverse('results:campaign', args=[campaign.slug])}")
         self.stdout.write(f"  Campaign:  {base_url}{campaign.get_absolute_url()}")

@@ -1,0 +1,120 @@
+"""``python manage.py demo_figures``: the real parser runs' figures in the demo (after ``load_demo``).
+
+* dependency demo: the LAS of each spaCy run on the gold tokens (the demo's scored
+  results, per genre; "sequoia" is the whole UD French-Sequoia test file), and
+  the CoNLL 2018 LAS of the same models on the raw text of the Sequoia test file
+  (cached raw-text parses scored with the CoNLL 2018 scorer, until dependency
+  campaigns have a raw-text track);
+* constituency demo: evalb labelled F and leaf-ancestor (scored results), and
+  the unlabelled bracket F (the same converted trees, evalb with ``LABELED 0``);
+* EASY demo: constituent F (EQUAL) and relation F (mode HYP, match EQUAL; micro and
+  macro over types) per genre (scored results).
+
+Reads the parse cache only: no model is loaded when the demo was built before.
+"""
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from campaign.models import Campaign, RunStatus
+
+
+def _f(value) -> str:
+    return "   -  " if value is None else f"{100 * value:6.2f}"
+
+
+class Command(BaseCommand):
+    help = "Print the demo's figures for the real (spaCy) parser runs."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--easy-slug", default="easy-reference-demo")
+
+    def handle(self, *args, easy_slug, **options):
+        from campaign.demo_kinds import DEP_SLICES, DEP_SLUG, TREE_SLUG
+
+        self.dependency(DEP_SLUG, DEP_SLICES)
+        self.constituency(TREE_SLUG)
+        self.easy(easy_slug)
+
+    def _real_runs(self, slug):
+        campaign = Campaign.objects.filter(slug=slug).first()
+        if campaign is None:
+            raise CommandError(f"No campaign {slug!r}: run load_demo first.")
+        return campaign, list(campaign.runs.filter(synthetic=False, status=RunStatus.SCORED).order_by("name"))
+
+    def _cell(self, run, **where):
+        cell = run.results.get().cells.filter(**where).first()
+        return None if cell is None else cell.f
+
+    def dependency(self, slug, slices) -> None:
+        from campaign.demo_kinds import conllu_head
+        from campaign.demo_parses import REAL_MODELS, default_cache, raw_text_parses, run_label
+        from evaluation.deps.conll18 import score_conll18
+        from evaluation.deps.conll18_reader import parse_conll18
+
+        campaign, runs = self._real_runs(slug)
+        genres = sorted(campaign.genres.values_list("code", flat=True))
+        self.stdout.write(f"\n{campaign.name}: LAS (%), gold tokens (scored results)")
+        self.stdout.write(f"  {'run':<40}" + "".join(f"{g:>10}" for g in genres + ["ALL"]))
+        for run in runs:
+            self.stdout.write(f"  {run.name:<40}" + "".join(
+                f"{_f(self._cell(run, layer='deps-las', genre=g)):>10}" for g in genres + ["ALL"]))
+        filename, count = slices["sequoia"]
+        gold_text = conllu_head(Path(settings.DATA_DIR) / "ud-french" / filename, count)
+        gold = parse_conll18(gold_text, file=filename)
+        cache = default_cache()
+        self.stdout.write(f"  CoNLL 2018 LAS (%) on {filename}, raw text (the parser's own tokens and sentences):")
+        for model in REAL_MODELS:
+            if not cache.path(model, "raw", gold_text).is_file():
+                self.stdout.write(f"    {run_label(model)}: no cached raw-text parse (run load_demo)")
+                continue
+            rows = score_conll18(gold, parse_conll18(raw_text_parses(cache, model, gold_text), file=model))
+            rows = rows["rows"]
+            self.stdout.write(f"    {run_label(model)}: LAS F1 {_f(rows['LAS']['f1'])}  (tokens F1 "
+                              f"{_f(rows['Tokens']['f1'])}, sentences F1 {_f(rows['Sentences']['f1'])})")
+
+    def constituency(self, slug) -> None:
+        from campaign.demo_kinds import TREE_SOURCES, real_tree_files, sequoia_documents
+        from campaign.demo_parses import REAL_MODELS, default_cache, run_label
+        from annotations.trees.penn import parse_penn
+        from annotations.trees.detect import read_trees
+        from evaluation.trees import evalb_params
+        from evaluation.trees.evalb import score_evalb
+
+        campaign, runs = self._real_runs(slug)
+        self.stdout.write(f"\n{campaign.name}: evalb labelled F and leaf-ancestor (scored results), "
+                          "unlabelled bracket F (same trees, evalb LABELED 0)")
+        for run in runs:
+            self.stdout.write(f"  {run.name:<60} evalb {_f(self._cell(run, layer='evalb', genre='ALL'))}  "
+                              f"leaf-ancestor {_f(self._cell(run, layer='leaf-ancestor', genre='ALL'))}")
+        unlabelled = dataclasses.replace(evalb_params(None), labeled=False)
+        cache = default_cache()
+        with tempfile.TemporaryDirectory() as tmp:
+            gold_paths = sequoia_documents(Path(settings.DATA_DIR) / "sequoia-const", Path(tmp))
+            gold = [t for p in gold_paths for t in read_trees(p)]
+            for model in REAL_MODELS:
+                files = real_tree_files(cache, model, gold_paths)
+                test = [t for p in gold_paths for t in parse_penn(files[p.name])]
+                summary = score_evalb(gold, test, unlabelled)["summary"]["all"]
+                self.stdout.write(f"  {run_label(model):<60} unlabelled bracket F {_f(summary['f'])} "
+                                  f"(P {_f(summary['precision'])}, R {_f(summary['recall'])}; "
+                                  f"{len(test)} sentences of {len(TREE_SOURCES)} sources)")
+
+    def easy(self, slug) -> None:
+        campaign, runs = self._real_runs(slug)
+        genres = sorted(campaign.genres.values_list("code", flat=True)) + ["ALL"]
+        self.stdout.write(f"\n{campaign.name}: F (%) per genre (scored results)")
+        rows = [("constituents EQUAL", dict(layer="constituents", match="EQUAL", aggregation="micro")),
+                ("relations HYP EQUAL micro", dict(layer="relations", mode="HYP", match="EQUAL", aggregation="micro")),
+                ("relations HYP EQUAL macro", dict(layer="relations", mode="HYP", match="EQUAL", aggregation="macro"))]
+        for run in runs:
+            self.stdout.write(f"  {run.name}")
+            self.stdout.write(f"    {'':<24}" + "".join(f"{g:>11}" for g in genres))
+            for label, where in rows:
+                self.stdout.write(f"    {label:<24}" + "".join(
+                    f"{_f(self._cell(run, genre=g, type='ALL', **where)):>11}" for g in genres))

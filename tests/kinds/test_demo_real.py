@@ -1,0 +1,53 @@
+"""The demo's real parser runs (spaCy fr_core_news_sm only, on tiny slices): real, named, scored, cached.
+
+The EASY demo's real run is checked in tests/console/test_load_demo.py."""
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from campaign import demo_kinds, demo_parses
+from campaign.demo_parses import ParseCache
+from campaign.models import Campaign, RunStatus
+from evaluation.models import ResultCell
+from tests import factories
+
+SM = "fr_core_news_sm"
+
+
+@pytest.fixture
+def sm_only(monkeypatch):
+    monkeypatch.setattr(demo_parses, "REAL_MODELS", (SM,))
+    monkeypatch.setattr(demo_kinds, "TREES_PER_DOCUMENT", 4)
+    monkeypatch.setattr(demo_kinds, "DEP_SLICES", {"sequoia": ("fr_sequoia-ud-test.conllu", 6),
+                                                   "gsd": ("fr_gsd-ud-test.conllu", 6)})
+
+
+@pytest.mark.django_db(transaction=True)
+def test_kind_demos_have_real_runs_named_by_model_and_version(storage, shared_data, sm_only, tmp_path):
+    organiser = factories.make_user("organiser")
+    users = {name: factories.make_user(name) for name in ("alpha", "beta", "spacy")}
+    cache = ParseCache(tmp_path / "parses")
+    demo_kinds.load_kind_demos(organiser, users, StringIO().write, cache=cache)
+    # constituency (converted), dependency on gold tokens, and the raw-text parses made for later
+    assert len(cache.parsed) == 1 + 2 + 2
+
+    trees = Campaign.objects.get(slug=demo_kinds.TREE_SLUG)
+    (run,) = trees.runs.filter(synthetic=False)
+    assert run.name == "spaCy fr_core_news_sm 3.8.0 (converted from UD, ud2tree-1)"
+    assert run.status == RunStatus.SCORED and run.team.name == "spaCy baseline"
+    assert "not synthetic" in run.system_description and "ud2tree-1" in run.system_description
+    la = ResultCell.objects.get(result__run=run, layer="leaf-ancestor", genre="ALL").f
+    assert 0.5 < la < 1.0  # a real parse, converted: far from nothing, not the gold
+
+    deps = Campaign.objects.get(slug=demo_kinds.DEP_SLUG)
+    (run,) = deps.runs.filter(synthetic=False)
+    assert run.name == "spaCy fr_core_news_sm 3.8.0" and "gold tokens" in run.system_description
+    las = ResultCell.objects.get(result__run=run, layer="deps-las", genre="ALL").f
+    assert 0.6 < las < 1.0
+    assert trees.runs.filter(synthetic=True).count() == 3 and deps.runs.filter(synthetic=True).count() == 2
+
+    # A second call (the next demo load) finds the runs and reads the parses back: nothing parsed.
+    again = ParseCache(tmp_path / "parses", loader=lambda model: pytest.fail("a model was loaded"))
+    demo_kinds.load_kind_demos(organiser, users, StringIO().write, cache=again)
+    assert again.parsed == [] and trees.runs.count() == 4 and deps.runs.count() == 3
