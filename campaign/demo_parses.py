@@ -130,21 +130,14 @@ def real_easy_run(model: str) -> tuple[str, str]:
 
 
 def real_easy_files(cache: ParseCache, model: str, docs) -> dict[str, bytes]:
-    """The run's upload: one EASY XML document per corpus document, converted from ``model``'s parses.
+    """The run's upload: one ``<document>.conllu`` of ``model``'s parses per corpus document.
 
-    The one place to change once EASY campaigns take CoNLL-U (converted on upload): return
-    ``{<document>.conllu: write_conllu(parses)}`` instead of the converted XML.
+    The EASY demo campaign takes CoNLL-U runs: the platform converts them on upload, as it would a
+    team's, so the demo's real runs go through the same validation and keep the converted XML.
     """
-    import tempfile
+    from annotations.conllu import write_conllu
 
-    from annotations.easy import write_document
-    from evaluation.ud2easy.convert import convert_document
-
-    out = {}
-    with tempfile.TemporaryDirectory(prefix="demo-easy-") as tmp:
-        for doc in docs:
-            parses = forms_parses(cache, model, [(s.id, [f.text for f in s.forms]) for s in doc.sentences])
-            path = Path(tmp) / doc.name
-            write_document(convert_document(doc, parses, parse_file=f"{model}/{doc.name}.conllu"), path)
-            out[doc.name] = path.read_bytes()  # as written (the writer chooses the encoding)
-    return out
+    return {f"{Path(doc.name).stem}.conllu":
+            write_conllu(forms_parses(cache, model, [(s.id, [f.text for f in s.forms]) for s in doc.sentences]))
+            .encode("utf-8")
+            for doc in docs}

@@ -72,6 +72,9 @@ def test_load_demo_builds_a_published_campaign_of_synthetic_scored_runs(small_co
     assert real.name == "spaCy fr_core_news_sm 3.8.0 (converted from UD, ud2easy-1)"
     assert real.status == RunStatus.SCORED and real.team.name == "spaCy baseline"
     assert "not synthetic" in real.system_description.lower()
+    # uploaded as CoNLL-U and converted by the platform on validation, as a team's would be
+    assert real.original_filename.endswith(".zip") and real.converter == "ud2easy-1" and real.converted_file
+    assert real.results.get().parameters["converter"] == "ud2easy-1"
     equal = real.results.get().cells.get(layer="constituents", match="EQUAL", genre="ALL", type="ALL",
                                          aggregation="micro").f
     assert 0.3 < equal < 1.0

@@ -29,7 +29,7 @@ def test_kind_demos_have_real_runs_named_by_model_and_version(storage, shared_da
     users = {name: factories.make_user(name) for name in ("alpha", "beta", "spacy")}
     cache = ParseCache(tmp_path / "parses")
     demo_kinds.load_kind_demos(organiser, users, StringIO().write, cache=cache)
-    # constituency (converted), dependency on gold tokens, and the raw-text parses made for later
+    # constituency (converted), dependency on gold tokens and on the raw text, both slices
     assert len(cache.parsed) == 1 + 2 + 2
 
     trees = Campaign.objects.get(slug=demo_kinds.TREE_SLUG)
@@ -41,13 +41,19 @@ def test_kind_demos_have_real_runs_named_by_model_and_version(storage, shared_da
     assert 0.5 < la < 1.0  # a real parse, converted: far from nothing, not the gold
 
     deps = Campaign.objects.get(slug=demo_kinds.DEP_SLUG)
-    (run,) = deps.runs.filter(synthetic=False)
+    run = deps.runs.get(synthetic=False, track="gold-tokens")
     assert run.name == "spaCy fr_core_news_sm 3.8.0" and "gold tokens" in run.system_description
     las = ResultCell.objects.get(result__run=run, layer="deps-las", genre="ALL").f
     assert 0.6 < las < 1.0
+    # the same parser in its own tokenisation, aligned by characters and scored as CoNLL 2018 does
+    raw = deps.runs.get(synthetic=False, track="raw-text")
+    assert raw.name == "spaCy fr_core_news_sm 3.8.0 (raw text)" and raw.status == RunStatus.SCORED
+    raw_las = ResultCell.objects.get(result__run=raw, layer="conll18-las", genre="ALL").f
+    gold_tokens_las = ResultCell.objects.get(result__run=run, layer="conll18-las", genre="ALL").f
+    assert 0.4 < raw_las < gold_tokens_las  # its own tokens and sentences cost it something
     assert trees.runs.filter(synthetic=True).count() == 3 and deps.runs.filter(synthetic=True).count() == 2
 
     # A second call (the next demo load) finds the runs and reads the parses back: nothing parsed.
     again = ParseCache(tmp_path / "parses", loader=lambda model: pytest.fail("a model was loaded"))
     demo_kinds.load_kind_demos(organiser, users, StringIO().write, cache=again)
-    assert again.parsed == [] and trees.runs.count() == 4 and deps.runs.count() == 3
+    assert again.parsed == [] and trees.runs.count() == 4 and deps.runs.count() == 4

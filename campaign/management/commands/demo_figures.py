@@ -3,8 +3,9 @@
 * dependency demo: the LAS of each spaCy run on the gold tokens (the demo's scored
   results, per genre; "sequoia" is the whole UD French-Sequoia test file), and
   the CoNLL 2018 LAS of the same models on the raw text of the Sequoia test file
-  (cached raw-text parses scored with the CoNLL 2018 scorer, until dependency
-  campaigns have a raw-text track);
+  (the cached raw-text parses scored with the CoNLL 2018 scorer over the whole
+  file: the figure the command line gives, which the raw-text runs' stored
+  sequoia figures equal);
 * constituency demo: evalb labelled F and leaf-ancestor (scored results), and
   the unlabelled bracket F (the same converted trees, evalb with ``LABELED 0``);
 * EASY demo: constituent F (EQUAL) and relation F (mode HYP, match EQUAL; micro and

@@ -155,17 +155,20 @@ class Command(BaseCommand):
             "name": NAME,
             "description": (
                 "A demonstration of the platform on the EASY reference corpus as revised in PASSAGE "
-                "(CEA LIST, MIT licence; annotation from the EASY and PASSAGE campaigns). Every run of "
-                "this campaign is synthetic: gold annotation perturbed in documented ways, not a parser."
+                "(CEA LIST, MIT licence; annotation from the EASY and PASSAGE campaigns). The runs of the "
+                "teams alpha to delta are synthetic: gold annotation perturbed in documented ways, not a parser. "
+                "The spaCy baseline's runs are real: UD parses uploaded as CoNLL-U and converted to EASY on upload."
             ),
             "language": "fr",
             "publication": Publication.CODED,
             "corpus_public": True,
             "dev_sample_public": True,
             "runs_per_team": 3,
+            # Real parsers' runs come as CoNLL-U (UD), converted to EASY on upload.
+            "metrics": {"run_formats": ["easy-xml", "conllu"]},
         })
         if created and bootstrap is not None:
-            campaign.metrics = {"bootstrap": bootstrap}
+            campaign.metrics = {**campaign.metrics, "bootstrap": bootstrap}
             campaign.save(update_fields=["metrics"])
         campaign.organisers.add(organiser)
         self.stdout.write(f"{'Created' if created else 'Found'} campaign {campaign.name!r} ({campaign.state}).")
@@ -290,13 +293,17 @@ class Command(BaseCommand):
         return ({"name": name, "user": username, "runs": []}, team, user)
 
     def _real_runs(self, campaign: Campaign, real_team, gold_paths: list[Path]) -> None:
-        """spaCy's parses of the corpus (cached), converted by ud2easy, uploaded as EASY runs."""
+        """spaCy's parses of the corpus (cached), uploaded as CoNLL-U runs that the platform converts to EASY."""
         from campaign.demo_kinds import has_scored_run
         from campaign.demo_parses import REAL_MODELS, default_cache, real_easy_run, real_easy_files
         from campaign.services.runs import upload_run
         from config.celery import app
 
         _, team, user = real_team
+        formats = (campaign.metrics or {}).get("run_formats") or ["easy-xml"]
+        if "conllu" not in formats:  # a demo database made before the campaign took CoNLL-U
+            campaign.metrics = {**(campaign.metrics or {}), "run_formats": [*formats, "conllu"]}
+            campaign.save(update_fields=["metrics"])
         docs = [read_document(p, gold=True, strict=True, name=p.name) for p in gold_paths]
         cache = default_cache()
         eager = app.conf.task_always_eager
