@@ -100,7 +100,9 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         # Each run scored in process would recompute its campaign's paired tests: once per campaign at the end.
         with kinds.coalesced(kinds.SIGNIFICANCE_TASK):
-            self._build(**options)
+            summary = self._build(**options)
+            self.stdout.write("Computing the paired significance tests of each campaign ...")  # at the block's end
+        self._summary(*summary)  # last, so that the URLs and logins end the output
 
     def _build(self, *, slug, data, documents, bootstrap, base_url, no_kinds=False, no_real=False, **options):
         source = Path(data) if data else Path(settings.DATA_DIR) / "easy-ref" / "ref"
@@ -123,7 +125,7 @@ class Command(BaseCommand):
             teams.append(real_team)
         if not no_kinds:
             self._kinds(organiser, teams, base_url)
-        self._summary(campaign, teams, base_url)  # last, so that the URLs and logins end the output
+        return campaign, teams, base_url
 
     # -- steps -------------------------------------------------------------------------------
 
