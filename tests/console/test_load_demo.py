@@ -12,7 +12,7 @@ from django.test import RequestFactory
 from annotations.easy import read_document, write_document
 from campaign import demo
 from campaign.models import Campaign, CampaignState, Run, RunStatus
-from evaluation.models import PublishedSnapshot, Result
+from evaluation.models import PublishedSnapshot, Result, SignificanceSet
 
 SENTENCES = 12
 
@@ -95,6 +95,10 @@ def test_load_demo_builds_a_published_campaign_of_synthetic_scored_runs(small_co
 
     snapshot = PublishedSnapshot.objects.get(campaign=campaign)
     assert len(snapshot.data["runs"]) == expected
+    # the paired tests: one set per campaign, over every scored run, computed before the summary is printed
+    (computed,) = SignificanceSet.objects.filter(campaign=campaign)
+    assert len(computed.results) == expected
+    assert text.index("Computing the paired significance tests") < text.index("Logins")
 
     # the printed logins work
     assert "/results/demo-t/" in text
