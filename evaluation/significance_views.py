@@ -70,9 +70,11 @@ def ranking_context(request, campaign) -> dict:
     figure = _choose_figure(request, cells)
     computed = significance.latest_set(campaign)
     by_result = {r["result"]["id"]: r for r in runs}
-    rows, chart = [], None
+    rows, chart, headline = [], None, "f"
     if figure:
-        scores = {rid: cells[figure].get(rid, {}).get("f") for rid in by_result}
+        # F, else recall (GEIG 1991 publishes no F): the figure the layer heads its pages with.
+        headline = "f" if any(c.get("f") is not None for c in cells[figure].values()) else "r"
+        scores = {rid: cells[figure].get(rid, {}).get(headline) for rid in by_result}
         pairs = significance.headline_pairs(computed, figure, by_result)
         tested = computed is not None and all(rid in computed.results for rid in by_result)
         ranked = significance.ranking(scores, pairs if tested else {})
@@ -89,7 +91,7 @@ def ranking_context(request, campaign) -> dict:
                            *(cells[figure].get(row["rank"].run, {}).get("ci") or (None, None)))
                           for row in rows], title=f"Ranking by {_figure_label(figure)}")
     return {"campaign": campaign, "visible": visible, "figure": figure, "figure_label": _figure_label(figure) if figure
-            else "", "figures": [(f, _figure_label(f)) for f in sorted(cells)], "rows": rows, "chart": chart,
+            else "", "score_label": "Recall (%)" if figure and headline == "r" else "F (%)", "figures": [(f, _figure_label(f)) for f in sorted(cells)], "rows": rows, "chart": chart,
             "computed": computed, "kind": kinds.for_campaign(campaign).name, "explained": _explained(cells),
             "track": track, "tracks": track_choices,
             "figure_layer": parse_figure_id(figure)["layer"] if figure else "",

@@ -88,3 +88,19 @@ def test_a_dependency_ranking_defaults_to_las():
     cells = {f"{agg}|deps-{name}||": {} for agg in ("macro", "micro") for name in ("las", "lin", "uas")}
     assert _choose_figure(RequestFactory().get("/"), cells) == "micro|deps-las||"
     assert _choose_figure(RequestFactory().get("/", {"figure": "micro|deps-uas||"}), cells) == "micro|deps-uas||"
+
+
+def test_a_figure_with_no_f_is_ranked_by_its_recall(tree_campaign, tree_gold, alice, bob, client, organiser,
+                                                   django_capture_on_commit_callbacks):
+    """GEIG 1991 publishes recall and precision, no F: the ranking orders and shows the recall, as its pages do."""
+    tree_campaign.metrics = {**tree_campaign.metrics, "tree_metrics": ["geig1991"]}
+    tree_campaign.save(update_fields=["metrics"])
+    good, bad = gold_and_damaged(tree_campaign, tree_gold, alice, bob, django_capture_on_commit_callbacks)
+    recall = {run.pk: ResultCell.objects.get(result=run.results.get(), layer="geig1991", genre="ALL",
+                                             type="ALL", aggregation="micro").r for run in (good, bad)}
+    assert recall[good.pk] == 1.0 and recall[bad.pk] < 1.0  # the gold copy is perfect, the damaged run is not
+    client.force_login(organiser)
+    page = client.get(f"/results/{tree_campaign.slug}/ranking/?figure=micro|geig1991||").content.decode()
+    assert "Recall (%)" in page and "F (%)" not in page
+    assert page.index("gold copy") < page.index("damaged")
+    assert "100.0" in page  # the gold copy's recall, where the F column would show a dash
