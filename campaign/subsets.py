@@ -197,10 +197,19 @@ def sentences_to_cover(campaign: Campaign, run_scope: str) -> dict[str, set[str]
     return sentence_ids_by_document(campaign, Subset.DEV)
 
 
-def documents_to_cover(campaign: Campaign, run_scope: str) -> set[str] | None:
-    """The corpus documents a run of this scope must hold a file for (``None``: every document)."""
-    cover = sentences_to_cover(campaign, run_scope)
-    return None if cover is None else set(cover)
+def documents_to_check(campaign: Campaign, cover: dict[str, set[str]] | None, file_names) -> list:
+    """The corpus documents a run's validation goes through, in corpus order: every one, or for a
+    development check (``cover`` from :func:`sentences_to_cover`) those of the development sample and
+    any other the run has a file for."""
+    documents = list(campaign.documents.order_by("order", "name"))
+    if cover is None:
+        return documents
+    return [d for d in documents if d.name in cover or d.name in file_names]
+
+
+def missing_document_message(document: str, cover: dict[str, set[str]] | None) -> str:
+    return (f"no file for corpus document {document}: a run must cover every document"
+            + (" of the development sample" if cover is not None else ""))
 
 
 def scoring_subset(run_scope: str) -> str:

@@ -23,7 +23,7 @@ from annotations.errors import InputError, Problem
 from annotations.limits import size_problems
 from annotations.models import GoldDocument
 from campaign.services.corpus import ImportSummary, StoredDocument, store_corpus  # one import, every kind
-from campaign.subsets import sentences_to_cover
+from campaign.subsets import documents_to_check, missing_document_message, sentences_to_cover
 from evaluation import metrics, stats
 from evaluation.easy.scoring import DEFAULT_BOOTSTRAP
 from evaluation.metrics.base import nested, value_at
@@ -144,10 +144,8 @@ class SentenceKind:
     # -- validation: against the corpus text ---------------------------------------------
     def validate_run_files(self, run, files: dict[str, Path], progress: Progress | None = None) -> dict:
         problems: list[Problem] = []
-        documents = list(run.campaign.documents.order_by("order", "name"))
         cover = sentences_to_cover(run.campaign, run.scope)
-        if cover is not None:
-            documents = [d for d in documents if d.name in cover or d.name in files]
+        documents = documents_to_check(run.campaign, cover, files)
         sentences = 0
         for done, doc in enumerate(documents, 1):
             display = self.display(doc.name)
@@ -155,9 +153,7 @@ class SentenceKind:
             sentences += len(expected)
             path = files.get(doc.name)
             if path is None:
-                problems.append(Problem(f"no file for corpus document {doc.name}: a run must cover every document"
-                                        + (" of the development sample" if cover is not None else ""),
-                                        file=display))
+                problems.append(Problem(missing_document_message(doc.name, cover), file=display))
             else:
                 problems.extend(self.check_file(path, display, expected,
                                                 "the corpus document" if cover is None

@@ -30,7 +30,7 @@ from annotations.errors import InputError, Problem
 from annotations.limits import size_problems
 from campaign import tracks
 from campaign.services.downloads import read_extra_file
-from campaign.subsets import sentences_to_cover
+from campaign.subsets import documents_to_check, missing_document_message, sentences_to_cover
 
 from evaluation import metrics
 from evaluation.deps.conll18_reader import parse_conll18
@@ -116,18 +116,14 @@ class DependencyKind(SentenceKind):
         if tracks.track_of(run) != tracks.RAW_TEXT:
             return super().validate_run_files(run, files, progress)
         problems: list[Problem] = []
-        documents = list(run.campaign.documents.order_by("order", "name"))
         cover = sentences_to_cover(run.campaign, run.scope)
-        if cover is not None:
-            documents = [d for d in documents if d.name in cover or d.name in files]
+        documents = documents_to_check(run.campaign, cover, files)
         sentences = 0
         for done, doc in enumerate(documents, 1):
             display = self.display(doc.name)
             path = files.get(doc.name)
             if path is None:
-                problems.append(Problem(f"no file for corpus document {doc.name}: a run must cover every document"
-                                        + (" of the development sample" if cover is not None else ""),
-                                        file=display))
+                problems.append(Problem(missing_document_message(doc.name, cover), file=display))
             else:
                 try:
                     expected, starts = self.expected_characters(doc, None if cover is None

@@ -21,7 +21,7 @@ from annotations.models import GoldDocument
 from campaign.models import Run
 from campaign.services import archives
 from campaign.services.corpus import import_corpus
-from campaign.subsets import documents_to_cover
+from campaign.subsets import documents_to_check, missing_document_message, sentences_to_cover
 from evaluation.kinds.gold import gold_checksum, read_gold_file, run_subset_gold
 from evaluation.easy.ranges import MATCHES, MODES
 from evaluation.easy.scoring import DEFAULT_BOOTSTRAP, DEFAULT_SEED, score_corpus
@@ -181,17 +181,13 @@ def validate_run_files(run, files: dict[str, Path], schema: EasySchema, progress
     conllu = easy_conllu.is_conllu_run(files)
     suffix = easy_conllu.CONLLU if conllu else ".xml"
     converted: dict[str, bytes] = {}
-    documents = list(run.campaign.documents.order_by("order", "name"))
-    required = documents_to_cover(run.campaign, run.scope)
-    if required is not None:
-        documents = [d for d in documents if d.name in required or d.name in files]
+    cover = sentences_to_cover(run.campaign, run.scope)
+    documents = documents_to_check(run.campaign, cover, files)
     sentences = 0
     for done, doc in enumerate(documents, 1):
         path = files.get(doc.name)
         if path is None:
-            problems.append(Problem(f"no file for corpus document {doc.name}: a run must cover every document"
-                                    + (" of the development sample" if required is not None else ""),
-                                    file=f"{doc.name}{suffix}"))
+            problems.append(Problem(missing_document_message(doc.name, cover), file=f"{doc.name}{suffix}"))
         else:
             with doc.text_file.open("rb") as text:
                 corpus = read_document(text, gold=True, name=f"{doc.name}.xml")
