@@ -118,6 +118,7 @@ def _stream_evalb(args, params) -> int:
         summary = evalb_files(
             args.gold, args.test, params, on_error=args.on_error or "skip",
             report=None if args.json == "-" else report, json_write=json_write, message=message,
+            metric=args.metric,
         )
     finally:
         if handle:

@@ -101,17 +101,18 @@ _PRM_KEYWORDS = ("DEBUG", "MAX_ERROR", "CUTOFF_LEN", "LABELED", "DELETE_LABEL", 
                  "QUOTE_LABEL", "EQ_LABEL", "EQ_WORD")
 
 
-def score(gold, test, *, on_error, params, labeled: bool | None = None, **where) -> dict:
+def score(gold, test, *, on_error, params, labeled: bool | None = None, metric: str = "evalb", **where) -> dict:
     from evaluation.trees import evalb_params
 
     return score_evalb(gold, test, with_labeled(evalb_params(params.pop("params", None)), labeled),
-                       on_error=on_error, **where)
+                       on_error=on_error, metric=metric, **where)
 
 
-def variant(*, labeled: bool | None, **fields) -> Evalb:
-    """evalb with LABELED fixed (``evalb-unlabelled``): evalb's rows, figures and report; its own layers."""
-    return Evalb(columns=METRIC.columns, ratios=METRIC.ratios, score=partial(score, labeled=labeled),
-                 report=METRIC.report, defaults=dict(METRIC.defaults), fast_reader=True, labeled=labeled, **fields)
+def variant(*, name: str, labeled: bool | None, **fields) -> Evalb:
+    """evalb with LABELED fixed (``evalb-unlabelled``): evalb's rows, figures and report; its own name and layers."""
+    return Evalb(name=name, columns=METRIC.columns, ratios=METRIC.ratios,
+                 score=partial(score, labeled=labeled, metric=name), report=METRIC.report,
+                 defaults=dict(METRIC.defaults), fast_reader=True, labeled=labeled, **fields)
 
 
 METRIC = Evalb(
