@@ -10,7 +10,7 @@ from .models import Campaign, CampaignKind
 METRICS_HELP = (
     'A JSON object; {} for the defaults. EASY: {"matches": ["EQUAL", "FUZZY", ...], "modes": ["HYP", "DEFHYP", '
     '"REF"], "bootstrap": 1000, "seed": 12345, "run_formats": ["easy-xml", "conllu"]} (run_formats: the run files '
-    'taken, EASY XML only by default; with "conllu", CoNLL-U runs are converted on validation). Constituency: {"tree_metrics": ["evalb", "leaf-ancestor"], '
+    'taken, EASY XML only by default; with "conllu", CoNLL-U runs are converted on validation). Constituency: {"tree_metrics": ["evalb", "evalb-unlabelled", "leaf-ancestor"], '
     '"dependency_via_head_rules": true, "head_rules": "penn", "transform": "strip-functions"}. '
     'Dependency: {"punct": "upos", "pos": "upos", "tracks": ["gold-tokens", "raw-text"]} (tracks: which runs the '
     'campaign accepts, default ["gold-tokens"]). Checked when saved.'

@@ -287,7 +287,8 @@ def load_kind_demos(organiser, users: dict, out, cache=None) -> list[Campaign]:
                 "Constituency demo on the Sequoia treebank (LGPL-LR): the first test sentences of each of its "
                 "four sources. Runs marked synthetic are the gold damaged by the error lab's controlled "
                 "insertions; the spaCy baseline's runs are real dependency parses converted to phrase structure.",
-                {"tree_metrics": ["evalb", "leaf-ancestor"]}, organiser, out)
+                # converted dependency parses label phrases by another scheme: the unlabelled brackets are the figure
+                {"tree_metrics": ["evalb", "evalb-unlabelled", "leaf-ancestor"]}, organiser, out)
             gold = sequoia_documents(data / "sequoia-const", tmp)
             if not campaign.documents.exists():
                 get("constituency").import_corpus(campaign, gold, genres={p.stem: p.stem.split("-", 1)[1] for p in gold},

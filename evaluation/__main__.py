@@ -16,7 +16,7 @@ SHOWN_PROBLEMS = 20  # a wrong file type gives thousands of problems: the first 
 
 COMMANDS = {
     "easy": ("evaluation.cli.easy", "score an EASY run against gold"),
-    "trees": ("evaluation.cli.trees", "score constituency trees (evalb, geig1991, conformance, leaf-ancestor)"),
+    "trees": ("evaluation.cli.trees", "score constituency trees (evalb, evalb-unlabelled, geig1991, conformance, leaf-ancestor)"),
     "flatten": ("evaluation.cli.flatten", "flatten trees with flat-key rules"),
     "deps": ("evaluation.cli.deps", "score dependency parses (CoNLL-U / CoNLL-X)"),
     "convert": ("evaluation.cli.convert", "convert constituency trees to dependencies with head rules"),

@@ -1,6 +1,6 @@
 """``python -m evaluation trees``: score constituency trees.
 
-    python -m evaluation trees --gold G --test T --metric evalb|geig1991|conformance|leaf-ancestor
+    python -m evaluation trees --gold G --test T --metric evalb|evalb-unlabelled|geig1991|conformance|leaf-ancestor
         [--format penn|square] [--param FILE] [--costs strict|sampson2003|FILE]
         [--transform SPEC] [--json OUT] [--bootstrap N --seed S]
 
@@ -33,7 +33,7 @@ def add_arguments(parser) -> None:
     )
     parser.add_argument(
         "--param", metavar="FILE",
-        help="evalb: .prm file (default COLLINS.prm values); geig1991: erasure table (penn, "
+        help="evalb: .prm file (default COLLINS.prm values; evalb-unlabelled: the same, with LABELED 0); geig1991: erasure table (penn, "
         "black1991-example or a JSON file); conformance: flattening rules applied to the gold trees",
     )
     parser.add_argument("--rules", metavar="FILE", help="geig1991: optional rewrite rules (flattening rule language)")
@@ -118,6 +118,7 @@ def _stream_evalb(args, params) -> int:
         summary = evalb_files(
             args.gold, args.test, params, on_error=args.on_error or "skip",
             report=None if args.json == "-" else report, json_write=json_write, message=message,
+            metric=args.metric,
         )
     finally:
         if handle:

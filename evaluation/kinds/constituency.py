@@ -2,7 +2,8 @@
 
 ``Campaign.metrics``: ``{"tree_metrics": ["evalb", "leaf-ancestor"], "transform": "",
 "dependency_via_head_rules": true, "head_rules": "penn"}`` (all optional; these are the defaults
-except ``dependency_via_head_rules``, off unless set).
+except ``dependency_via_head_rules``, off unless set). The tree metrics are the registry's
+(``evaluation.metrics.TREE_METRICS``), e.g. ``evalb-unlabelled`` for trees labelled by another scheme.
 """
 from __future__ import annotations
 

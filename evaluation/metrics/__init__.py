@@ -8,11 +8,12 @@ layers) plus one line in :data:`REGISTRY` below.
 """
 from __future__ import annotations
 
-from . import conformance, conll18, dependency, evalb, geig1991, leaf_ancestor
+from . import conformance, conll18, dependency, evalb, evalb_unlabelled, geig1991, leaf_ancestor
 from .base import Layer, Metric
 
 REGISTRY: dict[str, Metric] = {m.name: m for m in (
     evalb.METRIC,
+    evalb_unlabelled.METRIC,
     geig1991.METRIC,
     conformance.METRIC,
     leaf_ancestor.METRIC,

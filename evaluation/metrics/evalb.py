@@ -1,6 +1,8 @@
 """evalb (Sekine & Collins 1997): labelled bracket recall, precision, F, exact match, tagging accuracy."""
 from __future__ import annotations
 
+import dataclasses
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +42,17 @@ def _block_figures(s, prefix: str) -> dict:
             "tagging_accuracy": stats.ratio(get("correct_tags"), get("words"))}
 
 
+@dataclasses.dataclass(frozen=True)
 class Evalb(TreeMetric):
+    # None: LABELED as the parameter file says; False: brackets by span only whatever it says (evalb-unlabelled)
+    labeled: bool | None = None
+
+    def params(self, value=None):
+        """The :class:`~evaluation.trees.evalb.EvalbParams` of a ``params`` value, with this metric's LABELED."""
+        from evaluation.trees import evalb_params  # the engines' package imports this registry when scoring
+
+        return with_labeled(evalb_params(value), self.labeled)
+
     def rows(self, doc: dict) -> np.ndarray:
         cutoff = doc["summary"]["cutoff_len"]
         out = []
@@ -56,7 +68,14 @@ class Evalb(TreeMetric):
         return out
 
     def from_args(self, args) -> dict:
-        return {"params": _checked_prm(args.param)}
+        return {"params": with_labeled(_checked_prm(args.param), self.labeled)}
+
+
+def with_labeled(params, labeled: bool | None):
+    """``params`` with LABELED forced to ``labeled`` (unchanged when None)."""
+    if labeled is None or params.labeled == labeled:
+        return params
+    return dataclasses.replace(params, labeled=labeled)
 
 
 def _checked_prm(path: str | None):
@@ -82,10 +101,18 @@ _PRM_KEYWORDS = ("DEBUG", "MAX_ERROR", "CUTOFF_LEN", "LABELED", "DELETE_LABEL", 
                  "QUOTE_LABEL", "EQ_LABEL", "EQ_WORD")
 
 
-def score(gold, test, *, on_error, params, **where) -> dict:
+def score(gold, test, *, on_error, params, labeled: bool | None = None, metric: str = "evalb", **where) -> dict:
     from evaluation.trees import evalb_params
 
-    return score_evalb(gold, test, evalb_params(params.pop("params", None)), on_error=on_error, **where)
+    return score_evalb(gold, test, with_labeled(evalb_params(params.pop("params", None)), labeled),
+                       on_error=on_error, metric=metric, **where)
+
+
+def variant(*, name: str, labeled: bool | None, **fields) -> Evalb:
+    """evalb with LABELED fixed (``evalb-unlabelled``): evalb's rows, figures and report; its own name and layers."""
+    return Evalb(name=name, columns=METRIC.columns, ratios=METRIC.ratios,
+                 score=partial(score, labeled=labeled, metric=name), report=METRIC.report,
+                 defaults=dict(METRIC.defaults), fast_reader=True, labeled=labeled, **fields)
 
 
 METRIC = Evalb(

@@ -90,6 +90,12 @@ def __getattr__(name: str):
     raise AttributeError(name)
 
 
+def _reads_like_evalb(metric: str) -> bool:
+    """evalb and its variants (evalb-unlabelled): evalb's own reader, outer unlabelled pairs kept as brackets."""
+    entry = _registry().REGISTRY.get(metric)
+    return entry is not None and entry.fast_reader
+
+
 def _no_more(params: dict) -> None:
     if params:
         raise TypeError(f"unexpected parameters: {', '.join(sorted(params))}")
@@ -112,7 +118,7 @@ def read_pair(gold_path, test_path, metric: str, *, fmt: str | None = None, layo
     """
     on_error = on_error or (_registry().get(metric).defaults["on_error"] if metric in _registry().REGISTRY
                             else "raise")
-    evalb = metric == "evalb"
+    evalb = _reads_like_evalb(metric)
     if evalb and evalb_params is not None:
         fast = _evalb_fast_pair(gold_path, test_path, fmt, layout, on_error, evalb_params)
         if fast is not None:
@@ -160,8 +166,8 @@ def evalb_params(value=None):
 def score_files(gold_path, test_path, metric: str, *, fmt: str | None = None, layout: str | None = None, **params) -> dict:
     """Read two tree files (format and layout detected) and score them: see :func:`score_trees`."""
     fast = None
-    if metric == "evalb" and params.get("transform") is None:
-        fast = params["params"] = evalb_params(params.get("params"))
+    if _reads_like_evalb(metric) and params.get("transform") is None:
+        fast = params["params"] = _registry().get(metric).params(params.get("params"))
     args = read_pair(gold_path, test_path, metric, fmt=fmt, layout=layout, on_error=params.pop("on_error", None),
                      evalb_params=fast)
     gold = args.pop("gold_trees")

@@ -690,12 +690,13 @@ class EvalbRun:
     """
 
     def __init__(self, params: EvalbParams | None = None, *, on_error: str = "skip",
-                 gold_file: str | None = None, test_file: str | None = None) -> None:
+                 gold_file: str | None = None, test_file: str | None = None, metric: str = "evalb") -> None:
         if on_error not in ("skip", "raise"):
             raise ValueError("on_error must be 'skip' or 'raise'")
         self.scorer = EvalbScorer(params)
         self.params = self.scorer.params
         self.on_error = on_error
+        self.metric = metric  # the registry's name the document answers to (evalb-unlabelled is evalb's run)
         self.gold_file, self.test_file = gold_file, test_file
         self.all, self.cut = _block(), _block()
         self.errors = 0
@@ -762,7 +763,7 @@ class EvalbRun:
     def head(self) -> dict:
         p = self.params
         return {
-            "metric": "evalb",
+            "metric": self.metric,
             "signature": make_signature("evalb", **p.signature_params(), errors=self.on_error),
             "params": p.as_dict(),
         }
@@ -778,6 +779,7 @@ def score_evalb(
     test_file: str | None = None,
     gold_lines: list[int] | None = None,
     test_lines: list[int] | None = None,
+    metric: str = "evalb",
 ) -> dict:
     """Score paired sentences; returns the JSON document (see the module doc).
 
@@ -788,7 +790,7 @@ def score_evalb(
     :class:`InputError` (file, line, sentence) at the first such pair, and
     also when the two sides have different numbers of sentences.
     """
-    run = EvalbRun(params, on_error=on_error, gold_file=gold_file, test_file=test_file)
+    run = EvalbRun(params, on_error=on_error, gold_file=gold_file, test_file=test_file, metric=metric)
     n = min(len(gold_trees), len(test_trees))
     if len(gold_trees) != len(test_trees) and on_error == "raise":
         _count_mismatch(run, gold_trees, test_trees, gold_lines, test_lines)

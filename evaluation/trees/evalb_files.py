@@ -64,7 +64,7 @@ class _JsonRows:
 def evalb_files(
     gold_path, test_path, params: EvalbParams, *, on_error: str = "skip",
     report: Callable[[str], object] | None = None, json_write: Callable[[str], object] | None = None,
-    message: Callable[[str], object] | None = None,
+    message: Callable[[str], object] | None = None, metric: str = "evalb",
 ) -> dict:
     """Score two line-layout Penn files pair by pair; returns the summary.
 
@@ -73,7 +73,7 @@ def evalb_files(
     comes (evalb's stderr).
     """
     gold_file, test_file = os.fspath(gold_path), os.fspath(test_path)
-    run = EvalbRun(params, on_error=on_error, gold_file=gold_file, test_file=test_file)
+    run = EvalbRun(params, on_error=on_error, gold_file=gold_file, test_file=test_file, metric=metric)
     js = _JsonRows(json_write, run.head()) if json_write else None
     if report:
         report(HEADER)

@@ -39,6 +39,10 @@ def test_kind_demos_have_real_runs_named_by_model_and_version(storage, shared_da
     assert "not synthetic" in run.system_description and "ud2tree-1" in run.system_description
     la = ResultCell.objects.get(result__run=run, layer="leaf-ancestor", genre="ALL").f
     assert 0.5 < la < 1.0  # a real parse, converted: far from nothing, not the gold
+    # another labelling scheme: the spans count for more than the labels
+    labelled = ResultCell.objects.get(result__run=run, layer="evalb", genre="ALL").f
+    unlabelled = ResultCell.objects.get(result__run=run, layer="evalb-unlabelled", genre="ALL").f
+    assert labelled < unlabelled < 1.0
 
     deps = Campaign.objects.get(slug=demo_kinds.DEP_SLUG)
     run = deps.runs.get(synthetic=False, track="gold-tokens")
