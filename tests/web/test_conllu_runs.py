@@ -184,11 +184,11 @@ def test_an_archive_of_conllu_files_is_accepted(conllu_campaign, alice, django_c
     assert run.results.get().parameters["converter"] == CONVERTER_VERSION
 
 
-@pytest.mark.parametrize("filename, data", [
-    ("general_elda.conllu", PARSES),
-    ("parses.zip", factories.zip_of({"general_elda.conllu": PARSES})),
-])
-def test_refused_where_the_campaign_takes_easy_xml_only(xml_campaign, alice, filename, data):
+# Built in the test, not in the parameters: a zip carries the time it was made, and test ids must be the
+# same in every test process.
+@pytest.mark.parametrize("filename", ["general_elda.conllu", "parses.zip"])
+def test_refused_where_the_campaign_takes_easy_xml_only(xml_campaign, alice, filename):
+    data = factories.zip_of({"general_elda.conllu": PARSES}) if filename.endswith(".zip") else PARSES
     team = factories.make_team(xml_campaign, alice)
     with pytest.raises(UploadRefused, match=r"accepts EASY XML runs only, not CoNLL-U") as refused:
         upload_run(campaign=xml_campaign, team=team, user=alice, name="r", uploaded_file=SimpleUploadedFile(filename, data))
