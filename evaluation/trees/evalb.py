@@ -14,6 +14,7 @@ All ratios in the returned documents are fractions in [0, 1]; the text report
 """
 from __future__ import annotations
 
+import operator
 import os
 import re
 from dataclasses import dataclass, field
@@ -660,7 +661,7 @@ class EvalbScorer:
         if gt == tt:
             correct = len(gt)
         else:
-            correct = sum(map(str.__eq__, gt, tt))
+            correct = sum(map(operator.eq, gt, tt))
             if self._tag_eq and not self._tag_eq_firsts.isdisjoint(gt):
                 correct += sum(map(self._tag_eq.__contains__, zip(gt, tt)))
         return match, len(gold), len(test), crossing, len(g.words), correct
@@ -699,9 +700,9 @@ def _add(block: list[int], row: tuple, also: list[int] | None = None) -> None:
         delta = _ERROR_DELTA
     else:
         delta = _SKIP_DELTA
-    block[:] = map(int.__add__, block, delta)
+    block[:] = map(operator.add, block, delta)
     if also is not None:
-        also[:] = map(int.__add__, also, delta)
+        also[:] = map(operator.add, also, delta)
 
 
 _ERROR_DELTA = (1, 1) + (0,) * 11
