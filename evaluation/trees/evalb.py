@@ -14,6 +14,7 @@ All ratios in the returned documents are fractions in [0, 1]; the text report
 """
 from __future__ import annotations
 
+import operator
 import os
 import re
 from dataclasses import dataclass, field
@@ -191,7 +192,7 @@ class _Side:
     sentence with zero figures).
     """
 
-    __slots__ = ("words", "tags", "brackets", "quotes", "length", "error", "scored")
+    __slots__ = ("words", "tags", "brackets", "quotes", "length", "error", "scored", "kept", "kept_by")
 
     def __init__(self) -> None:
         self.words: list[str] = []
@@ -201,6 +202,10 @@ class _Side:
         self.length = 0  # evalb's r_wn1
         self.error: str | None = None
         self.scored = True
+        # the scorer's kept brackets [(label compared, start, end)] when the reader built them
+        # (in closing order, with brackets left None), and the label table they were built with
+        self.kept: list[tuple[str, int, int]] | None = None
+        self.kept_by: _LabelCache | None = None
 
 
 def _read(tree: Tree, delete: frozenset, delete_len: frozenset, quote_labels: frozenset) -> _Side:
@@ -341,14 +346,17 @@ def read_evalb_lines(lines, params: EvalbParams | None = None):
             yield _read_line(line, delete, delete_len, quote)
         return
     special = delete | delete_len
+    table = _label_table(p)
+    kept = table if table.canon is not None else None  # else evalb's matching order needs the brackets
     for line in lines:
-        yield _read_plain(line, delete, delete_len, special) or _read_line(line, delete, delete_len, quote)
+        yield _read_plain(line, delete, delete_len, special, kept) or _read_line(line, delete, delete_len, quote)
 
 
 _TO_SPACE = str.maketrans("\t\n\r\f\v", "     ")
 
 
-def _read_plain(line: str, delete: frozenset, delete_len: frozenset, special: frozenset | None = None) -> _Side | None:
+def _read_plain(line: str, delete: frozenset, delete_len: frozenset, special: frozenset | None = None,
+                kept: _LabelCache | None = None) -> _Side | None:
     """:func:`_read_line` for a well-formed line without QUOTE_LABEL, with str methods only.
 
     Cut before every "(": each piece is a bracket's label (``S`` or ``S ``) or a terminal, label,
@@ -359,31 +367,34 @@ def _read_plain(line: str, delete: frozenset, delete_len: frozenset, special: fr
     before a ")", "(X a )"). Anything unusual, a word outside a terminal, "(X)", unbalanced
     brackets, returns None and the line goes to :func:`_read_line`. Both give the same sentence
     for every line they both read (tested on the PTB sample and Sequoia, damaged or not).
-    ``special`` is ``delete | delete_len`` (computed once by the caller).
+    ``special`` is ``delete | delete_len`` (computed once by the caller). With ``kept``, a label
+    table whose matching ignores bracket order (:func:`_label_table`, disjoint EQ_LABEL pairs), the
+    scorer's kept brackets are built here as each bracket closes and ``brackets`` is left None.
     """
     if "\t" in line or "\r" in line or "\f" in line or "\v" in line or "\n" in line:
         line = line.translate(_TO_SPACE)
     if line[:1] != "(":
         line = line.lstrip(" ")
-    pieces = line.split("(")
+    # a space after the last piece too, so that every terminal piece ends with its ")"s and one space
+    pieces = (line + " ").split("(")
     if pieces[0] or len(pieces) < 2:
         return None  # a word before the first bracket, or no bracket
     if special is None:
         special = delete | delete_len
     words: list[str] = []
     tags: list[str] = []
-    brackets: list[list] = []
-    stack: list[list] = []
+    brackets: list[tuple] = []
+    stack: list[tuple] = []  # open brackets: (label, start, index in brackets)
     add_word, add_tag, add_bracket, push, pop = words.append, tags.append, brackets.append, stack.append, stack.pop
     n = 0  # words kept so far
     uncounted = 0  # terminals left out of the length
+    opened = 0
     try:
         for piece in pieces[1:]:
             label, _, rest = piece.partition(" ")
             if not rest:  # a bracket's label
-                bracket = [label, n, -1]
-                add_bracket(bracket)
-                push(bracket)
+                push((label, n, opened))
+                opened += 1
                 continue
             word = rest.rstrip(" )")
             if ")" in word:
@@ -399,24 +410,42 @@ def _read_plain(line: str, delete: frozenset, delete_len: frozenset, special: fr
                 add_word(word)
                 add_tag(label)
                 n += 1
-            closes = rest.count(")")
+            closes = len(rest) - len(word) - 1  # the ")"s (a space too many is caught below)
             if closes != 1:
-                if not closes:
+                if closes < 1:
                     return None  # "(NP  (DT a))"
-                for _ in range(closes - 1):
-                    pop()[2] = n
+                if kept is None:
+                    for _ in range(closes - 1):
+                        add_bracket(pop() + (n,))
+                else:
+                    for _ in range(closes - 1):
+                        label, start, _ = pop()
+                        if start != n:
+                            cut = kept[label]
+                            if cut is not None:
+                                add_bracket((cut, start, n))
     except IndexError:  # a ")" with no bracket open
         return None
     count = len(pieces) - 1
-    terminals = count - len(brackets)
+    terminals = count - opened
     if stack or line.count(")") != count or line.count(" ") != count - 1 + terminals or line.count(" (") != count - 1:
         return None
     side = _Side()
     side.words = words
     side.tags = tags
-    side.brackets = brackets
     side.length = terminals - uncounted
+    if kept is None:
+        # closing order -> opening order (evalb's bracket ids), as [label, start, end]
+        side.brackets = [[label, start, end] for label, start, _, end in sorted(brackets, key=_third)]
+    else:
+        side.brackets = None
+        side.kept = brackets
+        side.kept_by = kept
     return side
+
+
+def _third(item: tuple) -> int:
+    return item[2]
 
 
 def _reinsert(side: _Side, quote: list) -> None:
@@ -473,15 +502,42 @@ def _canonical_classes(pairs) -> dict[str, str] | None:
 
 
 class _LabelCache(dict):
-    """label -> the label a kept bracket is compared under, or None; computed on first use."""
+    """label -> the label a kept bracket is compared under (function tags cut), or None when the
+    bracket is deleted; computed on first use. One table per (LABELED, DELETE_LABEL, EQ_LABEL),
+    shared by the reader and the scorer through :func:`_label_table`."""
 
-    def __init__(self, compute) -> None:
+    def __init__(self, labeled: bool, delete: tuple, eq_labels: tuple) -> None:
         super().__init__()
-        self.compute = compute
+        pairs = set(eq_labels) | {(b, a) for a, b in eq_labels}
+        # a phrasal label is deleted when label_comp(label, D) holds for some DELETE_LABEL D
+        self.delete_phrasal = frozenset(delete) | {a for a, b in pairs if b in delete}
+        self.labeled = labeled
+        # label -> representative when EQ_LABEL pairs are disjoint; None when bracket order matters
+        self.canon = _canonical_classes(eq_labels) if labeled else {}
 
     def __missing__(self, label: str):
-        value = self[label] = self.compute(label)
+        cut = _cut(label)
+        if cut in self.delete_phrasal:
+            value = None
+        elif not self.labeled:
+            value = ""
+        elif self.canon is not None:
+            value = self.canon.get(cut, cut)
+        else:
+            value = cut
+        self[label] = value
         return value
+
+
+_LABEL_TABLES: dict[tuple, _LabelCache] = {}
+
+
+def _label_table(p: EvalbParams) -> _LabelCache:
+    key = (p.labeled, tuple(p.delete_labels), tuple(tuple(pair) for pair in p.eq_labels))
+    table = _LABEL_TABLES.get(key)
+    if table is None:
+        table = _LABEL_TABLES[key] = _LabelCache(*key)
+    return table
 
 
 # a row: (status, length, matched, gold brackets, test brackets, crossing, words, correct tags, message)
@@ -498,10 +554,9 @@ class EvalbScorer:
         self.quote_labels = frozenset(p.quote_labels)
         self.eq_labels = frozenset(p.eq_labels) | frozenset((b, a) for a, b in p.eq_labels)
         self.eq_words = frozenset(p.eq_words) | frozenset((b, a) for a, b in p.eq_words)
-        # a phrasal label is deleted when label_comp(label, D) holds for some DELETE_LABEL D
-        self.delete_phrasal = self.delete | {a for a, b in self.eq_labels if b in self.delete}
-        self._canon = _canonical_classes(p.eq_labels) if p.labeled else {}
-        self._kept_cache = _LabelCache(self._keep)
+        self._kept_cache = table = _label_table(p)
+        self.delete_phrasal = table.delete_phrasal
+        self._canon = table.canon
         self._tag_eq = frozenset((a, b) for a, b in self.eq_labels if a != b)
         self._tag_eq_firsts = frozenset(a for a, _ in self._tag_eq)  # skip the pair test when no tag is one
 
@@ -552,18 +607,9 @@ class EvalbScorer:
 
     def _kept(self, side: _Side) -> list[tuple[str, int, int]]:
         cache = self._kept_cache
+        if side.kept_by is cache:  # built by the reader, in closing order (the order does not matter here)
+            return side.kept
         return [(cut, s, e) for label, s, e in side.brackets if s != e and (cut := cache[label]) is not None]
-
-    def _keep(self, label: str) -> str | None:
-        """The label a kept bracket is compared under (function tags cut), None when deleted."""
-        cut = _cut(label)
-        if cut in self.delete_phrasal:
-            return None
-        if not self.params.labeled:
-            return ""
-        if self._canon is not None:
-            return self._canon.get(cut, cut)
-        return cut
 
     def _score(self, g: _Side, t: _Side) -> tuple:
         gold = self._kept(g)
@@ -615,7 +661,7 @@ class EvalbScorer:
         if gt == tt:
             correct = len(gt)
         else:
-            correct = sum(map(str.__eq__, gt, tt))
+            correct = sum(map(operator.eq, gt, tt))
             if self._tag_eq and not self._tag_eq_firsts.isdisjoint(gt):
                 correct += sum(map(self._tag_eq.__contains__, zip(gt, tt)))
         return match, len(gold), len(test), crossing, len(g.words), correct
@@ -654,9 +700,9 @@ def _add(block: list[int], row: tuple, also: list[int] | None = None) -> None:
         delta = _ERROR_DELTA
     else:
         delta = _SKIP_DELTA
-    block[:] = map(int.__add__, block, delta)
+    block[:] = map(operator.add, block, delta)
     if also is not None:
-        also[:] = map(int.__add__, also, delta)
+        also[:] = map(operator.add, also, delta)
 
 
 _ERROR_DELTA = (1, 1) + (0,) * 11

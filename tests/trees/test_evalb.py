@@ -6,7 +6,8 @@ import pytest
 from annotations.errors import InputError
 from annotations.trees.penn import parse_penn_lines
 from evaluation.trees import score_files, score_trees
-from evaluation.trees.evalb import COLLINS, EvalbParams, format_evalb, load_prm, parse_prm, score_evalb
+from evaluation.trees.evalb import (COLLINS, EvalbParams, format_evalb, load_prm, parse_prm, read_evalb_text,
+                                     score_evalb)
 
 GOLD = "(S (A (P this)) (B (Q is) (A (R a) (T test))))"
 
@@ -124,6 +125,9 @@ def test_sample_statuses(sample):
 
 def _one(gold: str, test: str, params: EvalbParams = COLLINS) -> dict:
     doc = score_evalb(parse_penn_lines(gold + "\n"), parse_penn_lines(test + "\n"), params)
+    # evalb's line reader (kept brackets built while reading, or not, by EQ_LABEL) scores alike
+    lines = score_evalb(read_evalb_text(gold + "\n", params), read_evalb_text(test + "\n", params), params)
+    assert lines["sentences"] == doc["sentences"]
     return doc["sentences"][0]
 
 

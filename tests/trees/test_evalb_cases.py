@@ -25,6 +25,7 @@ from evaluation.trees import score_files
 from evaluation.trees.evalb import (
     COLLINS,
     EvalbParams,
+    EvalbScorer,
     _read_line,
     _read_plain,
     format_evalb,
@@ -302,6 +303,8 @@ def test_plain_reader_equals_the_general_reader(shared_data, ptb_sample):
                 "( (S (X a) ) )", "(S (X a(Y) b))", "(S (X a)) (T (Y b))", "(S (, ,) (TOP x) (-NONE- *))", "(S ( a))"]
     params = load_prm(shared_data / "evalb-sample" / "COLLINS.prm")
     delete, delete_len = frozenset(params.delete_labels), frozenset(params.delete_labels_for_length)
+    scorer = EvalbScorer(params)
+    assert scorer._canon is not None  # COLLINS.prm's one EQ_LABEL pair: bracket order does not matter
     plain_used = 0
     for line in lines + damaged:
         slow = _read_line(line, delete, delete_len, frozenset())
@@ -311,6 +314,11 @@ def test_plain_reader_equals_the_general_reader(shared_data, ptb_sample):
         plain_used += 1
         got = (fast.words, fast.tags, fast.brackets, fast.length, fast.error)
         assert got == (slow.words, slow.tags, slow.brackets, slow.length, slow.error), line
+        # with the label table, the scorer's kept brackets come straight from the reader (closing order)
+        direct = _read_plain(line, delete, delete_len, kept=scorer._kept_cache)
+        assert direct.brackets is None and direct.kept_by is scorer._kept_cache
+        assert (direct.words, direct.tags, direct.length) == (slow.words, slow.tags, slow.length), line
+        assert sorted(direct.kept) == sorted(scorer._kept(slow)), line
     assert plain_used > len(lines) * 0.95
 
 
