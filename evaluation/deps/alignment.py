@@ -202,13 +202,13 @@ def align_forms(gold_forms: Sequence[str], test_forms: Sequence[str]) -> list[li
     return overlaps(gold_spans, test_spans)
 
 
-def count_matches(gold: Sequence[Span], test: Sequence[Span]) -> int:
-    """How many ranges are on both sides (same start and end): the Tokens and Sentences numerator.
+def matched_pairs(gold: Sequence[Span], test: Sequence[Span]):
+    """Index pairs ``(i, j)`` of the ranges on both sides (same start and end).
 
     Both lists in increasing start order; a range is compared only with the
     other side's range that starts at the same offset.
     """
-    matched = i = j = 0
+    i = j = 0
     while i < len(gold) and j < len(test):
         gs, ts = gold[i].start, test[j].start
         if ts < gs:
@@ -216,10 +216,15 @@ def count_matches(gold: Sequence[Span], test: Sequence[Span]) -> int:
         elif gs < ts:
             i += 1
         else:
-            matched += gold[i].end == test[j].end
+            if gold[i].end == test[j].end:
+                yield i, j
             i += 1
             j += 1
-    return matched
+
+
+def count_matches(gold: Sequence[Span], test: Sequence[Span]) -> int:
+    """How many ranges are on both sides (same start and end): the Tokens and Sentences numerator."""
+    return sum(1 for _ in matched_pairs(gold, test))
 
 
 def align_words(gold: Sequence[AlignWord], test: Sequence[AlignWord]) -> list[tuple[int, int]]:

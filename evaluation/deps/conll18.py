@@ -32,7 +32,7 @@ from __future__ import annotations
 from annotations.errors import InputError, Problem
 from evaluation.signature import make_signature
 
-from .alignment import align_words, first_difference
+from .alignment import align_words, first_difference, matched_pairs
 from .conll18_reader import Treebank, Word, read_conll18
 
 ROWS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas",
@@ -116,13 +116,13 @@ def sentence_counts(gold: Treebank, test: Treebank) -> list[list[int]]:
         out[k][tg] += 1
     for k in _sentence_of([t.start for t in test.tokens], sentences):
         out[k][ts] += 1
-    for i, _ in _matched(gold.tokens, test.tokens):
+    for i, _ in matched_pairs(gold.tokens, test.tokens):
         out[gold_token_sentence[i]][tc] += 1
     for k in range(len(sentences)):
         add(k, "sentences_gold")
     for k in _sentence_of([span.start for span in test.sentences], sentences):
         add(k, "sentences_system")
-    for i, _ in _matched(gold.sentences, test.sentences):
+    for i, _ in matched_pairs(gold.sentences, test.sentences):
         add(i, "sentences_correct")
     wg, cg, wsys, csys = _C["words_gold"], _C["content_gold"], _C["words_system"], _C["content_system"]
     for w in gw:
@@ -185,22 +185,6 @@ def _sentence_of(starts: list[int], sentences) -> list[int]:
             k += 1
         out.append(k)
     return out
-
-
-def _matched(gold, test):
-    """Index pairs of the ranges on both sides (same start and end), as :func:`count_matches` counts them."""
-    i = j = 0
-    while i < len(gold) and j < len(test):
-        gs, ts = gold[i].start, test[j].start
-        if ts < gs:
-            j += 1
-        elif gs < ts:
-            i += 1
-        else:
-            if gold[i].end == test[j].end:
-                yield i, j
-            i += 1
-            j += 1
 
 
 def score_conll18(gold: Treebank, test: Treebank) -> dict:
