@@ -148,23 +148,30 @@ class SentenceKind:
         documents = documents_to_check(run.campaign, cover, files)
         sentences = 0
         for done, doc in enumerate(documents, 1):
-            display = self.display(doc.name)
-            expected = self.expected_sentences(doc, cover)
-            sentences += len(expected)
-            path = files.get(doc.name)
-            if path is None:
-                problems.append(Problem(missing_document_message(doc.name, cover), file=display))
-            else:
-                problems.extend(self.check_file(path, display, expected,
-                                                "the corpus document" if cover is None
-                                                else "the document's development sample"))
+            found, expected = self.check_document(run, doc, files.get(doc.name), self.display(doc.name), cover)
+            problems += found
+            sentences += expected
             if progress:
                 progress(done, len(documents))
         return {
             "valid": not problems, "checked_at": timezone.now().isoformat(), "kind": self.name,
-            "documents": len(documents), "sentences": sentences, "problem_count": len(problems),
-            "problems": [p.as_dict() for p in problems[:MAX_REPORTED]], "warnings": [], "warning_count": 0,
+            **self.report_fields(run), "documents": len(documents), "sentences": sentences,
+            "problem_count": len(problems), "problems": [p.as_dict() for p in problems[:MAX_REPORTED]],
+            "warnings": [], "warning_count": 0,
         }
+
+    def check_document(self, run, doc, path: Path | None, display: str,
+                       cover: dict[str, set[str]] | None) -> tuple[list[Problem], int]:
+        """``(problems, sentences expected)`` of one corpus document's run file (``path`` None: no file)."""
+        expected = self.expected_sentences(doc, cover)
+        if path is None:
+            return [Problem(missing_document_message(doc.name, cover), file=display)], len(expected)
+        return self.check_file(path, display, expected, "the corpus document" if cover is None
+                               else "the document's development sample"), len(expected)
+
+    def report_fields(self, run) -> dict:
+        """What a kind adds to every validation report of ``run``."""
+        return {}
 
     @staticmethod
     def expected_sentences(doc, cover: dict[str, set[str]] | None) -> list[TextSentence]:

@@ -23,14 +23,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from django.utils import timezone
 
 from annotations.conllu import parse_conllu, write_conllu
 from annotations.errors import InputError, Problem
 from annotations.limits import size_problems
 from campaign import tracks
 from campaign.services.downloads import read_extra_file
-from campaign.subsets import documents_to_check, missing_document_message, sentences_to_cover
+from campaign.subsets import missing_document_message, sentences_to_cover
 
 from evaluation import metrics
 from evaluation.deps.conll18_reader import parse_conll18
@@ -39,7 +38,7 @@ from evaluation.deps.rawtext import raw_text, tokenisation, tokenisation_charact
 from evaluation.metrics.conll18 import document_rows, score_rows
 from evaluation.services import NoGold
 
-from .base import MAX_REPORTED, Parsed, Progress, SentenceKind, bootstrap_parameters
+from .base import Parsed, Progress, SentenceKind, bootstrap_parameters
 from .gold import gold_checksum, read_gold_file, run_subset_gold
 
 METRIC = "dependency"
@@ -112,35 +111,20 @@ class DependencyKind(SentenceKind):
         return metrics.get(metric).score_with_rows(gold, test, punct=params["punct"], pos=params["pos"])
 
     # -- validation ------------------------------------------------------------------------
-    def validate_run_files(self, run, files: dict[str, Path], progress: Progress | None = None) -> dict:
+    def check_document(self, run, doc, path: Path | None, display: str,
+                       cover: dict[str, set[str]] | None) -> tuple[list[Problem], int]:
         if tracks.track_of(run) != tracks.RAW_TEXT:
-            return super().validate_run_files(run, files, progress)
-        problems: list[Problem] = []
-        cover = sentences_to_cover(run.campaign, run.scope)
-        documents = documents_to_check(run.campaign, cover, files)
-        sentences = 0
-        for done, doc in enumerate(documents, 1):
-            display = self.display(doc.name)
-            path = files.get(doc.name)
-            if path is None:
-                problems.append(Problem(missing_document_message(doc.name, cover), file=display))
-            else:
-                try:
-                    expected, starts = self.expected_characters(doc, None if cover is None
-                                                                else cover.get(doc.name, set()))
-                except InputError as exc:  # a corpus imported before tracks: said in the report
-                    problems += exc.problems
-                else:
-                    sentences += len(starts)
-                    problems += self.check_raw_file(path, display, expected, starts)
-            if progress:
-                progress(done, len(documents))
-        return {
-            "valid": not problems, "checked_at": timezone.now().isoformat(), "kind": self.name,
-            "track": tracks.RAW_TEXT, "documents": len(documents), "sentences": sentences,
-            "problem_count": len(problems), "problems": [p.as_dict() for p in problems[:MAX_REPORTED]],
-            "warnings": [], "warning_count": 0,
-        }
+            return super().check_document(run, doc, path, display, cover)
+        if path is None:
+            return [Problem(missing_document_message(doc.name, cover), file=display)], 0
+        try:
+            expected, starts = self.expected_characters(doc, None if cover is None else cover.get(doc.name, set()))
+        except InputError as exc:  # a corpus imported before tracks: said in the report
+            return exc.problems, 0
+        return self.check_raw_file(path, display, expected, starts), len(starts)
+
+    def report_fields(self, run) -> dict:
+        return {"track": tracks.RAW_TEXT} if tracks.track_of(run) == tracks.RAW_TEXT else {}
 
     @staticmethod
     def expected_characters(doc, wanted: set[str] | None) -> tuple[str, list[tuple[int, str]]]:
