@@ -5,7 +5,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from . import kinds
-from .models import Campaign, CampaignKind
+from .models import Campaign
 
 METRICS_HELP = (
     'A JSON object; {} for the defaults. EASY: {"matches": ["EQUAL", "FUZZY", ...], "modes": ["HYP", "DEFHYP", '
@@ -51,7 +51,7 @@ class CampaignAdminForm(forms.ModelForm):
         data = super().clean()
         if "metrics" in data and not self.has_error("metrics"):
             try:
-                check_metrics(data.get("kind") or (self.instance.kind if self.instance else CampaignKind.EASY),
+                check_metrics(data.get("kind") or self.instance.kind or Campaign._meta.get_field("kind").get_default(),
                               data["metrics"] or {})
             except forms.ValidationError as exc:
                 self.add_error("metrics", exc)

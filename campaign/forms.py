@@ -38,7 +38,7 @@ class RunUploadForm(forms.Form):
                                          help_text="What the system is and how it was run.")
     scope = forms.ChoiceField(choices=Run.Scope.choices, initial=Run.Scope.TEST,
                               help_text="A development-sample check is scored at once on the public sample.")
-    track = forms.ChoiceField(choices=tracks.CHOICES, required=False,
+    track = forms.ChoiceField(choices=tracks.choices, required=False,
                               help_text="Gold tokens: one sentence per corpus sentence, on the corpus's words. "
                                         "Raw text: your parser's own tokenisation and sentence segmentation of the "
                                         "raw text, aligned with the gold by characters (CoNLL 2018).")
@@ -47,8 +47,8 @@ class RunUploadForm(forms.Form):
     def __init__(self, *args, kind: str = "easy", campaign=None, accepted_tracks: list[str] | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         campaign_kind = kinds.get(kind)
-        help_for = getattr(campaign_kind, "file_help_for", None)  # where the campaign's options change it
-        self.fields["file"].help_text = help_for(campaign) if help_for and campaign else campaign_kind.file_help
+        # where the campaign's options change it
+        self.fields["file"].help_text = campaign_kind.file_help_for(campaign) if campaign else campaign_kind.file_help
         if accepted_tracks:
             self.fields["track"].choices = [(t, tracks.track_label(t)) for t in accepted_tracks]
             self.fields["track"].initial = accepted_tracks[0]

@@ -43,6 +43,12 @@ def registered() -> dict[str, object]:
     return dict(_KINDS)
 
 
+def choices() -> list[tuple[str, str]]:
+    """``(name, label)`` of every registered kind: the choices of ``Campaign.kind`` (a callable, so the
+    migrations name this function rather than a list, and a new kind changes no migration)."""
+    return [(kind.name, kind.label) for kind in _KINDS.values()]
+
+
 _held = threading.local()
 
 

@@ -15,8 +15,16 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
+from . import kinds
+
 
 class CampaignKind(models.TextChoices):
+    """The names of the kinds this platform ships, for the demo builder and tests that create campaigns.
+
+    Not the field's choices: those are the registered kinds' (:func:`campaign.kinds.choices`), so a new kind
+    needs no edit here and no migration.
+    """
+
     EASY = "easy", "EASY (constituents and relations)"
     CONSTITUENCY = "constituency", "Constituency trees"
     DEPENDENCY = "dependency", "Dependency trees"
@@ -43,7 +51,7 @@ class Campaign(models.Model):
     slug = models.SlugField(unique=True)
     description = models.TextField(blank=True)
     language = models.CharField(max_length=16, default="fr", help_text="ISO 639 code of the corpus language")
-    kind = models.CharField(max_length=20, choices=CampaignKind.choices, default=CampaignKind.EASY)
+    kind = models.CharField(max_length=20, choices=kinds.choices, default=CampaignKind.EASY)
     state = models.CharField(max_length=20, choices=CampaignState.choices, default=CampaignState.DRAFT, db_index=True)
     organisers = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="organised_campaigns", blank=True)
 

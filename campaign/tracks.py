@@ -1,45 +1,36 @@
-"""Tracks of a dependency campaign: which input a run was parsed from.
+"""A run's track, as the campaign layer handles it: the stored ``Run.track`` and a team's choice at upload.
 
-* ``gold-tokens``: the corpus's own words, one run sentence per corpus
-  sentence (the campaign's first and default track);
-* ``raw-text``: the parser's own tokenisation and sentence segmentation of the
-  raw text, aligned with the gold by characters as in the CoNLL 2018 shared
-  task.
-
-The organiser lists the tracks a campaign accepts in its scoring options
-(``Campaign.metrics["tracks"]``, checked by the dependency kind); a team
-picks one per run at upload. Runs of different tracks are not comparable and
-are ranked apart. Other kinds have no track (``Run.track`` stays empty).
+Which tracks exist and which a campaign takes is its kind's business (the contract's
+:meth:`~evaluation.kinds.contract.Kind.tracks`; the dependency kind defines them); this module resolves a
+team's choice against that, and names tracks in forms and pages. A kind without tracks takes runs with
+an empty track.
 """
 from __future__ import annotations
 
-from .models import CampaignKind
-
-GOLD_TOKENS = "gold-tokens"
-RAW_TEXT = "raw-text"
-TRACKS = {GOLD_TOKENS: "Gold tokens", RAW_TEXT: "Raw text"}
-DEFAULT = (GOLD_TOKENS,)
-CHOICES = list(TRACKS.items())
-
-
-def check_tracks(value) -> list[str]:
-    """The ``tracks`` option as a list, or ValueError saying what is wrong."""
-    if not isinstance(value, list) or not value:
-        raise ValueError(f"tracks: a non-empty list of {', '.join(repr(t) for t in TRACKS)}")
-    unknown = [t for t in value if t not in TRACKS]
-    if unknown:
-        raise ValueError(f"tracks: unknown track(s) {', '.join(repr(t) for t in unknown)}; "
-                         f"known: {', '.join(TRACKS)}")
-    if len(set(value)) != len(value):
-        raise ValueError("tracks: a track is listed twice")
-    return list(value)
+from . import kinds
 
 
 def accepted_tracks(campaign) -> list[str]:
-    """The tracks ``campaign`` accepts (in the organiser's order); none for a kind without tracks."""
-    if campaign.kind != CampaignKind.DEPENDENCY:
-        return []
-    return list((campaign.metrics or {}).get("tracks") or DEFAULT)
+    """The tracks ``campaign`` accepts (in the organiser's order, the first the default); none for a kind
+    without tracks."""
+    return list(kinds.for_campaign(campaign).tracks(campaign))
+
+
+def choices() -> list[tuple[str, str]]:
+    """Every track any registered kind knows, with its label (the API's and the upload form's choices)."""
+    out: dict[str, str] = {}
+    for kind in kinds.registered().values():
+        out.update(kind.all_tracks())
+    return list(out.items())
+
+
+def track_label(track: str) -> str:
+    return dict(choices()).get(track, track)
+
+
+def track_order() -> list[str]:
+    """Tracks in the order their kinds declare them (sections and rankings follow it)."""
+    return [t for t, _ in choices()]
 
 
 def resolve_track(campaign, track: str | None) -> str:
@@ -54,22 +45,16 @@ def resolve_track(campaign, track: str | None) -> str:
         return ""
     if not track:
         return accepted[0]
-    if track not in TRACKS:
+    known = dict(choices())
+    if track not in known:
         raise ValueError(f"Unknown track {track!r}; this campaign accepts "
                          f"{', '.join(repr(t) for t in accepted)}.")
     if track not in accepted:
-        raise ValueError(f"The campaign {campaign.name!r} does not accept runs in the {TRACKS[track].lower()} "
+        raise ValueError(f"The campaign {campaign.name!r} does not accept runs in the {known[track].lower()} "
                          f"track ({track!r}); it accepts {', '.join(repr(t) for t in accepted)}.")
     return track
 
 
-def track_label(track: str) -> str:
-    return TRACKS.get(track, track)
-
-
 def track_of(run, campaign=None) -> str:
-    """A dependency run's track (runs stored before tracks existed are gold-token runs); ``campaign``: the
-    run's, when the caller has it at hand."""
-    if (campaign or run.campaign).kind != CampaignKind.DEPENDENCY:
-        return ""
-    return run.track or GOLD_TOKENS
+    """The track ``run`` is scored in, by its kind (``campaign``: the run's, when the caller has it at hand)."""
+    return kinds.for_campaign(campaign or run.campaign).track_of(run)

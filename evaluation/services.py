@@ -44,14 +44,17 @@ def scoring_parameters(campaign) -> dict:
     return kinds.for_campaign(campaign).parameters(campaign)
 
 
-def validate_run_files(run: Run, files: dict[str, Path], progress: Progress | None = None) -> dict:
-    """The validation report of a run, by its campaign's kind: against the corpus text, never the gold."""
-    return kinds.for_campaign(run.campaign).validate_run_files(run, files, progress)
+def validate_run_files(run: Run, files: dict[str, Path], progress: Progress | None = None, *, setup=None) -> dict:
+    """The validation report of a run, by its campaign's kind: against the corpus text, never the gold.
+    ``setup``: the run's :class:`~evaluation.kinds.contract.RunSetup`, when the caller resolved it."""
+    setup = setup or kinds.for_campaign(run.campaign).setup(run)
+    return setup.kind.validate_run_files(run, files, setup, progress)
 
 
-def score_run_files(run: Run, files: dict[str, Path], progress: Progress | None = None) -> dict:
-    """The result document of a validated run, by its campaign's kind."""
-    return kinds.for_campaign(run.campaign).score_run_files(run, files, progress)
+def score_run_files(run: Run, files: dict[str, Path], progress: Progress | None = None, *, setup=None) -> dict:
+    """The result document of a validated run, by its campaign's kind (``setup`` as for validation)."""
+    setup = setup or kinds.for_campaign(run.campaign).setup(run)
+    return setup.kind.score_run_files(run, files, setup, progress)
 
 
 class NoGold(Exception):

@@ -90,19 +90,21 @@ def ranking_context(request, campaign) -> dict:
         chart = dot_plot([(f"{row['run']['label']} / {row['run']['name']}", row["rank"].score,
                            *(cells[figure].get(row["rank"].run, {}).get("ci") or (None, None)))
                           for row in rows], title=f"Ranking by {_figure_label(figure)}")
+    kind = kinds.for_campaign(campaign)
+    explained = _explained(cells)
     return {"campaign": campaign, "visible": visible, "figure": figure, "figure_label": _figure_label(figure) if figure
             else "", "score_label": "Recall (%)" if figure and headline == "r" else "F (%)", "figures": [(f, _figure_label(f)) for f in sorted(cells)], "rows": rows, "chart": chart,
-            "computed": computed, "kind": kinds.for_campaign(campaign).name, "explained": _explained(cells),
+            "computed": computed, "explained": explained, "figure_help": kind.figure_help_template(explained),
             "track": track, "tracks": track_choices,
             "figure_layer": parse_figure_id(figure)["layer"] if figure else "",
-            "diagnostics": visible.source == "live" and getattr(kinds.for_campaign(campaign), "has_diagnostics", False), "tested": bool(figure) and computed is not None and
+            "diagnostics": visible.source == "live" and kind.has_diagnostics, "tested": bool(figure) and computed is not None and
             all(rid in computed.results for rid in by_result)}
 
 
 def _one_track(request, runs: list[dict]) -> tuple[list[dict], str, list[tuple[str, str]]]:
     """Runs of different tracks (dependency campaigns) are not comparable: the ranking shows one track at a
     time (``?track=``, by default the first), ``(runs, track, [(track, label)])``."""
-    order = list(tracks.TRACKS)
+    order = tracks.track_order()
     present = sorted({r.get("track") or "" for r in runs}, key=lambda t: (order.index(t) if t in order else len(order), t))
     if len(present) <= 1:
         return runs, present[0] if present else "", []
@@ -146,10 +148,12 @@ def comparison_page(request, slug: str, run_a: int, run_b: int):
         header = []
     summary = [{"figure": f, "label": _figure_label(f), "layer": parse_figure_id(f)["layer"], **_diff_cell(t.get(ALL, {}).get(ALL))}
                for f, t in sorted(tables.items())]
+    explained = _explained(tables)
     return render(request, "results/compare.html", {
         "campaign": campaign, "visible": visible, "a": run_a, "b": run_b, "computed": computed, "figure": figure,
         "figure_label": _figure_label(figure) if figure else "", "header": header, "blocks": blocks,
-        "summary": summary, "kind": kinds.for_campaign(campaign).name, "explained": _explained(tables)})
+        "summary": summary, "explained": explained,
+        "figure_help": kinds.for_campaign(campaign).figure_help_template(explained)})
 
 
 def _diff_cell(cell: dict | None) -> dict:

@@ -82,21 +82,19 @@ def _process(run: Run) -> str:
     """The same states for every kind, through the campaign's kind object."""
     kind = kinds.for_campaign(run.campaign)
     try:
-        # a dependency run's parameters depend on its track too
-        parameters = kind.run_parameters(run) if hasattr(kind, "run_parameters") else kind.parameters(run.campaign)
+        setup = kind.setup(run)  # what the campaign says of this run, resolved once and passed down
     except ValueError as exc:
         _fail(run, f"{kind.options_error}: {exc}")
         return "failed"
     outcome, document = _validate_and_score(
         run,
-        lambda files: services.validate_run_files(run, files, services.ThrottledProgress(run.pk)),
-        lambda files: services.score_run_files(run, files, services.ThrottledProgress(run.pk)))
+        lambda files: services.validate_run_files(run, files, services.ThrottledProgress(run.pk), setup=setup),
+        lambda files: services.score_run_files(run, files, services.ThrottledProgress(run.pk), setup=setup),
+        suffixes=setup.suffixes)
     if outcome == "invalid":
         return outcome
-    converter = (document.get("parameters") or {}).get("converter")
-    if converter:  # the run was converted (CoNLL-U to EASY): what converted it is part of what produced the result
-        parameters = {**parameters, "converter": converter}
-    stored = services.store_result(run, document, metric=kind.name, parameters=parameters)
+    stored = services.store_result(run, document, metric=kind.name,
+                                   parameters=kind.result_parameters(setup, document))
     if not stored:
         return delivery.DUPLICATE
     if run.scope == Run.Scope.TEST:
@@ -104,7 +102,7 @@ def _process(run: Run) -> str:
     return "scored"
 
 
-def _validate_and_score(run: Run, validate, score) -> tuple[str, dict | None]:
+def _validate_and_score(run: Run, validate, score, *, suffixes=None) -> tuple[str, dict | None]:
     """The states every kind goes through between ``uploaded`` and storing the result.
 
     ``validate(files)`` returns the validation report and ``score(files)`` the scored document, both on the
@@ -112,7 +110,8 @@ def _validate_and_score(run: Run, validate, score) -> tuple[str, dict | None]:
     """
     run.set_status(RunStatus.VALIDATING, progress=0)
     try:
-        with unpacked(run.campaign, Path(run.file.path), run.original_filename, stored=True) as files:
+        with unpacked(run.campaign, Path(run.file.path), run.original_filename, stored=True,
+                      suffixes=suffixes) as files:
             report = validate(files)
             run.validation_report = report
             run.save(update_fields=["validation_report"])

@@ -118,9 +118,13 @@ class RunUploadSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=100)
     system_description = serializers.CharField(required=False, allow_blank=True, default="")
     scope = serializers.ChoiceField(choices=Run.Scope.choices, default=Run.Scope.TEST)
-    track = serializers.ChoiceField(choices=tracks.CHOICES, required=False, allow_blank=True, default="",
+    track = serializers.ChoiceField(choices=[], required=False, allow_blank=True, default="",
                                     help_text="Dependency campaigns: gold-tokens or raw-text; empty for the "
                                               "campaign's first accepted track")
     file = serializers.FileField(help_text="One run file in the campaign's format (EASY .xml, or CoNLL-U .conllu where an EASY "
                                             "campaign takes them, converted on validation; trees .mrg/.tree/.txt; CoNLL-U .conllu), "
                                             "or a .zip / .tar.gz with one such file per corpus document, named after it")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["track"].choices = tracks.choices()  # the registered kinds' tracks

@@ -29,8 +29,7 @@ def teams_with_members(campaign: Campaign) -> list[Team]:
 
 def run_formats(campaign: Campaign) -> str:
     """The run files the campaign takes, where its kind says ("" otherwise)."""
-    label = getattr(kinds.for_campaign(campaign), "run_formats_label", None)
-    return label(campaign) if label else ""
+    return kinds.for_campaign(campaign).run_formats_label(campaign)
 
 
 def runs_by_status(campaign: Campaign) -> list[dict]:

@@ -82,28 +82,13 @@ def _too_big(filename: str, limit: int) -> str:
     return f"{filename!r} is larger than the campaign's limit of {limit:,} bytes; refused."
 
 
-def looks_like_xml(path: Path) -> bool:
-    with open(path, "rb") as fh:
-        head = fh.read(4096)
-    head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
-    return head.startswith(b"<") and b"\x00" not in head
-
-
 def run_suffixes(campaign: Campaign, *, stored: bool = False) -> tuple[str, ...]:
     """The file suffixes of a run's documents, by the campaign's kind and its options.
 
     ``stored``: those of a run already accepted, which the worker reads whatever the campaign's options
     have become since (an EASY campaign that stops taking CoNLL-U still scores the CoNLL-U runs it took).
     """
-    kind = kinds.for_campaign(campaign)
-    accepted = getattr(kind, "run_suffixes", None)
-    return accepted(campaign, stored=stored) if accepted else kind.suffixes
-
-
-def looks_like_text(path: Path) -> bool:
-    with open(path, "rb") as fh:
-        head = fh.read(4096)
-    return b"\x00" not in head
+    return kinds.for_campaign(campaign).run_suffixes(campaign, stored=stored)
 
 
 def match_documents(campaign: Campaign, filename: str, files: dict[str, Path], *,
@@ -112,20 +97,25 @@ def match_documents(campaign: Campaign, filename: str, files: dict[str, Path], *
 
     A single document file of a one-document corpus stands for that document,
     whatever its name. Any other name that is not a document is refused, and
-    so is a run mixing two formats its kind accepts (EASY XML and CoNLL-U).
+    so is a run mixing two formats its kind accepts (:meth:`Kind.run_file_format`,
+    e.g. EASY XML and CoNLL-U); each file must pass the kind's look at its content
+    (:meth:`Kind.run_file_problem`).
     """
+    kind = kinds.for_campaign(campaign)
     suffixes = suffixes or run_suffixes(campaign)
-    single = kind_of(filename, suffixes) == "xml"
+    single = kind_of(filename, suffixes) == "xml"  # archives' word for "one document file", whatever its suffix
     # Unpacked copies keep the suffix they were accepted by (see .archives); a single file is named by the team.
     names_of = {doc: filename if single else path.name for doc, path in files.items()}
-    xml = [doc for doc, name in names_of.items() if name.lower().endswith(".xml")]
-    if xml and len(xml) < len(files):
-        other = sorted(set(files) - set(xml))[0]
-        raise UploadRefused(f"{filename!r} mixes formats ({xml[0]}.xml and {other}"
-                            f"{_suffix_of(names_of[other], suffixes)}); a run is in one format: give every "
+    first = kind.run_file_format(suffixes[0])
+    main = [doc for doc, name in names_of.items() if kind.run_file_format(name) == first]
+    if main and len(main) < len(files):
+        other = sorted(set(files) - set(main))[0]
+        raise UploadRefused(f"{filename!r} mixes formats ({main[0]}{_suffix_of(names_of[main[0]], suffixes)} and "
+                            f"{other}{_suffix_of(names_of[other], suffixes)}); a run is in one format: give every "
                             f"document in the same one.")
-    suffix = suffixes[0] if bool(xml) == (suffixes[0] == ".xml") else \
-        next((s for s in suffixes if s != ".xml"), suffixes[0])
+    run_format = first if main else kind.run_file_format(next(iter(names_of.values()), suffixes[0]))
+    # how messages name a document's file: the first suffix of the run's format
+    suffix = next((s for s in suffixes if kind.run_file_format(s) == run_format), suffixes[0])
     names = list(campaign.documents.values_list("name", flat=True))
     if single and len(names) == 1:
         return {names[0]: next(iter(files.values()))}
@@ -138,10 +128,9 @@ def match_documents(campaign: Campaign, filename: str, files: dict[str, Path], *
             f"Name each file after the corpus document it annotates."
         )
     for doc, path in files.items():
-        if suffix == ".xml" and not looks_like_xml(path):
-            raise UploadRefused(f"{doc}.xml in {filename!r} is not an XML file (it must start with '<'); refused.")
-        if suffix != ".xml" and not looks_like_text(path):
-            raise UploadRefused(f"{doc}{suffix} in {filename!r} is not a text file (it holds NUL bytes); refused.")
+        problem = kind.run_file_problem(path, f"{doc}{suffix}")
+        if problem:
+            raise UploadRefused(f"{doc}{suffix} in {filename!r} {problem}; refused.")
     return files
 
 
@@ -152,11 +141,13 @@ def _suffix_of(name: str, suffixes: tuple[str, ...]) -> str:
 
 
 @contextlib.contextmanager
-def unpacked(campaign: Campaign, path: Path, filename: str, *, stored: bool = False) -> Iterator[dict[str, Path]]:
+def unpacked(campaign: Campaign, path: Path, filename: str, *, stored: bool = False,
+             suffixes: tuple[str, ...] | None = None) -> Iterator[dict[str, Path]]:
     """``{document name: path}`` of a run file, in a temporary directory removed afterwards
-    (``stored``: a run already accepted, see :func:`run_suffixes`)."""
+    (``stored``: a run already accepted, see :func:`run_suffixes`; ``suffixes``: those, when the caller
+    has them already)."""
     tmp = Path(tempfile.mkdtemp(prefix="run-unpack-", dir=staging_dir()))
-    suffixes = run_suffixes(campaign, stored=stored)
+    suffixes = suffixes or run_suffixes(campaign, stored=stored)
     try:
         try:
             files = unpack(path, filename, tmp, archive_limits(), suffixes)
@@ -190,7 +181,7 @@ def upload_run(
     except ValueError as exc:
         raise UploadRefused(str(exc)) from None
     limit = upload_limit(campaign)
-    filename = os.path.basename(uploaded_file.name or "run.xml")
+    filename = os.path.basename(uploaded_file.name or f"run{run_suffixes(campaign)[0]}")
     if uploaded_file.size is not None and uploaded_file.size > limit:
         raise UploadRefused(_too_big(filename, limit))
     try:

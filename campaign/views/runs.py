@@ -72,7 +72,7 @@ def run_detail(request, pk: int):
         "summary": result_summary(result) if result else None,
         "result_count": run.results.count() if result else 0,
         "diagnostics": run.status == RunStatus.SCORED and visibility.can_see_diagnostics(request.user, run)
-                       and getattr(kinds.for_campaign(run.campaign), "has_diagnostics", False),
+                       and kinds.for_campaign(run.campaign).has_diagnostics,
         "can_withdraw": run.withdrawn_at is None and run.campaign.accepts_runs
                         and visibility.is_member(request.user, run.team),
     }

@@ -1,14 +1,10 @@
 """The campaign kinds: how each one imports its corpus, validates, scores and shows a run.
 
-Every kind object has ``name``, ``label``, ``suffixes`` (run and gold file
-names), ``file_help``, ``options_error``, ``has_word_view``,
-``import_corpus``, ``parameters``, ``validate_run_files``,
-``score_run_files``, ``gold_files``, ``campaign_page``, ``run_page`` and
-``diagnostics_page``. The constituency and dependency kinds share
-:mod:`evaluation.kinds.base`. :data:`KINDS` is registered with
-:mod:`campaign.kinds` when the app starts (``EvaluationConfig.ready``), which
-is how the rest of the code reaches them (``get`` and ``for_campaign`` here
-are that registry's).
+Every kind is a subclass of :class:`evaluation.kinds.contract.Kind`, the whole contract between a kind
+and the rest of the platform (each hook documented there, with its default). The sentence-per-line
+kinds (constituency, dependency) share :mod:`evaluation.kinds.base`. :data:`KINDS` is registered with
+:mod:`campaign.kinds` when the app starts (``EvaluationConfig.ready``), which is how the rest of the code
+reaches them (``get`` and ``for_campaign`` here are that registry's).
 """
 from __future__ import annotations
 

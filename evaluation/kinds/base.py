@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Mapping
+from typing import Iterable, Mapping
 
 import numpy as np
-from django.http import Http404
 from django.utils import timezone
 
 from annotations.errors import InputError, Problem
@@ -30,12 +29,12 @@ from evaluation.metrics.base import nested, value_at
 from evaluation.services import NoGold, shown  # NoGold: the task tells the team this one as is
 from evaluation.version import SCORER_VERSION
 
+from .contract import Kind, Progress, RunSetup
 from .gold import gold_checksum, read_gold_file, run_subset_gold
 from .tokens import SUFFIX as TEXT_SUFFIX, TextSentence, read_tokens, word_mismatch, write_tokens
 
 ALL = "ALL"
 MAX_REPORTED = 1000
-Progress = Callable[[int, int], None]
 
 
 @dataclass
@@ -50,28 +49,11 @@ class Parsed:
 
 
 
-class SentenceKind:
-    name = ""
-    label = ""
-    suffixes: tuple[str, ...] = ()
-    file_label = ""
-    file_help = ""
-    options_error = "the campaign's scoring options are wrong"
-    genres_from_names_only = False
-    has_word_view = False
-    option_keys: tuple[str, ...] = ()  # what Campaign.metrics may set
+class SentenceKind(Kind):
+    """A kind whose files are sentences in order, one gold file per corpus document (see the module)."""
 
     # -- to be given by each kind --------------------------------------------------------
     def read(self, path: Path, display: str) -> list[Parsed]:
-        raise NotImplementedError
-
-    def metrics(self, campaign) -> list[str]:
-        raise NotImplementedError
-
-    def check_options(self, options: dict) -> None:
-        """Raise ValueError, saying what is wrong, unless ``options`` (``Campaign.metrics``) can be used."""
-
-    def parameters(self, campaign) -> dict:
         raise NotImplementedError
 
     def score_metric(self, metric: str, gold: list, test: list, params: dict) -> tuple[dict, object]:
@@ -142,25 +124,26 @@ class SentenceKind:
         return {}
 
     # -- validation: against the corpus text ---------------------------------------------
-    def validate_run_files(self, run, files: dict[str, Path], progress: Progress | None = None) -> dict:
+    def validate_run_files(self, run, files: dict[str, Path], setup: RunSetup,
+                           progress: Progress | None = None) -> dict:
         problems: list[Problem] = []
         cover = sentences_to_cover(run.campaign, run.scope)
         documents = documents_to_check(run.campaign, cover, files)
         sentences = 0
         for done, doc in enumerate(documents, 1):
-            found, expected = self.check_document(run, doc, files.get(doc.name), self.display(doc.name), cover)
+            found, expected = self.check_document(setup, doc, files.get(doc.name), self.display(doc.name), cover)
             problems += found
             sentences += expected
             if progress:
                 progress(done, len(documents))
         return {
             "valid": not problems, "checked_at": timezone.now().isoformat(), "kind": self.name,
-            **self.report_fields(run), "documents": len(documents), "sentences": sentences,
+            **self.report_fields(setup), "documents": len(documents), "sentences": sentences,
             "problem_count": len(problems), "problems": [p.as_dict() for p in problems[:MAX_REPORTED]],
             "warnings": [], "warning_count": 0,
         }
 
-    def check_document(self, run, doc, path: Path | None, display: str,
+    def check_document(self, setup: RunSetup, doc, path: Path | None, display: str,
                        cover: dict[str, set[str]] | None) -> tuple[list[Problem], int]:
         """``(problems, sentences expected)`` of one corpus document's run file (``path`` None: no file)."""
         expected = self.expected_sentences(doc, cover)
@@ -169,8 +152,8 @@ class SentenceKind:
         return self.check_file(path, display, expected, "the corpus document" if cover is None
                                else "the document's development sample"), len(expected)
 
-    def report_fields(self, run) -> dict:
-        """What a kind adds to every validation report of ``run``."""
+    def report_fields(self, setup: RunSetup) -> dict:
+        """What a kind adds to every validation report of a run."""
         return {}
 
     @staticmethod
@@ -254,7 +237,8 @@ class SentenceKind:
         scored = [f"{d}:{s}" for d, s, _ in where] if partial else None
         return gold_units, where, gold_checksum(checksum_files, subset, scored)
 
-    def score_run_files(self, run, files: dict[str, Path], progress: Progress | None = None) -> dict:
+    def score_run_files(self, run, files: dict[str, Path], setup: RunSetup,
+                        progress: Progress | None = None) -> dict:
         gold, where, checksum = self.load_gold(run)
         if not gold:
             raise NoGold("the development sample is empty" if run.scope == "dev"
@@ -263,8 +247,7 @@ class SentenceKind:
         for name in {d for d, _, _ in where}:
             test_by_doc[name] = {p.sid: p for p in self._run_sentences(files[name], name, run)}
         test = [test_by_doc[d][s] for d, s, _ in where]
-        params = self.parameters(run.campaign)
-        return self.score(gold, test, [g for _, _, g in where], params, checksum,
+        return self.score(gold, test, [g for _, _, g in where], setup.parameters, checksum,
                           sentences=[{"document": d, "sid": s, "genre": g} for d, s, g in where],
                           progress=progress)
 
@@ -357,9 +340,6 @@ class SentenceKind:
         from evaluation.figure_sets import metric_figures
 
         return metric_figures(self.metrics_of(result.document.get("parameters") or {}))
-
-    def diagnostics_page(self, request, run):
-        raise Http404("Per-sentence diagnostics are not available for this kind of campaign.")
 
     def metrics_of(self, params: dict) -> list[str]:
         return list(params["metrics"])

@@ -71,7 +71,7 @@ class ConstituencyKind(SentenceKind):
     def write(self, units: list) -> bytes:
         return write_penn(units).encode("utf-8")
 
-    def parameters(self, campaign) -> dict:
+    def parameters(self, campaign, run=None) -> dict:
         options = campaign.metrics or {}
         chosen = [m for m in (options.get("tree_metrics") or DEFAULT_METRICS)]
         unknown = [m for m in chosen if m not in metrics.TREE_METRICS]

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
-from typing import Callable
-
 from django.core.exceptions import ObjectDoesNotExist
 from django.utils import timezone
 
@@ -29,12 +27,12 @@ from evaluation.services import NoGold, shown
 from evaluation.stats import ALL
 
 from . import easy_conllu
+from .contract import Kind, Progress, RunSetup
 
-Progress = Callable[[int, int], None]
 MAX_REPORTED = 1000  # problems listed in a report; the count says how many there were
 
 
-class EasyKind:
+class EasyKind(Kind):
     name = "easy"
     label = "EASY (constituents and relations)"
     suffixes = archives.EASY  # ".xml", and how upload messages name EASY files
@@ -74,15 +72,42 @@ class EasyKind:
     def file_help_for(self, campaign) -> str:
         return easy_conllu.FILE_HELP if easy_conllu.accepts_conllu(campaign) else self.file_help
 
-    def parameters(self, campaign) -> dict:
+    def run_file_format(self, filename: str) -> str:
+        return "xml" if filename.lower().endswith(".xml") else "conllu"
+
+    def run_file_problem(self, path: Path, display: str) -> str | None:
+        if self.run_file_format(display) != "xml":
+            return super().run_file_problem(path, display)
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+        head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+        if not (head.startswith(b"<") and b"\x00" not in head):
+            return "is not an XML file (it must start with '<')"
+        return None
+
+    def parameters(self, campaign, run=None) -> dict:
         campaign_schema(campaign)  # a malformed schema stops the run before anything is read
         return scoring_parameters(campaign)
 
-    def validate_run_files(self, run, files, progress=None) -> dict:
-        return validate_run_files(run, files, campaign_schema(run.campaign), progress)
+    def setup(self, run) -> RunSetup:
+        """The parameters, and the schema of the campaign's guide, read once."""
+        schema = campaign_schema(run.campaign)
+        return RunSetup(self, scoring_parameters(run.campaign), self.run_suffixes(run.campaign, stored=True),
+                        context={"schema": schema})
 
-    def score_run_files(self, run, files, progress=None) -> dict:
-        return score_run_files(run, files, campaign_schema(run.campaign), progress)
+    def validate_run_files(self, run, files, setup: RunSetup, progress=None) -> dict:
+        return validate_run_files(run, files, setup.context["schema"], progress)
+
+    def score_run_files(self, run, files, setup: RunSetup, progress=None) -> dict:
+        return score_run_files(run, files, setup.context["schema"], progress, params=setup.parameters)
+
+    def result_parameters(self, setup: RunSetup, document: dict) -> dict:
+        """A CoNLL-U run's converter is part of what produced its result."""
+        converter = (document.get("parameters") or {}).get("converter")
+        return {**setup.parameters, "converter": converter} if converter else setup.parameters
+
+    def figure_help_template(self, explained) -> str:
+        return "results/_easy_help.html"
 
     def gold_files(self, campaign, wanted: dict[str, set[str]]) -> dict[str, bytes]:
         """``{file name: bytes}``: per document, an EASY file of its gold sentences whose ids are in ``wanted``."""
@@ -252,13 +277,14 @@ def load_gold(run, schema: EasySchema) -> tuple[dict[str, Document], dict[str, s
     return gold_docs, genres, gold_checksum(checksum_files, subset, scored), count
 
 
-def score_run_files(run, files: dict[str, Path], schema: EasySchema, progress: Progress | None = None) -> dict:
-    """The engine's result document for a validated run."""
+def score_run_files(run, files: dict[str, Path], schema: EasySchema, progress: Progress | None = None, *,
+                    params: dict | None = None) -> dict:
+    """The engine's result document for a validated run (``params``: :func:`scoring_parameters`, when known)."""
     gold_docs, genres, checksum, count = load_gold(run, schema)
     if not count:
         raise NoGold("the development sample is empty" if run.scope == Run.Scope.DEV
                      else "the campaign has no gold for its test set yet")
-    params = scoring_parameters(run.campaign)
+    params = params or scoring_parameters(run.campaign)
     if easy_conllu.is_conllu_run(files):  # what is scored is the EASY XML validation converted and kept
         from campaign.services.runs import staging_dir
 

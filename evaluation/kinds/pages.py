@@ -106,7 +106,7 @@ def tables(data: dict) -> dict:
             "overview": overview, "genres": genres, "per_layer": per_layer}
 
 
-def track_sections(data: dict) -> list[dict]:
+def track_sections(data: dict, kind=None) -> list[dict]:
     """The tables once per track of a dependency campaign (runs of different tracks are not comparable, so
     each track is ranked on its own), or once for all runs when they share one track."""
     groups: dict[str, list[dict]] = {}
@@ -114,15 +114,16 @@ def track_sections(data: dict) -> list[dict]:
         groups.setdefault(run.get("track") or "", []).append(run)
     if len(groups) <= 1:
         return [{"track": "", "label": "", "id_prefix": "", **tables(data)}]
-    order = list(tracks.TRACKS)
+    order = tracks.track_order()
     return [{"track": track, "label": tracks.track_label(track), "id_prefix": f"{track}-",
+             "note": kind.track_note(track) if kind else "",
              **tables({**data, "runs": runs})}
             for track, runs in sorted(groups.items(), key=lambda kv: (order.index(kv[0]) if kv[0] in order
                                                                       else len(order), kv[0]))]
 
 
-def _sections_context(data: dict) -> dict:
-    sections = track_sections(data)
+def _sections_context(data: dict, kind=None) -> dict:
+    sections = track_sections(data, kind)
     if len(sections) == 1:
         return {**sections[0], "sections": sections}
     seen = {}
@@ -136,7 +137,7 @@ def campaign_page(request, campaign):
     visible = summaries.visible_results(request.user, campaign)
     context = {"campaign": campaign, "visible": visible}
     if visible.data and visible.data["runs"]:
-        context.update(_sections_context(visible.data))
+        context.update(_sections_context(visible.data, kinds.for_campaign(campaign)))
     return render(request, "results/kind_campaign.html", context)
 
 

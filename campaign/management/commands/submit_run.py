@@ -11,7 +11,7 @@ from campaign.management.lookup import campaign_by_slug, user_by_name
 from campaign.models import Run
 from campaign.rules import UploadRefused
 from campaign.services.runs import upload_run
-from campaign.tracks import TRACKS
+from campaign import tracks
 
 
 class Command(BaseCommand):
@@ -24,7 +24,7 @@ class Command(BaseCommand):
         parser.add_argument("--name", required=True, help="name of the run")
         parser.add_argument("--description", default="", help="short description of the system")
         parser.add_argument("--scope", choices=Run.Scope.values, default=Run.Scope.TEST)
-        parser.add_argument("--track", choices=list(TRACKS), default="",
+        parser.add_argument("--track", choices=tracks.track_order(), default="",
                             help="dependency campaigns: the run's track (default: the campaign's first)")
 
     def handle(self, *args, campaign, file, user, name, description, scope, track="", **options):

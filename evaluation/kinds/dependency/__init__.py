@@ -2,7 +2,7 @@
 
 ``Campaign.metrics``: ``{"punct": "upos", "pos": "upos", "tracks": ["gold-tokens"]}``
 (``punct``/``pos``: the options of :func:`evaluation.deps.score_dependencies`;
-``tracks``: what runs the campaign accepts, see :mod:`campaign.tracks`; these
+``tracks``: what runs the campaign accepts, see :mod:`.tracks`; these
 are the defaults).
 
 Two tracks:
@@ -27,7 +27,6 @@ import numpy as np
 from annotations.conllu import parse_conllu, write_conllu
 from annotations.errors import InputError, Problem
 from annotations.limits import size_problems
-from campaign import tracks
 from campaign.services.downloads import read_extra_file
 from campaign.subsets import missing_document_message, sentences_to_cover
 
@@ -38,8 +37,10 @@ from evaluation.deps.rawtext import raw_text, tokenisation, tokenisation_charact
 from evaluation.metrics.conll18 import document_rows, score_rows
 from evaluation.services import NoGold
 
-from .base import Parsed, Progress, SentenceKind, bootstrap_parameters
-from .gold import gold_checksum, read_gold_file, run_subset_gold
+from ..base import Parsed, SentenceKind, bootstrap_parameters
+from ..contract import Progress, RunSetup
+from ..gold import gold_checksum, read_gold_file, run_subset_gold
+from . import tracks
 
 METRIC = "dependency"
 CONLL18 = "conll18"
@@ -87,20 +88,31 @@ class DependencyKind(SentenceKind):
         units = [p.unit for p in parsed]
         return {RAW_SUFFIX: raw_text(units), TOKENS_SUFFIX: tokenisation(units, [p.sid for p in parsed])}
 
-    def parameters(self, campaign) -> dict:
+    def parameters(self, campaign, run=None) -> dict:
+        """The campaign's options; for a run, its track too (raw-text runs have the CoNLL 2018 figures only)."""
         options = campaign.metrics or {}
-        return {"metrics": [METRIC, CONLL18], "punct": options.get("punct") or "upos",
-                "pos": options.get("pos", "upos"),
-                "tracks": tracks.check_tracks(options["tracks"]) if "tracks" in options else list(tracks.DEFAULT),
-                **bootstrap_parameters(options)}
-
-    def run_parameters(self, run) -> dict:
-        """The campaign's parameters for this run's track: raw-text runs have the CoNLL 2018 figures only."""
-        params = self.parameters(run.campaign)
-        track = tracks.track_of(run)
-        params["track"] = track
-        params["metrics"] = [CONLL18] if track == tracks.RAW_TEXT else [METRIC, CONLL18]
+        params = {"metrics": [METRIC, CONLL18], "punct": options.get("punct") or "upos",
+                  "pos": options.get("pos", "upos"),
+                  "tracks": tracks.check_tracks(options["tracks"]) if "tracks" in options else list(tracks.DEFAULT),
+                  **bootstrap_parameters(options)}
+        if run is not None:
+            track = self.track_of(run)
+            params["track"] = track
+            params["metrics"] = [CONLL18] if track == tracks.RAW_TEXT else [METRIC, CONLL18]
         return params
+
+    # -- tracks ------------------------------------------------------------------------------
+    def tracks(self, campaign) -> dict[str, str]:
+        return {t: tracks.TRACKS.get(t, t) for t in (campaign.metrics or {}).get("tracks") or tracks.DEFAULT}
+
+    def all_tracks(self) -> dict[str, str]:
+        return dict(tracks.TRACKS)
+
+    def track_of(self, run) -> str:
+        return run.track or tracks.GOLD_TOKENS  # runs stored before tracks existed are gold-token runs
+
+    def track_note(self, track: str) -> str:
+        return tracks.NOTES.get(track, "")
 
     def score_metric(self, metric: str, gold: list, test: list, params: dict):
         if metric == CONLL18:
@@ -111,10 +123,10 @@ class DependencyKind(SentenceKind):
         return metrics.get(metric).score_with_rows(gold, test, punct=params["punct"], pos=params["pos"])
 
     # -- validation ------------------------------------------------------------------------
-    def check_document(self, run, doc, path: Path | None, display: str,
+    def check_document(self, setup: RunSetup, doc, path: Path | None, display: str,
                        cover: dict[str, set[str]] | None) -> tuple[list[Problem], int]:
-        if tracks.track_of(run) != tracks.RAW_TEXT:
-            return super().check_document(run, doc, path, display, cover)
+        if setup.track != tracks.RAW_TEXT:
+            return super().check_document(setup, doc, path, display, cover)
         if path is None:
             return [Problem(missing_document_message(doc.name, cover), file=display)], 0
         try:
@@ -123,8 +135,8 @@ class DependencyKind(SentenceKind):
             return exc.problems, 0
         return self.check_raw_file(path, display, expected, starts), len(starts)
 
-    def report_fields(self, run) -> dict:
-        return {"track": tracks.RAW_TEXT} if tracks.track_of(run) == tracks.RAW_TEXT else {}
+    def report_fields(self, setup: RunSetup) -> dict:
+        return {"track": tracks.RAW_TEXT} if setup.track == tracks.RAW_TEXT else {}
 
     @staticmethod
     def expected_characters(doc, wanted: set[str] | None) -> tuple[str, list[tuple[int, str]]]:
@@ -182,9 +194,10 @@ class DependencyKind(SentenceKind):
         return problems
 
     # -- scoring ----------------------------------------------------------------------------
-    def score_run_files(self, run, files: dict[str, Path], progress: Progress | None = None) -> dict:
-        params = self.run_parameters(run)
-        if params["track"] != tracks.RAW_TEXT:
+    def score_run_files(self, run, files: dict[str, Path], setup: RunSetup,
+                        progress: Progress | None = None) -> dict:
+        params = setup.parameters
+        if setup.track != tracks.RAW_TEXT:
             gold, where, checksum = self.load_gold(run)
             if not gold:
                 raise NoGold("the development sample is empty" if run.scope == "dev"

@@ -1,0 +1,183 @@
+"""The contract of a campaign kind: every hook the rest of the platform calls, each with its default.
+
+A kind (EASY, constituency, dependency...) is one :class:`Kind` subclass, registered with
+:mod:`campaign.kinds` when the evaluation app starts. The portal, the console, the worker and the
+results pages only ever call the methods below; none of them asks which kind a campaign is, and none
+probes a kind for an optional method (``tests/test_kind_contract.py`` fails if one does). A hook a
+kind has nothing to say about keeps its default here: no tracks, no diagnostics, one run format.
+
+Abstract (every kind says it): its files and their reading at corpus import, validation, gold
+loading, scoring, per-sentence rows and figures for the significance layer, the published summary
+and its pages. Everything else has a default.
+
+What the methods receive: ``campaign`` and ``run`` are the campaign layer's model objects, ``files``
+is ``{corpus document name: path}`` of an unpacked run (:func:`campaign.services.runs.unpacked`), and
+``setup`` the :class:`RunSetup` the worker asks :meth:`Kind.setup` for once per run (parameters, run
+file names, and what else the kind resolves from the campaign, such as EASY's schema), so that
+validation and scoring never go back to the campaign for them.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Mapping
+
+from django.http import Http404
+
+Progress = Callable[[int, int], None]
+FIGURE_HELP = "results/_figure_help.html"
+
+
+@dataclass(frozen=True)
+class RunSetup:
+    """What scoring one run needs from its campaign, resolved once (:meth:`Kind.setup`) and passed down."""
+
+    kind: "Kind"
+    parameters: dict  # stored with the result (see Kind.result_parameters)
+    suffixes: tuple[str, ...]  # the run's file names (Kind.run_suffixes of a stored run)
+    track: str = ""
+    context: dict = field(default_factory=dict)  # anything else the kind resolved (not stored)
+
+
+class Kind(ABC):
+    #: The stored ``Campaign.kind`` value and the registry key.
+    name: str = ""
+    #: What the organiser picks in the campaign form.
+    label: str = ""
+    #: File suffixes of the kind's gold and run files, the first one canonical (``NAME + suffixes[0]``).
+    suffixes: tuple[str, ...] = ()
+    #: How an import page and its messages name one gold file.
+    file_label: str = ""
+    #: The upload form's help text (see :meth:`file_help_for`).
+    file_help: str = ""
+    #: Prefix of the reason a run fails when the campaign's options cannot be used.
+    options_error: str = "the campaign's scoring options are wrong"
+    #: The keys ``Campaign.metrics`` may hold for this kind (the admin form refuses others).
+    option_keys: tuple[str, ...] = ()
+    #: True when genres come from the gold file names: the import takes no genre map.
+    genres_from_names_only: bool = False
+    #: True when the error lab's per-word view applies to a run.
+    has_word_view: bool = False
+    #: True when :meth:`diagnostics_page` shows something (linked from the run and comparison pages).
+    has_diagnostics: bool = False
+
+    # -- options and parameters ---------------------------------------------------------------
+    def check_options(self, options: dict) -> None:
+        """Raise ValueError, saying what is wrong, unless ``options`` (``Campaign.metrics``) can be used.
+        Default: every value of :attr:`option_keys` is accepted."""
+
+    @abstractmethod
+    def parameters(self, campaign, run=None) -> dict:
+        """What a run of ``campaign`` is scored with (stored in the result and its signature): the campaign's
+        options with the defaults filled in, and, given ``run``, what depends on the run (its track).
+        Raise ValueError when the options cannot be used (the run fails with :attr:`options_error`)."""
+
+    def setup(self, run) -> RunSetup:
+        """Everything validating and scoring ``run`` reads from its campaign, resolved once by the worker.
+        Raises ValueError as :meth:`parameters` does. Default: parameters, stored-run suffixes and track."""
+        return RunSetup(self, self.parameters(run.campaign, run), self.run_suffixes(run.campaign, stored=True),
+                        self.track_of(run))
+
+    # -- run files ----------------------------------------------------------------------------
+    def run_suffixes(self, campaign, *, stored: bool = False):
+        """The suffixes (or a :class:`campaign.services.archives.FileNames`) of a run's files.
+        ``stored``: a run already accepted, read whatever the campaign's options have become since.
+        Default: :attr:`suffixes`."""
+        return self.suffixes
+
+    def run_file_format(self, filename: str) -> str:
+        """The format of one run file, by its name: a run's files must all be in the same one.
+        Default: one format for every suffix."""
+        return ""
+
+    def run_file_problem(self, path: Path, display: str) -> str | None:
+        """Why an uploaded run file cannot be what its name says (read before anything is stored), or None.
+        Default: a text file (no NUL byte in its first 4 KiB)."""
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+        if b"\x00" in head:
+            return "is not a text file (it holds NUL bytes)"
+        return None
+
+    def file_help_for(self, campaign) -> str:
+        """The upload form's help for ``campaign`` (its options may widen what it takes). Default: :attr:`file_help`."""
+        return self.file_help
+
+    def run_formats_label(self, campaign) -> str:
+        """What the organisers' console says of the run files ``campaign`` takes ("": nothing to say, the
+        kind takes one format). Default: ""."""
+        return ""
+
+    # -- tracks -------------------------------------------------------------------------------
+    def tracks(self, campaign) -> dict[str, str]:
+        """``{track: label}`` of the tracks ``campaign`` takes, in the organiser's order, the first the default.
+        Runs of different tracks are not comparable and are ranked apart. Default: none."""
+        return {}
+
+    def all_tracks(self) -> dict[str, str]:
+        """``{track: label}`` of every track the kind knows (the API's and the forms' choices). Default: none."""
+        return {}
+
+    def track_of(self, run) -> str:
+        """The track ``run`` is scored in (``Run.track``, or what stands for it). Default: none."""
+        return ""
+
+    def track_note(self, track: str) -> str:
+        """One sentence on what runs of ``track`` are, for the results page's section. Default: none."""
+        return ""
+
+    # -- corpus, validation, gold, scoring ----------------------------------------------------
+    @abstractmethod
+    def import_corpus(self, campaign, gold_paths: Iterable[Path | str], *, genres: Mapping[str, str] | None = None,
+                      subset: str = "test", actor=None):
+        """Import gold files, one per corpus document, all or nothing (an ``InputError`` lists every problem);
+        returns :class:`campaign.services.corpus.ImportSummary`."""
+
+    @abstractmethod
+    def validate_run_files(self, run, files: dict[str, Path], setup: RunSetup, progress: Progress | None = None) -> dict:
+        """The validation report of a run, against the corpus text teams downloaded, never the gold
+        (``valid``, ``problem_count``, ``problems``, ``warnings``...)."""
+
+    @abstractmethod
+    def score_run_files(self, run, files: dict[str, Path], setup: RunSetup, progress: Progress | None = None) -> dict:
+        """The result document of a validated run (``cells``, ``signature``, ``gold_sha256``...), scored against
+        the gold of the run's subset; raise :class:`evaluation.services.NoGold` when there is none."""
+
+    @abstractmethod
+    def gold_files(self, campaign, wanted: dict[str, set[str]]) -> dict[str, bytes]:
+        """``{file name: bytes}``: per document, its gold sentences whose ids are in ``wanted[document]``."""
+
+    def result_parameters(self, setup: RunSetup, document: dict) -> dict:
+        """The parameters stored with a result scored as ``document``. Default: the setup's parameters."""
+        return setup.parameters
+
+    # -- results, significance, pages ---------------------------------------------------------
+    @abstractmethod
+    def result_summary(self, result, **selection) -> list[dict]:
+        """One row per published figure of ``result`` (the API, CSV exports and run pages read them)."""
+
+    @abstractmethod
+    def sentence_rows(self, result):
+        """``(sentence ids, genres, rows)``: the per-sentence count rows of ``result``, for paired tests."""
+
+    @abstractmethod
+    def paired_figures(self, result):
+        """The :class:`evaluation.paired.FigureSet` list the significance layer tests for ``result``."""
+
+    def figure_help_template(self, explained) -> str:
+        """The template explaining the figures on the ranking and comparison pages ("" for none).
+        Default: the registry's figure help, when there are figures to explain."""
+        return FIGURE_HELP if explained else ""
+
+    @abstractmethod
+    def campaign_page(self, request, campaign):
+        """The campaign's results page."""
+
+    @abstractmethod
+    def run_page(self, request, campaign, run):
+        """One run's results page."""
+
+    def diagnostics_page(self, request, run):
+        """Per-sentence diagnostics of a run (see :attr:`has_diagnostics`). Default: none (404)."""
+        raise Http404("Per-sentence diagnostics are not available for this kind of campaign.")
