@@ -93,7 +93,8 @@ def engine_output(bootstrap: int, tmp: Path) -> dict:
 def sentence_rows(gold, run_files, genres):
     """The real run's per-sentence rows (keys, strata, fc | fp | cr), as :mod:`evaluation.sentence_rows` keeps them."""
     from evaluation.easy.scoring import count_sentences
-    from evaluation.sentence_rows import counted_rows, sorted_rows
+    from evaluation.kinds.easy.rows import counted_rows
+    from evaluation.sentence_rows import sorted_rows
 
     kept = sorted_rows(*counted_rows(*count_sentences(gold, run_files, genres)))
     return kept.keys, kept.strata, kept.rows, kept.rows.shape[1] // 3

@@ -300,7 +300,7 @@ class Run(models.Model):
     file = models.FileField(upload_to=run_upload_to, max_length=300)
     original_filename = models.CharField(max_length=255)
     # A run in another format (CoNLL-U for EASY) is converted during validation: the EASY XML that is
-    # scored is kept here beside the upload, which stays as the team sent it (evaluation.kinds.easy_conllu).
+    # scored is kept here beside the upload, which stays as the team sent it (evaluation.kinds.easy.conllu).
     converted_file = models.FileField(upload_to=converted_upload_to, max_length=300, blank=True,
                                       help_text="The EASY XML (a zip) converted from the uploaded file, if any")
     converter = models.CharField(max_length=40, blank=True, help_text="The converter that made converted_file")

@@ -12,7 +12,7 @@ from django.shortcuts import render
 from campaign import kinds, tracks
 
 from . import metrics, significance, summaries
-from .kinds import pages as kind_pages
+from .kinds.sentence import pages as kind_pages
 from .figure_sets import figure_id, parse_figure_id
 from .ranking_chart import dot_plot
 from .stats import ALL

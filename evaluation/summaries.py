@@ -21,6 +21,7 @@ from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 
 from annotations.easy.schema import DEFAULT_SCHEMA
+from evaluation.easy.ranges import MATCHES, MODES
 from campaign import tracks, visibility
 from campaign.models import Campaign, Run, RunStatus, Sentence
 
@@ -30,8 +31,8 @@ ALL = "ALL"
 # The engine may spell "all genres/types together" differently; the pages use ALL.
 _POOLED_SPELLINGS = {"all", "*", "_all", "__all__", "total", ""}
 
-EASY_MODES = ("HYP", "DEFHYP", "REF")
-EASY_MATCHES = ("EQUAL", "FUZZY", "INCLUDE", "INTERSECTION", "BARYCENTER")
+# The engine's, so that a new range function or mode appears on the pages without an edit here.
+EASY_MODES, EASY_MATCHES = MODES, MATCHES
 CONSTITUENTS = "constituents"
 RELATIONS = "relations"
 
@@ -146,6 +147,13 @@ def campaign_results(campaign: Campaign, runs=None, *, cells: Q | None = None) -
         "genres": [{"code": g.code, "name": g.name} for g in campaign.genres.all()],
         "runs": entries,
     }
+
+
+def way_selection(query) -> tuple[str, str]:
+    """The way ``(mode, match)`` a results page or its JSON asks for (``?mode=&match=``): a known one, else
+    the engine's first of each (HYP, EQUAL)."""
+    mode, match = query.get("mode", MODES[0]), query.get("match", MATCHES[0])
+    return mode if mode in MODES else MODES[0], match if match in MATCHES else MATCHES[0]
 
 
 def page_cells(layer: str, mode: str, match: str) -> Q:

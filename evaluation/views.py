@@ -12,7 +12,6 @@ from campaign import kinds, visibility
 from campaign.models import Campaign, Run
 
 from . import summaries
-from .kinds import easy_pages
 
 
 def _campaign_or_404(user, slug: str) -> Campaign:
@@ -37,6 +36,6 @@ def campaign_results_json(request, slug: str):
     """The same dict the page draws from, as the requesting user may see it."""
     campaign = _campaign_or_404(request.user, slug)
     # With mode and match, only what the page of that way draws; without, every cell.
-    way = easy_pages.selection(request) if ("mode" in request.GET or "match" in request.GET) else None
+    way = summaries.way_selection(request.GET) if ("mode" in request.GET or "match" in request.GET) else None
     visible = summaries.visible_results(request.user, campaign, way=way)
     return JsonResponse({"source": visible.source, "data": visible.data})

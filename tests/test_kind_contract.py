@@ -1,6 +1,6 @@
 """Outside the kind packages nobody asks which kind a campaign is: they call the kind's contract.
 
-A kind is reached through :class:`evaluation.kinds.base.Kind` (every hook has a documented default), so
+A kind is reached through :class:`evaluation.kinds.contract.Kind` (every hook has a documented default), so
 code outside ``evaluation/kinds/`` neither compares a campaign's kind with a kind name nor probes a kind
 object for an optional method (``hasattr``, or ``getattr`` with a default). Both are the same question
 ("is this EASY?") and both mean a new kind has to edit the house.

@@ -123,7 +123,7 @@ def count_sentence(ref: ReferenceView, hyp: HypothesisView | None, plan: Plan):
     return fc, fp, cr
 
 
-def _extend_all(x: np.ndarray, plan: Plan) -> np.ndarray:
+def extend_all(x: np.ndarray, plan: Plan) -> np.ndarray:
     """Append an ALL-types column after each way's block: columns become (way, type..., ALL)."""
     blocks = []
     for _, _, _, off, types in plan.ways:
@@ -409,9 +409,9 @@ def aggregate(fc, fp, cr, row_genre: list[str], plan: Plan, submitted: Mapping[s
     genres = sorted(set(row_genre))
     genre_arr = np.array(row_genre, dtype=object) if row_genre else np.array([], dtype=object)
     strata = [np.flatnonzero(genre_arr == g) for g in genres]
-    fc_e = _extend_all(fc, plan)
-    fp_e = _extend_all(fp, plan)
-    cr_e = _extend_all(cr, plan)
+    fc_e = extend_all(fc, plan)
+    fp_e = extend_all(fp, plan)
+    cr_e = extend_all(cr, plan)
     # point estimates per genre and ALL (exact integer sums)
     sums = {}
     for g, idx in zip(genres, strata):

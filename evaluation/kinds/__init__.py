@@ -2,7 +2,7 @@
 
 Every kind is a subclass of :class:`evaluation.kinds.contract.Kind`, the whole contract between a kind
 and the rest of the platform (each hook documented there, with its default). The sentence-per-line
-kinds (constituency, dependency) share :mod:`evaluation.kinds.base`. :data:`KINDS` is registered with
+kinds (constituency, dependency) share :mod:`evaluation.kinds.sentence`. :data:`KINDS` is registered with
 :mod:`campaign.kinds` when the app starts (``EvaluationConfig.ready``), which is how the rest of the code
 reaches them (``get`` and ``for_campaign`` here are that registry's).
 """

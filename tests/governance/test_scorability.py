@@ -18,9 +18,9 @@ from annotations.limits import MAX_SENTENCE_RELATIONS, MAX_SENTENCE_WORDS, MAX_T
 from annotations.trees.penn import parse_penn, parse_penn_lines
 from annotations.trees.square import parse_square
 from annotations.trees.tree import Tree
-from evaluation.kinds.base import Parsed
+from evaluation.kinds.sentence import Parsed
 from evaluation.kinds.constituency import ConstituencyKind
-from evaluation.kinds.tokens import TextSentence
+from evaluation.kinds.sentence.tokens import TextSentence
 from evaluation.trees import METRICS
 from tests.conftest import REPO_ROOT
 

@@ -7,7 +7,7 @@ from annotations.errors import InputError
 from annotations.models import GoldDocument, GoldSentence
 from campaign.models import CampaignKind, CorpusDocument, RunStatus, Sentence
 from evaluation.kinds import get
-from evaluation.kinds.tokens import read_tokens
+from evaluation.kinds.sentence.tokens import read_tokens
 from tests import factories
 
 from .conftest import PTB

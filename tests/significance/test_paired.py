@@ -8,7 +8,7 @@ import pytest
 
 from evaluation import paired
 from evaluation.easy.scoring import Plan
-from evaluation.figure_sets import easy_figures
+from evaluation.kinds.easy.figures import easy_figures
 from evaluation.paired import FigureSet, holm, paired_test, rank_clusters
 from annotations.easy.schema import DEFAULT_SCHEMA
 

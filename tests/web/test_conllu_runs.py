@@ -314,7 +314,7 @@ def test_diagnostics_and_paired_rows_read_the_converted_xml(conllu_campaign, ali
     """What reads a run again after scoring (per-sentence diagnostics, the paired tests' rows) reads what was
     scored: the converted XML, not the CoNLL-U upload."""
     from evaluation.kinds import get
-    from evaluation.kinds.easy_diagnostics import run_diagnostics
+    from evaluation.kinds.easy.diagnostics import run_diagnostics
 
     team = factories.make_team(conllu_campaign, alice)
     run = conllu_run(conllu_campaign, team, alice, django_capture_on_commit_callbacks)
@@ -328,7 +328,7 @@ def test_a_converter_crash_is_a_problem_of_the_file(conllu_campaign, alice, djan
                                                     monkeypatch):
     """Whatever goes wrong in the converter happens during validation and is said as a problem of the file:
     the run is invalid (decided by the file and the corpus), never failed after validation."""
-    from evaluation.kinds import easy_conllu
+    from evaluation.kinds.easy import conllu as easy_conllu
 
     def broken(*args, **kwargs):
         raise KeyError("head")

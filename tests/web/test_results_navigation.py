@@ -8,7 +8,7 @@ from django.test import Client
 from annotations.models import GoldSentence
 from campaign import lifecycle
 from campaign.models import CampaignState
-from evaluation.kinds import easy_pages
+from evaluation.kinds.easy import pages as easy_pages
 from tests import factories
 from tests.web.helpers import stored_run
 

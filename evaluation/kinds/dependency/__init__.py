@@ -8,7 +8,7 @@ are the defaults).
 Two tracks:
 
 * gold tokens: one run sentence per corpus sentence on the corpus's words
-  (:class:`~evaluation.kinds.base.SentenceKind`'s pairing), scored with Lin's
+  (:class:`~evaluation.kinds.sentence.SentenceKind`'s pairing), scored with Lin's
   triples, UAS, LAS and the CoNLL 2018 figures on the words side by side;
 * raw text: each run file is the parser's own tokenisation and sentence
   segmentation of the document's raw text. Validation checks that it spells
@@ -28,6 +28,7 @@ from annotations.conllu import parse_conllu, write_conllu
 from annotations.errors import InputError, Problem
 from annotations.limits import size_problems
 from campaign.services.downloads import read_extra_file
+from campaign.services.runs import unpacked
 from campaign.subsets import missing_document_message, sentences_to_cover
 
 from evaluation import metrics
@@ -35,9 +36,10 @@ from evaluation.deps.conll18_reader import parse_conll18
 from evaluation.deps.metrics import PunctRule
 from evaluation.deps.rawtext import raw_text, tokenisation, tokenisation_characters
 from evaluation.metrics.conll18 import document_rows, score_rows
+from evaluation.sentence_rows import RowsUnavailable
 from evaluation.services import NoGold
 
-from ..base import Parsed, SentenceKind, bootstrap_parameters
+from ..sentence import Parsed, SentenceKind, bootstrap_parameters
 from ..contract import Progress, RunSetup
 from ..gold import gold_checksum, read_gold_file, run_subset_gold
 from . import tracks
@@ -202,7 +204,7 @@ class DependencyKind(SentenceKind):
             if not gold:
                 raise NoGold("the development sample is empty" if run.scope == "dev"
                              else "the campaign has no gold for its test set yet")
-            test_by_doc = {name: {p.sid: p for p in self._run_sentences(files[name], name, run)}
+            test_by_doc = {name: {p.sid: p for p in self.run_sentences(files[name], name, run)}
                            for name in {d for d, _, _ in where}}
             test = [test_by_doc[d][s] for d, s, _ in where]
             return self.score(gold, test, [g for _, _, g in where], params, checksum,
@@ -245,9 +247,6 @@ class DependencyKind(SentenceKind):
         params = result.document.get("parameters") or {}
         if params.get("track") != tracks.RAW_TEXT:
             return super().sentence_rows(result)
-        from campaign.services.runs import unpacked
-        from evaluation.sentence_rows import RowsUnavailable
-
         run = result.run
         try:
             with unpacked(run.campaign, Path(run.file.path), run.original_filename) as files:

@@ -12,10 +12,12 @@ from dataclasses import dataclass
 
 from annotations.easy import read_document
 from campaign.models import Run
-from evaluation.kinds.easy_conllu import scored_files
-from evaluation.kinds.easy import campaign_schema, load_gold
 from evaluation.easy.ranges import MATCHES, MODES, HypothesisView, ReferenceView
 from evaluation.easy.scoring import Plan, count_sentence
+
+from .conllu import scored_files
+from .gold import load_gold
+from .options import campaign_schema
 
 
 @dataclass

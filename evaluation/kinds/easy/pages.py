@@ -18,17 +18,14 @@ from campaign import audit, visibility
 from campaign.models import Campaign, Run
 from campaign.rules import UploadRefused
 from campaign.subsets import scoring_subset, sentence_ids_by_document
-from evaluation.kinds.easy_diagnostics import MATCHES, MODES, run_diagnostics as diagnose
 from annotations.errors import InputError
 from evaluation import charts, summaries
+from evaluation.easy.ranges import MATCHES, MODES
 from evaluation.heatmap import heatmap
-from evaluation.summaries import CONSTITUENTS, EASY_MATCHES, EASY_MODES, RELATIONS
+from evaluation.summaries import CONSTITUENTS, RELATIONS
 from evaluation.text import percent
 
-
-def _choice(request, name: str, allowed, default: str) -> str:
-    value = request.GET.get(name, default)
-    return value if value in allowed else default
+from .diagnostics import run_diagnostics as diagnose
 
 
 _MISSING = format_html('<td class="muted" title="{}">–</td>', "not scored or not submitted")
@@ -101,7 +98,7 @@ def _genre_stats(user, campaign: Campaign) -> dict:
 
 
 def selection(request) -> tuple[str, str]:
-    return _choice(request, "mode", EASY_MODES, "HYP"), _choice(request, "match", EASY_MATCHES, "EQUAL")
+    return summaries.way_selection(request.GET)
 
 
 def campaign_page(request, campaign: Campaign):
@@ -113,8 +110,8 @@ def campaign_page(request, campaign: Campaign):
         "visible": visible,
         "mode": mode,
         "match": match,
-        "modes": EASY_MODES,
-        "matches": EASY_MATCHES,
+        "modes": MODES,
+        "matches": MATCHES,
         "genre_stats": _genre_stats(request.user, campaign),
     }
     if data and data["runs"]:
@@ -137,7 +134,7 @@ def campaign_page(request, campaign: Campaign):
             genre_type_blocks=[_genre_type_block(data, chosen, layer, mode, match) for layer in layers],
             runs_by_genre=_runs_by_genre(data, indexes, mode, match),
         )
-    return render(request, "results/campaign.html", context)
+    return render(request, "results/easy_campaign.html", context)
 
 
 def _runs_by_genre(data: dict, indexes: list, mode: str, match: str) -> dict:
@@ -160,7 +157,7 @@ def run_page(request, campaign: Campaign, run: Run):
         raise Http404("No results to show for this run.")
     data, entry = visible.data, visible.data["runs"][0] if visible.data["runs"] else None
     context = {"campaign": campaign, "run": run, "entry": entry, "visible": visible, "mode": mode, "match": match,
-               "modes": EASY_MODES, "matches": EASY_MATCHES}
+               "modes": MODES, "matches": MATCHES}
     if entry is not None:
         one = dict(data, runs=[entry])
         layers = summaries.layers_of(one)
@@ -168,7 +165,7 @@ def run_page(request, campaign: Campaign, run: Run):
             way_blocks=[_ways_block(one, layer) for layer in layers if layer in (RELATIONS, CONSTITUENTS)],
             genre_type_blocks=[_genre_type_block(one, entry, layer, mode, match) for layer in layers],
         )
-    return render(request, "results/run.html", context)
+    return render(request, "results/easy_run.html", context)
 
 
 DIAGNOSTICS_PER_PAGE = 50

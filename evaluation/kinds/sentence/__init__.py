@@ -29,8 +29,12 @@ from evaluation.metrics.base import nested, value_at
 from evaluation.services import NoGold, shown  # NoGold: the task tells the team this one as is
 from evaluation.version import SCORER_VERSION
 
-from .contract import Kind, Progress, RunSetup
-from .gold import gold_checksum, read_gold_file, run_subset_gold
+from evaluation.figure_sets import metric_figures
+
+from ..contract import Kind, Progress, RunSetup
+from ..gold import gold_checksum, read_gold_file, run_subset_gold
+from . import pages
+from .rows import rescored_rows
 from .tokens import SUFFIX as TEXT_SUFFIX, TextSentence, read_tokens, word_mismatch, write_tokens
 
 ALL = "ALL"
@@ -245,13 +249,13 @@ class SentenceKind(Kind):
                          else "the campaign has no gold for its test set yet")
         test_by_doc: dict[str, dict[str, Parsed]] = {}
         for name in {d for d, _, _ in where}:
-            test_by_doc[name] = {p.sid: p for p in self._run_sentences(files[name], name, run)}
+            test_by_doc[name] = {p.sid: p for p in self.run_sentences(files[name], name, run)}
         test = [test_by_doc[d][s] for d, s, _ in where]
         return self.score(gold, test, [g for _, _, g in where], setup.parameters, checksum,
                           sentences=[{"document": d, "sid": s, "genre": g} for d, s, g in where],
                           progress=progress)
 
-    def _run_sentences(self, path: Path, name: str, run) -> list[Parsed]:
+    def run_sentences(self, path: Path, name: str, run) -> list[Parsed]:
         """The run's sentences under the corpus ids (a run file need not carry ids: order decides, over the
         sentences its scope covers)."""
         doc = run.campaign.documents.get(name=name)
@@ -304,14 +308,10 @@ class SentenceKind(Kind):
 
     # -- pages -----------------------------------------------------------------------------
     def campaign_page(self, request, campaign):
-        from .pages import campaign_page
-
-        return campaign_page(request, campaign)
+        return pages.campaign_page(request, campaign)
 
     def run_page(self, request, campaign, run):
-        from .pages import run_page
-
-        return run_page(request, campaign, run)
+        return pages.run_page(request, campaign, run)
 
     def result_summary(self, result, **selection) -> list[dict]:
         """One row per published figure, named by the metric registry (no mode or match)."""
@@ -331,14 +331,10 @@ class SentenceKind(Kind):
     # -- paired significance (evaluation.significance) ---------------------------------------
     def sentence_rows(self, result):
         """Every metric's per-sentence rows side by side: the run scored again against the result's gold."""
-        from evaluation.sentence_rows import rescored_rows
-
         return rescored_rows(self, result)
 
     def paired_figures(self, result):
         """The headline figure of every published layer of the result's metrics."""
-        from evaluation.figure_sets import metric_figures
-
         return metric_figures(self.metrics_of(result.document.get("parameters") or {}))
 
     def metrics_of(self, params: dict) -> list[str]:

@@ -20,7 +20,7 @@ from annotations.trees.transforms import make_transform
 from evaluation import metrics
 from evaluation.deps.convert import trees_to_dependencies
 
-from .base import Parsed, SentenceKind, bootstrap_parameters
+from ..sentence import Parsed, SentenceKind, bootstrap_parameters
 
 NULL_TAG = "-NONE-"
 DEPENDENCY = "dependency"

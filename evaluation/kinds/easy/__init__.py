@@ -1,0 +1,150 @@
+"""The EASY kind: EASY XML files, constituents and relations scored in 15 ways with intervals.
+
+Everything EASY-specific the app needs is reached through :class:`EasyKind`
+(registered with :mod:`campaign.kinds` by the evaluation app): its corpus
+import, the validation of a run against the corpus text, loading the gold of
+a run's subset, scoring, the gold files it releases, its pages and diagnostics.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from annotations.easy import document_to_bytes, read_document
+from annotations.easy.model import Document
+from annotations.models import GoldDocument
+from campaign.services import archives
+from evaluation.easy.ranges import MATCHES, MODES
+from evaluation.easy.scoring import Plan
+from evaluation.services import shown
+from evaluation.stats import ALL
+
+from ..contract import Kind, RunSetup
+from . import conllu as easy_conllu, pages
+from .corpus import import_corpus
+from .figures import easy_figures
+from .options import campaign_schema, scoring_parameters
+from .rows import easy_rows
+from .scoring import score_run_files
+from .validation import validate_run_files
+
+
+class EasyKind(Kind):
+    name = "easy"
+    label = "EASY (constituents and relations)"
+    suffixes = archives.EASY  # ".xml", and how upload messages name EASY files
+    file_label = "EASY .xml file"
+    file_help = "One EASY .xml file, or a .zip or .tar.gz with one .xml file per corpus document."
+    options_error = "the annotation guide's schema is malformed"
+    genres_from_names_only = True  # genres come from file names: the import takes no genre map
+    has_word_view = False
+    has_diagnostics = True  # per-sentence diagnostics_page (tree and dependency kinds have none)
+
+    def import_corpus(self, campaign, gold_paths, *, subset: str = "test", actor=None, **options):
+        return import_corpus(campaign, gold_paths, subset=subset, actor=actor, **options)
+
+    # What Campaign.metrics may set; run_formats is the run files taken (easy_conllu), not a scoring parameter.
+    option_keys = ("matches", "modes", "bootstrap", "seed", "run_formats")
+
+    def check_options(self, options: dict) -> None:
+        for key, allowed in (("matches", MATCHES), ("modes", MODES)):
+            value = options.get(key)
+            if value is not None and (not isinstance(value, list) or not set(value) <= set(allowed)):
+                raise ValueError(f"{key} must be a list drawn from {', '.join(allowed)}.")
+        easy_conllu.check_run_formats(options.get("run_formats"))
+
+    def run_suffixes(self, campaign, *, stored: bool = False):
+        """The run files an upload may hold: EASY XML, and CoNLL-U where the campaign takes it."""
+        return easy_conllu.run_suffixes(campaign, stored=stored)
+
+    def run_formats_label(self, campaign) -> str:
+        """What the organisers' console says of the run files the campaign takes."""
+        if easy_conllu.accepts_conllu(campaign):
+            return f"EASY XML and CoNLL-U (converted to EASY XML on validation, {easy_conllu.CONVERTER_VERSION})"
+        return "EASY XML only"
+
+    def file_help_for(self, campaign) -> str:
+        return easy_conllu.FILE_HELP if easy_conllu.accepts_conllu(campaign) else self.file_help
+
+    def run_file_format(self, filename: str) -> str:
+        return "xml" if filename.lower().endswith(".xml") else "conllu"
+
+    def run_file_problem(self, path: Path, display: str) -> str | None:
+        if self.run_file_format(display) != "xml":
+            return super().run_file_problem(path, display)
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+        head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+        if not (head.startswith(b"<") and b"\x00" not in head):
+            return "is not an XML file (it must start with '<')"
+        return None
+
+    def parameters(self, campaign, run=None) -> dict:
+        campaign_schema(campaign)  # a malformed schema stops the run before anything is read
+        return scoring_parameters(campaign)
+
+    def setup(self, run) -> RunSetup:
+        """The parameters, and the schema of the campaign's guide, read once."""
+        schema = campaign_schema(run.campaign)
+        return RunSetup(self, scoring_parameters(run.campaign), self.run_suffixes(run.campaign, stored=True),
+                        context={"schema": schema})
+
+    def validate_run_files(self, run, files, setup: RunSetup, progress=None) -> dict:
+        return validate_run_files(run, files, setup.context["schema"], progress)
+
+    def score_run_files(self, run, files, setup: RunSetup, progress=None) -> dict:
+        return score_run_files(run, files, setup.context["schema"], progress, params=setup.parameters)
+
+    def result_parameters(self, setup: RunSetup, document: dict) -> dict:
+        """A CoNLL-U run's converter is part of what produced its result."""
+        converter = (document.get("parameters") or {}).get("converter")
+        return {**setup.parameters, "converter": converter} if converter else setup.parameters
+
+    def figure_help_template(self, explained) -> str:
+        return "results/_easy_help.html"
+
+    def gold_files(self, campaign, wanted: dict[str, set[str]]) -> dict[str, bytes]:
+        """``{file name: bytes}``: per document, an EASY file of its gold sentences whose ids are in ``wanted``."""
+        out = {}
+        golds = GoldDocument.objects.filter(document__campaign=campaign, document__name__in=list(wanted))
+        for gold in golds.select_related("document").order_by("document__order", "document__name"):
+            name = gold.document.name
+            with gold.file.open("rb") as fh:
+                doc = read_document(fh, gold=True, strict=False, name=f"{name}.xml")
+            keep = wanted[name]
+            # Only what the corpus file also carries: no attribute of the gold's source (paths, dates).
+            out[f"{name}.xml"] = document_to_bytes(Document(
+                name=f"{name}.xml", sentences=[s for s in doc.sentences if s.id in keep],
+                attributes={"fichier": f"{name}.xml"}))
+        return out
+
+    def result_summary(self, result, *, match: str = "EQUAL", mode: str = "HYP") -> list[dict]:
+        """Per layer, all types, micro and macro, in the chosen mode and match (``by_way``)."""
+        rows = []
+        for cell in result.cells.filter(genre=ALL, type=ALL, match=match).order_by("layer", "aggregation"):
+            if cell.layer == "relations" and cell.mode != mode:
+                continue
+            rows.append({"layer": cell.layer, "aggregation": cell.get_aggregation_display(), "mode": cell.mode,
+                         "match": cell.match, "p": cell.p, "r": cell.r, "f": cell.f,
+                         "ci": (cell.ci_low, cell.ci_high) if cell.ci_low is not None else None, "by_way": True,
+                         "shown": shown(cell)})
+        return rows
+
+    # -- paired significance (evaluation.significance) ---------------------------------------
+    def sentence_rows(self, result):
+        """The result's per-sentence count rows: the run counted again against its gold."""
+        return easy_rows(result, campaign_schema(result.run.campaign))
+
+    def paired_figures(self, result):
+        """Micro F of every (way, type) and macro F of every way, from summed rows."""
+        params = result.document.get("parameters") or {}
+        return easy_figures(Plan(campaign_schema(result.run.campaign), params.get("matches") or MATCHES,
+                                 params.get("modes") or MODES))
+
+    def campaign_page(self, request, campaign):
+        return pages.campaign_page(request, campaign)
+
+    def run_page(self, request, campaign, run):
+        return pages.run_page(request, campaign, run)
+
+    def diagnostics_page(self, request, run):
+        return pages.diagnostics_page(request, run)

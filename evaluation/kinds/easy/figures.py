@@ -1,0 +1,50 @@
+"""EASY's figures as functions of summed per-sentence rows, for the paired tests.
+
+The rows are ``fc | fp | cr``, each with the all-types column after every way's block (as
+:func:`evaluation.easy.scoring.aggregate` lays them out); micro F per (way, type) is 2·fc / (fp + cr),
+macro F the mean of the way's defined per-type F. Named as :mod:`evaluation.figure_sets` names figures.
+
+Pure: numpy and the engine only.
+"""
+from __future__ import annotations
+
+import warnings
+from functools import partial
+
+import numpy as np
+
+from evaluation.easy.scoring import Plan
+from evaluation.figure_sets import MACRO, MICRO
+from evaluation.paired import FigureSet
+from evaluation.stats import ALL, f_from_counts
+
+
+def easy_layout(plan: Plan) -> list[tuple[str, str, str, tuple[str, ...], int]]:
+    """``(layer, mode, match, types + ALL, first column)`` of each way in the extended rows."""
+    out, col = [], 0
+    for layer, mode, match, _, types in plan.ways:
+        out.append((layer, mode or "", match, tuple(types) + (ALL,), col))
+        col += len(types) + 1
+    return out
+
+
+def easy_figures(plan: Plan) -> list[FigureSet]:
+    """One figure set per way: micro F of each type and of all types, and the way's macro F."""
+    layout = easy_layout(plan)
+    width = layout[-1][4] + len(layout[-1][3]) if layout else 0
+    out = []
+    for layer, mode, match, types, start in layout:
+        t = len(types)
+        cols = np.concatenate([np.arange(start, start + t) + k * width for k in range(3)])
+        keys = tuple((MICRO, layer, mode, match, type_) for type_ in types) + ((MACRO, layer, mode, match, ALL),)
+        out.append(FigureSet(keys, partial(_way_figures, t), cols))
+    return out
+
+
+def _way_figures(t: int, sums: np.ndarray) -> np.ndarray:
+    """``sums`` = fc | fp | cr of one way (its types, then all types): micro F of each, then the macro F."""
+    f = f_from_counts(sums[:, :t], sums[:, t:2 * t], sums[:, 2 * t:3 * t])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a way with no defined type: macro undefined
+        macro = np.nanmean(f[:, :t - 1], axis=1) if t > 1 else np.full(len(f), np.nan)
+    return np.hstack([f, macro[:, None]])

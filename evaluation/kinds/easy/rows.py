@@ -1,0 +1,38 @@
+"""EASY's per-sentence rows for the paired tests: a result's run counted again against its gold."""
+from __future__ import annotations
+
+import numpy as np
+
+from evaluation.easy.scoring import count_sentences, extend_all
+from evaluation.models import Result
+from evaluation.sentence_rows import RowsUnavailable
+
+from .conllu import scored_files
+from .gold import load_gold
+
+
+def easy_rows(result: Result, schema) -> tuple[list[str], list[str], np.ndarray]:
+    """Rows of an EASY result: its run counted again against its gold (read with ``schema``)."""
+    run = result.run
+    gold_docs, genres, checksum, _ = load_gold(run, schema)
+    if checksum != result.gold_sha256:
+        raise RowsUnavailable("the gold changed since this result was scored")
+    params = result.document.get("parameters") or {}
+    try:
+        with scored_files(run) as files:  # a CoNLL-U run's converted XML
+            plan, gold, counting = count_sentences(
+                gold_docs, {name: files[name] for name in gold_docs if name in files}, genres,
+                matches=params.get("matches") or (), modes=params.get("modes") or (), schema=schema)
+    except FileNotFoundError as exc:
+        raise RowsUnavailable(f"the run's file is gone ({exc.filename})") from None
+    return counted_rows(plan, gold, counting)
+
+
+def counted_rows(plan, gold, counting) -> tuple[list[str], list[str], np.ndarray]:
+    """What :func:`evaluation.easy.scoring.count_sentences` returns as (keys, genres, fc | fp | cr) rows."""
+    keys = [""] * len(gold.row_genre)
+    for document, sentences in gold.sentences.items():
+        for sid, (i, _, _) in sentences.items():
+            keys[i] = f"{document}/{sid}"
+    r = counting.rows
+    return keys, gold.row_genre, np.hstack([extend_all(x, plan) for x in (r.fc, r.fp, r.cr)])
