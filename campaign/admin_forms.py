@@ -7,14 +7,12 @@ from django.contrib.auth import get_user_model
 from . import kinds
 from .models import Campaign
 
-METRICS_HELP = (
-    'A JSON object; {} for the defaults. EASY: {"matches": ["EQUAL", "FUZZY", ...], "modes": ["HYP", "DEFHYP", '
-    '"REF"], "bootstrap": 1000, "seed": 12345, "run_formats": ["easy-xml", "conllu"]} (run_formats: the run files '
-    'taken, EASY XML only by default; with "conllu", CoNLL-U runs are converted on validation). Constituency: {"tree_metrics": ["evalb", "evalb-unlabelled", "leaf-ancestor"], '
-    '"dependency_via_head_rules": true, "head_rules": "penn", "transform": "strip-functions"}. '
-    'Dependency: {"punct": "upos", "pos": "upos", "tracks": ["gold-tokens", "raw-text"]} (tracks: which runs the '
-    'campaign accepts, default ["gold-tokens"]). Checked when saved.'
-)
+
+
+def metrics_help() -> str:
+    """The scoring options field's help: each registered kind's own (:attr:`Kind.options_help`)."""
+    return " ".join(["A JSON object; {} for the defaults.",
+                     *(k.options_help for k in kinds.registered().values() if k.options_help), "Checked when saved."])
 
 
 def check_metrics(kind: str, metrics) -> None:
@@ -38,10 +36,11 @@ class CampaignAdminForm(forms.ModelForm):
     class Meta:
         model = Campaign
         fields = "__all__"
-        help_texts = {"metrics": METRICS_HELP}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        if "metrics" in self.fields:
+            self.fields["metrics"].help_text = metrics_help()
         if "organisers" in self.fields:
             # organisers work in the admin, so they are staff; others could not reach the campaign
             self.fields["organisers"].queryset = get_user_model().objects.filter(is_staff=True, is_active=True)

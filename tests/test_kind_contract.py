@@ -129,6 +129,121 @@ def test_the_scan_finds_what_it_is_for(tmp_path, monkeypatch):
     assert [int(f.split(":")[1]) for f in template_findings(page)] == [1, 2]
 
 
+# -- the contract itself: a new kind needs no edit outside its package -----------------------------------
+
+GOLD = """\
+# sent_id = a1
+1\tIl\til\tPRON\t_\t_\t2\tnsubj\t_\t_
+2\tdort\tdormir\tVERB\t_\t_\t0\troot\t_\t_
+3\t.\t.\tPUNCT\t_\t_\t2\tpunct\t_\t_
+
+# sent_id = a2
+1\tElle\telle\tPRON\t_\t_\t2\tnsubj\t_\t_
+2\tlit\tlire\tVERB\t_\t_\t0\troot\t_\t_
+3\tun\tun\tDET\t_\t_\t4\tdet\t_\t_
+4\tlivre\tlivre\tNOUN\t_\t_\t2\tobj\t_\t_
+
+"""
+
+
+def _toy_kind():
+    """The worked example of docs/architecture.md, on an existing metric: a sentence kind and nothing else."""
+    from annotations.conllu import parse_conllu, write_conllu
+    from evaluation import metrics
+    from evaluation.kinds.sentence import Parsed, SentenceKind, bootstrap_parameters
+
+    class ToyKind(SentenceKind):
+        name = "toy"
+        label = "Toy dependencies"
+        suffixes = (".conllu",)
+        file_label = "CoNLL-U file"
+        file_help = "One CoNLL-U file per corpus document."
+        option_keys = ("bootstrap", "seed")
+
+        def read(self, path, display):
+            sentences = parse_conllu(Path(path).read_text(encoding="utf-8"), file=display)
+            return [Parsed(s, [w.form for w in s.words], s.sent_id or str(i), s.line)
+                    for i, s in enumerate(sentences, 1)]
+
+        def write(self, units):
+            return write_conllu(units).encode("utf-8")
+
+        def parameters(self, campaign, run=None):
+            return {"metrics": ["dependency"], "punct": "upos", "pos": "upos",
+                    **bootstrap_parameters(campaign.metrics or {})}
+
+        def score_metric(self, metric, gold, test, params):
+            return metrics.get(metric).score_with_rows(gold, test, punct=params["punct"], pos=params["pos"])
+
+    return ToyKind()
+
+
+def test_a_kind_must_give_every_abstract_hook():
+    from evaluation.kinds.contract import Kind
+
+    class Half(Kind):
+        name = "half"
+
+        def parameters(self, campaign, run=None):
+            return {}
+
+    try:
+        Half()
+    except TypeError as exc:
+        assert "score_run_files" in str(exc) and "import_corpus" in str(exc)
+    else:
+        raise AssertionError("an incomplete kind was instantiated")
+
+
+def test_the_defaults_are_the_contracts():
+    import pytest
+    from django.http import Http404
+
+    toy = _toy_kind()
+    assert (toy.tracks(None), toy.all_tracks(), toy.track_note("x"), toy.run_formats_label(None)) == ({}, {}, "", "")
+    assert toy.file_help_for(None) == toy.file_help and toy.run_suffixes(None) == (".conllu",)
+    assert toy.has_diagnostics is False and toy.figure_help_template([]) == ""
+    assert toy.figure_help_template(["x"]) == "results/_figure_help.html"
+    with pytest.raises(Http404):
+        toy.diagnostics_page(None, None)
+
+
+def test_a_registered_kind_is_a_campaign_kind_and_scores_runs_without_any_other_edit(
+        monkeypatch, storage, alice, tmp_path, django_capture_on_commit_callbacks):
+    """Registered, the toy kind is a choice of Campaign.kind with no migration, imports its corpus, takes an
+    upload and is scored by the worker's path: 2 sentences, 7 words, punctuation left out, every head right
+    but "livre" attached to "Elle" instead of "lit": UAS = 5 of 6 scored words."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.core.management import call_command
+
+    from campaign import kinds
+    from campaign.models import Campaign, RunStatus
+    from campaign.services.runs import upload_run
+    from evaluation.models import ResultCell
+    from tests import factories
+
+    toy = _toy_kind()
+    monkeypatch.setitem(kinds._KINDS, toy.name, toy)
+    assert ("toy", "Toy dependencies") in kinds.choices()
+    Campaign._meta.get_field("kind").clean("toy", None)  # a valid choice
+    call_command("makemigrations", "--check", "--dry-run", verbosity=0)  # and no migration for it
+
+    campaign = factories.make_campaign(kind="toy", metrics={"bootstrap": 10})
+    gold = tmp_path / "doc.conllu"
+    gold.write_text(GOLD, encoding="utf-8")
+    summary = toy.import_corpus(campaign, [gold], genres={"doc": "news"})
+    assert (summary.documents, summary.sentences) == (1, 2)
+    team = factories.make_team(campaign, alice)
+    run_text = GOLD.replace("4\tlivre\tlivre\tNOUN\t_\t_\t2\tobj", "4\tlivre\tlivre\tNOUN\t_\t_\t1\tobj")
+    with django_capture_on_commit_callbacks(execute=True):
+        run = upload_run(campaign=campaign, team=team, user=alice, name="toy run",
+                         uploaded_file=SimpleUploadedFile("doc.conllu", run_text.encode("utf-8")))
+    run.refresh_from_db()
+    assert run.status == RunStatus.SCORED, (run.status, run.status_reason, run.validation_report["problems"])
+    uas = ResultCell.objects.get(result__run=run, layer="deps-uas", genre="ALL")
+    assert abs(uas.f - 5 / 6) < 1e-9
+
+
 if __name__ == "__main__":
     found = findings()
     print("\n".join(found))

@@ -55,6 +55,8 @@ class Kind(ABC):
     options_error: str = "the campaign's scoring options are wrong"
     #: The keys ``Campaign.metrics`` may hold for this kind (the admin form refuses others).
     option_keys: tuple[str, ...] = ()
+    #: What the campaign admin's scoring options field says of this kind's (one sentence, with an example).
+    options_help: str = ""
     #: True when genres come from the gold file names: the import takes no genre map.
     genres_from_names_only: bool = False
     #: True when the error lab's per-word view applies to a run.

@@ -5,7 +5,7 @@ This module reads gold: worker and organiser code only.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable
+from typing import Callable, Iterable
 
 from annotations.models import GoldDocument, GoldSentence
 from campaign.models import Run
@@ -35,3 +35,22 @@ def gold_checksum(files: dict[str, bytes], subset: str, scored: Iterable[str] | 
         # The files alone do not say which sentences were scored: the subset is part of the checksum.
         files = {**files, f"subset-{subset}": "\n".join(scored).encode("utf-8")}
     return gold_sha256_bytes(files)
+
+
+def subset_gold(run, cut: Callable[[GoldDocument, set[str]], tuple[object, bool]], display: Callable[[str], str],
+                scored_lines: Callable[[list], list[str]]) -> tuple[list, str]:
+    """``([(document, kept)], checksum)``: the gold of the run's subset, per gold document in corpus order.
+
+    ``cut(gold, wanted ids)`` reads one stored gold file and returns ``(kept, whole)``: what scoring reads of
+    it, and whether that is every sentence of the file. The checksum is of the stored files (named
+    ``display(document name)``), and, when only part of a file is scored, of ``scored_lines(documents)``.
+    """
+    subset, wanted, golds = run_subset_gold(run)
+    documents, checksum_files, partial = [], {}, False
+    for gold in sorted(golds, key=lambda g: (g.document.order, g.document.name)):
+        doc = gold.document
+        kept, whole = cut(gold, wanted[doc.pk])
+        partial |= not whole
+        documents.append((doc, kept))
+        checksum_files[display(doc.name)] = read_gold_file(gold)
+    return documents, gold_checksum(checksum_files, subset, scored_lines(documents) if partial else None)

@@ -40,6 +40,8 @@ class ConstituencyKind(SentenceKind):
     file_help = ("One tree file (.mrg, .tree or .txt; Penn or square brackets, one tree per corpus sentence, in "
                  "order), or a .zip or .tar.gz with one such file per corpus document, named after it.")
     option_keys = ("tree_metrics", "dependency_via_head_rules", "head_rules", "transform", "bootstrap", "seed")
+    options_help = ('Constituency: {"tree_metrics": ["evalb", "evalb-unlabelled", "leaf-ancestor"], '
+                    '"dependency_via_head_rules": true, "head_rules": "penn", "transform": "strip-functions"}.')
     has_word_view = True  # the leaf-ancestor word-by-word view is this kind's diagnostics
 
     def diagnostics_page(self, request, run):

@@ -41,6 +41,7 @@ from evaluation.services import NoGold
 
 from ..sentence import Parsed, SentenceKind, bootstrap_parameters
 from ..contract import Progress, RunSetup
+from ..documents import RunCheck
 from ..gold import gold_checksum, read_gold_file, run_subset_gold
 from . import tracks
 
@@ -58,6 +59,8 @@ class DependencyKind(SentenceKind):
     suffixes = (".conllu", ".conll")
     file_label = "CoNLL-U file"
     option_keys = ("punct", "pos", "tracks", "bootstrap", "seed")
+    options_help = ('Dependency: {"punct": "upos", "pos": "upos", "tracks": ["gold-tokens", "raw-text"]} (tracks: which '
+                    'runs the campaign accepts, default ["gold-tokens"]).')
     file_help = ("One CoNLL-U file (.conllu), or a .zip or .tar.gz with one .conllu file per corpus document, "
                  "named after it. Gold-tokens track: one sentence per corpus sentence, in order, on the corpus's "
                  "words. Raw-text track: your parser's own tokens and sentences of the document's raw text.")
@@ -125,20 +128,24 @@ class DependencyKind(SentenceKind):
         return metrics.get(metric).score_with_rows(gold, test, punct=params["punct"], pos=params["pos"])
 
     # -- validation ------------------------------------------------------------------------
-    def check_document(self, setup: RunSetup, doc, path: Path | None, display: str,
-                       cover: dict[str, set[str]] | None) -> tuple[list[Problem], int]:
-        if setup.track != tracks.RAW_TEXT:
-            return super().check_document(setup, doc, path, display, cover)
+    def check_document(self, check: RunCheck, doc, path: Path | None, cover: dict[str, set[str]] | None) -> int:
+        if check.setup.track != tracks.RAW_TEXT:
+            return super().check_document(check, doc, path, cover)
+        display = self.display(doc.name)
         if path is None:
-            return [Problem(missing_document_message(doc.name, cover), file=display)], 0
+            check.problems.append(Problem(missing_document_message(doc.name, cover), file=display))
+            return 0
         try:
             expected, starts = self.expected_characters(doc, None if cover is None else cover.get(doc.name, set()))
         except InputError as exc:  # a corpus imported before tracks: said in the report
-            return exc.problems, 0
-        return self.check_raw_file(path, display, expected, starts), len(starts)
+            check.problems += exc.problems
+            return 0
+        check.problems += self.check_raw_file(path, display, expected, starts)
+        return len(starts)
 
-    def report_fields(self, setup: RunSetup) -> dict:
-        return {"track": tracks.RAW_TEXT} if setup.track == tracks.RAW_TEXT else {}
+    def report_fields(self, check: RunCheck) -> dict:
+        return {**super().report_fields(check), **({"track": tracks.RAW_TEXT} if check.setup.track == tracks.RAW_TEXT
+                                                   else {})}
 
     @staticmethod
     def expected_characters(doc, wanted: set[str] | None) -> tuple[str, list[tuple[int, str]]]:
@@ -200,7 +207,7 @@ class DependencyKind(SentenceKind):
                         progress: Progress | None = None) -> dict:
         params = setup.parameters
         if setup.track != tracks.RAW_TEXT:
-            gold, where, checksum = self.load_gold(run)
+            gold, where, checksum = self.paired_gold(run)
             if not gold:
                 raise NoGold("the development sample is empty" if run.scope == "dev"
                              else "the campaign has no gold for its test set yet")

@@ -11,24 +11,22 @@ from pathlib import Path
 
 from annotations.easy import document_to_bytes, read_document
 from annotations.easy.model import Document
-from annotations.models import GoldDocument
 from campaign.services import archives
 from evaluation.easy.ranges import MATCHES, MODES
 from evaluation.easy.scoring import Plan
-from evaluation.services import shown
 from evaluation.stats import ALL
 
-from ..contract import Kind, RunSetup
-from . import conllu as easy_conllu, pages
+from ..contract import RunSetup
+from ..documents import DocumentKind, RunCheck
+from . import conllu as easy_conllu, gold as easy_gold, pages, validation
 from .corpus import import_corpus
 from .figures import easy_figures
 from .options import campaign_schema, scoring_parameters
 from .rows import easy_rows
 from .scoring import score_run_files
-from .validation import validate_run_files
 
 
-class EasyKind(Kind):
+class EasyKind(DocumentKind):
     name = "easy"
     label = "EASY (constituents and relations)"
     suffixes = archives.EASY  # ".xml", and how upload messages name EASY files
@@ -44,6 +42,9 @@ class EasyKind(Kind):
 
     # What Campaign.metrics may set; run_formats is the run files taken (easy_conllu), not a scoring parameter.
     option_keys = ("matches", "modes", "bootstrap", "seed", "run_formats")
+    options_help = ('EASY: {"matches": ["EQUAL", "FUZZY", ...], "modes": ["HYP", "DEFHYP", "REF"], "bootstrap": 1000, '
+                    '"seed": 12345, "run_formats": ["easy-xml", "conllu"]} (run_formats: the run files taken, EASY XML '
+                    'only by default; with "conllu", CoNLL-U runs are converted on validation).')
 
     def check_options(self, options: dict) -> None:
         for key, allowed in (("matches", MATCHES), ("modes", MODES)):
@@ -88,8 +89,26 @@ class EasyKind(Kind):
         return RunSetup(self, scoring_parameters(run.campaign), self.run_suffixes(run.campaign, stored=True),
                         context={"schema": schema})
 
-    def validate_run_files(self, run, files, setup: RunSetup, progress=None) -> dict:
-        return validate_run_files(run, files, setup.context["schema"], progress)
+    # -- validation: DocumentKind's loop, these hooks ---------------------------------------
+    def begin_check(self, check: RunCheck) -> None:
+        validation.begin(check)
+
+    def check_document(self, check: RunCheck, doc, path, cover) -> int:
+        return validation.check_document(check, doc, path, cover, check.setup.context["schema"])
+
+    def end_check(self, check: RunCheck) -> None:
+        validation.end(check)
+
+    def report_fields(self, check: RunCheck) -> dict:
+        return validation.report_fields(check, check.setup.context["schema"])
+
+    # -- gold and scoring ---------------------------------------------------------------------
+    def gold_sentences(self, gold, wanted: set[str], setup: RunSetup | None = None):
+        schema = setup.context["schema"] if setup else campaign_schema(gold.document.campaign)
+        return easy_gold.cut(gold, wanted, schema)
+
+    def scored_lines(self, documents: list) -> list[str]:
+        return easy_gold.scored_lines(documents)
 
     def score_run_files(self, run, files, setup: RunSetup, progress=None) -> dict:
         return score_run_files(run, files, setup.context["schema"], progress, params=setup.parameters)
@@ -102,32 +121,22 @@ class EasyKind(Kind):
     def figure_help_template(self, explained) -> str:
         return "results/_easy_help.html"
 
-    def gold_files(self, campaign, wanted: dict[str, set[str]]) -> dict[str, bytes]:
-        """``{file name: bytes}``: per document, an EASY file of its gold sentences whose ids are in ``wanted``."""
-        out = {}
-        golds = GoldDocument.objects.filter(document__campaign=campaign, document__name__in=list(wanted))
-        for gold in golds.select_related("document").order_by("document__order", "document__name"):
-            name = gold.document.name
-            with gold.file.open("rb") as fh:
-                doc = read_document(fh, gold=True, strict=False, name=f"{name}.xml")
-            keep = wanted[name]
-            # Only what the corpus file also carries: no attribute of the gold's source (paths, dates).
-            out[f"{name}.xml"] = document_to_bytes(Document(
-                name=f"{name}.xml", sentences=[s for s in doc.sentences if s.id in keep],
-                attributes={"fichier": f"{name}.xml"}))
-        return out
+    def gold_file(self, gold, keep: set[str]) -> bytes:
+        """An EASY file of the gold sentences in ``keep``, with only what the corpus file also carries (no
+        attribute of the gold's source: paths, dates)."""
+        name = gold.document.name
+        with gold.file.open("rb") as fh:
+            doc = read_document(fh, gold=True, strict=False, name=f"{name}.xml")
+        return document_to_bytes(Document(name=f"{name}.xml", sentences=[s for s in doc.sentences if s.id in keep],
+                                          attributes={"fichier": f"{name}.xml"}))
 
-    def result_summary(self, result, *, match: str = "EQUAL", mode: str = "HYP") -> list[dict]:
-        """Per layer, all types, micro and macro, in the chosen mode and match (``by_way``)."""
-        rows = []
-        for cell in result.cells.filter(genre=ALL, type=ALL, match=match).order_by("layer", "aggregation"):
-            if cell.layer == "relations" and cell.mode != mode:
-                continue
-            rows.append({"layer": cell.layer, "aggregation": cell.get_aggregation_display(), "mode": cell.mode,
-                         "match": cell.match, "p": cell.p, "r": cell.r, "f": cell.f,
-                         "ci": (cell.ci_low, cell.ci_high) if cell.ci_low is not None else None, "by_way": True,
-                         "shown": shown(cell)})
-        return rows
+    def summary_cells(self, result, *, match: str = "EQUAL", mode: str = "HYP") -> list:
+        """Per layer, all types, micro and macro, in the chosen mode and match."""
+        return [cell for cell in result.cells.filter(genre=ALL, type=ALL, match=match).order_by("layer", "aggregation")
+                if cell.layer != "relations" or cell.mode == mode]
+
+    def summary_fields(self, cell) -> dict:
+        return {"by_way": True}
 
     # -- paired significance (evaluation.significance) ---------------------------------------
     def sentence_rows(self, result):

@@ -7,29 +7,28 @@ from __future__ import annotations
 from annotations.easy import EasySchema, read_document
 from annotations.easy.model import Document
 
-from ..gold import gold_checksum, read_gold_file, run_subset_gold
+from ..gold import subset_gold
+
+
+def cut(gold, wanted: set[str], schema: EasySchema) -> tuple[Document, bool]:
+    """One stored gold file read with ``schema``, cut to the sentences in ``wanted``; whether it is whole."""
+    name = f"{gold.document.name}.xml"
+    full = read_document(gold.file.path, gold=True, strict=True, schema=schema, name=name)
+    sentences = [s for s in full.sentences if s.id in wanted]
+    return Document(name=name, sentences=sentences, warnings=full.warnings, has_constituents=full.has_constituents,
+                    has_relations=full.has_relations), len(sentences) == len(full.sentences)
+
+
+def scored_lines(documents: list) -> list[str]:
+    """``document:sid`` of the scored sentences, by document name and sentence id (as the checksum has them)."""
+    kept = {doc.name: gold for doc, gold in documents}
+    return [f"{d}:{sid}" for d in sorted(kept) for sid in sorted(s.id for s in kept[d].sentences)]
 
 
 def load_gold(run, schema: EasySchema) -> tuple[dict[str, Document], dict[str, str], str, int]:
     """Gold documents restricted to the run's subset, the genre map, the gold checksum, sentence count."""
-    subset, wanted, golds = run_subset_gold(run)
-    gold_docs: dict[str, Document] = {}
-    genres: dict[str, str] = {}
-    checksum_files: dict[str, bytes] = {}
-    partial = False
-    count = 0
-    for gold in golds:
-        doc = gold.document
-        data = read_gold_file(gold)
-        full = read_document(gold.file.path, gold=True, strict=True, schema=schema, name=f"{doc.name}.xml")
-        keep = wanted[doc.pk]
-        sentences = [s for s in full.sentences if s.id in keep]
-        partial |= len(sentences) != len(full.sentences)
-        gold_docs[doc.name] = Document(name=f"{doc.name}.xml", sentences=sentences, warnings=full.warnings,
-                                       has_constituents=full.has_constituents, has_relations=full.has_relations)
-        genres[doc.name] = doc.genre.code
-        checksum_files[f"{doc.name}.xml"] = data
-        count += len(sentences)
-    scored = ([f"{d}:{sid}" for d in sorted(gold_docs) for sid in sorted(s.id for s in gold_docs[d].sentences)]
-              if partial else None)
-    return gold_docs, genres, gold_checksum(checksum_files, subset, scored), count
+    documents, checksum = subset_gold(run, lambda gold, wanted: cut(gold, wanted, schema),
+                                      lambda name: f"{name}.xml", scored_lines)
+    gold_docs = {doc.name: kept for doc, kept in documents}
+    genres = {doc.name: doc.genre.code for doc, _ in documents}
+    return gold_docs, genres, checksum, sum(len(kept.sentences) for kept in gold_docs.values())

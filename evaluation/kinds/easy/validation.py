@@ -1,73 +1,58 @@
-"""Validation of an EASY run: against the corpus text, the same for sentences with and without gold."""
+"""Validation of an EASY run (the hooks of :class:`~evaluation.kinds.documents.DocumentKind`'s loop): against
+the corpus text, the same for sentences with and without gold."""
 from __future__ import annotations
 
 import io
 from pathlib import Path
 
-from django.utils import timezone
-
 from annotations.easy import EasySchema, read_document, reference_forms, validate_run
 from annotations.errors import Problem
-from campaign.subsets import documents_to_check, missing_document_message, sentences_to_cover
+from campaign.subsets import missing_document_message
 
-from ..contract import Progress
+from ..documents import RunCheck
 from . import conllu as easy_conllu
 
-MAX_REPORTED = 1000  # problems listed in a report; the count says how many there were
+
+def begin(check: RunCheck) -> None:
+    """A run is in one format: EASY XML, or CoNLL-U converted to it document by document."""
+    conllu = easy_conllu.is_conllu_run(check.files)
+    check.state.update(conllu=conllu, suffix=easy_conllu.CONLLU if conllu else ".xml", converted={})
 
 
-def validate_run_files(run, files: dict[str, Path], schema: EasySchema, progress: Progress | None = None) -> dict:
-    """The validation report of a run: every problem, over every corpus document.
-
-    The reference is the corpus text teams downloaded, never the gold, so no
-    message, count or order depends on which sentences have gold. A CoNLL-U
-    run is converted first (:mod:`.easy_conllu`), against that same text; its
-    problems are part of the report, and the EASY XML of a valid run is kept.
-    """
-    problems: list[Problem] = []
-    warnings: list[Problem] = []
-    conllu = easy_conllu.is_conllu_run(files)
-    suffix = easy_conllu.CONLLU if conllu else ".xml"
-    converted: dict[str, bytes] = {}
-    cover = sentences_to_cover(run.campaign, run.scope)
-    documents = documents_to_check(run.campaign, cover, files)
-    sentences = 0
-    for done, doc in enumerate(documents, 1):
-        path = files.get(doc.name)
-        if path is None:
-            problems.append(Problem(missing_document_message(doc.name, cover), file=f"{doc.name}{suffix}"))
+def check_document(check: RunCheck, doc, path: Path | None, cover: dict[str, set[str]] | None,
+                   schema: EasySchema) -> int:
+    """One corpus document's run file against the corpus text teams downloaded, never the gold, so no
+    message, count or order depends on which sentences have gold. A CoNLL-U file is converted first
+    (:mod:`.conllu`), against that same text; its problems are part of the report."""
+    suffix = check.state["suffix"]
+    if path is None:
+        check.problems.append(Problem(missing_document_message(doc.name, cover), file=f"{doc.name}{suffix}"))
+        return 0
+    with doc.text_file.open("rb") as text:
+        corpus = read_document(text, gold=True, name=f"{doc.name}.xml")
+    expected = reference_forms(corpus)
+    run_file = path
+    if check.state["conllu"]:
+        xml, found = easy_conllu.convert_file(corpus, path, f"{doc.name}{suffix}")
+        check.problems.extend(found)
+        if xml is not None:
+            check.state["converted"][doc.name] = xml
+            run_file = io.BytesIO(xml)
         else:
-            with doc.text_file.open("rb") as text:
-                corpus = read_document(text, gold=True, name=f"{doc.name}.xml")
-            expected = reference_forms(corpus)
-            sentences += len(expected)
-            run_file = path
-            if conllu:
-                xml, found = easy_conllu.convert_file(corpus, path, f"{doc.name}{suffix}")
-                problems.extend(found)
-                if xml is not None:
-                    converted[doc.name] = xml
-                    run_file = io.BytesIO(xml)
-                else:
-                    run_file = None
-            if run_file is not None:
-                # named as the team named it: the unpacked copy has a temporary name
-                problems.extend(validate_run(run_file, expected, schema=schema, warnings=warnings,
-                                             name=f"{doc.name}.xml"))
-        if progress:
-            progress(done, len(documents))
-    if conllu and not problems:
-        easy_conllu.store_converted(run, converted)
-    extra = {"format": "conllu", "converter": easy_conllu.CONVERTER_VERSION} if conllu else {}
-    return {
-        **extra,
-        "valid": not problems,
-        "checked_at": timezone.now().isoformat(),
-        "schema": schema.name,
-        "documents": len(documents),
-        "sentences": sentences,
-        "problem_count": len(problems),
-        "problems": [p.as_dict() for p in problems[:MAX_REPORTED]],
-        "warnings": [w.as_dict() for w in warnings[:MAX_REPORTED]],
-        "warning_count": len(warnings),
-    }
+            run_file = None
+    if run_file is not None:
+        # named as the team named it: the unpacked copy has a temporary name
+        check.problems.extend(validate_run(run_file, expected, schema=schema, warnings=check.warnings,
+                                           name=f"{doc.name}.xml"))
+    return len(expected)
+
+
+def end(check: RunCheck) -> None:
+    """The EASY XML a valid CoNLL-U run was converted to is kept: scoring reads it."""
+    if check.state["conllu"] and not check.problems:
+        easy_conllu.store_converted(check.run, check.state["converted"])
+
+
+def report_fields(check: RunCheck, schema: EasySchema) -> dict:
+    extra = {"format": "conllu", "converter": easy_conllu.CONVERTER_VERSION} if check.state["conllu"] else {}
+    return {**extra, "schema": schema.name}

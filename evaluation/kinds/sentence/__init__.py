@@ -2,7 +2,8 @@
 
 A kind subclass says how to read its files (:meth:`SentenceKind.read`), what
 the words of a sentence are, and how to score paired gold/test sentences with
-the library (:meth:`SentenceKind.score_metric`). Everything else lives here:
+the library (:meth:`SentenceKind.score_metric`). Everything else lives here
+or in :class:`~evaluation.kinds.documents.DocumentKind`, which EASY shares:
 import (corpus text apart from gold, all or nothing), validation of a run
 against the corpus text (never the gold), loading the gold of the run's
 subset, the per-genre documents, and the ``cells`` rows the results pages read.
@@ -16,29 +17,26 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 import numpy as np
-from django.utils import timezone
 
 from annotations.errors import InputError, Problem
 from annotations.limits import size_problems
-from annotations.models import GoldDocument
 from campaign.services.corpus import ImportSummary, StoredDocument, store_corpus  # one import, every kind
-from campaign.subsets import documents_to_check, missing_document_message, sentences_to_cover
+from campaign.subsets import missing_document_message, sentences_to_cover
 from evaluation import metrics, stats
 from evaluation.easy.scoring import DEFAULT_BOOTSTRAP
 from evaluation.metrics.base import nested, value_at
-from evaluation.services import NoGold, shown  # NoGold: the task tells the team this one as is
+from evaluation.services import NoGold  # NoGold: the task tells the team this one as is
 from evaluation.version import SCORER_VERSION
 
 from evaluation.figure_sets import metric_figures
 
-from ..contract import Kind, Progress, RunSetup
-from ..gold import gold_checksum, read_gold_file, run_subset_gold
+from ..contract import Progress, RunSetup
+from ..documents import DocumentKind, RunCheck
 from . import pages
 from .rows import rescored_rows
 from .tokens import SUFFIX as TEXT_SUFFIX, TextSentence, read_tokens, word_mismatch, write_tokens
 
 ALL = "ALL"
-MAX_REPORTED = 1000
 
 
 @dataclass
@@ -53,7 +51,7 @@ class Parsed:
 
 
 
-class SentenceKind(Kind):
+class SentenceKind(DocumentKind):
     """A kind whose files are sentences in order, one gold file per corpus document (see the module)."""
 
     # -- to be given by each kind --------------------------------------------------------
@@ -71,9 +69,6 @@ class SentenceKind(Kind):
             if base.lower().endswith(suffix):
                 return base[: -len(suffix)]
         return base
-
-    def display(self, doc_name: str) -> str:
-        return f"{doc_name}{self.suffixes[0]}"
 
     # -- import --------------------------------------------------------------------------
     def import_corpus(self, campaign, gold_paths: Iterable[Path | str], *, genres: Mapping[str, str] | None = None,
@@ -127,38 +122,20 @@ class SentenceKind(Kind):
         """More team-facing files of a document, by suffix (see :mod:`campaign.services.downloads`): none here."""
         return {}
 
-    # -- validation: against the corpus text ---------------------------------------------
-    def validate_run_files(self, run, files: dict[str, Path], setup: RunSetup,
-                           progress: Progress | None = None) -> dict:
-        problems: list[Problem] = []
-        cover = sentences_to_cover(run.campaign, run.scope)
-        documents = documents_to_check(run.campaign, cover, files)
-        sentences = 0
-        for done, doc in enumerate(documents, 1):
-            found, expected = self.check_document(setup, doc, files.get(doc.name), self.display(doc.name), cover)
-            problems += found
-            sentences += expected
-            if progress:
-                progress(done, len(documents))
-        return {
-            "valid": not problems, "checked_at": timezone.now().isoformat(), "kind": self.name,
-            **self.report_fields(setup), "documents": len(documents), "sentences": sentences,
-            "problem_count": len(problems), "problems": [p.as_dict() for p in problems[:MAX_REPORTED]],
-            "warnings": [], "warning_count": 0,
-        }
-
-    def check_document(self, setup: RunSetup, doc, path: Path | None, display: str,
-                       cover: dict[str, set[str]] | None) -> tuple[list[Problem], int]:
-        """``(problems, sentences expected)`` of one corpus document's run file (``path`` None: no file)."""
+    # -- validation: against the corpus text (the loop is DocumentKind's) -----------------
+    def check_document(self, check: RunCheck, doc, path: Path | None, cover: dict[str, set[str]] | None) -> int:
+        """One corpus document's run file against its text sentences (``path`` None: no file)."""
         expected = self.expected_sentences(doc, cover)
+        display = self.display(doc.name)
         if path is None:
-            return [Problem(missing_document_message(doc.name, cover), file=display)], len(expected)
-        return self.check_file(path, display, expected, "the corpus document" if cover is None
-                               else "the document's development sample"), len(expected)
+            check.problems.append(Problem(missing_document_message(doc.name, cover), file=display))
+        else:
+            check.problems += self.check_file(path, display, expected, "the corpus document" if cover is None
+                                              else "the document's development sample")
+        return len(expected)
 
-    def report_fields(self, setup: RunSetup) -> dict:
-        """What a kind adds to every validation report of a run."""
-        return {}
+    def report_fields(self, check: RunCheck) -> dict:
+        return {"kind": self.name}
 
     @staticmethod
     def expected_sentences(doc, cover: dict[str, set[str]] | None) -> list[TextSentence]:
@@ -214,36 +191,29 @@ class SentenceKind(Kind):
         """The gold sentences ``units`` (the library's objects) as one file of this kind."""
         raise NotImplementedError
 
-    def gold_files(self, campaign, wanted: dict[str, set[str]]) -> dict[str, bytes]:
-        """``{file name: bytes}``: per document, its gold sentences whose ids are in ``wanted[document]``."""
-        out = {}
-        golds = GoldDocument.objects.filter(document__campaign=campaign, document__name__in=list(wanted))
-        for gold in sorted(golds.select_related("document"), key=lambda g: (g.document.order, g.document.name)):
-            name = gold.document.name
-            parsed = self.read(Path(gold.file.path), self.display(name))
-            out[self.display(name)] = self.write([p.unit for p in parsed if p.sid in wanted[name]])
-        return out
+    def gold_file(self, gold, keep: set[str]) -> bytes:
+        parsed = self.read(Path(gold.file.path), self.display(gold.document.name))
+        return self.write([p.unit for p in parsed if p.sid in keep])
 
     # -- scoring: against the gold of the run's subset -----------------------------------
-    def load_gold(self, run):
+    def gold_sentences(self, gold, wanted: set[str], setup: RunSetup | None = None) -> tuple[list[Parsed], bool]:
+        parsed = self.read(Path(gold.file.path), self.display(gold.document.name))
+        keep = [p for p in parsed if p.sid in wanted]
+        return keep, len(keep) == len(parsed)
+
+    def scored_lines(self, documents: list) -> list[str]:
+        return [f"{doc.name}:{p.sid}" for doc, kept in documents for p in kept]
+
+    def paired_gold(self, run) -> tuple[list[Parsed], list[tuple[str, str, str]], str]:
         """``(gold sentences, [(document, sid, genre)], checksum)`` of the run's subset, in corpus order."""
-        subset, wanted, golds = run_subset_gold(run)
-        gold_units, where, checksum_files, partial = [], [], {}, False
-        for gold in sorted(golds, key=lambda g: (g.document.order, g.document.name)):
-            doc = gold.document
-            parsed = self.read(Path(gold.file.path), self.display(doc.name))
-            keep = [p for p in parsed if p.sid in wanted[doc.pk]]
-            partial |= len(keep) != len(parsed)
-            for p in keep:
-                gold_units.append(p)
-                where.append((doc.name, p.sid, doc.genre.code))
-            checksum_files[self.display(doc.name)] = read_gold_file(gold)
-        scored = [f"{d}:{s}" for d, s, _ in where] if partial else None
-        return gold_units, where, gold_checksum(checksum_files, subset, scored)
+        documents, checksum = self.load_gold(run)
+        gold = [p for _, kept in documents for p in kept]
+        where = [(doc.name, p.sid, doc.genre.code) for doc, kept in documents for p in kept]
+        return gold, where, checksum
 
     def score_run_files(self, run, files: dict[str, Path], setup: RunSetup,
                         progress: Progress | None = None) -> dict:
-        gold, where, checksum = self.load_gold(run)
+        gold, where, checksum = self.paired_gold(run)
         if not gold:
             raise NoGold("the development sample is empty" if run.scope == "dev"
                          else "the campaign has no gold for its test set yet")
@@ -313,20 +283,15 @@ class SentenceKind(Kind):
     def run_page(self, request, campaign, run):
         return pages.run_page(request, campaign, run)
 
-    def result_summary(self, result, **selection) -> list[dict]:
-        """One row per published figure, named by the metric registry (no mode or match)."""
-        names = metrics.layers()
-        rows = []
-        for cell in result.cells.filter(genre=ALL, type=ALL).order_by("pk"):
-            # Some figures (leaf-ancestor, UAS, LAS) are a single score: P and R do not apply.
-            layer = names.get(cell.layer)
-            rows.append({"layer": cell.layer, "code": cell.layer, "name": layer.label if layer else cell.layer,
-                         "unit": layer.unit if layer else "%", "description": layer.description if layer else "",
-                         "aggregation": cell.get_aggregation_display(),
-                         "mode": "", "match": "", "p": cell.p, "r": cell.r, "f": cell.f,
-                         "ci": (cell.ci_low, cell.ci_high) if cell.ci_low is not None else None,
-                         "single": cell.p is None and cell.r is None, "by_way": False, "shown": shown(cell)})
-        return rows
+    def summary_names(self, cell) -> dict:
+        """The figure's name, unit and description from the metric registry (a code it no longer knows: as is)."""
+        layer = metrics.layers().get(cell.layer)
+        return {"code": cell.layer, "name": layer.label if layer else cell.layer, "unit": layer.unit if layer else "%",
+                "description": layer.description if layer else ""}
+
+    def summary_fields(self, cell) -> dict:
+        # Some figures (leaf-ancestor, UAS, LAS) are a single score: P and R do not apply.
+        return {"single": cell.p is None and cell.r is None, "by_way": False}
 
     # -- paired significance (evaluation.significance) ---------------------------------------
     def sentence_rows(self, result):

@@ -17,7 +17,7 @@ def rescored_rows(kind, result: Result) -> tuple[list[str], list[str], np.ndarra
     (Not every engine document keeps per-sentence counts, so the rows are not read back from it.)
     """
     run = result.run
-    gold, where, checksum = kind.load_gold(run)
+    gold, where, checksum = kind.paired_gold(run)
     if checksum != result.gold_sha256:
         raise RowsUnavailable("the gold changed since this result was scored")
     params = result.document.get("parameters") or {}
