@@ -90,7 +90,7 @@ def _process(run: Run) -> str:
         run,
         lambda files: services.validate_run_files(run, files, services.ThrottledProgress(run.pk), setup=setup),
         lambda files: services.score_run_files(run, files, services.ThrottledProgress(run.pk), setup=setup),
-        suffixes=setup.suffixes)
+        setup=setup)
     if outcome == "invalid":
         return outcome
     stored = services.store_result(run, document, metric=kind.name,
@@ -102,7 +102,7 @@ def _process(run: Run) -> str:
     return "scored"
 
 
-def _validate_and_score(run: Run, validate, score, *, suffixes=None) -> tuple[str, dict | None]:
+def _validate_and_score(run: Run, validate, score, *, setup=None) -> tuple[str, dict | None]:
     """The states every kind goes through between ``uploaded`` and storing the result.
 
     ``validate(files)`` returns the validation report and ``score(files)`` the scored document, both on the
@@ -111,7 +111,7 @@ def _validate_and_score(run: Run, validate, score, *, suffixes=None) -> tuple[st
     run.set_status(RunStatus.VALIDATING, progress=0)
     try:
         with unpacked(run.campaign, Path(run.file.path), run.original_filename, stored=True,
-                      suffixes=suffixes) as files:
+                      suffixes=setup.suffixes if setup else None, kind=setup.kind if setup else None) as files:
             report = validate(files)
             run.validation_report = report
             run.save(update_fields=["validation_report"])

@@ -92,17 +92,17 @@ def run_suffixes(campaign: Campaign, *, stored: bool = False) -> tuple[str, ...]
 
 
 def match_documents(campaign: Campaign, filename: str, files: dict[str, Path], *,
-                    suffixes: tuple[str, ...] | None = None) -> dict[str, Path]:
+                    suffixes: tuple[str, ...] | None = None, kind=None) -> dict[str, Path]:
     """Pair the files of a run with the corpus documents, by name.
 
     A single document file of a one-document corpus stands for that document,
     whatever its name. Any other name that is not a document is refused, and
     so is a run mixing two formats its kind accepts (:meth:`Kind.run_file_format`,
     e.g. EASY XML and CoNLL-U); each file must pass the kind's look at its content
-    (:meth:`Kind.run_file_problem`).
+    (:meth:`Kind.run_file_problem`). ``suffixes``, ``kind``: the campaign's, when the caller has them.
     """
-    kind = kinds.for_campaign(campaign)
-    suffixes = suffixes or run_suffixes(campaign)
+    kind = kind or kinds.for_campaign(campaign)
+    suffixes = suffixes or kind.run_suffixes(campaign)
     single = kind_of(filename, suffixes) == "xml"  # archives' word for "one document file", whatever its suffix
     # Unpacked copies keep the suffix they were accepted by (see .archives); a single file is named by the team.
     names_of = {doc: filename if single else path.name for doc, path in files.items()}
@@ -142,10 +142,10 @@ def _suffix_of(name: str, suffixes: tuple[str, ...]) -> str:
 
 @contextlib.contextmanager
 def unpacked(campaign: Campaign, path: Path, filename: str, *, stored: bool = False,
-             suffixes: tuple[str, ...] | None = None) -> Iterator[dict[str, Path]]:
+             suffixes: tuple[str, ...] | None = None, kind=None) -> Iterator[dict[str, Path]]:
     """``{document name: path}`` of a run file, in a temporary directory removed afterwards
-    (``stored``: a run already accepted, see :func:`run_suffixes`; ``suffixes``: those, when the caller
-    has them already)."""
+    (``stored``: a run already accepted, see :func:`run_suffixes`; ``suffixes`` and ``kind``: those of the
+    campaign, when the caller has them already, as the worker does)."""
     tmp = Path(tempfile.mkdtemp(prefix="run-unpack-", dir=staging_dir()))
     suffixes = suffixes or run_suffixes(campaign, stored=stored)
     try:
@@ -153,7 +153,7 @@ def unpacked(campaign: Campaign, path: Path, filename: str, *, stored: bool = Fa
             files = unpack(path, filename, tmp, archive_limits(), suffixes)
         except ArchiveRefused as exc:
             raise UploadRefused(str(exc)) from None
-        yield match_documents(campaign, filename, files, suffixes=suffixes)
+        yield match_documents(campaign, filename, files, suffixes=suffixes, kind=kind)
     finally:
         remove_tree(tmp)
 

@@ -26,6 +26,7 @@ from annotations.easy import document_to_bytes
 from annotations.easy.model import Document
 from annotations.errors import InputError, Problem
 from campaign.services.archives import EASY, FileNames, remove_tree
+from campaign.services.runs import staging_dir, unpacked
 from evaluation.signature import extend_signature
 from evaluation.ud2easy.convert import CONVERTER_VERSION, convert_document
 
@@ -146,8 +147,6 @@ def converted_files(run, staging: Path) -> Iterator[dict[str, Path]]:
 def scored_files(run) -> Iterator[dict[str, Path]]:
     """The EASY XML files a run is scored on: the converted XML of a CoNLL-U run, the upload otherwise
     (what diagnostics and the paired tests read again)."""
-    from campaign.services.runs import staging_dir, unpacked
-
     if run.converted_file:
         with converted_files(run, staging_dir()) as files:
             yield files
