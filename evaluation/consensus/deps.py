@@ -27,6 +27,7 @@ from annotations.errors import InputError
 from .votes import tally, winner
 
 _COLUMNS = ("lemma", "upos", "xpos", "feats")
+_TIE = 1e-7
 
 
 @dataclass
@@ -44,12 +45,19 @@ def _check_tokens(reference: DepSentence, runs: Sequence[DepSentence | None]) ->
                              sentence=reference.name)
 
 
-def _spanning_tree(n: int, arcs: dict[tuple[int, int], float]) -> dict[int, int]:
-    """The single-root maximum spanning arborescence over words 1..n: ``{dependent: head}``."""
+def _spanning_tree(n: int, arcs: dict[tuple[int, int], float], first: dict[tuple[int, int], int],
+                   runs: int) -> dict[int, int]:
+    """The single-root maximum spanning arborescence over words 1..n: ``{dependent: head}``.
+
+    ``first[arc]`` is the index of the first run that proposed the arc: a bonus far below any
+    vote (1e-6 of the smallest weight step) makes equal trees go to the earlier runs' arcs, as
+    every other vote here does, instead of to the graph library's order.
+    """
     penalty = sum(arcs.values()) + 1.0
     graph = nx.DiGraph()
     graph.add_nodes_from(range(n + 1))
     for (head, dep), weight in arcs.items():
+        weight += _TIE * (runs - first[(head, dep)]) / (runs * max(n, 1))
         graph.add_edge(head, dep, weight=weight - penalty if head == 0 else weight)
     tree = nx.maximum_spanning_arborescence(graph, attr="weight", preserve_attrs=False)
     return {dep: head for head, dep in tree.edges}
@@ -64,7 +72,11 @@ def combine_sentence(reference: DepSentence, runs: Sequence[DepSentence | None],
     arcs = tally((w, ((word.head, word.id) for word in s.words if word.head is not None)) for w, s in present)
     if n and not any(head == 0 for head, _ in arcs):
         raise InputError("no run attaches a word of this sentence to the root", sentence=reference.name)
-    heads = _spanning_tree(n, arcs) if n else {}
+    first: dict[tuple[int, int], int] = {}
+    for k, (_, s) in enumerate(present):
+        for word in s.words:
+            first.setdefault((word.head, word.id), k)
+    heads = _spanning_tree(n, arcs, first, len(present)) if n else {}
     if len(heads) != n:
         raise InputError("the runs' arcs do not connect every word of this sentence", sentence=reference.name)
     words, agreement = [], []
