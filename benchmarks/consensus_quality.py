@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import sys
 import tempfile
 import time
@@ -80,7 +81,7 @@ def easy_case(real: bool, synthetic: bool, tmp: Path) -> list[tuple[str, float, 
     runs["consensus"] = [read_document(p, gold=False) for p in sorted((tmp / "easy-consensus").glob("*.xml"))]
 
     def sentence_counts(docs):
-        plan, _, counting = count_sentences(gold, [(Path(d.name).stem, d) for d in docs],
+        plan, _, counting = count_sentences(gold, docs,
                                             matches=("EQUAL",), modes=("HYP",))
         off = plan.rel_off[0][0]
         cols = slice(off, off + len(plan.rel_types))
@@ -230,6 +231,7 @@ def main(argv=None) -> int:
             mark = "  <- best single run" if not unit and singles and value == max(singles) and name != "consensus" \
                 and not name.startswith("oracle") else ""
             print(f"  {name:<45} {value:8.2f} {unit}" if unit else f"  {name:<45} {100 * value:8.2f}{mark}")
+        print(f"  {'peak RSS of this process so far':<45} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:8.0f} MB")
     return 0
 
 

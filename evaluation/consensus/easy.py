@@ -87,16 +87,22 @@ def _target(rng, corpus: Sentence, chosen: list[Group]) -> str:
 
 
 def combine_sentence(corpus: Sentence, runs: Sequence[Sentence | None], weights: Sequence[float], *,
+                     relation_weights: Sequence[float] | None = None,
                      group_threshold: float = DEFAULT_GROUP_THRESHOLD,
                      relation_threshold: float = DEFAULT_RELATION_THRESHOLD) -> EasyConsensus:
     """Combine the runs' analyses of ``corpus`` (its forms); ``None`` for a run that lacks the sentence.
 
     ``weights`` are normalised (they sum to 1); a run without the sentence
     keeps its share of the total, so an item's agreement is always out of
-    every run.
+    every run. ``relation_weights`` (default: ``weights``) are the weights
+    of the relation votes: a run that submitted no relation layer at all has
+    weight 0 there, since a layer not submitted is no vote against every
+    relation (``files.combine_easy_files`` does this per layer).
     """
     sid = corpus.id
     present = [(w, s) for w, s in zip(weights, runs) if s is not None]
+    relation_present = present if relation_weights is None else \
+        [(w, s) for w, s in zip(relation_weights, runs) if s is not None and w > 0]
     group_votes = tally((w, ((g.type, g.start, g.end) for g in s.groups)) for w, s in present)
     candidates = kept(group_votes, group_threshold)
     keys = heaviest_disjoint((start, end, weight, (gtype, start, end))
@@ -108,7 +114,7 @@ def combine_sentence(corpus: Sentence, runs: Sequence[Sentence | None], weights:
         out.groups.append(g)
         agreement[g.id] = group_votes[(gtype, start, end)]
 
-    proposals = [(w, _argument_ranges(s)[0]) for w, s in present]
+    proposals = [(w, _argument_ranges(s)[0]) for w, s in relation_present]
     relation_votes = tally((w, items.keys()) for w, items in proposals)
     written: dict[tuple, int] = {}
     for key, weight in kept(relation_votes, relation_threshold).items():

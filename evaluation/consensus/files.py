@@ -17,6 +17,7 @@ Each returns a :class:`Summary` of what was kept, for the caller to print.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -64,8 +65,8 @@ def combine_easy_files(runs: Sequence[str | Path], out: Path, weights: Sequence[
     The sentences and forms are the corpus's (``corpus``, EASY files with the
     forms) or, without it, those of the first run that has the document.
     """
-    shares = normalised(weights, len(runs))
     by_run = [{document_key(p.name): p for p in list_xml(r)} for r in runs]
+    shares, relation_shares = _layer_shares(weights, by_run)
     references = {document_key(p.name): p for p in list_xml(corpus)} if corpus else None
     keys = sorted(references) if references is not None else sorted(set().union(*by_run))
     out.mkdir(parents=True, exist_ok=True)
@@ -79,7 +80,8 @@ def combine_easy_files(runs: Sequence[str | Path], out: Path, weights: Sequence[
         extra: dict[str, dict[str, str]] = {}
         for sentence in base.sentences:
             result = easy.combine_sentence(sentence, [m.get(sentence.id) for m in maps], shares,
-                                           group_threshold=group_threshold, relation_threshold=relation_threshold)
+                                           relation_weights=relation_shares, group_threshold=group_threshold,
+                                           relation_threshold=relation_threshold)
             combined.sentences.append(result.sentence)
             extra.update({i: {"agreement": _share(a)} for i, a in result.agreement.items()})
             summary.add(result.agreement.values())
@@ -87,6 +89,29 @@ def combine_easy_files(runs: Sequence[str | Path], out: Path, weights: Sequence[
         write_document(combined, target, extra=extra)
         summary.files.append(str(target))
     return summary
+
+
+def _layer_shares(weights, by_run: list[dict[str, Path]]) -> tuple[tuple[float, ...], tuple[float, ...] | None]:
+    """Normalised weights for the group votes and for the relation votes.
+
+    A run that submitted no relation at all (a chunker's run: EASY scores
+    its relations as "not submitted", never as zero) takes no part in the
+    relation votes, so that it does not count against every relation; when
+    no run has relations the relation weights are the group weights.
+    """
+    shares = normalised(weights, len(by_run))
+    has_relations = [any(_has_relations(p) for p in files.values()) for files in by_run]
+    if all(has_relations) or not any(has_relations):
+        return shares, None
+    return shares, normalised([w if has else 0.0 for w, has in zip(shares, has_relations)], len(by_run))
+
+
+_RELATION = re.compile(rb"<(?:[\w.-]+:)?relation[\s>/]")
+
+
+def _has_relations(path: Path) -> bool:
+    with open(path, "rb") as handle:  # a relation element, with any prefix; cheap next to combining
+        return _RELATION.search(handle.read()) is not None
 
 
 def _same_sentences(runs: list[list], paths: Sequence) -> int:

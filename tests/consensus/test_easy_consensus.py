@@ -115,3 +115,16 @@ def test_heaviest_disjoint_by_hand():
     # [0,2) 0.5 + [2,3) 0.5 = 1.0 beats [0,3) 0.8; [3,4) 0.1 is taken too.
     assert heaviest_disjoint([(0, 3, 0.8, "long"), (0, 2, 0.5, "a"), (2, 3, 0.5, "b"), (3, 4, 0.1, "c")]) == \
         ["a", "b", "c"]
+
+
+def test_a_run_without_relations_does_not_vote_against_them():
+    # A and C propose SUJ-V; a chunker's run D submitted no relation layer. Among the relation
+    # voters (A, B, C: 1/3 each) SUJ-V([0,3), [3,4)) has 2/3 and is kept; were D counted, 2/4 would not be.
+    chunker = sentence([("GN", 0, 3), ("NV", 3, 4)])
+    weights = normalised(None, 4)
+    assert easy.combine_sentence(corpus(), [A, B, C, chunker], weights).sentence.relations == []
+    kept = easy.combine_sentence(corpus(), [A, B, C, chunker], weights,
+                                 relation_weights=normalised([1, 1, 1, 0], 4))
+    assert [r.type for r in kept.sentence.relations] == ["SUJ-V"]
+    assert kept.agreement["E1R1"] == pytest.approx(2 / 3)
+    assert kept.agreement["E1G1"] == pytest.approx(3 / 4)  # groups: A, C and the chunker
