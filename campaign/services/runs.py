@@ -92,20 +92,27 @@ def run_suffixes(campaign: Campaign, *, stored: bool = False) -> tuple[str, ...]
 
 
 def match_documents(campaign: Campaign, filename: str, files: dict[str, Path], *,
-                    suffixes: tuple[str, ...] | None = None, kind=None) -> dict[str, Path]:
+                    suffixes: tuple[str, ...] | None = None, kind=None, accepted: bool = False) -> dict[str, Path]:
     """Pair the files of a run with the corpus documents, by name.
 
     A single document file of a one-document corpus stands for that document,
     whatever its name. Any other name that is not a document is refused, and
     so is a run mixing two formats its kind accepts (:meth:`Kind.run_file_format`,
     e.g. EASY XML and CoNLL-U); each file must pass the kind's look at its content
-    (:meth:`Kind.run_file_problem`). ``suffixes``, ``kind``: the campaign's, when the caller has them.
+    (:meth:`Kind.run_file_problem`). ``accepted``: a stored run, which passed those two at upload and is
+    only paired again. ``suffixes``, ``kind``: the campaign's, when the caller has them.
     """
     kind = kind or kinds.for_campaign(campaign)
     suffixes = suffixes or kind.run_suffixes(campaign)
     single = kind_of(filename, suffixes) == "xml"  # archives' word for "one document file", whatever its suffix
     # Unpacked copies keep the suffix they were accepted by (see .archives); a single file is named by the team.
     names_of = {doc: filename if single else path.name for doc, path in files.items()}
+    names = list(campaign.documents.values_list("name", flat=True))
+    if single and len(names) == 1:
+        return {names[0]: next(iter(files.values()))}
+    unknown = sorted(set(files) - set(names))
+    if accepted and not unknown:
+        return files
     first = kind.run_file_format(suffixes[0])
     main = [doc for doc, name in names_of.items() if kind.run_file_format(name) == first]
     if main and len(main) < len(files):
@@ -116,10 +123,6 @@ def match_documents(campaign: Campaign, filename: str, files: dict[str, Path], *
     run_format = first if main else kind.run_file_format(next(iter(names_of.values()), suffixes[0]))
     # how messages name a document's file: the first suffix of the run's format
     suffix = next((s for s in suffixes if kind.run_file_format(s) == run_format), suffixes[0])
-    names = list(campaign.documents.values_list("name", flat=True))
-    if single and len(names) == 1:
-        return {names[0]: next(iter(files.values()))}
-    unknown = sorted(set(files) - set(names))
     if unknown:
         shown = ", ".join(f"{n}{suffix}" for n in unknown[:10]) + (" ..." if len(unknown) > 10 else "")
         expected = ", ".join(f"{n}{suffix}" for n in names[:10]) + (" ..." if len(names) > 10 else "")
@@ -153,7 +156,7 @@ def unpacked(campaign: Campaign, path: Path, filename: str, *, stored: bool = Fa
             files = unpack(path, filename, tmp, archive_limits(), suffixes)
         except ArchiveRefused as exc:
             raise UploadRefused(str(exc)) from None
-        yield match_documents(campaign, filename, files, suffixes=suffixes, kind=kind)
+        yield match_documents(campaign, filename, files, suffixes=suffixes, kind=kind, accepted=stored)
     finally:
         remove_tree(tmp)
 
