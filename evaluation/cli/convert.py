@@ -3,17 +3,18 @@ from __future__ import annotations
 
 
 from annotations.conllu import write_conllu
-from annotations.trees.headrules import load_head_rules
+from annotations.trees.detect import read_sentences
+from annotations.trees.headrules import check_fit, load_head_rules
 from evaluation.cli.common import write_result, write_text
 from evaluation.deps.convert import trees_to_dependencies
-from evaluation.deps.treeio import read_trees
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("trees", nargs="+", metavar="TREES", help="constituency tree file(s) (Penn brackets)")
     parser.add_argument("--to", choices=["conllu"], default="conllu", help="output format (CoNLL-U)")
     parser.add_argument("--head-rules", default="penn",
-                        help="built-in table name (penn = Collins 1999) or a head-rule file")
+                        help="built-in table name (penn = Collins 1999; ftb = French Treebank and Sequoia, "
+                             "Candito et al. 2010) or a head-rule file; refused when it does not fit the trees' labels")
     parser.add_argument("--head-function", action="append", default=[], metavar="TAG",
                         help="a child whose label carries this function tag is the head (e.g. HD for TIGER); repeatable")
     parser.add_argument("--transform", metavar="SPEC", help="treebank transformations applied first (see 'transform')")
@@ -31,11 +32,7 @@ def run(args) -> int:
         return _reliability(args, rules)
     out = []
     for path in args.trees:
-        trees = read_trees(path)
-        if args.transform:
-            from annotations.trees.transforms import apply_transforms
-
-            trees = apply_transforms(trees, args.transform)
+        trees = _read(path, rules, args.transform)
         sents = trees_to_dependencies(trees, rules, file=path)
         offset = len(out)
         for s in sents:
@@ -53,11 +50,18 @@ def _reliability(args, rules) -> int:
 
     trees = []
     for path in args.trees:
-        trees.extend(read_trees(path))
-    if args.transform:
-        from annotations.trees.transforms import apply_transforms
-
-        trees = apply_transforms(trees, args.transform)
+        trees.extend(_read(path, rules, args.transform))
     doc = conversion_reliability(trees, rules)
     doc["files"] = list(args.trees)
     return write_result(doc, args.json, format_table)
+
+
+def _read(path, rules, transform):
+    """A file's trees, transformed, once the head rules are known to fit them (else a located refusal)."""
+    trees, lines = read_sentences(path, layout="trees")
+    if transform:
+        from annotations.trees.transforms import apply_transforms
+
+        trees = apply_transforms(trees, transform)
+    check_fit(trees, rules, file=path, lines=lines)
+    return trees
