@@ -60,11 +60,10 @@ class DepRecipe:
 
 
 def french_labels():
-    """The French Treebank's categories in the error lab's roles (its defaults are the Penn Treebank's)."""
-    from evaluation.deps.errorlab import LabLabels
+    """The French Treebank's categories in the error lab's roles: the lab's ``ftb`` preset."""
+    from evaluation.deps.errorlab import PRESETS
 
-    return LabLabels(pp=["PP"], np=["NP"], vp=["VN", "VPinf", "VPpart"], clause=["SENT", "Ssub", "Sint", "Srel"],
-                     adverb_tags=["ADV"], noun_tags=["NC", "NPP"], punct_tags=["PONCT"])
+    return PRESETS["ftb"]
 
 
 TREE_TEAMS = [
