@@ -194,6 +194,12 @@ class _Builder:
             self.modifier(c, h)
         elif t.rel == "ccomp":
             self.add("COD-V", ("cod", tree.easy_verb(c)), ("verbe", tree.easy_verb(h)))
+        elif t.rel == "advcl" and self.juxtaposed(c, h):
+            # two clauses side by side with no word to subordinate one to the other: juxtaposed (the
+            # guide's *L'administration se fâche, certains enseignants se déclarent "choqués"*), whatever
+            # the parser's choice of advcl for the second
+            first, second = sorted((h, c))
+            self.add("JUXT", ("premier", self.side(first)), ("suivant", self.side(second)))
         else:
             # an adverbial clause introduced by a preposition (a PV: *en ajoutant*, *pour protester*) is a
             # complement
@@ -203,6 +209,23 @@ class _Builder:
                 self.add("MOD-V", ("modifieur", tree.easy_verb(c)), ("verbe", tree.easy_verb(h)))
             if t.feats.get("VerbForm") == "Part" and any(k.low == "en" for k in tree.kids(c, "mark", "case")):
                 self.control(c, h, subject_only=True)  # a gerund's subject is the main clause's
+
+    def juxtaposed(self, c: int, h: int) -> bool:
+        """Clause ``c`` has its own subject, a finite verb, no subordinating word, and a comma or
+        semicolon between it and clause ``h``."""
+        tree = self.tree
+        if not tree.kids(c, "nsubj") or tree.kids(c, "mark", "case"):
+            return False
+        if tree[tree.finite_verb(c)].feats.get("VerbForm") not in ("Fin", None):
+            return False
+        lo, hi = sorted((h, c))
+        return any(tree[k].low in (",", ";", ":") for k in range(lo + 1, hi))
+
+    def apposed(self, h: int, c: int) -> bool:
+        tree = self.tree
+        nominal = ("NOUN", "PROPN")
+        return (tree[h].upos in nominal and tree[c].upos in nominal and not tree.is_predicate(c)
+                and bool(tree.kids(c, "det")) and not tree.kids(c, "case"))
 
     def coordination(self, c: int, h: int) -> None:
         tree = self.tree
@@ -238,6 +261,11 @@ class _Builder:
                 break
             prev = k
         if not any(tree.kids(k, "cc") for k in conjs):
+            if len(conjs) == 1 and self.apposed(h, c):
+                # *un organisme scientifique, le CAREPS*: two noun phrases side by side, the second with
+                # its own determiner, name the same thing: an apposition, not a list of one
+                self.add("APPOS", ("premier", h), ("appose", c))
+                return
             # a list with no coordinating word: EASY juxtaposes
             self.add("JUXT", ("premier", self.side(prev)), ("suivant", self.side(c)))
             return

@@ -216,6 +216,39 @@ OTHER_CASES = {
         "JUXT premier=Speecon suivant=OrienTel",
         "JUXT premier=OrienTel suivant=Aurora",
     }),
+    # the guide's juxtaposed clauses (Guide: JUXT(fâche, déclarent)) when the parser makes the second an
+    # advcl of the first: it has its own subject, a finite verb, no subordinating word and a comma before
+    # it, so JUXT, not MOD-V
+    "juxtaposées": (None, "E1", """
+        1 L' DET 2 det
+        2 administration NOUN 4 nsubj
+        3 se PRON 4 expl:pass
+        4 fâche VERB 0 root VerbForm=Fin
+        5 , PUNCT 9 punct
+        6 certains DET 7 det
+        7 enseignants NOUN 9 nsubj
+        8 se PRON 9 expl:pass
+        9 déclarent VERB 4 advcl VerbForm=Fin
+        10 choqués ADJ 9 xcomp
+        """, ["GN:L' administration", "NV:se fâche", "GN:certains enseignants", "NV:se déclarent", "GA:choqués"], {
+        "SUJ-V sujet=administration verbe=fâche",
+        "SUJ-V sujet=enseignants verbe=déclarent",
+        "JUXT premier=fâche suivant=déclarent",
+        "ATB-SO attribut=choqués verbe=déclarent valeur=sujet",
+    }),
+    # two noun phrases side by side, the second with its own determiner, that the parser made a list of
+    # two (conj, no cc): an apposition (*un organisme scientifique, le CAREPS*); a longer list stays JUXT
+    "apposés": (None, "E1", """
+        1 un DET 2 det
+        2 organisme NOUN 0 root
+        3 scientifique ADJ 2 amod
+        4 , PUNCT 6 punct
+        5 le DET 6 det
+        6 CAREPS PROPN 2 conj
+        """, ["GN:un organisme", "GA:scientifique", "GN:le CAREPS"], {
+        "MOD-N modifieur=scientifique nom=organisme booleen=faux",
+        "APPOS premier=organisme appose=CAREPS",
+    }),
 }
 
 
