@@ -15,11 +15,18 @@ sentences with COLLINS.prm and with a parameter file that also deletes
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 from pathlib import Path
 
+import django
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# the demo's helpers live beside its models: Django is set up, no database is opened
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+os.environ.setdefault("PARSEVAL_DEVELOPMENT", "1")
+django.setup()
 
 from campaign.demo_kinds import real_tree_files, sequoia_documents  # noqa: E402
 from campaign.demo_parses import ParseCache  # noqa: E402
