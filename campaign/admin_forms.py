@@ -12,8 +12,9 @@ METRICS_HELP = (
     '"REF"], "bootstrap": 1000, "seed": 12345, "run_formats": ["easy-xml", "conllu"]} (run_formats: the run files '
     'taken, EASY XML only by default; with "conllu", CoNLL-U runs are converted on validation). Constituency: {"tree_metrics": ["evalb", "evalb-unlabelled", "leaf-ancestor"], '
     '"dependency_via_head_rules": true, "head_rules": "penn", "transform": "strip-functions"}. '
-    'Dependency: {"punct": "upos", "pos": "upos", "tracks": ["gold-tokens", "raw-text"]} (tracks: which runs the '
-    'campaign accepts, default ["gold-tokens"]). Checked when saved.'
+    'Dependency: {"punct": "upos", "pos": "upos", "tracks": ["gold-tokens", "raw-text"], "ud_validation": 2} (tracks: '
+    'which runs the campaign accepts, default ["gold-tokens"]; ud_validation: runs must also pass the UD validator '
+    'at that level, 1-5, as the IWPT shared tasks asked level 2; default none). Checked when saved.'
 )
 
 
