@@ -236,6 +236,35 @@ OTHER_CASES = {
         "JUXT premier=fâche suivant=déclarent",
         "ATB-SO attribut=choqués verbe=déclarent valeur=sujet",
     }),
+    # Guide.14 E2 as spaCy parses it: the enclitic subject is a "dep" of the verb; EASY (the guide's own
+    # annotation): SUJ-V(-vous, continuez) and, the infinitive being controlled by that subject,
+    # SUJ-V(-vous, mentir); CPL-V for the infinitive introduced by *à*
+    "inversion": ("Guide.14.easyref.xml", "E2", """
+        1 Pourquoi ADV 2 advmod
+        2 continuez VERB 0 root Mood=Ind|VerbForm=Fin
+        3 -vous PRON 2 dep
+        4 à ADP 5 mark
+        5 mentir VERB 2 xcomp VerbForm=Inf
+        6 ? PUNCT 2 punct
+        """, ["GR:Pourquoi", "NV:continuez -vous", "PV:à mentir"], {
+        "MOD-V modifieur=Pourquoi verbe=continuez",
+        "SUJ-V sujet=-vous verbe=continuez",
+        "SUJ-V sujet=-vous verbe=mentir",
+        "CPL-V complement=mentir verbe=continuez",
+    }),
+    # spaCy tags the enclitic -tu as a VERB and makes it the object: it is a pronoun, the subject of
+    # *veux* (and *de pommes* hangs from it: a MOD-N the parse leaves no other reading for)
+    "enclitique": (None, "E1", """
+        1 Combien ADV 2 advmod
+        2 veux VERB 0 root Mood=Ind|VerbForm=Fin
+        3 -tu VERB 2 obj Mood=Ind|VerbForm=Fin
+        4 de ADP 5 case
+        5 pommes NOUN 3 obl:arg
+        """, ["GR:Combien", "NV:veux -tu", "GP:de pommes"], {
+        "MOD-V modifieur=Combien verbe=veux",
+        "SUJ-V sujet=-tu verbe=veux",
+        "MOD-N modifieur=pommes nom=-tu booleen=faux",
+    }),
     # two noun phrases side by side, the second with its own determiner, that the parser made a list of
     # two (conj, no cc): an apposition (*un organisme scientifique, le CAREPS*); a longer list stays JUXT
     "apposés": (None, "E1", """
