@@ -1,4 +1,4 @@
-"""``python -m evaluation convert --to conllu --head-rules penn|FILE TREES...``."""
+"""``python -m evaluation convert --to conllu --head-rules penn|ftb|FILE TREES...``."""
 from __future__ import annotations
 
 
