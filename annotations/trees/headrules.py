@@ -227,15 +227,8 @@ def find_heads(tree: Tree, rules: HeadRules) -> dict[int, int]:
 MIN_FIT = 0.5
 
 
-def check_fit(trees, rules: HeadRules, *, file: str | None = None, lines: list[int] | None = None) -> None:
-    """Refuse (:class:`InputError`) a table written for another tag set than the trees'.
-
-    Counted over the nodes with two children or more (a single child is its
-    parent's head whatever the table): when fewer than :data:`MIN_FIT` of them
-    find their head by a rule of the table rather than by the fallback, the
-    conversion would be arbitrary. The message names the labels most often
-    left to the fallback and the first tree where that happens.
-    """
+def fit(trees, rules: HeadRules):
+    """``(found by a rule, branching nodes, Counter of the labels left to the fallback, first such tree)``."""
     from collections import Counter
 
     total = by_rule = 0
@@ -252,6 +245,29 @@ def check_fit(trees, rules: HeadRules, *, file: str | None = None, lines: list[i
                 missed[base_label(node.label) or "(unlabelled)"] += 1
                 if first is None:
                     first = index
+    return by_rule, total, missed, first
+
+
+def best_builtin(trees, *, head_functions=None) -> str:
+    """The built-in table that finds the most heads of ``trees`` by a rule (ties: the first, penn)."""
+    best, best_count = next(iter(BUILTIN)), -1
+    for name in BUILTIN:
+        count = fit(trees, load_head_rules(name, head_functions=head_functions))[0]
+        if count > best_count:
+            best, best_count = name, count
+    return best
+
+
+def check_fit(trees, rules: HeadRules, *, file: str | None = None, lines: list[int] | None = None) -> None:
+    """Refuse (:class:`InputError`) a table written for another tag set than the trees'.
+
+    Counted over the nodes with two children or more (a single child is its
+    parent's head whatever the table): when fewer than :data:`MIN_FIT` of them
+    find their head by a rule of the table rather than by the fallback, the
+    conversion would be arbitrary. The message names the labels most often
+    left to the fallback and the first tree where that happens.
+    """
+    by_rule, total, missed, first = fit(trees, rules)
     if not total or by_rule / total >= MIN_FIT:
         return
     top = ", ".join(f"{label} ({n})" for label, n in missed.most_common(8))

@@ -163,19 +163,25 @@ def test_a_table_for_another_tag_set_is_refused_with_the_place(tmp_path, capsys,
     """Collins's table on Sequoia: of the branching nodes of these two trees (tree 1 has none),
     none finds its head by a rule (SENT, VN, Ssub have no entry; NP's rule knows no DET or NC;
     PP's no P), so the conversion is refused, naming file, line and tree, and the table to try.
-    The French table on the PTB sample is refused the same way; each on its own trees converts."""
+    The French table on the PTB sample is refused the same way; each on its own trees converts, and
+    is the table chosen when none is given."""
     trees = tmp_path / "sequoia.mrg"
     trees.write_text("( (SENT (NP (NPP Gutenberg))))\n( " + SEQUOIA_2 + ")\n", encoding="utf-8")
-    assert main(["convert", "--to", "conllu", str(trees)]) == 2
+    assert main(["convert", "--to", "conllu", "--head-rules", "penn", str(trees)]) == 2
     err = capsys.readouterr().err
     assert f"{trees}, line 2, sentence 2: head rules 'penn' do not fit these trees: only 0 of 5 branching nodes" in err
     assert "try ftb" in err
     assert main(["convert", "--to", "conllu", "--head-rules", "ftb", str(trees)]) == 0
     assert "4\tapprend\t_\tVERB\tV\t_\t0\tROOT" in capsys.readouterr().out
+    # without --head-rules the table that fits is taken, and the output says which
+    assert main(["convert", "--to", "conllu", str(trees)]) == 0
+    out = capsys.readouterr().out
+    assert "4\tapprend\t_\tVERB\tV\t_\t0\tROOT" in out and "# head_rules = ftb" in out
     wsj = ptb_sample / "wsj_0001.mrg"
     assert main(["convert", "--to", "conllu", "--head-rules", "ftb", str(wsj)]) == 2
     assert "head rules 'ftb' do not fit these trees" in capsys.readouterr().err
     assert main(["convert", "--to", "conllu", str(wsj)]) == 0
+    assert "# head_rules = penn" in capsys.readouterr().out
 
 
 def test_star_category_and_upos_directive(tmp_path):
