@@ -25,6 +25,8 @@ from annotations.trees.tree import Tree
 from evaluation.signature import make_signature
 
 STATUS_OK, STATUS_ERROR, STATUS_SKIP = 0, 1, 2
+# evalb reads a line with fgets(buff, 5000, fd): at most 4,999 bytes, newline included
+EVALB_LINE_BYTES = 4999
 STATUS_NAMES = {STATUS_OK: "ok", STATUS_ERROR: "error", STATUS_SKIP: "skip"}
 QUOTE_WORDS = frozenset({"'", '"', "/"})
 
@@ -329,6 +331,33 @@ def _open_ids(brackets: list, stack: list) -> list[int]:
     return [k for k, b in enumerate(brackets) if id(b) in open_now]
 
 
+def long_line_problem(file: str | None, line: int) -> Problem:
+    """The warning for a line evalb's fgets would cut in two (the rest read as the next sentence)."""
+    return Problem(
+        f"line longer than {EVALB_LINE_BYTES:,} bytes with its newline: evalb's fgets reads it in pieces, the rest "
+        "as the next sentence, so that every later pair shifts; scored here as one sentence",
+        file=file, line=line, sentence=str(line),
+    )
+
+
+class EvalbLines(list):
+    """The sentences of a text read by :func:`read_evalb_text`, and the numbers of its lines longer than
+    evalb's buffer (:data:`EVALB_LINE_BYTES`), which :func:`score_evalb` warns about."""
+
+    long_lines: tuple[int, ...] = ()
+
+
+def _long_lines(lines: list[str], last_has_newline: bool) -> tuple[int, ...]:
+    out = []
+    for number, line in enumerate(lines, 1):
+        # a line of fewer characters than a quarter of the buffer cannot reach it: no need to encode it
+        if len(line) * 4 + 1 > EVALB_LINE_BYTES:
+            size = len(line.encode("utf-8", "surrogateescape")) + (number < len(lines) or last_has_newline)
+            if size > EVALB_LINE_BYTES:
+                out.append(number)
+    return tuple(out)
+
+
 def read_evalb_text(text: str, params: EvalbParams | None = None, *, file: str | None = None,
                     lenient: bool = True) -> list:
     """evalb's reading of a whole text, one pre-read sentence per line (see :func:`read_evalb_lines`).
@@ -341,7 +370,8 @@ def read_evalb_text(text: str, params: EvalbParams | None = None, *, file: str |
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()  # no line at all (a 0-byte test file) is no sentence, as evalb's fgets reads it
-    out = list(read_evalb_lines(lines, params))
+    out = EvalbLines(read_evalb_lines(lines, params))
+    out.long_lines = _long_lines(lines, text.endswith("\n"))
     if not lenient:
         for lineno, side in enumerate(out, 1):
             if side.error:
@@ -851,6 +881,8 @@ def score_evalb(
     also when the two sides have different numbers of sentences.
     """
     run = EvalbRun(params, on_error=on_error, gold_file=gold_file, test_file=test_file, metric=metric)
+    for sentences, name in ((gold_trees, gold_file), (test_trees, test_file)):
+        run.problems.extend(long_line_problem(name, n).as_dict() for n in getattr(sentences, "long_lines", ()))
     n = min(len(gold_trees), len(test_trees))
     if len(gold_trees) != len(test_trees) and on_error == "raise":
         _count_mismatch(run, gold_trees, test_trees, gold_lines, test_lines)

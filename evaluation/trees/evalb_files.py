@@ -13,16 +13,13 @@ import json
 import os
 from typing import Callable, Iterator
 
-from annotations.errors import InputError, Problem
+from annotations.errors import InputError
 from annotations.trees.detect import detect_format, layout_of_lines
 
-from .evalb import HEADER, EvalbParams, EvalbRun, format_row, format_summary, read_evalb_lines, row_dict
+from .evalb import (EVALB_LINE_BYTES, HEADER, EvalbParams, EvalbRun, format_row, format_summary, long_line_problem,
+                    read_evalb_lines, row_dict)
 
 ENCODING = ("utf-8", "surrogateescape")
-
-
-# evalb reads a line with fgets(buff, 5000, fd): at most 4,999 bytes, newline included
-EVALB_LINE_BYTES = 4999
 
 
 def file_lines(path, long_lines: list[int] | None = None) -> Iterator[str]:
@@ -40,14 +37,6 @@ def file_lines(path, long_lines: list[int] | None = None) -> Iterator[str]:
             if len(raw) > EVALB_LINE_BYTES:
                 long_lines.append(lineno)
             yield raw.decode(*ENCODING).removesuffix("\n")
-
-
-def long_line_problem(file: str, line: int) -> Problem:
-    return Problem(
-        f"line longer than {EVALB_LINE_BYTES:,} bytes with its newline: evalb's fgets reads it in pieces, the rest "
-        "as the next sentence, so that every later pair shifts; scored here as one sentence",
-        file=file, line=line, sentence=str(line),
-    )
 
 
 def evalb_layout(path, fmt: str | None = None, layout: str | None = None, *, test: bool = False) -> bool:

@@ -411,6 +411,11 @@ def test_a_line_over_evalbs_buffer_is_scored_whole_with_a_located_warning(tmp_pa
     assert warned == [f"warning: {tmp_path / name}, line 3: line longer than 4,999 bytes with its newline: "
                       "evalb's fgets reads it in pieces, the rest as the next sentence, so that every later "
                       "pair shifts; scored here as one sentence" for name in ("g", "t")]
+    # the in-memory path (score_files, the bootstrap's) says the same in the document's problems
+    doc = score_files(tmp_path / "g", tmp_path / "t", "evalb")
+    assert [(p["file"], p["line"]) for p in doc["summary"]["problems"]] == [
+        (str(tmp_path / "g"), 3), (str(tmp_path / "t"), 3)]
+    assert all("longer than 4,999 bytes" in p["message"] for p in doc["summary"]["problems"])
 
 
 def test_a_keyword_with_no_value_is_read_our_way_with_a_located_warning():
