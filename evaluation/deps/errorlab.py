@@ -518,12 +518,13 @@ def run_error_lab(
                               "weighted": {...} | None, "pooled": {...} | None,
                               "examples": {type: [{"sentence", "before", "after"}]}}},
          "not_applied": [{"treebank", "type", "reason"}],
+         "warnings": [{"treebank", "message"}] (head rules that do not fit a treebank's labels),
          "comparison": [{"type", name: {"evalb_f", "leaf_ancestor", "las", "insertions"}, ...}]}
 
     All scores are fractions in [0, 1]. ``progress(treebank, type)`` is called
     before each type is inserted and scored (for a Celery task's state).
     """
-    from annotations.trees.headrules import load_head_rules
+    from annotations.trees.headrules import MIN_FIT, fit, load_head_rules
     from evaluation.deps.convert import remove_null_elements
 
     from .treemetrics import implementations
@@ -552,6 +553,7 @@ def run_error_lab(
         "implementations": implementations(),
         "treebanks": {},
         "not_applied": [],
+        "warnings": [],
         "comparison": [],
     }
     for name, trees in treebanks.items():
@@ -564,6 +566,13 @@ def run_error_lab(
         rules = load_head_rules(L.head_rules, head_functions=L.head_functions)
         bank = {"sentences": len(trees), "labels": asdict(L), "insertions": {}, "scores": {},
                 "examples": {}}
+        by_rule, branching, _, _ = fit(trees, rules)
+        if branching and by_rule / branching < MIN_FIT:
+            # a table for another tag set chooses heads by its fallback: say so beside LAS and UAS
+            result["warnings"].append({"treebank": name, "message": (
+                f"head rules {rules.name!r} find only {by_rule} of {branching} heads of these trees by a rule "
+                f"({100 * by_rule / branching:.1f}%): LAS and UAS are not meaningful; choose the label roles "
+                "(and their head_rules) of this treebank's tag set")})
         if chosen is not None:
             bank["preset"] = chosen
         counts = {}
@@ -633,6 +642,8 @@ def format_report(result: dict) -> str:
         lines.append(f"{n}: {b['sentences']} sentences{chosen}; insertions made / sentences with a place: {made}")
     for na in result["not_applied"]:
         lines.append(f"not applied: {na['type']} in {na['treebank']} ({na['reason']})")
+    for w in result.get("warnings", []):
+        lines.append(f"warning: {w['treebank']}: {w['message']}")
     impl = result.get("implementations", {})
     if impl:
         lines.append("metrics: " + "; ".join(f"{k} = {v}" for k, v in impl.items()))

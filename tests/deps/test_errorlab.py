@@ -296,3 +296,17 @@ def test_the_french_demo_trees_find_a_place_for_every_error_type(shared_data, tm
     bank = json.loads(capsys.readouterr().out)["treebanks"]["seq"]
     assert bank["preset"] == "ftb" and bank["labels"]["head_rules"] == "ftb"
     assert {t: v["made"] for t, v in bank["insertions"].items()} == {"ATTACH II": 2, "SPAN III": 2}
+
+
+def test_head_rules_of_another_tag_set_are_warned_about(shared_data, tmp_path):
+    """French Treebank trees with the Penn roles forced (and so Collins's head rules): 2% of the heads
+    come from a rule, so the lab warns that LAS and UAS mean nothing; with the ftb roles, no warning."""
+    from evaluation.deps.errorlab import format_report
+
+    lines = (shared_data / "sequoia-const" / "sequoia-corpus+fct.mrg_strict").read_text(encoding="utf-8").splitlines()
+    trees = [t for line in lines[1:21] for t in parse_penn(line)]
+    forced = run_error_lab({"seq": trees}, labels="penn", seed=1, per_type=2, types=["ATTACH I"])
+    (warning,) = forced["warnings"]
+    assert warning["treebank"] == "seq" and "head rules 'penn' find only" in warning["message"]
+    assert "LAS and UAS are not meaningful" in format_report(forced)
+    assert run_error_lab({"seq": trees}, seed=1, per_type=2, types=["ATTACH I"])["warnings"] == []
