@@ -167,6 +167,11 @@ class Kind(ABC):
     def paired_figures(self, result):
         """The :class:`evaluation.paired.FigureSet` list the significance layer tests for ``result``."""
 
+    def gold_tree_labels(self, campaign) -> set[str]:
+        """The phrase labels of the campaign's gold trees (the error lab picks its label preset from them).
+        Default: none (no trees)."""
+        return set()
+
     def figure_help_template(self, explained) -> str:
         """The template explaining the figures on the ranking and comparison pages ("" for none).
         Default: the registry's figure help, when there are figures to explain."""

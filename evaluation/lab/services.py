@@ -207,6 +207,15 @@ def chart_series(result: dict) -> tuple[list[str], list[tuple[str, list[tuple[st
     return types, per_figure
 
 
+def default_preset(campaign) -> str:
+    """The label preset for the campaign's gold trees (penn for a kind without trees or without gold)."""
+    from campaign import kinds
+    from evaluation.deps.errorlab import DEFAULT_PRESET, preset_for_labels
+
+    labels = kinds.for_campaign(campaign).gold_tree_labels(campaign)
+    return preset_for_labels(labels) if labels else DEFAULT_PRESET
+
+
 def labels_spec(job: ErrorLabJob):
     """What run_error_lab takes as labels: the uploaded file, else the preset."""
     if job.labels_file:

@@ -7,21 +7,25 @@ except ``dependency_via_head_rules``, off unless set). The tree metrics are the 
 """
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from django.shortcuts import redirect
 
 from annotations.errors import InputError, Problem
 from annotations.limits import tree_nodes
+from annotations.models import GoldDocument
 from annotations.trees.detect import read_sentences
 from annotations.trees.penn import Forest, write_penn
 from annotations.trees.transforms import make_transform
 
 from evaluation import metrics
 from evaluation.deps.convert import trees_to_dependencies
+from evaluation.deps.errorlab import labels_in_text
 
 from ..sentence import Parsed, SentenceKind, bootstrap_parameters
 
+logger = logging.getLogger(__name__)
 NULL_TAG = "-NONE-"
 DEPENDENCY = "dependency"
 DEFAULT_METRICS = ("evalb", "leaf-ancestor")
@@ -46,6 +50,16 @@ class ConstituencyKind(SentenceKind):
 
     def diagnostics_page(self, request, run):
         return redirect("lab:run_leaf_ancestor", pk=run.pk)
+
+    def gold_tree_labels(self, campaign) -> set[str]:
+        labels: set[str] = set()
+        for gold in GoldDocument.objects.filter(document__campaign=campaign):
+            try:
+                with gold.file.open("rb") as fh:
+                    labels |= labels_in_text(fh.read().decode("utf-8", "replace"))
+            except OSError:  # a missing file is the integrity check's business, not the lab's
+                logger.warning("gold file of %s unreadable for the lab's preset", gold.document)
+        return labels
 
     def read(self, path: Path, display: str) -> list[Parsed]:
         try:

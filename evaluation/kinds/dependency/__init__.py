@@ -3,7 +3,8 @@
 ``Campaign.metrics``: ``{"punct": "upos", "pos": "upos", "tracks": ["gold-tokens"]}``
 (``punct``/``pos``: the options of :func:`evaluation.deps.score_dependencies`;
 ``tracks``: what runs the campaign accepts, see :mod:`.tracks`; these
-are the defaults).
+are the defaults), and ``"ud_validation": 2`` for runs that must also pass the
+UD project's validator at that level (:mod:`evaluation.deps.udvalidate`).
 
 Two tracks:
 
@@ -20,6 +21,7 @@ Two tracks:
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +34,7 @@ from campaign.services.runs import unpacked
 from campaign.subsets import missing_document_message, sentences_to_cover
 
 from evaluation import metrics
+from evaluation.deps import udvalidate
 from evaluation.deps.conll18_reader import parse_conll18
 from evaluation.deps.metrics import PunctRule
 from evaluation.deps.rawtext import raw_text, tokenisation, tokenisation_characters
@@ -53,14 +56,20 @@ GOLD_TOKENS_UNPUBLISHED = ("Tokens", "Sentences", "Words")
 
 
 
+def _ud_level(campaign) -> int | None:
+    return udvalidate.check_level((campaign.metrics or {}).get(udvalidate.OPTION))
+
+
 class DependencyKind(SentenceKind):
     name = "dependency"
     label = "Dependency trees"
     suffixes = (".conllu", ".conll")
     file_label = "CoNLL-U file"
-    option_keys = ("punct", "pos", "tracks", "bootstrap", "seed")
-    options_help = ('Dependency: {"punct": "upos", "pos": "upos", "tracks": ["gold-tokens", "raw-text"]} (tracks: which '
-                    'runs the campaign accepts, default ["gold-tokens"]).')
+    option_keys = ("punct", "pos", "tracks", "bootstrap", "seed", udvalidate.OPTION)
+    options_help = ('Dependency: {"punct": "upos", "pos": "upos", "tracks": ["gold-tokens", "raw-text"], '
+                    '"ud_validation": 2} (tracks: which runs the campaign accepts, default ["gold-tokens"]; '
+                    'ud_validation: runs must also pass the UD validator at that level, 1-5, as the IWPT shared tasks '
+                    'asked level 2; default none).')
     file_help = ("One CoNLL-U file (.conllu), or a .zip or .tar.gz with one .conllu file per corpus document, "
                  "named after it. Gold-tokens track: one sentence per corpus sentence, in order, on the corpus's "
                  "words. Raw-text track: your parser's own tokens and sentences of the document's raw text.")
@@ -73,6 +82,7 @@ class DependencyKind(SentenceKind):
                 raise ValueError(f"punct: {exc}") from None
         if "tracks" in options:
             tracks.check_tracks(options["tracks"])
+        udvalidate.check_level(options.get(udvalidate.OPTION))
 
     def read(self, path: Path, display: str) -> list[Parsed]:
         text = Path(path).read_bytes().decode("utf-8")
@@ -128,7 +138,18 @@ class DependencyKind(SentenceKind):
         return metrics.get(metric).score_with_rows(gold, test, punct=params["punct"], pos=params["pos"])
 
     # -- validation ------------------------------------------------------------------------
+    def setup(self, run) -> RunSetup:
+        """The parameters and track, and the UD validator's level if the organiser asks for it."""
+        return replace(super().setup(run), context={"ud_level": _ud_level(run.campaign)})
+
     def check_document(self, check: RunCheck, doc, path: Path | None, cover: dict[str, set[str]] | None) -> int:
+        expected = self._check_track(check, doc, path, cover)
+        level = check.setup.context.get("ud_level")
+        if level and path is not None:  # the UD project's checks as well, never instead of the project's
+            check.problems += udvalidate.ud_problems(path, self.display(doc.name), level, check.run.campaign.language)
+        return expected
+
+    def _check_track(self, check: RunCheck, doc, path: Path | None, cover: dict[str, set[str]] | None) -> int:
         if check.setup.track != tracks.RAW_TEXT:
             return super().check_document(check, doc, path, cover)
         display = self.display(doc.name)
@@ -144,8 +165,12 @@ class DependencyKind(SentenceKind):
         return len(starts)
 
     def report_fields(self, check: RunCheck) -> dict:
-        return {**super().report_fields(check), **({"track": tracks.RAW_TEXT} if check.setup.track == tracks.RAW_TEXT
-                                                   else {})}
+        fields = {**super().report_fields(check),
+                  **({"track": tracks.RAW_TEXT} if check.setup.track == tracks.RAW_TEXT else {})}
+        level = check.setup.context.get("ud_level")
+        if level:
+            fields["ud_validation"] = {"level": level, "validator": udvalidate.validator_version()}
+        return fields
 
     @staticmethod
     def expected_characters(doc, wanted: set[str] | None) -> tuple[str, list[tuple[int, str]]]:

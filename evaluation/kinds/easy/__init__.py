@@ -12,6 +12,7 @@ from pathlib import Path
 from annotations.easy import document_to_bytes, read_document
 from annotations.easy.model import Document
 from campaign.services import archives
+from evaluation.deps import udvalidate
 from evaluation.easy.ranges import MATCHES, MODES
 from evaluation.easy.scoring import Plan
 from evaluation.stats import ALL
@@ -41,10 +42,11 @@ class EasyKind(DocumentKind):
         return import_corpus(campaign, gold_paths, subset=subset, actor=actor, **options)
 
     # What Campaign.metrics may set; run_formats is the run files taken (easy_conllu), not a scoring parameter.
-    option_keys = ("matches", "modes", "bootstrap", "seed", "run_formats")
+    option_keys = ("matches", "modes", "bootstrap", "seed", "run_formats", udvalidate.OPTION)
     options_help = ('EASY: {"matches": ["EQUAL", "FUZZY", ...], "modes": ["HYP", "DEFHYP", "REF"], "bootstrap": 1000, '
-                    '"seed": 12345, "run_formats": ["easy-xml", "conllu"]} (run_formats: the run files taken, EASY XML '
-                    'only by default; with "conllu", CoNLL-U runs are converted on validation).')
+                    '"seed": 12345, "run_formats": ["easy-xml", "conllu"], "ud_validation": 2} (run_formats: the run '
+                    'files taken, EASY XML only by default; with "conllu", CoNLL-U runs are converted on validation, '
+                    'and checked by the UD validator at the ud_validation level if set).')
 
     def check_options(self, options: dict) -> None:
         for key, allowed in (("matches", MATCHES), ("modes", MODES)):
@@ -52,6 +54,7 @@ class EasyKind(DocumentKind):
             if value is not None and (not isinstance(value, list) or not set(value) <= set(allowed)):
                 raise ValueError(f"{key} must be a list drawn from {', '.join(allowed)}.")
         easy_conllu.check_run_formats(options.get("run_formats"))
+        udvalidate.check_level(options.get(udvalidate.OPTION))
 
     def run_suffixes(self, campaign, *, stored: bool = False):
         """The run files an upload may hold: EASY XML, and CoNLL-U where the campaign takes it."""
@@ -84,10 +87,12 @@ class EasyKind(DocumentKind):
         return scoring_parameters(campaign)
 
     def setup(self, run) -> RunSetup:
-        """The parameters, and the schema of the campaign's guide, read once."""
+        """The parameters, the schema of the campaign's guide and the UD validator's level (CoNLL-U runs), read
+        once."""
         schema = campaign_schema(run.campaign)
         return RunSetup(self, scoring_parameters(run.campaign), self.run_suffixes(run.campaign, stored=True),
-                        context={"schema": schema})
+                        context={"schema": schema,
+                                 "ud_level": udvalidate.check_level((run.campaign.metrics or {}).get(udvalidate.OPTION))})
 
     # -- validation: DocumentKind's loop, these hooks ---------------------------------------
     def begin_check(self, check: RunCheck) -> None:

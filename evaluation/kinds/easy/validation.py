@@ -8,6 +8,7 @@ from pathlib import Path
 from annotations.easy import EasySchema, read_document, reference_forms, validate_run
 from annotations.errors import Problem
 from campaign.subsets import missing_document_message
+from evaluation.deps import udvalidate
 
 from ..documents import RunCheck
 from . import conllu as easy_conllu
@@ -16,7 +17,8 @@ from . import conllu as easy_conllu
 def begin(check: RunCheck) -> None:
     """A run is in one format: EASY XML, or CoNLL-U converted to it document by document."""
     conllu = easy_conllu.is_conllu_run(check.files)
-    check.state.update(conllu=conllu, suffix=easy_conllu.CONLLU if conllu else ".xml", converted={})
+    check.state.update(conllu=conllu, suffix=easy_conllu.CONLLU if conllu else ".xml", converted={},
+                       ud_level=check.setup.context.get("ud_level") if conllu else None)
 
 
 def check_document(check: RunCheck, doc, path: Path | None, cover: dict[str, set[str]] | None,
@@ -35,6 +37,9 @@ def check_document(check: RunCheck, doc, path: Path | None, cover: dict[str, set
     if check.state["conllu"]:
         xml, found = easy_conllu.convert_file(corpus, path, f"{doc.name}{suffix}")
         check.problems.extend(found)
+        if check.state["ud_level"]:  # the UD project's checks as well, when the organiser asks for them
+            check.problems.extend(udvalidate.ud_problems(path, f"{doc.name}{suffix}", check.state["ud_level"],
+                                                         check.run.campaign.language))
         if xml is not None:
             check.state["converted"][doc.name] = xml
             run_file = io.BytesIO(xml)
@@ -55,4 +60,6 @@ def end(check: RunCheck) -> None:
 
 def report_fields(check: RunCheck, schema: EasySchema) -> dict:
     extra = {"format": "conllu", "converter": easy_conllu.CONVERTER_VERSION} if check.state["conllu"] else {}
+    if check.state["ud_level"]:
+        extra["ud_validation"] = {"level": check.state["ud_level"], "validator": udvalidate.validator_version()}
     return {**extra, "schema": schema.name}
