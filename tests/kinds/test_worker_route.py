@@ -1,0 +1,86 @@
+"""The worker's route for one EASY upload: the kind and what it reads from the campaign are resolved once,
+and no campaign code calls back into evaluation code while a run is validated and scored.
+
+The route is traced with :func:`sys.setprofile`: every call entering a module of ``campaign`` or
+``evaluation`` is recorded with the nearest project caller. ``pytest tests/kinds/test_worker_route.py -s``
+prints the modules visited and the calls between the two packages.
+"""
+from __future__ import annotations
+
+import functools
+import sys
+from pathlib import Path
+from unittest import mock
+
+from tests import factories
+from tests.web.helpers import stored_run
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@functools.lru_cache(maxsize=None)
+def _module(filename: str) -> str | None:
+    try:
+        rel = Path(filename).resolve().relative_to(REPO)
+    except ValueError:
+        return None
+    if rel.parts[0] not in ("campaign", "evaluation", "annotations"):
+        return None
+    return ".".join(rel.with_suffix("").parts)
+
+
+def trace_route(task, *args) -> tuple[set[str], dict[str, int]]:
+    """``(modules entered, {"caller module:function -> callee module:function": calls})`` of the
+    calls between ``campaign`` and ``evaluation`` made while ``task`` runs in process."""
+    modules, crossings = set(), {}
+
+    def profile(frame, event, arg):
+        if event != "call":
+            return
+        callee = _module(frame.f_code.co_filename)
+        if callee is None:
+            return
+        modules.add(callee)
+        back = frame.f_back
+        while back is not None and _module(back.f_code.co_filename) is None:
+            back = back.f_back
+        if back is None:
+            return
+        caller = _module(back.f_code.co_filename)
+        if {caller.split(".")[0], callee.split(".")[0]} == {"campaign", "evaluation"}:
+            key = f"{caller}:{back.f_code.co_name} -> {callee}:{frame.f_code.co_name}"
+            crossings[key] = crossings.get(key, 0) + 1
+
+    sys.setprofile(profile)
+    try:
+        outcome = task.apply(args=args).get()
+    finally:
+        sys.setprofile(None)
+    assert outcome == "scored"
+    return modules, crossings
+
+
+def test_one_easy_upload_resolves_its_kind_once_and_campaign_never_calls_back(storage, alice, tmp_path):
+    import evaluation.kinds.easy as easy_kind
+    from campaign.services.corpus import import_corpus
+    from evaluation.tasks import score_run
+
+    data = factories.gold_bytes("general_elda.xml").decode("utf-8")  # cut to three sentences: a quick trace
+    gold = tmp_path / "general_elda.xml"
+    gold.write_text(data[:data.index('<E id="E4">')] + "</DOCUMENT>\n", encoding="utf-8")
+    campaign = factories.make_campaign(slug="easy-route", metrics={"bootstrap": 10})
+    import_corpus(campaign, [gold])
+    team = factories.make_team(campaign, alice, name="Route")
+    run = stored_run(campaign, team, alice, gold.read_bytes(), "general_elda.xml")  # uploaded, not scored yet
+    real_schema = easy_kind.campaign_schema
+    with mock.patch("evaluation.significance.enqueue") as enqueue, \
+            mock.patch.object(easy_kind, "campaign_schema", side_effect=real_schema) as schema:
+        modules, crossings = trace_route(score_run, run.pk)
+    for line in sorted(crossings):
+        print(crossings[line], line)
+    print(len(modules), "modules:", ", ".join(sorted(modules)))
+    enqueue.assert_called_once_with(campaign.pk)  # the results table changed
+    lookups = {k: n for k, n in crossings.items() if k.endswith("campaign.kinds:for_campaign")}
+    assert lookups == {"evaluation.tasks:_process -> campaign.kinds:for_campaign": 1}
+    assert schema.call_count == 1  # the guide's schema, read once with the run's setup
+    assert [k for k in crossings if k.startswith("campaign.")] == []  # nothing calls back up
