@@ -14,7 +14,7 @@ import os
 from typing import Callable, Iterator
 
 from annotations.errors import InputError
-from annotations.trees.detect import detect_format, layout_of_lines
+from annotations.trees.detect import LayoutCounter, detect_format, layout_of_lines
 
 from .evalb import HEADER, EvalbParams, EvalbRun, format_row, format_summary, read_evalb_lines, row_dict
 
@@ -28,18 +28,38 @@ def file_lines(path) -> Iterator[str]:
             yield raw.decode(*ENCODING).removesuffix("\n")
 
 
-def evalb_layout(path, fmt: str | None = None, layout: str | None = None) -> bool:
-    """True when ``path`` is a Penn file in line layout (detected, or as told), i.e. streamable."""
+HEAD = 65536
+
+
+def evalb_layout(path, fmt: str | None = None, layout: str | None = None, *, head_only: bool = False) -> bool:
+    """True when ``path`` is a Penn file in line layout (detected, or as told), i.e. streamable.
+
+    With ``head_only``, the layout is guessed from the file's first lines (its
+    first 64 KiB), to be confirmed by a :class:`LayoutCounter` while the file
+    is read; an ambiguous head is no guess (False).
+    """
     name = os.fspath(path)
     with open(path, "rb") as handle:
-        head = handle.read(65536).decode(*ENCODING)
+        raw = handle.read(HEAD)
+        whole = len(raw) < HEAD or not handle.read(1)
+    head = raw.decode(*ENCODING)
     if not head.strip():
         with open(path, "rb") as handle:
             if not handle.read().strip():
                 raise InputError("empty input: no tree found", file=name)
     if (fmt or detect_format(head.lstrip(), file=name)) != "penn":
         return False
-    return (layout or layout_of_lines(file_lines(path), file=name)) == "lines"
+    if layout:
+        return layout == "lines"
+    if head_only:
+        lines = head.split("\n")
+        if lines[-1] == "" or not whole:
+            lines.pop()  # what follows the last line end (or a line cut by the 64 KiB)
+        try:
+            return layout_of_lines(lines, file=name) == "lines"
+        except InputError:
+            return False
+    return layout_of_lines(file_lines(path), file=name) == "lines"
 
 
 class _JsonRows:
@@ -65,20 +85,23 @@ def evalb_files(
     gold_path, test_path, params: EvalbParams, *, on_error: str = "skip",
     report: Callable[[str], object] | None = None, json_write: Callable[[str], object] | None = None,
     message: Callable[[str], object] | None = None, metric: str = "evalb",
+    layouts: tuple[LayoutCounter, LayoutCounter] | None = None,
 ) -> dict:
     """Score two line-layout Penn files pair by pair; returns the summary.
 
     ``report`` receives evalb's text report piece by piece, ``json_write`` the
     JSON document, ``message`` each error sentence's ``"N : message"`` as it
-    comes (evalb's stderr).
+    comes (evalb's stderr). ``layouts`` (gold, test) count every line of both
+    files, those read after scoring stopped too, to confirm the line layout.
     """
     gold_file, test_file = os.fspath(gold_path), os.fspath(test_path)
     run = EvalbRun(params, on_error=on_error, gold_file=gold_file, test_file=test_file, metric=metric)
     js = _JsonRows(json_write, run.head()) if json_write else None
     if report:
         report(HEADER)
-    gold_iter = read_evalb_lines(file_lines(gold_path), params)
-    test_iter = read_evalb_lines(file_lines(test_path), params)
+    gold_lines, test_lines = file_lines(gold_path), file_lines(test_path)
+    gold_iter = read_evalb_lines(gold_lines, params, layouts[0] if layouts else None)
+    test_iter = read_evalb_lines(test_lines, params, layouts[1] if layouts else None)
     extra = None
     for gold in gold_iter:
         test = next(test_iter, None)
@@ -103,6 +126,10 @@ def evalb_files(
         summary = run.finish(extra=extra, line=run.count + 1)
     else:
         summary = run.finish()
+    if layouts:
+        for lines, counter in zip((gold_lines, test_lines), layouts):
+            for line in lines:  # what scoring left unread
+                counter.add(line)
     if report:
         report(format_summary(summary))
     if js:
