@@ -146,11 +146,35 @@ def weighted_sums(matrices: Sequence[np.ndarray], idx: np.ndarray, weights: np.n
     return tuple(part)
 
 
+# resample counts drawn at a time: a genre's weights take (this x its sentences) integers, not B x sentences
+RESAMPLE_CHUNK = 50
+
+
 def resampled_sums(matrices: Sequence[np.ndarray], strata: Sequence[str], bootstrap: int,
                    seed: int) -> Iterator[tuple[str, tuple[np.ndarray, ...]]]:
-    """Per genre (sorted), the column sums of ``bootstrap`` resamples of its rows: arrays of shape (B, columns)."""
-    for genre, idx, weights in resampling_weights(strata, bootstrap, seed):
-        yield genre, weighted_sums(matrices, idx, weights)
+    """Per genre (sorted), the column sums of ``bootstrap`` resamples of its rows: arrays of shape (B, columns).
+
+    The same draws as :func:`resampling_weights`, taken :data:`RESAMPLE_CHUNK` resamples at a time (a
+    generator's multinomial draws of ``size=B`` are its draws of ``size=b`` one after the other), so that
+    memory does not grow with B times the corpus size. The sums are the same numbers.
+    """
+    if not all(np.issubdtype(x.dtype, np.integer) for x in matrices):
+        # float rows: a product's rounding may depend on the shape of the operands; keep them whole
+        for genre, idx, weights in resampling_weights(strata, bootstrap, seed):
+            yield genre, weighted_sums(matrices, idx, weights)
+        return
+    labels = np.array(list(strata), dtype=object)
+    rng = np.random.default_rng(seed)
+    for genre in sorted(set(strata)):
+        idx = np.flatnonzero(labels == genre)
+        n = len(idx)
+        p = np.full(n, 1.0 / n)
+        rows = [x[idx].astype(np.float32) for x in matrices]  # exact while the sums stay below 2**24
+        parts = []
+        for start in range(0, bootstrap, RESAMPLE_CHUNK):
+            weights = rng.multinomial(n, p, size=min(RESAMPLE_CHUNK, bootstrap - start))
+            parts.append(tuple((weights.astype(x.dtype) @ x).astype(np.float64) for x in rows))
+        yield genre, tuple(np.concatenate(cols) for cols in zip(*parts))
 
 
 def interval(samples) -> list[float] | None:
