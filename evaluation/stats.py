@@ -146,15 +146,16 @@ def weighted_sums(matrices: Sequence[np.ndarray], idx: np.ndarray, weights: np.n
     return tuple(part)
 
 
-# resample counts drawn at a time: a genre's weights take (this x its sentences) integers, not B x sentences
-RESAMPLE_CHUNK = 50
+# resample counts drawn at a time: at most about this many integers (a genre's weights take resamples x its
+# sentences), never B x sentences
+RESAMPLE_BUDGET = 2_000_000
 
 
 def resampled_sums(matrices: Sequence[np.ndarray], strata: Sequence[str], bootstrap: int,
                    seed: int) -> Iterator[tuple[str, tuple[np.ndarray, ...]]]:
     """Per genre (sorted), the column sums of ``bootstrap`` resamples of its rows: arrays of shape (B, columns).
 
-    The same draws as :func:`resampling_weights`, taken :data:`RESAMPLE_CHUNK` resamples at a time (a
+    The same draws as :func:`resampling_weights`, taken a few resamples at a time (:data:`RESAMPLE_BUDGET`; a
     generator's multinomial draws of ``size=B`` are its draws of ``size=b`` one after the other), so that
     memory does not grow with B times the corpus size. The sums are the same numbers.
     """
@@ -169,11 +170,19 @@ def resampled_sums(matrices: Sequence[np.ndarray], strata: Sequence[str], bootst
         idx = np.flatnonzero(labels == genre)
         n = len(idx)
         p = np.full(n, 1.0 / n)
-        rows = [x[idx].astype(np.float32) for x in matrices]  # exact while the sums stay below 2**24
+        # the genre's rows in float32 (exact while the sums stay below 2**24), a block of columns at a time
+        width = max(1, RESAMPLE_BUDGET // n)
+        whole = all(x.shape[1] <= width for x in matrices)
+        rows = [x[idx].astype(np.float32) for x in matrices] if whole else None
         parts = []
-        for start in range(0, bootstrap, RESAMPLE_CHUNK):
-            weights = rng.multinomial(n, p, size=min(RESAMPLE_CHUNK, bootstrap - start))
-            parts.append(tuple((weights.astype(x.dtype) @ x).astype(np.float64) for x in rows))
+        chunk = max(1, RESAMPLE_BUDGET // n)
+        for start in range(0, bootstrap, chunk):
+            weights = rng.multinomial(n, p, size=min(chunk, bootstrap - start)).astype(np.float32)
+            if whole:
+                parts.append(tuple((weights @ x).astype(np.float64) for x in rows))
+            else:
+                parts.append(tuple(np.hstack([(weights @ x[idx, k:k + width].astype(np.float32)).astype(np.float64)
+                                              for k in range(0, x.shape[1], width)]) for x in matrices))
         yield genre, tuple(np.concatenate(cols) for cols in zip(*parts))
 
 

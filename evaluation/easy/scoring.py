@@ -137,9 +137,10 @@ class _Rows:
     """Per-gold-sentence count rows, filled as run sentences stream in."""
 
     def __init__(self, n: int, ncols: int):
-        self.fc = np.zeros((n, ncols), dtype=np.int32)
-        self.fp = np.zeros((n, ncols), dtype=np.int32)
-        self.cr = np.zeros((n, ncols), dtype=np.int32)
+        # a sentence's counts are bounded by annotations.limits (4,000 relations, 2,000 groups): int16 holds them
+        self.fc = np.zeros((n, ncols), dtype=np.int16)
+        self.fp = np.zeros((n, ncols), dtype=np.int16)
+        self.cr = np.zeros((n, ncols), dtype=np.int16)
         self.done = np.zeros(n, dtype=bool)
 
     def set(self, i, rows):
@@ -470,19 +471,18 @@ def aggregate(fc, fp, cr, row_genre: list[str], plan: Plan, submitted: Mapping[s
     genres = sorted(set(row_genre))
     genre_arr = np.array(row_genre, dtype=object) if row_genre else np.array([], dtype=object)
     strata = [np.flatnonzero(genre_arr == g) for g in genres]
-    fc_e = _extend_all(fc, plan)
-    fp_e = _extend_all(fp, plan)
-    cr_e = _extend_all(cr, plan)
-    # point estimates per genre and ALL (exact integer sums)
+    # point estimates per genre and ALL (exact integer sums); the ALL-types columns are added to the sums,
+    # not to the rows (the same integers, without a second copy of every row)
     sums = {}
     for g, idx in zip(genres, strata):
-        sums[g] = tuple(x[idx].sum(axis=0, dtype=np.int64) for x in (fc_e, fp_e, cr_e))
-    sums[ALL] = tuple(x.sum(axis=0, dtype=np.int64) for x in (fc_e, fp_e, cr_e))
+        sums[g] = tuple(_extend_all(x[idx].sum(axis=0, dtype=np.int64), plan) for x in (fc, fp, cr))
+    sums[ALL] = tuple(_extend_all(x.sum(axis=0, dtype=np.int64), plan) for x in (fc, fp, cr))
     # bootstrap: resample sentences with replacement within each genre
     boot_f = {}
     if bootstrap > 0 and len(row_genre):
         acc = None
-        for g, part in resampled_sums((fc_e, fp_e, cr_e), row_genre, bootstrap, seed):
+        for g, part in resampled_sums((fc, fp, cr), row_genre, bootstrap, seed):
+            part = tuple(_extend_all(x, plan) for x in part)  # sums of integers, exact in float64
             boot_f[g] = f_from_counts(*part)
             acc = part if acc is None else tuple(a + b for a, b in zip(acc, part))
         boot_f[ALL] = f_from_counts(*acc)
