@@ -2,10 +2,11 @@
 
 The reader walks the file with ``lxml.etree.iterparse`` and clears every
 sentence once it has been turned into a :class:`~annotations.easy.model.Sentence`,
-so memory does not grow with the file size. Sentences written in the
-canonical shape of the reference are first read from their bytes, in
-chunks, by :mod:`annotations.easy.canonical`; at the first doubt the file
-goes to ``iterparse``, which alone reports problems. It never loads a DTD and never
+so memory does not grow with the file size. Sentences are first read from
+their bytes, in chunks, by :mod:`annotations.easy.canonical`, in the tag
+dialect of the file (guessed from its first sentences); a sentence in
+another shape is parsed alone by lxml, and only a sentence with a problem
+sends the rest of the file to ``iterparse``, which alone reports problems. It never loads a DTD and never
 resolves an entity (internal or external) nor touches the network: the
 ``<!DOCTYPE DOCUMENT SYSTEM "easy.dtd">`` line of the real files is ignored,
 and an entity reference in the content is refused.
