@@ -67,6 +67,17 @@ class Plan:
                 off += len(self.rel_types)
             self.rel_off.append(row)
         self.ncols = off
+        # the hypothesis and reference sizes (fp, cr) of a (layer or mode, type) are the same for every match
+        # function: they are kept once, in compact columns; expand[c] is the compact column of column c, pick[k]
+        # one column of compact column k
+        nc, nr = len(self.cons_types), len(self.rel_types)
+        expand = []
+        for layer, mode, _, _, types in self.ways:
+            base = 0 if layer == "constituents" else nc + self.modes.index(mode) * nr
+            expand.extend(range(base, base + len(types)))
+        self.expand = np.array(expand, dtype=np.intp)
+        self.ncompact = nc + len(self.modes) * nr
+        self.pick = [expand.index(k) for k in range(self.ncompact)]
 
 
 def count_sentence(ref: ReferenceView, hyp: HypothesisView | None, plan: Plan):
@@ -134,18 +145,33 @@ def _extend_all(x: np.ndarray, plan: Plan) -> np.ndarray:
 
 
 class _Rows:
-    """Per-gold-sentence count rows, filled as run sentences stream in."""
+    """Per-gold-sentence count rows, filled as run sentences stream in: ``fc`` one column per (way, type),
+    ``fp_compact`` and ``cr_compact`` one per (layer or mode, type) (see ``Plan.expand``); ``fp`` and ``cr``
+    give them expanded to the columns of ``fc``."""
 
-    def __init__(self, n: int, ncols: int):
+    def __init__(self, n: int, plan: Plan):
+        self.plan = plan
         # a sentence's counts are bounded by annotations.limits (4,000 relations, 2,000 groups): int16 holds them
-        self.fc = np.zeros((n, ncols), dtype=np.int16)
-        self.fp = np.zeros((n, ncols), dtype=np.int16)
-        self.cr = np.zeros((n, ncols), dtype=np.int16)
+        self.fc = np.zeros((n, plan.ncols), dtype=np.int16)
+        self.fp_compact = np.zeros((n, plan.ncompact), dtype=np.int16)
+        self.cr_compact = np.zeros((n, plan.ncompact), dtype=np.int16)
         self.done = np.zeros(n, dtype=bool)
 
     def set(self, i, rows):
-        self.fc[i], self.fp[i], self.cr[i] = rows
+        fc, fp, cr = rows
+        pick = self.plan.pick
+        self.fc[i] = fc
+        self.fp_compact[i] = [fp[k] for k in pick]
+        self.cr_compact[i] = [cr[k] for k in pick]
         self.done[i] = True
+
+    @property
+    def fp(self) -> np.ndarray:
+        return self.fp_compact[:, self.plan.expand]
+
+    @property
+    def cr(self) -> np.ndarray:
+        return self.cr_compact[:, self.plan.expand]
 
 
 def _as_docs(docs) -> list:
@@ -196,8 +222,8 @@ def score_corpus(
                                            progress=progress, schema=schema, corpus=corpus,
                                            max_problems=max_problems)
     total = counting.documents_read + 1
-    result = aggregate(counting.rows.fc, counting.rows.fp, counting.rows.cr, gold.row_genre, plan,
-                       counting.submitted, bootstrap=bootstrap, seed=seed)
+    result = aggregate(counting.rows.fc, counting.rows.fp_compact, counting.rows.cr_compact, gold.row_genre, plan,
+                       counting.submitted, bootstrap=bootstrap, seed=seed, compact=True)
     if progress is not None:
         progress(total, total)
     warnings = gold.warnings + counting.warnings
@@ -305,7 +331,7 @@ class _GoldIndex:
     def warnings(self) -> list[Problem]:
         return [w for key in self.order for w in self.doc_warnings.get(key, ())]
 
-    def load(self, key: str, ncols: int) -> dict[str, tuple[int, ReferenceView, tuple]] | None:
+    def load(self, key: str, plan: Plan) -> dict[str, tuple[int, ReferenceView, tuple]] | None:
         """``{sentence id: (row in the document's block, reference view, forms)}``, or None (no such gold)."""
         if key in self.loaded:
             return self.loaded[key]
@@ -328,24 +354,24 @@ class _GoldIndex:
             dedup["gold_relations_scored"] += sum(len(v) for v in ref.rels.values())
         self.by_name[key]["gold_sentences"] = len(sents)
         self.ids[key] = list(sents)
-        self.blocks[key] = _Rows(len(sents), ncols)
+        self.blocks[key] = _Rows(len(sents), plan)
         self.loaded[key] = sents
         return sents
 
     def release(self, key: str) -> None:
         self.loaded.pop(key, None)
 
-    def assemble(self) -> "_Rows":
+    def assemble(self, plan: Plan) -> "_Rows":
         """The count rows of every gold sentence in gold order (one block after the other), and their genres
         and ids; the blocks are freed as they are copied."""
         total = sum(len(self.ids[key]) for key in self.order)
-        ncols = next(iter(self.blocks.values())).fc.shape[1] if self.blocks else 0
-        rows = _Rows(total, ncols)
+        rows = _Rows(total, plan)
         at = 0
         for key in self.order:
             block = self.blocks.pop(key)
             n = len(block.done)
-            rows.fc[at:at + n], rows.fp[at:at + n], rows.cr[at:at + n] = block.fc, block.fp, block.cr
+            rows.fc[at:at + n] = block.fc
+            rows.fp_compact[at:at + n], rows.cr_compact[at:at + n] = block.fp_compact, block.cr_compact
             rows.done[at:at + n] = block.done
             genre = self.by_name[key]["genre"]
             self.row_genre.extend([genre] * n)
@@ -368,7 +394,7 @@ class _Counting:
         self.warnings: list[Problem] = []
 
     def add_run(self, key: str, run) -> None:
-        gold_sents = self.gold.load(key, self.plan.ncols)
+        gold_sents = self.gold.load(key, self.plan)
         block = self.gold.blocks.get(key)
         text = self.corpus_forms.get(key)
         if gold_sents is None:
@@ -455,19 +481,21 @@ class _Counting:
             if not d["run"]:
                 self.warnings.append(Problem(f"no run for gold document {key}: its sentences score as empty "
                                              f"output", file=key))
-                self.gold.load(key, self.plan.ncols)
+                self.gold.load(key, self.plan)
                 self._count_missing(key)
                 self.gold.release(key)
                 self.stats["gold_sentences_missing_from_run"] += d["gold_sentences"]
-        self.rows = self.gold.assemble()
+        self.rows = self.gold.assemble(self.plan)
         for layer in LAYERS:
             if not self.submitted[layer]:
                 self.warnings.append(Problem(f"the run has no {layer}: layer reported as not submitted"))
 
 
 def aggregate(fc, fp, cr, row_genre: list[str], plan: Plan, submitted: Mapping[str, bool], *,
-              bootstrap: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED) -> dict:
-    """Cells and macro rows from per-sentence count rows (numpy, rows = gold sentences)."""
+              bootstrap: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED, compact: bool = False) -> dict:
+    """Cells and macro rows from per-sentence count rows (numpy, rows = gold sentences); with ``compact``,
+    ``fp`` and ``cr`` have the compact columns of ``Plan.expand`` (expanded on the sums: the same integers)."""
+    widen = (lambda x: x[..., plan.expand]) if compact else (lambda x: x)
     genres = sorted(set(row_genre))
     genre_arr = np.array(row_genre, dtype=object) if row_genre else np.array([], dtype=object)
     strata = [np.flatnonzero(genre_arr == g) for g in genres]
@@ -475,14 +503,16 @@ def aggregate(fc, fp, cr, row_genre: list[str], plan: Plan, submitted: Mapping[s
     # not to the rows (the same integers, without a second copy of every row)
     sums = {}
     for g, idx in zip(genres, strata):
-        sums[g] = tuple(_extend_all(x[idx].sum(axis=0, dtype=np.int64), plan) for x in (fc, fp, cr))
-    sums[ALL] = tuple(_extend_all(x.sum(axis=0, dtype=np.int64), plan) for x in (fc, fp, cr))
+        sums[g] = (_extend_all(fc[idx].sum(axis=0, dtype=np.int64), plan),
+                   *(_extend_all(widen(x[idx].sum(axis=0, dtype=np.int64)), plan) for x in (fp, cr)))
+    sums[ALL] = (_extend_all(fc.sum(axis=0, dtype=np.int64), plan),
+                 *(_extend_all(widen(x.sum(axis=0, dtype=np.int64)), plan) for x in (fp, cr)))
     # bootstrap: resample sentences with replacement within each genre
     boot_f = {}
     if bootstrap > 0 and len(row_genre):
         acc = None
         for g, part in resampled_sums((fc, fp, cr), row_genre, bootstrap, seed):
-            part = tuple(_extend_all(x, plan) for x in part)  # sums of integers, exact in float64
+            part = (_extend_all(part[0], plan), *(_extend_all(widen(x), plan) for x in part[1:]))  # exact integers
             boot_f[g] = f_from_counts(*part)
             acc = part if acc is None else tuple(a + b for a, b in zip(acc, part))
         boot_f[ALL] = f_from_counts(*acc)
