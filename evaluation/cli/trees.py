@@ -67,12 +67,12 @@ def run(args) -> int:
         from evaluation.trees.evalb_files import evalb_layout
 
         if not args.layout and (evalb_layout(args.gold, args.format, head_only=True)
-                                and evalb_layout(args.test, args.format, head_only=True)):
+                                and evalb_layout(args.test, args.format, test=True, head_only=True)):
             # guessed from the first lines, confirmed while streaming; held back until confirmed
             code = _stream_evalb(args, fast, confirm=True)
             if code is not None:
                 return code
-        if evalb_layout(args.gold, args.format, args.layout) and evalb_layout(args.test, args.format, args.layout):
+        if evalb_layout(args.gold, args.format, args.layout) and evalb_layout(args.test, args.format, args.layout, test=True):
             return _stream_evalb(args, fast)
     pair = read_pair(args.gold, args.test, args.metric, fmt=args.format, layout=args.layout, on_error=args.on_error,
                      evalb_params=fast)
