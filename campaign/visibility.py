@@ -15,6 +15,8 @@ directly for every role and life-cycle state.
 | other teams' runs and files      | never                            | never               |
 | other teams' scores              | from `published` (snapshot)      | same                |
 | per-sentence diagnostics         | own run, after gold release      | no                  |
+| when a test run's scoring ended  | after gold release               | same                |
+| paired significance tests        | from `released`, own runs' pairs | from `published`   |
 """
 from __future__ import annotations
 
@@ -116,6 +118,27 @@ def can_see_scoring_state(user, run: Run) -> bool:
     if is_organiser(user, run.campaign):
         return True
     return run.scope == Run.Scope.DEV or state_at_least(run.campaign, CampaignState.RELEASED)
+
+
+def can_see_scoring_times(user, campaign: Campaign) -> bool:
+    """Times that follow from test-run scoring: a result's creation, a status change after validation,
+    when a significance set was computed. Organisers; everyone else once the gold is released.
+
+    How long scoring took, or in which order runs finished, tells how many of a run's sentences are
+    test sentences, so these times stay hidden for as long as membership does, past `released`
+    (when the scores themselves are shown). Development checks are scored on public gold: their
+    times are shown at once (:func:`can_see_run_scoring_time`)."""
+    return is_organiser(user, campaign) or gold_is_released(campaign)
+
+
+def can_see_run_scoring_time(user, run: Run) -> bool:
+    return run.scope == Run.Scope.DEV or can_see_scoring_times(user, run.campaign)
+
+
+def can_see_significance(user, campaign: Campaign) -> bool:
+    """Whether any significance set is shown: organisers the live one; others from `released`, when every
+    test run is scored, so that neither a set's appearance nor its replacement follows scoring."""
+    return is_organiser(user, campaign) or state_at_least(campaign, CampaignState.RELEASED)
 
 
 def can_see_validation_report(user, run: Run) -> bool:
