@@ -54,6 +54,12 @@ def team_of(user, campaign: Campaign) -> Team | None:
     return membership.team if membership else None
 
 
+def admitted_team_of(user, campaign: Campaign) -> Team | None:
+    """The user's team, if the campaign has admitted it (a team awaiting approval gets nothing yet)."""
+    team = team_of(user, campaign)
+    return team if team is not None and team.admitted else None
+
+
 def is_member(user, team: Team) -> bool:
     return user.is_authenticated and Membership.objects.filter(team=team, user=user).exists()
 
@@ -83,7 +89,7 @@ def can_download_corpus(user, campaign: Campaign) -> bool:
         return True
     if not state_at_least(campaign, CampaignState.OPEN):
         return False
-    return campaign.corpus_public or team_of(user, campaign) is not None
+    return campaign.corpus_public or admitted_team_of(user, campaign) is not None
 
 
 def can_download_dev_sample(user, campaign: Campaign) -> bool:
@@ -91,7 +97,7 @@ def can_download_dev_sample(user, campaign: Campaign) -> bool:
         return True
     if not state_at_least(campaign, CampaignState.OPEN):
         return False
-    return campaign.dev_sample_public or team_of(user, campaign) is not None
+    return campaign.dev_sample_public or admitted_team_of(user, campaign) is not None
 
 
 def can_see_run(user, run: Run) -> bool:

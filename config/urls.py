@@ -5,12 +5,15 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerSplitView
 
+from campaign.views.accounts import PasswordResetView
 from evaluation.significance_api import CampaignSignificance
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     # Browsers ask for /favicon.ico on pages that name no icon (admin, API, plain responses).
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
+    # Django's reset views, the first throttled (campaign.views.accounts)
+    path("accounts/password_reset/", PasswordResetView.as_view(), name="password_reset"),
     path("accounts/", include("django.contrib.auth.urls")),
     # REST API: campaigns, run upload and status, results.
     path("api/campaigns/<slug:slug>/significance/", CampaignSignificance.as_view(), name="api-significance"),
