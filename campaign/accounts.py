@@ -14,6 +14,7 @@ once it has been used, or when the account's address changes.
 from __future__ import annotations
 
 import hashlib
+import logging
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -28,6 +29,8 @@ from rest_framework.throttling import SimpleRateThrottle
 from campaign import audit
 from campaign.models import VerifiedEmail
 from campaign.throttles import AddressThrottle
+
+logger = logging.getLogger(__name__)
 
 
 class EmailVerificationTokens(PasswordResetTokenGenerator):
@@ -57,7 +60,10 @@ def verification_link(request, user) -> str:
 def send_verification(request, user) -> None:
     body = render_to_string("registration/verify_email.txt", {"user": user, "link": verification_link(request, user),
                                                                "days": settings.PASSWORD_RESET_TIMEOUT // 86400})
-    send_mail("Confirm your e-mail address", body, None, [user.email])
+    try:
+        send_mail("Confirm your e-mail address", body, None, [user.email])
+    except Exception:  # a relay that is down: logged; the person can ask for another link
+        logger.exception("could not send the e-mail confirmation link to %s", user.email)
 
 
 def verify(uidb64: str, token: str, *, request=None):

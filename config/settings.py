@@ -288,14 +288,14 @@ if DEVELOPMENT and not os.environ.get("EMAIL_HOST"):
     EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
 else:
     EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-    EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
-    EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "587"))
+    EMAIL_HOST = os.environ.get("EMAIL_HOST") or "localhost"
+    EMAIL_PORT = int(os.environ.get("EMAIL_PORT") or "587")
     EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
     EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
     EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
     EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL")
     EMAIL_TIMEOUT = 10
-DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "parseval@localhost")
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL") or "parseval@localhost"
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 # Reset and confirmation links: valid three days.
 PASSWORD_RESET_TIMEOUT = int(os.environ.get("PARSEVAL_LINK_TIMEOUT_SECONDS", str(3 * 24 * 3600)))
