@@ -175,7 +175,7 @@ def significance_document(user, campaign, figure: str | None = None) -> dict:
                                                  "p_value", "p_holm", "significant")
     if figure:
         pairs = pairs.filter(figure=figure)
-    return {
+    return summaries.served_significance(user, campaign, {
         # when the set was computed follows the last scoring: organisers only, until gold release
         "computed": {"signature": computed.signature, "created_at": computed.created_at.isoformat()
                      if visibility.can_see_scoring_times(user, campaign) else None,
@@ -184,7 +184,7 @@ def significance_document(user, campaign, figure: str | None = None) -> dict:
         "pairs": [{"figure": p["figure"], "run_a": by_result[p["result_a"]], "run_b": by_result[p["result_b"]],
                    "result_a": p["result_a"], "result_b": p["result_b"], "diff": p["diff"],
                    "ci": None if p["ci_low"] is None else [p["ci_low"], p["ci_high"]], "p": p["p_value"],
-                   "p_holm": p["p_holm"], "significant": p["significant"]} for p in pairs]}
+                   "p_holm": p["p_holm"], "significant": p["significant"]} for p in pairs]})
 
 
 def significance_json(request, slug: str):

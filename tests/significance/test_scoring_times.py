@@ -14,8 +14,10 @@ from django.utils import timezone
 
 from campaign.models import CampaignState
 from evaluation.models import SignificanceSet
+from tests import factories
 
 from .helpers import gold_and_damaged
+
 
 @pytest.fixture
 def scored(tree_campaign, tree_gold, alice, bob, django_capture_on_commit_callbacks):
@@ -97,3 +99,44 @@ def test_organisers_keep_the_live_set_and_everyone_gets_the_times_with_the_gold(
     team_view = as_user(alice).get(f"/api/campaigns/{campaign.slug}/significance/").json()
     assert team_view["computed"]["created_at"] == newest.created_at.isoformat()
     assert leaked(surfaces(as_user(alice), campaign, good), scoring_times(campaign, good))
+
+
+def test_pairs_are_served_in_upload_order_not_scoring_order(db, alice):
+    # Result ids are given out as scoring ends and a stored pair's run A is the run whose result came first:
+    # here run 9's result (id 40) came before run 3's (id 41). Worked out by hand: turned to run A = 3,
+    # the difference 0.02 becomes -0.02 and its interval [0.01, 0.03] becomes [-0.03, -0.01].
+    from evaluation.summaries import served_significance
+
+    campaign = factories.make_campaign(state=CampaignState.PUBLISHED)
+    stored = {"computed": {"signature": "s"}, "pairs": [
+        {"figure": "micro|evalb||", "run_a": 9, "run_b": 3, "result_a": 40, "result_b": 41, "diff": 0.02,
+         "ci": [0.01, 0.03], "p": 0.01, "p_holm": 0.02, "significant": True},
+        {"figure": "micro|evalb||", "run_a": 1, "run_b": 9, "result_a": 39, "result_b": 40, "diff": -0.5,
+         "ci": None, "p": None, "p_holm": None, "significant": False},
+    ]}
+    served = served_significance(alice, campaign, stored)
+    assert served["pairs"] == [
+        {"figure": "micro|evalb||", "run_a": 1, "run_b": 9, "diff": -0.5, "ci": None, "p": None, "p_holm": None,
+         "significant": False},
+        {"figure": "micro|evalb||", "run_a": 3, "run_b": 9, "diff": -0.02, "ci": [-0.03, -0.01], "p": 0.01,
+         "p_holm": 0.02, "significant": True},
+    ]
+    campaign.gold_released_at = timezone.now()
+    campaign.save()
+    assert served_significance(alice, campaign, stored) is stored
+
+
+def test_published_results_give_the_public_no_result_ids(scored, organiser):
+    from campaign import lifecycle
+
+    good, bad = scored
+    campaign = good.campaign
+    for state in (CampaignState.CLOSED, CampaignState.SCORED, CampaignState.RELEASED, CampaignState.PUBLISHED):
+        lifecycle.transition(campaign, state, actor=organiser)
+    public = as_user(None)
+    [pair] = public.get(f"/api/campaigns/{campaign.slug}/significance/?figure=micro|evalb||").json()["pairs"]
+    assert "result_a" not in pair and (pair["run_a"], pair["run_b"]) == (good.pk, bad.pk)
+    assert pair["diff"] > 0  # the gold copy minus the damaged run
+    data = public.get(f"/results/{campaign.slug}/data.json").json()["data"]
+    assert {r["run"] for r in data["runs"]} == {good.pk, bad.pk}
+    assert all("id" not in r["result"] and r["result"]["created_at"] is None for r in data["runs"])
