@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.alignment_memory import chained_regions, table_walk
 from evaluation.deps.alignment import (
     AlignWord,
     Span,
@@ -133,25 +134,6 @@ def test_a_plain_word_before_the_multiword_token_is_dropped_first():
     assert align_words(words(["a", "bc b c"]), words(["ab", "c"])) == [(2, 1)]
 
 
-def table_walk(a, b):
-    """The shared task's own walk over the whole table (quadratic memory): the reference."""
-    n, m = len(a), len(b)
-    best = [[0] * (m + 1) for _ in range(n + 1)]
-    for x in range(n - 1, -1, -1):
-        for y in range(m - 1, -1, -1):
-            best[x][y] = best[x + 1][y + 1] + 1 if a[x] == b[y] else max(best[x + 1][y], best[x][y + 1])
-    pairs, x, y = [], 0, 0
-    while x < n and y < m:
-        if a[x] == b[y]:
-            pairs.append((x, y))
-            x, y = x + 1, y + 1
-        elif best[x][y] == best[x + 1][y]:
-            x += 1
-        else:
-            y += 1
-    return pairs
-
-
 def test_the_bounded_walk_takes_the_table_walks_every_decision():
     # small alphabets make many ties, where the walk's order of preference decides;
     # lengths up to 40 cross several checkpoint blocks (a block is ⌊√m⌋ + 1 columns)
@@ -166,39 +148,12 @@ def test_the_bounded_walk_takes_the_table_walks_every_decision():
     assert _lcs_pairs(["de", "le"], ["le", "de"], 7, 3) == [(8, 3)]
 
 
-def chained_regions(n_tokens: int, per_sentence: int = 20) -> tuple[str, str]:
-    """Gold "du" = de le everywhere; the run cuts "ud" = le de across every pair of them.
-
-    Each run multiword token starts inside a gold one and ends inside the next,
-    so the whole document is one multiword region: the table of the shared
-    task's walk has (2 n_tokens)^2 cells.
-    """
-    def sentence(name, tokens):
-        lines, w = [f"# sent_id = {name}"], 1
-        for form, parts in tokens:
-            if parts:
-                lines.append(f"{w}-{w + 1}\t{form}\t_\t_\t_\t_\t_\t_\t_\t_")
-            for part in parts or [form]:
-                head, rel = (0, "root") if w == 1 else (1, "dep")
-                lines.append(f"{w}\t{part}\t{part}\tX\t_\t_\t{head}\t{rel}\t_\t_")
-                w += 1
-        return "\n".join(lines) + "\n\n"
-
-    gold_tokens = [("du", ["de", "le"])] * n_tokens
-    run_tokens = [("d", None)] + [("ud", ["le", "de"])] * (n_tokens - 1) + [("u", None)]
-
-    def document(prefix, tokens):
-        return "".join(sentence(f"{prefix}{k}", tokens[k:k + per_sentence])
-                       for k in range(0, len(tokens), per_sentence))
-
-    return document("g", gold_tokens), document("r", run_tokens)
-
-
 def test_a_run_of_chained_multiword_regions_stays_under_the_ceiling(tmp_path):
     # 2,000 gold tokens: 4,000 gold and 4,000 run words in one region, a 160 KB run. The
     # shared task's table holds 16 million cells: 337 MB traced, 1 GB resident, 56 s, when
-    # measured before this walk. Measured in a fresh process: tracemalloc for what the
-    # alignment holds, the resident high-water mark for the worker's process.
+    # measured before this walk (benchmarks/alignment_memory.py measures both). Measured in
+    # a fresh process: tracemalloc for what the alignment holds, the resident high-water mark
+    # for the worker's process.
     gold, run = chained_regions(2000)
     (tmp_path / "gold.conllu").write_text(gold)
     (tmp_path / "run.conllu").write_text(run)
