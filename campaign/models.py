@@ -38,6 +38,15 @@ class Publication(models.TextChoices):
     CODED = "coded", "Teams under codes (A, B, C...) unless they opt in"
 
 
+class TeamFigures(models.TextChoices):
+    """What a team sees of its own test runs' figures before the gold release (docs/threat-model.md)."""
+
+    RATES = "rates", ("Rates only (P, R, F to 0.1 point) of genres with enough scored sentences; "
+                      "counts (fc, fp, cr) from the gold release")
+    FULL = "full", ("Every cell with its counts: exact, but a crafted run reads from its own counts which "
+                    "sentences are scored")
+
+
 class Campaign(models.Model):
     name = models.CharField(max_length=200)
     slug = models.SlugField(unique=True)
@@ -71,6 +80,17 @@ class Campaign(models.Model):
     corpus_public = models.BooleanField(default=False, help_text="Anyone may download the corpus text")
     dev_sample_public = models.BooleanField(default=False, help_text="Anyone may download the development sample")
     metrics = models.JSONField(default=dict, blank=True, help_text="Scoring options (metric names and parameters)")
+    team_figures = models.CharField(
+        max_length=8, choices=TeamFigures.choices, default=TeamFigures.RATES,
+        verbose_name="figures teams see before the gold release",
+        help_text="Rates keep the test set hidden until the gold release; full figures let a crafted run "
+                  "decode it from its own counts as soon as results are released (docs/threat-model.md)")
+    min_genre_sentences = models.PositiveSmallIntegerField(
+        default=20, verbose_name="scored sentences a genre needs for its figures",
+        help_text="Before the gold release, with rates only: a genre with fewer scored sentences shows no "
+                  "figures of its own (it counts in the all-genres row)")
+    # The draw's secret key (campaign.subsets): organisers and the server only; never in a form or a team's page.
+    draw_key = models.CharField(max_length=64, blank=True, editable=False)
 
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

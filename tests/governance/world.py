@@ -199,7 +199,7 @@ def build_world(tmp: Path, *, slug: str = "leaky") -> World:
     campaign.organisers.add(organiser)
     gold_paths = _gold_copies(tmp)
     import_corpus(campaign, gold_paths, actor=organiser)
-    sample_test_subset(campaign, ratio=0.5, seed=20061, dev_ratio=0.2, actor=organiser)
+    sample_test_subset(campaign, ratio=0.5, dev_ratio=0.2, actor=organiser)
     users = {"A": _user("alice"), "B": _user("bob"), "outsider": _user("olga"), "other organiser": _user("oscar")}
     # Staff, organiser of another campaign: the admin and console must show them nothing of this one.
     from django.contrib.auth.models import Group, Permission

@@ -42,7 +42,6 @@ GENRE_NAMES = {
     "questions": "Questions",
 }
 DEV_RATIO = 0.1  # of each genre's annotated sentences: the public development sample
-DEV_SEED = 2026
 GUIDE_FILE = "easy-annotation-guide-examples.zip"
 PATH_TO_PUBLISHED = [CampaignState.OPEN, CampaignState.CLOSED, CampaignState.SCORED,
                      CampaignState.RELEASED, CampaignState.PUBLISHED]
@@ -191,11 +190,11 @@ class Command(BaseCommand):
                           f"{summary.words} words in {len(summary.genres) or campaign.genres.count()} genres.")
 
     def _dev_sample(self, campaign: Campaign, organiser) -> None:
-        """A seeded tenth of each genre's annotated sentences as the public development sample."""
+        """A tenth of each genre's annotated sentences, drawn under a secret key, as the public development sample."""
         from campaign.subsets import sample_test_subset, subset_counts
 
         if campaign.state == CampaignState.DRAFT and not subset_counts(campaign)["dev"]:
-            summary = sample_test_subset(campaign, ratio=1 - DEV_RATIO, dev_ratio=DEV_RATIO, seed=DEV_SEED,
+            summary = sample_test_subset(campaign, ratio=1 - DEV_RATIO, dev_ratio=DEV_RATIO,
                                          actor=organiser)
             self.stdout.write(f"Development sample: {summary.totals['dev']} sentences "
                               f"(test set: {summary.totals['test']}).")
