@@ -16,7 +16,7 @@ from campaign.services.runs import (
     NO_TEAM_MESSAGE, converted_download_name, record_run_download, run_status, upload_limit, upload_run_from,
     validation_report_for, withdraw_run,
 )
-from campaign.results import latest_result, result_summary
+from campaign.results import latest_result, limited_summary, result_summary
 from campaign.throttles import refused_by, upload_throttles
 
 from .campaigns import visible_campaign
@@ -62,6 +62,9 @@ def run_detail(request, pk: int):
     run = visible_run(request, pk)
     can_scores = visibility.can_see_own_scores(request.user, run)
     result = latest_result(run) if can_scores else None
+    summary = result_summary(result) if result else None
+    if summary and not visibility.can_see_scoring_times(request.user, run):
+        summary = limited_summary(summary, run.campaign)
     context = {
         "run": run,
         "campaign": run.campaign,
@@ -69,7 +72,8 @@ def run_detail(request, pk: int):
         "report": validation_report_for(run, request.user),
         "can_see_scores": can_scores,
         "result": result,
-        "summary": result_summary(result) if result else None,
+        "summary": summary,
+        "scoring_time": result is not None and visibility.can_see_scoring_times(request.user, run),
         "result_count": run.results.count() if result else 0,
         "diagnostics": run.status == RunStatus.SCORED and visibility.can_see_diagnostics(request.user, run)
                        and getattr(kinds.for_campaign(run.campaign), "has_diagnostics", False),
