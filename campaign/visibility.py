@@ -11,8 +11,7 @@ directly for every role and life-cycle state.
 | development sample with gold     | yes (state >= open)              | if dev_sample_public|
 | own validation report            | at once                          | no                  |
 | own test run's scoring state     | from `released` (before: accepted)| no                 |
-| own scores                       | from `released` (dev runs: now); rates only until gold release unless `team_figures` is full | no |
-| own test run's scoring times     | at gold release (or `released` with full figures) | no |
+| own scores                       | from `released` (dev runs: now); limited until gold release (evaluation.disclosure) | no |
 | other teams' runs and files      | never                            | never               |
 | other teams' scores              | from `published` (snapshot)      | same                |
 | per-sentence diagnostics         | own run, after gold release      | no                  |
@@ -24,7 +23,7 @@ from typing import Callable
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
-from .models import Campaign, CampaignState, Membership, Publication, Run, Team, TeamFigures
+from .models import Campaign, CampaignState, Membership, Publication, Run, Team
 
 STATE_ORDER = [
     CampaignState.DRAFT,
@@ -117,18 +116,6 @@ def can_see_scoring_state(user, run: Run) -> bool:
     if is_organiser(user, run.campaign):
         return True
     return run.scope == Run.Scope.DEV or state_at_least(run.campaign, CampaignState.RELEASED)
-
-
-def can_see_scoring_times(user, run: Run) -> bool:
-    """When scoring of a run ended (its status time once scored, its result's time): how long a probe took
-    to score depends on which of its sentences are scored, so a team sees it only once the test set is
-    public anyway (the gold release), or from the results release where the organisers chose full figures
-    (``Campaign.team_figures``, docs/threat-model.md). Development checks: at once."""
-    if is_organiser(user, run.campaign) or run.scope == Run.Scope.DEV:
-        return True
-    if gold_is_released(run.campaign):
-        return True
-    return run.campaign.team_figures == TeamFigures.FULL and state_at_least(run.campaign, CampaignState.RELEASED)
 
 
 def can_see_validation_report(user, run: Run) -> bool:

@@ -11,10 +11,10 @@ is, cell by cell:
   membership is public anyway);
 * rates (P, R, F and their intervals) to 0.1 point, the precision the pages print: a rate is a ratio
   of two sums over the scored sentences, and its full float would give those sums back;
-* no cell of a genre with fewer than ``Campaign.min_genre_sentences`` scored sentences (those count
-  in the all-genres row), nor any cell at all if the whole test set is that small;
-* no scoring time (the result's ``created_at``): how long a probe took to score depends on which of
-  its sentences are scored.
+* with ``pooled`` (the default), only the cells of all genres and all types together: a difference
+  between two runs then reads a sum over the whole test set; with ``rates``, the cells per genre and
+  type too, but no cell of a genre with fewer than ``Campaign.min_genre_sentences`` scored sentences;
+  no cell at all if the whole test set is that small.
 
 The plausibility bound at validation (:mod:`annotations.plausibility`) refuses the runs that carry
 such an encoding in the first place; this module makes what a run that slips under it can show a
@@ -34,8 +34,13 @@ ALL = "ALL"
 
 
 def limited(campaign: Campaign) -> bool:
-    """Whether figures shown to anyone but the organisers are limited now (rates only, before the gold release)."""
-    return campaign.team_figures == TeamFigures.RATES and not visibility.gold_is_released(campaign)
+    """Whether figures shown to anyone but the organisers are limited now (before the gold release, unless the
+    organisers chose full figures)."""
+    return campaign.team_figures != TeamFigures.FULL and not visibility.gold_is_released(campaign)
+
+
+def _shown_type(campaign: Campaign, type_: str) -> bool:
+    return type_ == ALL or campaign.team_figures != TeamFigures.POOLED
 
 
 def limited_for(user, campaign: Campaign) -> bool:
@@ -53,8 +58,9 @@ def hidden_genres(campaign: Campaign) -> set[str]:
     """Genre codes (``ALL`` included when the whole test set is small) whose cells are not shown."""
     counts = scored_sentences_by_genre(campaign)
     least = campaign.min_genre_sentences
-    hidden = {code for code, n in counts.items() if n < least}
-    hidden |= {g for g in campaign.genres.values_list("code", flat=True) if counts.get(g, 0) < least}
+    pooled = campaign.team_figures == TeamFigures.POOLED
+    hidden = {code for code, n in counts.items() if pooled or n < least}
+    hidden |= {g for g in campaign.genres.values_list("code", flat=True) if pooled or counts.get(g, 0) < least}
     if sum(counts.values()) < least:
         hidden.add(ALL)
     return hidden
@@ -76,9 +82,9 @@ def rate_cell(cell: dict) -> dict:
     return out
 
 
-def limit_cells(cells: list[dict], hidden: set[str]) -> list[dict]:
-    """Cells shaped by :mod:`evaluation.summaries` (pooled genres spelt ``ALL``) as teams may see them now."""
-    return [rate_cell(c) for c in cells if c["genre"] not in hidden]
+def limit_cells(cells: list[dict], hidden: set[str], campaign: Campaign) -> list[dict]:
+    """Cells shaped by :mod:`evaluation.summaries` (pooled genres and types spelt ``ALL``) as teams may see them now."""
+    return [rate_cell(c) for c in cells if c["genre"] not in hidden and _shown_type(campaign, c["type"])]
 
 
 def limit_results(data: dict | None, campaign: Campaign) -> dict | None:
@@ -88,9 +94,8 @@ def limit_results(data: dict | None, campaign: Campaign) -> dict | None:
     hidden = hidden_genres(campaign)
     runs = []
     for entry in data.get("runs", []):
-        result = dict(entry.get("result") or {}, created_at=None)
-        runs.append(dict(entry, result=result, cells=limit_cells(entry.get("cells", []), hidden)))
-    return dict(data, runs=runs, figures="rates")
+        runs.append(dict(entry, cells=limit_cells(entry.get("cells", []), hidden, campaign)))
+    return dict(data, runs=runs, figures=campaign.team_figures)
 
 
 def limit_document(document: dict, run) -> dict:
@@ -102,18 +107,18 @@ def limit_document(document: dict, run) -> dict:
         return document
     hidden = hidden_genres(campaign)
 
+    from .summaries import pooled  # the engine's spellings of "all genres/types"; summaries imports this module
+
     def shaped(cells):
         out = []
         for cell in cells or []:
-            genre = cell.get("genre") or ALL
-            if genre.strip().lower() in ("all", "*", "_all", "__all__", "total", ""):
-                genre = ALL
-            if genre in hidden:
+            if pooled(cell.get("genre")) in hidden or not _shown_type(campaign, pooled(cell.get("type"))):
                 continue
             out.append(rate_cell(cell))
         return out
 
-    return dict(document, cells=shaped(document.get("cells")), macro=shaped(document.get("macro")), figures="rates")
+    return dict(document, cells=shaped(document.get("cells")), macro=shaped(document.get("macro")),
+                figures=campaign.team_figures)
 
 
 def limit_summary(rows: list[dict], campaign: Campaign) -> list[dict] | None:

@@ -105,11 +105,9 @@ class RunResults(APIView):
         result = latest_result(run)
         if result is None:
             raise Http404("This run has no result yet.")
-        organiser = visibility.is_organiser(request.user, run.campaign)
-        body = result.document if organiser else public_result_document(result)
-        # Before the gold release (rates only), no scoring time either: it depends on which sentences are scored.
-        created_at = result.created_at if organiser or visibility.can_see_scoring_times(request.user, run) else None
-        return Response({"run": run.pk, "created_at": created_at, "metric": result.metric,
+        body = result.document if visibility.is_organiser(request.user, run.campaign) \
+            else public_result_document(result)
+        return Response({"run": run.pk, "created_at": result.created_at, "metric": result.metric,
                          "history": run.results.count(), "result": body})
 
 

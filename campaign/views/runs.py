@@ -63,7 +63,7 @@ def run_detail(request, pk: int):
     can_scores = visibility.can_see_own_scores(request.user, run)
     result = latest_result(run) if can_scores else None
     summary = result_summary(result) if result else None
-    if summary and not visibility.can_see_scoring_times(request.user, run):
+    if summary and run.scope == Run.Scope.TEST and not visibility.is_organiser(request.user, run.campaign):
         summary = limited_summary(summary, run.campaign)
     context = {
         "run": run,
@@ -73,7 +73,6 @@ def run_detail(request, pk: int):
         "can_see_scores": can_scores,
         "result": result,
         "summary": summary,
-        "scoring_time": result is not None and visibility.can_see_scoring_times(request.user, run),
         "result_count": run.results.count() if result else 0,
         "diagnostics": run.status == RunStatus.SCORED and visibility.can_see_diagnostics(request.user, run)
                        and getattr(kinds.for_campaign(run.campaign), "has_diagnostics", False),

@@ -172,10 +172,16 @@ def test_an_encoding_within_the_bound_shows_its_team_no_count_to_decode(drawn, o
     seen = client.get(f"/results/{campaign.slug}/data.json").json()["data"]
     assert seen["runs"] and all(c["fp"] is None and c["fc"] is None and c["cr"] is None
                                 for r in seen["runs"] for c in r["cells"])
-    assert seen["runs"][0]["result"]["created_at"] is None
     assert decode(seen, plan) == {}  # nothing to read: no better than a guess
     api = client.get(reverse("api:run-results", kwargs={"pk": run.pk})).json()
-    assert api["created_at"] is None and all(c.get("fp") is None for c in api["result"]["cells"])
+    assert api["result"]["cells"] and all(c.get("fp") is None for c in api["result"]["cells"])
+
+    # Rates per genre and type show no count either.
+    campaign.team_figures = "rates"
+    campaign.min_genre_sentences = 1
+    campaign.save()
+    seen = client.get(f"/results/{campaign.slug}/data.json").json()["data"]
+    assert any(c["genre"] != "ALL" for c in seen["runs"][0]["cells"]) and decode(seen, plan) == {}
 
     # The organisers' other choice: full figures. The same decoder then reads the test set.
     campaign.team_figures = "full"
@@ -194,7 +200,7 @@ def test_an_encoding_within_the_bound_shows_its_team_no_count_to_decode(drawn, o
     assert decode(seen, plan) == {s: truth[s] for s in encoded}
 
 
-def test_rates_are_rounded_and_small_genres_hidden(drawn, organiser, alice):
+def test_pooled_by_default_rates_rounded_small_genres_hidden(drawn, organiser, alice):
     make, upload = drawn
     campaign, team = make("enc-gold")
     run = upload(campaign, team, factories.gold_run_zip())
@@ -203,12 +209,28 @@ def test_rates_are_rounded_and_small_genres_hidden(drawn, organiser, alice):
     client = Client()
     client.force_login(alice)
     cells = client.get(f"/results/{campaign.slug}/data.json").json()["data"]["runs"][0]["cells"]
-    assert cells and all(c["f"] is None or c["f"] == round(c["f"], 3) for c in cells)
+    assert cells and all(c["genre"] == "ALL" and c["type"] == "ALL" for c in cells)  # pooled: the default
+    assert all(c["f"] is None or c["f"] == round(c["f"], 3) for c in cells)
+    campaign.team_figures = "rates"
+    campaign.min_genre_sentences = 1
+    campaign.save()
+    cells = client.get(f"/results/{campaign.slug}/data.json").json()["data"]["runs"][0]["cells"]
+    assert {c["genre"] for c in cells} > {"ALL"} and {c["type"] for c in cells} > {"ALL"}
+    assert all(c["fp"] is None and (c["f"] is None or c["f"] == round(c["f"], 3)) for c in cells)
+    small = min(GoldSentence.objects.filter(sentence__document__campaign=campaign, subset="test")
+                .values_list("sentence__document__genre__code", flat=True).distinct(),
+                key=lambda g: GoldSentence.objects.filter(sentence__document__campaign=campaign, subset="test",
+                                                          sentence__document__genre__code=g).count())
+    campaign.min_genre_sentences = GoldSentence.objects.filter(
+        sentence__document__campaign=campaign, subset="test", sentence__document__genre__code=small).count() + 1
+    campaign.save()
+    cells = client.get(f"/results/{campaign.slug}/data.json").json()["data"]["runs"][0]["cells"]
+    assert cells and small not in {c["genre"] for c in cells}
     campaign.min_genre_sentences = 10_000
     campaign.save()
     assert client.get(f"/results/{campaign.slug}/data.json").json()["data"]["runs"][0]["cells"] == []
     page = client.get(reverse("portal:run", kwargs={"pk": run.pk})).content.decode()
-    assert "Signature" in page and "&middot; computed" not in page  # no scoring time before the gold release
+    assert "Signature" in page and 'class="figures"' not in page  # not even the pooled figures
 
 
 def test_a_real_parsers_run_passes(drawn, organiser, tmp_path):
