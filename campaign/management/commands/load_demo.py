@@ -28,7 +28,7 @@ from django.urls import reverse
 from annotations.easy import read_document, write_document
 from annotations.errors import InputError
 from campaign import demo, kinds
-from campaign.models import Campaign, CampaignState, Publication, Run, RunStatus
+from campaign.models import Campaign, CampaignState, Publication, Run, RunStatus, TeamFigures
 
 DEFAULT_SLUG = "easy-reference-demo"
 NAME = "EASY reference (demo)"
@@ -164,6 +164,8 @@ class Command(BaseCommand):
             "publication": Publication.CODED,
             "corpus_public": True,
             "dev_sample_public": True,
+            # A demonstration shows every figure; its console says what that choice costs a real campaign.
+            "team_figures": TeamFigures.FULL,
             "runs_per_team": 3,
             # Real parsers' runs come as CoNLL-U (UD), converted to EASY on upload.
             "metrics": {"run_formats": ["easy-xml", "conllu"]},
