@@ -226,3 +226,30 @@ def test_mark_subset_command(easy, organiser, capsys):
     easy.save()
     with pytest.raises(CommandError, match="can no longer be put into the test subset"):
         call_command("mark_subset", easy.slug, "test", "--documents", doc.name)
+
+
+def test_state_page_draws_and_warns_of_a_seeded_draw(easy, organiser, member_a):
+    from campaign import audit
+
+    client = Client()
+    client.force_login(organiser)
+    url = f"/governance/campaigns/{easy.slug}/state/"
+    assert "Guessable draw" not in client.get(url).content.decode()
+    # A campaign drawn by the old seeded draw (its audit entry names the seed) warns its organisers.
+    audit.record(audit.SUBSET_SAMPLED, campaign=easy, target=easy.slug,
+                 details={"seed": 2006, "ratio": 0.5, "dev_ratio": 0.1})
+    page = client.get(url).content.decode()
+    assert "Guessable draw" in page and "seed 2006" in page and "Draw the subsets" in page
+    assert "Guessable draw" in client.get(f"/console/{easy.slug}/").content.decode()
+    response = client.post(url, {"ratio": "0.5", "dev_ratio": "0.1"})
+    assert response.status_code == 302
+    easy.refresh_from_db()
+    assert len(easy.draw_key) == 64 and subset_counts(easy)["dev"] > 0
+    page = client.get(url).content.decode()
+    assert "Guessable draw" not in page and easy.draw_key not in page
+    easy.state = "open"
+    easy.save()
+    assert "Draw the subsets" not in client.get(url).content.decode()  # only while a draft
+    member = Client()
+    member.force_login(member_a)
+    assert member.post(url, {"ratio": "0.5", "dev_ratio": "0.1"}).status_code == 404
