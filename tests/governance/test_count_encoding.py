@@ -123,9 +123,9 @@ def drawn(organiser, alice, django_capture_on_commit_callbacks):
         c.save()
         return c, factories.make_team(c, alice, name=f"Team {slug}")
 
-    def upload(campaign, team, data: bytes, name="probe"):
+    def upload(campaign, team, data: bytes, name="probe", scope="test"):
         with django_capture_on_commit_callbacks(execute=True):
-            run = upload_run(campaign=campaign, team=team, user=alice, name=name,
+            run = upload_run(campaign=campaign, team=team, user=alice, name=name, scope=scope,
                              uploaded_file=SimpleUploadedFile("run.zip", data))
         run.refresh_from_db()
         return run
@@ -205,11 +205,17 @@ def test_pooled_by_default_rates_rounded_small_genres_hidden(drawn, organiser, a
     campaign, team = make("enc-gold")
     run = upload(campaign, team, factories.gold_run_zip())
     assert run.status == RunStatus.SCORED
-    release(campaign, organiser)
     client = Client()
     client.force_login(alice)
+    dev_sample = client.get(f"/governance/campaigns/{campaign.slug}/dev-sample.zip").content
+    dev = upload(campaign, team, dev_sample, name="dev check", scope="dev")
+    assert dev.status == RunStatus.SCORED, dev.validation_report.get("problems", [])[:3]
+    release(campaign, organiser)
     cells = client.get(f"/results/{campaign.slug}/data.json").json()["data"]["runs"][0]["cells"]
     assert cells and all(c["genre"] == "ALL" and c["type"] == "ALL" for c in cells)  # pooled: the default
+    # A development check is scored on the public development gold: its team sees it in full.
+    dev_cells = client.get(reverse("api:run-results", kwargs={"pk": dev.pk})).json()["result"]["cells"]
+    assert any(c["fp"] is not None and c["genre"] != "ALL" for c in dev_cells)
     assert all(c["f"] is None or c["f"] == round(c["f"], 3) for c in cells)
     campaign.team_figures = "rates"
     campaign.min_genre_sentences = 1
