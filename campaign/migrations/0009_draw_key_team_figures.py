@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('campaign', '0007_easy_conllu_runs'),
+        ('campaign', '0008_team_admission'),
     ]
 
     operations = [
