@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
 import random
 import resource
 import shutil
@@ -51,7 +50,7 @@ from annotations.easy.schema import DEFAULT_SCHEMA  # noqa: E402
 from annotations.easy.writer import write_document  # noqa: E402
 from evaluation.easy.scoring import score_corpus  # noqa: E402
 
-DATA = Path(os.environ["PARSEVAL_SHARED"]).resolve() / "data" if os.environ.get("PARSEVAL_SHARED") else REPO / "data"
+DATA = REPO / "data"  # shipped with the repository
 REF = DATA / "easy-ref" / "ref"
 
 

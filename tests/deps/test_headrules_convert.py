@@ -6,11 +6,16 @@ import pytest
 from annotations.conllu import parse_conllu
 from annotations.errors import InputError
 from annotations.trees.headrules import load_head_rules, parse_head_rules, split_label
-from annotations.trees.penn import parse_penn, read_penn
-from evaluation.__main__ import main
-from evaluation.deps.convert import remove_null_elements, tree_to_dependencies, trees_to_dependencies
-from evaluation.deps.metrics import score_dependencies
+from annotations.trees.penn import parse_penn
 from annotations.trees.transforms import apply_transforms
+from evaluation.__main__ import main
+from evaluation.deps.convert import (
+    remove_null_elements,
+    tree_to_dependencies,
+    trees_to_dependencies,
+)
+from evaluation.deps.metrics import score_dependencies
+from tests.conftest import sequoia_trees
 
 
 def heads(text, rules="penn", **kw):
@@ -80,10 +85,10 @@ def test_split_label():
     assert split_label("-LRB-") == ("-LRB-", [])
 
 
-def test_conversion_with_and_without_function_tags_agrees_on_ptb(ptb_sample):
+def test_conversion_with_and_without_function_tags_agrees_on_a_treebank():
     # the paper's reliability check; with the Penn table no rule looks at function tags,
-    # so both conversions must agree completely
-    trees = [t for i in range(1, 21) for t in read_penn(ptb_sample / f"wsj_{i:04d}.mrg")]
+    # so both conversions must agree completely (Sequoia trees carry function tags: NP-SUJ, PP-MOD)
+    trees = parse_penn(sequoia_trees("europar", 250))
     a = trees_to_dependencies(trees)
     b = trees_to_dependencies(apply_transforms(trees, "strip-functions"))
     r = score_dependencies(a, b, punct="penn", pos="xpos")["totals"]
@@ -96,13 +101,15 @@ def test_conversion_with_and_without_function_tags_agrees_on_ptb(ptb_sample):
     assert all(sum(w.head == 0 for w in s.words) == 1 for s in again)
 
 
-def test_convert_cli(tmp_path, capsys, ptb_sample):
+def test_convert_cli(tmp_path, capsys):
     out = tmp_path / "o.conllu"
-    assert main(["convert", "--to", "conllu", "--head-rules", "penn", "-o", str(out),
-                 str(ptb_sample / "wsj_0001.mrg")]) == 0
+    trees = tmp_path / "two.mrg"
+    trees.write_text("( (S (NP-SBJ (NNP Pierre) (NNP Vinken)) (VP (MD will) (VP (VB join) (NP (DT the) (NN board))))"
+                     " (. .)) )\n( (S (NP-SBJ (PRP It)) (VP (VBD rained)) (. .)) )\n")
+    assert main(["convert", "--to", "conllu", "--head-rules", "penn", "-o", str(out), str(trees)]) == 0
     sents = parse_conllu(out.read_text())
     assert len(sents) == 2
-    # Pierre Vinken ... will join: "will" (MD) is the root of sentence 1
+    # Pierre Vinken will join: Collins' VP rule takes the modal first, so "will" (MD) is the root
     assert [w.form for w in sents[0].words if w.head == 0] == ["will"]
     bad = tmp_path / "bad.mrg"
     bad.write_text("(S (NP (DT a)\n")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import sequoia_mrg
 from tests.trees.test_evalb import EXPECTED_SAMPLE
 
 REPO = Path(__file__).resolve().parents[2]
@@ -54,8 +55,9 @@ def test_evalb_text_and_json(sample, tmp_path):
         ("leaf-ancestor", {"score", "words", "geig_unlabelled_f", "geig_labelled_f"}, {"word_mean", "sentence_mean"}),
     ],
 )
-def test_other_metrics_json_keys(ptb_sample, tmp_path, metric, sentence_keys, summary_keys):
-    mrg = str(ptb_sample / "wsj_0001.mrg")
+def test_other_metrics_json_keys(tmp_path, metric, sentence_keys, summary_keys):
+    (tmp_path / "two.mrg").write_text(sequoia_mrg("annodis", 2, skip=1), encoding="utf-8")
+    mrg = str(tmp_path / "two.mrg")
     proc = run("trees", "--gold", mrg, "--test", mrg, "--metric", metric, "--json", "-")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)

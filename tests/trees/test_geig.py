@@ -167,17 +167,3 @@ def test_stranded_adverb_before_negation():
     row = geig_sentence(tree, tree)
     assert (row["standard"], row["candidate"], row["matched"]) == (2, 2, 2)
 
-
-def test_stranded_adverb_before_negation_in_the_ptb_sample(ptb_sample):
-    """wsj_0112.mrg, tree 23: "The president could probably not avoid this restriction ..." has the
-    same construction: "could" and "not" go, "probably" stays and opens the verb phrase."""
-    from annotations.trees.penn import read_penn
-
-    tree = read_penn(ptb_sample / "wsj_0112.mrg")[22]
-    words = tree.words()
-    assert words[:5] == ["The", "president", "could", "probably", "not"]
-    erase, moves = erasures(tree, PENN)
-    assert 2 in erase and 4 in erase and 3 not in erase
-    text = to_unlabelled(reduced(tree, erase, moves)[0])
-    assert text.startswith("((The president) (probably avoid (this restriction) (by ")
-    assert " not " not in f" {text} " and "could" not in text.split()
