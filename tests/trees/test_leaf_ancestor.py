@@ -6,7 +6,7 @@ import random
 import pytest
 
 from annotations.errors import InputError
-from annotations.trees.penn import parse_penn, read_penn
+from annotations.trees.penn import parse_penn
 from annotations.trees.square import parse_square
 from evaluation.trees import score_trees
 from evaluation.trees.leaf_ancestor import (

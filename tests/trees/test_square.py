@@ -5,7 +5,7 @@ import pytest
 
 from annotations.errors import InputError
 from annotations.trees.detect import detect_format, is_line_layout, parse_trees
-from annotations.trees.penn import parse_penn, read_penn, write_penn
+from annotations.trees.penn import parse_penn, write_penn
 from annotations.trees.square import parse_square, write_square
 from tests.conftest import sequoia_mrg, sequoia_trees
 
