@@ -299,7 +299,8 @@ def run_status(run: Run, user) -> dict:
 
     Before release, a team sees of its test-scope run only what the run file and the corpus decide
     (:func:`~campaign.visibility.can_see_scoring_state`): a run that passed validation is *accepted* from
-    then on, whether it is queued, being scored, scored or failed, with no time after its upload."""
+    then on, whether it is queued, being scored, scored or failed, with no time after its upload (the
+    ``status_changed_at`` key is absent: whether it is there depends on the campaign and the viewer only)."""
     if can_see_scoring_state(user, run):
         return {
             "id": run.pk,
@@ -324,7 +325,7 @@ def run_status(run: Run, user) -> dict:
         "status_display": display,
         "status_reason": reason,
         "progress": progress,
-        "status_changed_at": None,
+        # no "status_changed_at": the time is sealed, so the field is left out rather than always null
         "withdrawn": run.withdrawn_at is not None,
         "finished": status in (RunStatus.INVALID, ACCEPTED, RunStatus.FAILED),
     }
