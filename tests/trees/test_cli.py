@@ -72,11 +72,11 @@ def test_square_files_detected(tmp_path):
     (tmp_path / "t").write_text("[S [NP two tax revision bills ] were passed ]\n")
     proc = run("trees", "--gold", str(tmp_path / "g"), "--test", str(tmp_path / "t"), "--metric", "leaf-ancestor")
     assert proc.returncode == 0, proc.stderr
-    assert "LA, mean over words       =  0.833" in proc.stdout
+    assert "LA, mean over words       =  83.33" in proc.stdout
     assert "gold: [ N1 N1 S | test: NP S" in proc.stdout
     proc = run("trees", "--gold", str(tmp_path / "g"), "--test", str(tmp_path / "t"), "--metric", "leaf-ancestor",
                "--costs", "strict")
-    assert "LA, mean over words       =  0.667" in proc.stdout
+    assert "LA, mean over words       =  66.67" in proc.stdout
 
 
 def test_bad_input_exit_2_with_location(tmp_path):
