@@ -166,11 +166,11 @@ def test_french_treebank_rules_on_a_sequoia_sentence():
     assert penn.words[1].upos == "NC"  # no @upos in Collins's table: the tag itself
 
 
-def test_a_table_for_another_tag_set_is_refused_with_the_place(tmp_path, capsys, ptb_sample):
+def test_a_table_for_another_tag_set_is_refused_with_the_place(tmp_path, capsys):
     """Collins's table on Sequoia: of the branching nodes of these two trees (tree 1 has none),
     none finds its head by a rule (SENT, VN, Ssub have no entry; NP's rule knows no DET or NC;
     PP's no P), so the conversion is refused, naming file, line and tree, and the table to try.
-    The French table on the PTB sample is refused the same way; each on its own trees converts, and
+    The French table on Penn Treebank trees is refused the same way; each on its own trees converts, and
     is the table chosen when none is given."""
     trees = tmp_path / "sequoia.mrg"
     trees.write_text("( (SENT (NP (NPP Gutenberg))))\n( " + SEQUOIA_2 + ")\n", encoding="utf-8")
@@ -184,7 +184,9 @@ def test_a_table_for_another_tag_set_is_refused_with_the_place(tmp_path, capsys,
     assert main(["convert", "--to", "conllu", str(trees)]) == 0
     out = capsys.readouterr().out
     assert "4\tapprend\t_\tVERB\tV\t_\t0\tROOT" in out and "# head_rules = ftb" in out
-    wsj = ptb_sample / "wsj_0001.mrg"
+    wsj = tmp_path / "english.mrg"  # Penn Treebank style (written here: the PTB sample is not shipped)
+    wsj.write_text("( (S (NP-SBJ (NNP Pierre) (NNP Vinken)) (VP (MD will) (VP (VB join) (NP (DT the) (NN board))))"
+                   " (. .)) )\n( (S (NP-SBJ (PRP It)) (VP (VBD rained) (PP (IN on) (NP (NNP Monday)))) (. .)) )\n")
     assert main(["convert", "--to", "conllu", "--head-rules", "ftb", str(wsj)]) == 2
     assert "head rules 'ftb' do not fit these trees" in capsys.readouterr().err
     assert main(["convert", "--to", "conllu", str(wsj)]) == 0

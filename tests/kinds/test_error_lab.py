@@ -157,8 +157,9 @@ def test_one_chart_per_measure(client, campaign, organiser, django_capture_on_co
 
 def test_the_form_offers_the_preset_of_the_campaigns_gold_labels(client, storage, organiser, tree_campaign,
                                                                   shared_data, tmp_path):
-    """A constituency campaign whose gold is Sequoia's trees gets the ftb preset selected on the form;
-    one with PTB gold gets penn; a campaign of another kind, penn."""
+    """A constituency campaign whose gold is Sequoia's trees (the tree_campaign fixture's, and one made here)
+    gets the ftb preset selected on the form; one with Penn Treebank gold gets penn; a campaign of another
+    kind, penn."""
     from campaign.models import CampaignKind
     from evaluation.kinds import get
 
@@ -167,7 +168,15 @@ def test_the_form_offers_the_preset_of_the_campaigns_gold_labels(client, storage
         return re.search(r'<option value="(\w+)" selected>', html).group(1)
 
     client.force_login(organiser)
-    assert selected(tree_campaign) == "penn"
+    assert selected(tree_campaign) == "ftb"
+    english = tmp_path / "english"
+    english.mkdir()
+    (english / "wsj.mrg").write_text(
+        "( (S (NP-SBJ (NNP Pierre) (NNP Vinken)) (VP (MD will) (VP (VB join) (NP (DT the) (NN board)))) (. .)) )\n"
+        "( (S (NP-SBJ (PRP It)) (VP (VBD rained) (PP (IN on) (NP (NNP Monday)))) (. .)) )\n", encoding="utf-8")
+    penn = factories.make_campaign(slug="penn", kind=CampaignKind.CONSTITUENCY, organisers=[organiser])
+    get("constituency").import_corpus(penn, sorted(english.iterdir()), genres={"wsj": "wsj"})
+    assert selected(penn) == "penn"
     gold = tmp_path / "seq"
     gold.mkdir()
     lines = (shared_data / "sequoia-const" / "sequoia-corpus+fct.mrg_strict").read_text(encoding="utf-8").splitlines()
