@@ -8,7 +8,7 @@ from django.http import FileResponse, Http404, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from campaign import audit, visibility
+from campaign import accounts, audit, visibility
 from campaign.subsets import subset_counts
 from campaign.tracks import accepted_tracks
 from campaign.forms import InvitationForm, RunUploadForm, TeamCreateForm, TeamJoinForm
@@ -53,6 +53,7 @@ def campaign_detail(request, slug: str):
         "team": team,
         "runs": runs,
         "is_organiser": visibility.is_organiser(request.user, campaign),
+        "email_verified": accounts.is_verified(request.user),
         "can_download_corpus": visibility.can_download_corpus(request.user, campaign),
         # The link only where there is a sample to download: the download answers 404 otherwise.
         "can_download_dev_sample": (visibility.can_download_dev_sample(request.user, campaign)
@@ -77,7 +78,8 @@ def team_create(request, slug: str):
     if form.is_valid():
         try:
             team = create_team(campaign, request.user, request=request, **form.cleaned_data)
-            messages.success(request, f"Team {team.name} created; you are its leader.")
+            pending = "" if team.admitted else " It awaits the organisers' approval."
+            messages.success(request, f"Team {team.name} created; you are its leader.{pending}")
         except TeamRefused as exc:
             messages.error(request, str(exc))
     else:
