@@ -91,7 +91,7 @@ class RunSerializer(serializers.ModelSerializer):
 
     def to_representation(self, run):
         data = super().to_representation(run)
-        if "status_changed_at" not in self._shown(run):  # sealed until the results release: left out, not null
+        if "status_changed_at" not in self._shown(run):  # a sealed time is left out, not sent as null
             data.pop("status_changed_at", None)
         return data
 
