@@ -22,6 +22,17 @@ from .governance_forms import DrawForm, TeamPublicationForm, TransitionForm
 from .models import Campaign, CampaignState, Run, Team
 from .subsets import SubsetRefused, dev_sample_zip, draw_warning, released_gold_zip, sample_test_subset, subset_counts
 
+# What each state change did, as a sentence ("The campaign is now results released to teams" does not read).
+STATE_CHANGED = {
+    CampaignState.DRAFT: "The campaign is back in draft.",
+    CampaignState.OPEN: "The campaign is open: teams may upload runs.",
+    CampaignState.CLOSED: "The campaign is closed: no more uploads.",
+    CampaignState.SCORED: "The campaign is scored.",
+    CampaignState.RELEASED: "The results are released to the teams.",
+    CampaignState.PUBLISHED: "The results are published.",
+    CampaignState.GOLD_RELEASED: "The gold annotation is released.",
+    CampaignState.ARCHIVED: "The campaign is archived.",
+}
 SCHEDULE_FIELDS = ["opens_at", "deadline", "results_release_at", "publish_at", "gold_release_at", "archive_at"]
 
 
@@ -38,7 +49,7 @@ def campaign_state(request, slug: str):
             except (lifecycle.TransitionRefused, PermissionDenied) as refused:
                 messages.error(request, str(refused))
             else:
-                messages.success(request, f"The campaign is now {campaign.get_state_display().lower()}.")
+                messages.success(request, STATE_CHANGED[CampaignState(campaign.state)])
                 return redirect("governance:state", slug=campaign.slug)
         else:
             messages.error(request, "Choose a state.")

@@ -14,11 +14,10 @@ import dj_database_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("PARSEVAL_VAR_DIR", BASE_DIR / "var"))
-# The free data sets ship in data/ (see data/README.md); PARSEVAL_SHARED, when set, points at
-# another copy laid out the same way under <dir>/data. The Penn Treebank sample is not free and
-# never ships: only tests and benchmarks about English trees read it, from SHARED_DIR.
-SHARED_DIR = Path(os.environ.get("PARSEVAL_SHARED", BASE_DIR.parent / "shared"))
-DATA_DIR = SHARED_DIR / "data" if os.environ.get("PARSEVAL_SHARED") else BASE_DIR / "data"
+# The free data sets ship in data/ (see data/README.md): the demo, the defaults and the tests read
+# only them. The Penn Treebank sample is not free and never ships: only the optional benchmarks and
+# PTB checks (benchmarks/) read it, from $PARSEVAL_SHARED/data/ptb-sample (../shared by default).
+DATA_DIR = BASE_DIR / "data"
 
 
 def env_bool(name: str, default: bool = False) -> bool:

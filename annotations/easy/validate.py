@@ -98,6 +98,7 @@ def validate_run(
     missing = [sid for sid in expected if sid not in seen]
     if missing:
         shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
-        warnings.append(Problem(f"{len(missing)} sentence(s) of the corpus missing from the run (scored as "
-                                f"empty output): {shown}", file=file))
+        # Said so that it holds whether or not the run turns out valid (an invalid run is never scored).
+        warnings.append(Problem(f"{len(missing)} sentence(s) of the corpus missing from the run (a valid run "
+                                f"scores them as empty output): {shown}", file=file))
     return sink.result()

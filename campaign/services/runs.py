@@ -299,20 +299,24 @@ def run_status(run: Run, user) -> dict:
 
     Before release, a team sees of its test-scope run only what the run file and the corpus decide
     (:func:`~campaign.visibility.can_see_scoring_state`): a run that passed validation is *accepted* from
-    then on, whether it is queued, being scored, scored or failed, with no time after its upload."""
+    then on, whether it is queued, being scored, scored or failed, with no time after its upload. A time
+    the viewer may not see is left out (no ``status_changed_at`` key), never sent as an always-null field:
+    whether it is there depends on the campaign, the run's scope and the viewer only."""
     if can_see_scoring_state(user, run):
-        return {
+        shown = {
             "id": run.pk,
             "status": run.status,
             "status_display": run.get_status_display(),
             "status_reason": run.status_reason,
             "progress": run.progress,
-            # from `released` a team sees that its run is scored, but not when: see can_see_scoring_times
-            "status_changed_at": run.status_changed_at.isoformat()
-            if can_see_run_scoring_time(user, run) else None,
             "withdrawn": run.withdrawn_at is not None,
             "finished": run.status in (RunStatus.INVALID, RunStatus.SCORED, RunStatus.FAILED),
         }
+        # from `released` a team sees that its run is scored, but not when (see can_see_scoring_times):
+        # a sealed time is left out, not sent as null
+        if can_see_run_scoring_time(user, run):
+            shown["status_changed_at"] = run.status_changed_at.isoformat()
+        return shown
     valid = bool((run.validation_report or {}).get("valid"))
     if run.status in (RunStatus.QUEUED, RunStatus.SCORING, RunStatus.SCORED) or \
             (run.status == RunStatus.FAILED and valid):
@@ -326,7 +330,7 @@ def run_status(run: Run, user) -> dict:
         "status_display": display,
         "status_reason": reason,
         "progress": progress,
-        "status_changed_at": None,
+        # no "status_changed_at": the time is sealed, so the field is left out rather than always null
         "withdrawn": run.withdrawn_at is not None,
         "finished": status in (RunStatus.INVALID, ACCEPTED, RunStatus.FAILED),
     }

@@ -131,6 +131,17 @@ def test_load_demo_builds_a_published_campaign_of_synthetic_scored_runs(small_co
         assert not {u: c for u, c in seen.items() if c >= 400}, who
         assert f"/campaigns/{campaign.slug}/guide/" in seen and f"/governance/campaigns/{campaign.slug}/dev-sample.zip" in seen
 
+    # the open practice campaign: every demo user has a team there and may upload; the others stay published
+    from campaign.demo_open import OPEN_SLUG
+    from campaign.rules import why_not_accepting_runs
+
+    practice = Campaign.objects.get(slug=OPEN_SLUG)
+    assert practice.state == CampaignState.OPEN and not why_not_accepting_runs(practice)
+    assert practice.teams.count() == 5 and not practice.runs.exists()
+    assert f"/campaigns/{OPEN_SLUG}/" in text and "data/demo-runs/" in text
+    published = Campaign.objects.exclude(slug=OPEN_SLUG)
+    assert published.count() == 3 and all(c.state == CampaignState.PUBLISHED for c in published)
+
     # a second call changes nothing
     call_command("load_demo", "--data", str(small_corpus), "--bootstrap", "20", "--slug", "demo-t", stdout=StringIO())
     assert Run.objects.filter(campaign=campaign).count() == expected

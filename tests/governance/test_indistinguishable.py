@@ -42,7 +42,8 @@ from annotations.limits import MAX_SENTENCE_RELATIONS, MAX_SENTENCE_WORDS, MAX_T
 from annotations.models import GoldSentence
 from campaign.models import CampaignKind, Run, RunStatus
 from tests import factories
-from tests.conftest import DATA, PTB
+from tests.conftest import DATA
+from tests.kinds.conftest import gold_bytes
 from tests.integration import test_worker_scoring as real_worker
 from tests.integration.test_worker_scoring import api_for, require_services
 
@@ -224,10 +225,8 @@ def kinds(tmp: Path) -> list[Kind]:
     tmp.mkdir(parents=True, exist_ok=True)
     easy = tmp / "mail_10.xml"
     easy.write_bytes(factories.gold_bytes("mail_10.xml"))
-    tree = tmp / "wsj_0001.mrg"
-    if not (PTB / "wsj_0001.mrg").is_file():
-        pytest.fail(f"this test needs the Penn Treebank sample (not shipped: LDC licence) in {PTB}")
-    tree.write_bytes((PTB / "wsj_0001.mrg").read_bytes())  # English trees, for the Penn head rules
+    tree = tmp / "annodis.mrg"
+    tree.write_bytes(gold_bytes("annodis"))  # Sequoia trees, shipped in data/
     blocks = (DATA / "ud-french" / "fr_sequoia-ud-test.conllu").read_text(encoding="utf-8").strip("\n").split("\n\n")
     deps = tmp / "sequoia.conllu"
     deps.write_text("\n\n".join(blocks[:3]) + "\n\n", encoding="utf-8")

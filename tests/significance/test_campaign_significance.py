@@ -31,7 +31,7 @@ def test_scoring_a_run_stores_the_paired_tests(scored):
     assert row.significant and row.p_holm < 0.05
     # one pair only: Holm across the campaign's pairs changes nothing
     assert row.p_holm == row.p_value
-    assert set(row.cells) == {"ALL", "wsj-00a", "wsj-00b"}
+    assert set(row.cells) == {"ALL", "news", "wiki"}
 
 
 def test_ranking_and_comparison_pages(scored, client, organiser):
