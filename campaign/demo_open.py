@@ -2,7 +2,7 @@
 
 Every other demo campaign is published, so none takes uploads. "French UD practice (open demo)"
 stays open: a small dependency campaign on UD French (the first sentences of the Sequoia dev file
-and of the GSD test file, shipped in ``data/ud-french``), with a seeded hidden test subset (the
+and of the GSD test file, shipped in ``data/ud-french``), with a hidden test subset (the
 sentences scored are not told), a public development sample, and a team for each demo user. A
 member can upload a run, read its validation report, check a run on the development sample and
 see its figures at once, and withdraw a run; the published campaigns are not touched.
@@ -19,6 +19,7 @@ a test checks the shipped copies are what it makes, so they cannot drift from th
 """
 from __future__ import annotations
 
+import hashlib
 import io
 import random
 import re
@@ -35,7 +36,11 @@ NAME = "French UD practice (open demo)"
 # document (= genre) -> (file of data/ud-french, first sentences)
 SLICES = {"sequoia": ("fr_sequoia-ud-dev.conllu", 40), "gsd": ("fr_gsd-ud-test.conllu", 40)}
 GENRE_NAMES = {"sequoia": "Sequoia (press, Europarl, medical, Wikipedia)", "gsd": "GSD (news, blogs, Wikipedia)"}
-TEST_RATIO, DEV_RATIO, SEED = 0.6, 0.2, 2027  # the other 20 % are unused: a team cannot tell which
+TEST_RATIO, DEV_RATIO = 0.6, 0.2  # the other 20 % are unused: a team cannot tell which
+# The keyed draw with a key written here, so that the shipped dev-check.zip holds the development
+# sample of every load. A practice campaign only: anyone can replay this draw, which is why a real
+# campaign's key is drawn from the operating system's secure source and kept from the teams.
+DRAW_KEY = hashlib.sha256(b"parseval open demo: a published key, for practice only").hexdigest()
 RUN = DepRecipe("practice-heads-15", "Demo file: the gold with 15% of heads moved to the root word.", 0.15, 401)
 DEV = DepRecipe("practice-dev-check", "Demo file: the development sentences with 20% of heads moved.", 0.20, 402)
 RUNS_DIR = "demo-runs"
@@ -129,7 +134,8 @@ def load_open_demo(organiser, users: dict, team_names: dict[str, str], out) -> C
             genre.name = GENRE_NAMES.get(genre.code, genre.name)
             genre.save(update_fields=["name"])
     if campaign.state == CampaignState.DRAFT:
-        summary = sample_test_subset(campaign, ratio=TEST_RATIO, dev_ratio=DEV_RATIO, seed=SEED, actor=organiser)
+        summary = sample_test_subset(campaign, ratio=TEST_RATIO, dev_ratio=DEV_RATIO, key=DRAW_KEY,
+                                     actor=organiser)
         out(f"{campaign.name}: hidden test subset of {summary.totals['test']} sentences, development sample of "
             f"{summary.totals['dev']}.")
         transition(campaign, CampaignState.OPEN, actor=organiser)
