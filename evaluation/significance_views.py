@@ -244,3 +244,58 @@ def significance_document(user, campaign, figure: str | None = None) -> dict:
 def significance_json(request, slug: str):
     campaign = _campaign_or_404(request.user, slug)
     return JsonResponse(significance_document(request.user, campaign, request.GET.get("figure")))
+
+
+def design_page(request, slug: str):
+    """The organisers' design aid: from two runs' stored test, what the test set detects per genre and how
+    many sentences would detect a chosen difference (:mod:`evaluation.design`)."""
+    from django.contrib.auth.views import redirect_to_login
+
+    from campaign import visibility
+    from campaign.models import Campaign
+
+    from . import design
+
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    campaign = visibility.get_visible_or_404(Campaign, visibility.is_organiser, request.user, "No such campaign.",
+                                             slug=slug)
+    computed = significance.latest_set(campaign)
+    context = {"campaign": campaign, "computed": computed, "pairs": [], "rows": [], "figures": []}
+    if computed is None or not computed.sentences:
+        return render(request, "results/design.html", context)
+    figures = sorted(set(computed.pairs.values_list("figure", flat=True)))
+    figure = request.GET.get("figure")
+    if figure not in figures:
+        figure = next((f for f in ("micro|relations|HYP|EQUAL", "micro|evalb||", "micro|deps-las||") if f in figures),
+                      figures[0])
+    stored = list(computed.pairs.filter(figure=figure).select_related("result_a__run", "result_b__run")
+                  .order_by("result_a", "result_b"))
+    choices = [(f"{p.result_a_id}-{p.result_b_id}", f"{p.result_a.run.name} vs {p.result_b.run.name}", p)
+               for p in stored]
+    wanted = request.GET.get("pair")
+    chosen = next((c for c in choices if c[0] == wanted), None) or next(
+        (c for c in choices if not (c[2].result_a.run.synthetic or c[2].result_b.run.synthetic)),
+        choices[0] if choices else None)
+    try:
+        target = float(request.GET.get("target", "1")) / 100
+    except ValueError:
+        target = 0.01
+    target = target if target > 0 else 0.01
+    rows, total = [], None
+    if chosen:
+        table = significance.pair_tables(computed, chosen[2].result_a_id, chosen[2].result_b_id)[figure]
+        se = {g: (cells.get(ALL) or {}).get("se") for g, cells in table["cells"].items()}
+        se[ALL] = table["headline"]["se"]
+        names = {g.code: g.name for g in campaign.genres.all()}
+        names[ALL] = "All genres"
+        for need in design.plan(computed.sentences, se, target, alpha=computed.alpha):
+            rows.append({"stratum": need.stratum, "name": names.get(need.stratum, need.stratum),
+                         "sentences": need.sentences, "detectable": _points(need.detectable), "needed": need.needed})
+        pooled = rows[-1]["needed"]
+        total = [(names.get(g, g), n) for g, n in design.split(pooled, computed.sentences).items()] if pooled else None
+    context.update({"figure": figure, "figure_label": _figure_label(figure),
+                    "figures": [(f, _figure_label(f)) for f in figures],
+                    "pairs": [(key, label) for key, label, _ in choices], "pair": chosen[0] if chosen else "",
+                    "target": f"{100 * target:g}", "rows": rows, "split": total})
+    return render(request, "results/design.html", context)

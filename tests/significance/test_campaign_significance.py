@@ -112,3 +112,21 @@ def test_a_figure_with_no_f_is_ranked_by_its_recall(tree_campaign, tree_gold, al
     assert "Recall (%)" in page and "F (%)" not in page
     assert page.index("gold copy") < page.index("damaged")
     assert "100.0" in page  # the gold copy's recall, where the F column would show a dash
+
+
+def test_the_design_aid_for_organisers(scored, client, organiser, alice):
+    good, bad = scored
+    slug = good.campaign.slug
+    client.force_login(alice)  # a team member: the page does not exist for them
+    assert client.get(f"/results/{slug}/design/").status_code == 404
+    client.force_login(organiser)
+    assert 'id="design-link"' in client.get(f"/console/{slug}/").content.decode()
+    page = client.get(f"/results/{slug}/design/?figure=micro|evalb||&target=2").content.decode()
+    computed = significance.latest_set(good.campaign)
+    row = PairedDifference.objects.get(set=computed, figure="micro|evalb||")
+    # over all genres: the sentences now, scaled by (MDE / 2 points)²
+    n = computed.sentences["ALL"]
+    from evaluation import design
+    expected = design.needed(n, row.se, 0.02)
+    assert f'<tr data-stratum="ALL"><th scope="row">All genres</th><td>{n}</td>' in page
+    assert f'data-needed="{expected}"' in page

@@ -189,3 +189,19 @@ def test_every_pair_at_once_is_each_pair_alone():
 
 def test_methods_named():
     assert paired.METHODS == ("bootstrap", "ar")
+
+
+def test_sentences_needed_by_hand():
+    from evaluation import design
+
+    # 400 sentences give se 0.5 point: MDE (1.959964 + 0.841621) x 0.005 = 0.014008; to detect 1 point,
+    # 400 x (1.4008)² = 784.9 -> 785 sentences; to detect 2 points a quarter of that, 196.2 -> 197
+    assert design.needed(400, 0.005, 0.01) == 785
+    assert design.needed(400, 0.005, 0.02) == 197
+    rows = design.plan({"news": 300, "web": 100, "ALL": 400}, {"news": 0.006, "web": None, "ALL": 0.005}, 0.01)
+    assert [(r.stratum, r.needed) for r in rows] == [("news", math.ceil(300 * (2.801585 * 0.6) ** 2)),
+                                                     ("web", None), ("ALL", 785)]
+    assert rows[-1].detectable == pytest.approx(0.014008, abs=1e-6)
+    assert design.split(785, {"news": 300, "web": 100, "ALL": 400}) == {"news": 589, "web": 197}
+    with pytest.raises(ValueError):
+        design.needed(400, 0.005, 0)
