@@ -29,8 +29,34 @@ from benchmarks import web_results  # noqa: E402  (after the path is set)
 web_results.DB_NAME = "parseval_bench_significance"
 
 
-def tests_alone(campaign) -> tuple[float, int]:
-    """The time of the tests without reading rows or storing: (seconds, pairs)."""
+def per_pair_reference(runs: dict, strata: list, figures) -> None:
+    """The reference point: the tests as computed before, pair by pair after each run is resampled once (the
+    percentile interval and the counted p-value of the centred resampled differences of every pair)."""
+    import warnings
+
+    import numpy as np
+
+    from evaluation import paired, stats
+
+    draws = [(g, idx, w.astype(np.float32)) for g, idx, w in stats.resampling_weights(strata, 1000, 12345)]
+    names = list(runs)
+    for part in figures:
+        x = np.stack([runs[n][:, part.columns] for n in names])
+        f = paired._resampled(x, draws, part)  # (strata, keys, runs, B): the same resampling as before
+        for i in range(len(names)):
+            for j in range(i + 1, len(names)):
+                d = (f[:, :, i] - f[:, :, j]).transpose(0, 2, 1)  # (strata, B, keys)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    for s in range(d.shape[0]):
+                        null = d[s] - np.nanmean(d[s], axis=0)
+                        percentile = np.nanpercentile if np.isnan(d[s]).any() else np.percentile
+                        percentile(d[s], stats.CI_PERCENTILES, axis=0)
+                        paired._p_values(null, np.nanmean(d[s], axis=0))
+
+
+def tests_alone(campaign, reference: bool = False) -> tuple[float, int, float | None]:
+    """The time of the tests without reading rows or storing: (seconds, pairs, reference seconds)."""
     from campaign import kinds
     from evaluation import paired, significance
     from evaluation.sentence_rows import rows_of
@@ -42,10 +68,16 @@ def tests_alone(campaign) -> tuple[float, int]:
     results = list(Result.objects.filter(pk__in=ids).order_by("pk"))
     rows = {r.pk: rows_of(r) for r in results}
     figures = kinds.get(results[0].metric).paired_figures(results[0])
+    runs, strata = {pk: r.rows for pk, r in rows.items()}, list(rows[ids[0]].strata)
     t0 = time.perf_counter()
-    compared = paired.compare_arrays({pk: r.rows for pk, r in rows.items()}, list(rows[ids[0]].strata), figures)
+    compared = paired.compare_arrays(runs, strata, figures)
     significance._pair_rows(compared, paired.ALPHA)
-    return time.perf_counter() - t0, len(compared.pairs)
+    seconds = time.perf_counter() - t0
+    if not reference:
+        return seconds, len(compared.pairs), None
+    t0 = time.perf_counter()
+    per_pair_reference(runs, strata, figures)
+    return seconds, len(compared.pairs), time.perf_counter() - t0
 
 
 def main(argv=None) -> int:
@@ -73,7 +105,7 @@ def main(argv=None) -> int:
             for n in sorted(args.runs):
                 web_results.keep_rows(web_results.add_runs(campaign, document, n - have, have), rows, have)
                 have = n
-                alone, pairs = tests_alone(campaign)
+                alone, pairs, before = tests_alone(campaign, reference=n == min(args.runs))
                 t0 = time.perf_counter()
                 computed = significance.compute(campaign)
                 seconds = time.perf_counter() - t0
@@ -81,6 +113,9 @@ def main(argv=None) -> int:
                 table.append((n, pairs, stored, alone, seconds))
                 print(f"{n} runs, {pairs} pairs, {stored} stored differences: tests {alone:.1f} s, "
                       f"compute() with reading rows and storing {seconds:.1f} s", flush=True)
+                if before is not None:
+                    print(f"    the same tests pair by pair, as before (percentile intervals, counted p): {before:.1f} s;"
+                          f" before / now = {before / alone:.1f}", flush=True)
                 if n == min(args.runs):
                     again = significance.compute(campaign)  # seeded: the same p-values
 

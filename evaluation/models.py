@@ -186,8 +186,8 @@ class PairedDifference(models.Model):
     the ``family`` pairs of the campaign (of one track) for this figure, and ``significant`` is
     ``p_holm < alpha``; ranking, comparison page and API all read it. ``se`` is the difference's standard
     error (bootstrap), from which the minimum detectable effect is derived. ``cells`` holds the genre × type
-    table other than the headline: ``{"genres": [...], "types": [...], "values": [[[diff, low, high, p,
-    p_bh, se] or null per type] per genre]}``, ``p_bh`` Benjamini–Hochberg-adjusted (false discovery rate)
+    table other than the headline: ``{"genres": [...], "types": [...], "values": [[[diff, p, p_bh, se] per type]
+    per genre]}`` (the interval is diff ± 1.96 se), ``p_bh`` Benjamini–Hochberg-adjusted (false discovery rate)
     across the ``cells_family`` defined cells of this table. ``agreement`` counts the genres where each run
     is better (Dror et al. 2017).
     """

@@ -50,7 +50,7 @@ METHODS = ("bootstrap", "ar")
 DEFAULT_RESAMPLES = 1000
 ALPHA = 0.05
 POWER = 0.80
-_Z_CI = NormalDist().inv_cdf(1 - (1 - stats.CI_LEVEL) / 2)
+Z_CI = NormalDist().inv_cdf(1 - (1 - stats.CI_LEVEL) / 2)
 _erfc = np.frompyfunc(math.erfc, 1, 1)
 
 
@@ -192,7 +192,9 @@ def compare_arrays(runs: Mapping[Hashable, np.ndarray], strata: Sequence[str],
     pairs = [(x, y) for i, x in enumerate(names) for y in names[i + 1:]]
     ia = np.array([index[x] for x, _ in pairs], dtype=np.intp)
     ib = np.array([index[y] for _, y in pairs], dtype=np.intp)
-    draws = list(stats.resampling_weights(strata, resamples, seed)) if method == "bootstrap" else []
+    # The draws are made once and shared by every figure set and run (resampling counts are exact in float32).
+    draws = [(g, idx, w.astype(np.float32)) for g, idx, w in stats.resampling_weights(strata, resamples, seed)] \
+        if method == "bootstrap" else []
     parts = []
     for part in split(figures):
         cols = part.columns
@@ -203,7 +205,7 @@ def compare_arrays(runs: Mapping[Hashable, np.ndarray], strata: Sequence[str],
         if method == "bootstrap":
             se = np.sqrt(_pair_variances(_resampled(x, draws, part), ia, ib))
             p = normal_p(diff, se)
-            low, high = diff - _Z_CI * se, diff + _Z_CI * se
+            low, high = diff - Z_CI * se, diff + Z_CI * se
         else:
             p = np.stack([_randomised(x[i], x[j], labels, genres, part, resamples, seed) for i, j in zip(ia, ib)],
                          axis=1) if len(pairs) else np.zeros_like(diff)
@@ -231,9 +233,9 @@ def _resampled(x: np.ndarray, draws, figures: FigureSet) -> np.ndarray:
     for _, idx, weights in draws:
         block = x[:, idx].transpose(1, 0, 2).reshape(len(idx), runs * c)
         if exact32:
-            s = (weights.astype(np.float32) @ block.astype(np.float32)).astype(np.float64)
+            s = (weights.astype(np.float32, copy=False) @ block.astype(np.float32)).astype(np.float64)
         else:
-            s = weights.astype(np.float64) @ block.astype(np.float64)
+            s = weights.astype(np.float64, copy=False) @ block.astype(np.float64, copy=False)
         sums.append(s)
         total = s if total is None else total + s
     sums.append(total)

@@ -40,7 +40,7 @@ from evaluation.signature import make_signature
 logger = logging.getLogger(__name__)
 
 SIGNIFICANCE_TASK = kinds.SIGNIFICANCE_TASK
-CELL_FIELDS = ("diff", "low", "high", "p", "p_bh", "se")
+CELL_FIELDS = ("diff", "p", "p_bh", "se")  # a cell's interval is diff ± 1.96 se (none without se)
 
 
 def settings_of(campaign: Campaign) -> dict:
@@ -186,8 +186,7 @@ def _pair_rows(compared: paired.Compared, alpha: float) -> list[PairedDifference
         if t_all is not None:
             cell_p[:, s_all, t_all] = np.nan  # the headline has its own p-value, in its own family
         p_bh = paired.bh_adjust(cell_p.reshape(n_pairs, -1)).reshape(cell_p.shape)
-        values = np.stack([np.round(diff, 6), np.round(low, 6), np.round(high, 6), _significant(p),
-                           _significant(p_bh), np.round(se, 6)], axis=-1)
+        values = np.stack([np.round(diff, 6), _significant(p), _significant(p_bh), np.round(se, 6)], axis=-1)
         if t_all is not None:
             values[:, s_all, t_all] = np.nan  # stored once, as the headline
         stored = values.astype(object)
@@ -296,8 +295,10 @@ def pair_tables(computed: SignificanceSet | None, a: int, b: int) -> dict[str, d
                 if c is None or c[0] is None:  # undefined in both runs, or the headline (stored as the pair's)
                     continue
                 cell = dict(zip(CELL_FIELDS, c))
+                half = None if cell["se"] is None else paired.Z_CI * cell["se"]
                 cells.setdefault(genre, {})[type_] = {
-                    **headline({"diff": cell["diff"], "ci_low": cell["low"], "ci_high": cell["high"], "se": cell["se"],
+                    **headline({"diff": cell["diff"], "ci_low": None if half is None else round(cell["diff"] - half, 6),
+                                "ci_high": None if half is None else round(cell["diff"] + half, 6), "se": cell["se"],
                                 "p_value": cell["p"], "p_holm": None, "significant": None}, sign, computed.alpha),
                     "p_bh": cell["p_bh"], "significant": cell["p_bh"] is not None and cell["p_bh"] < computed.alpha}
         head = headline(row, sign, computed.alpha)
