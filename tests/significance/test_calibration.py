@@ -36,6 +36,44 @@ def dependency_runs(shared_data):
     return np.asarray(runs[0]), np.asarray(runs[1]), strata, figures, key
 
 
+@pytest.fixture(scope="module")
+def easy_runs(shared_data, tmp_path_factory):
+    """Count rows of two perturbed EASY runs (the demo's recipes) of three reference documents."""
+    from annotations.easy import read_document, write_document
+    from campaign import demo
+    from evaluation.easy.files import genre_of
+    from evaluation.easy.scoring import count_sentences
+    from evaluation.figure_sets import easy_figures
+    from evaluation.sentence_rows import counted_rows
+
+    tmp = tmp_path_factory.mktemp("easy-runs")
+    names = ("general_elda.xml", "mail_10.xml", "oral_delic_2.xml", "litteraire_1.xml")
+    paths = [p for p in (shared_data / "easy-ref" / "ref" / n for n in names) if p.exists()]
+    gold = {p.stem: read_document(p, gold=True, strict=True, name=p.name) for p in paths}
+    rows = []
+    for recipe in (demo.TEAMS[0]["runs"][0], demo.TEAMS[1]["runs"][0]):
+        files = {}
+        for name, doc in gold.items():
+            files[name] = tmp / f"{recipe.name[:8]}-{name}.xml"
+            write_document(demo.perturb(doc, recipe), files[name])
+        plan, counted, counting = count_sentences(gold, files, {n: genre_of(n) for n in gold},
+                                                  matches=("EQUAL",), modes=("HYP",))
+        keys, strata, matrix = counted_rows(plan, counted, counting)
+        rows.append(matrix)
+    figures = [f for f in easy_figures(plan) if f.keys[0][1] == "relations"][0]
+    key = figures.keys.index(("micro", "relations", "HYP", "EQUAL", "ALL"))
+    return rows[0], rows[1], list(strata), figures, key
+
+
+def test_easy_relations_are_calibrated_under_the_null(easy_runs):
+    a, b, strata, figures, key = easy_runs
+    narrow, key = calibration.narrowed(figures, key)
+    assert len(narrow.columns) == 3  # found correct, found, reference of all relation types
+    for method in ("bootstrap", "ar"):
+        rate = calibration.simulate(a, b, strata, narrow, key, method=method, campaigns=300, resamples=300, seed=3)
+        assert rate.interval[0] <= paired.ALPHA and rate.rate > 0.01, (method, rate.rate, rate.interval)
+
+
 def test_the_tests_are_calibrated_under_the_null(dependency_runs):
     a, b, strata, figures, key = dependency_runs
     narrow, key = calibration.narrowed(figures, key)
