@@ -3,6 +3,18 @@
 from django.db import migrations, models
 
 
+def count_families(apps, schema_editor):
+    """Sets computed before: their p_holm was Holm across every pair of the set for the figure (tracks
+    together), so that is their family's size."""
+    from django.db.models import Count
+
+    PairedDifference = apps.get_model("evaluation", "PairedDifference")
+    families = (PairedDifference.objects.filter(p_value__isnull=False).values("set_id", "figure")
+                .annotate(n=Count("id")))
+    for row in families:
+        PairedDifference.objects.filter(set_id=row["set_id"], figure=row["figure"]).update(family=row["n"])
+
+
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -35,4 +47,5 @@ class Migration(migrations.Migration):
             name='sentences',
             field=models.JSONField(blank=True, default=dict, help_text='Test sentences per genre (and ALL) the runs were compared on'),
         ),
+        migrations.RunPython(count_families, migrations.RunPython.noop),
     ]
