@@ -74,11 +74,6 @@ def _significant(p: np.ndarray) -> np.ndarray:
         return np.where(normal, np.round(p * scale) / scale, p)
 
 
-def _p(value) -> float | None:
-    value = None if value is None else float(_significant(value))
-    return None if value is None or math.isnan(value) else value
-
-
 def _comparable(loaded: dict[int, tuple[Result, object]]) -> tuple[dict, list[dict]]:
     """The results scored on the most common gold and sentence list; the others skipped with the reason."""
     if not loaded:
@@ -195,13 +190,15 @@ def _pair_rows(compared: paired.Compared, alpha: float) -> list[PairedDifference
                      if t_all is not None else [{}] * n_pairs)
         families = (~np.isnan(cell_p)).reshape(n_pairs, -1).sum(axis=1).tolist()
         tables = stored.tolist()
+        head_p_kept = [None if v != v else v for v in _significant(head_p).tolist()]
+        p_holm_kept = [None if v != v else v for v in _significant(p_holm).tolist()]
         for i, (a, b) in enumerate(compared.pairs):
             if t_all is None or math.isnan(head_diff[i]):
                 continue
-            p_head = _p(p_holm[i])
+            p_head = p_holm_kept[i]
             out.append(PairedDifference(
                 result_a_id=a, result_b_id=b, figure=fid, diff=_num(head_diff[i]),
-                ci_low=_num(head_low[i]), ci_high=_num(head_high[i]), p_value=_p(head_p[i]), p_holm=p_head,
+                ci_low=_num(head_low[i]), ci_high=_num(head_high[i]), p_value=head_p_kept[i], p_holm=p_head,
                 significant=p_head is not None and p_head < alpha, se=_num(head_se[i]), family=family,
                 cells_family=families[i], agreement=agreement[i],
                 cells={"genres": strata, "types": types, "values": tables[i]}))
