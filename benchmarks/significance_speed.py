@@ -14,6 +14,7 @@ memory. It checks that the same seed gives the same stored p-values. The databas
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import sys
 import tempfile
@@ -70,7 +71,7 @@ def tests_alone(campaign, reference: bool = False) -> tuple[float, int, float | 
     figures = kinds.get(results[0].metric).paired_figures(results[0])
     runs, strata = {pk: r.rows for pk, r in rows.items()}, list(rows[ids[0]].strata)
     t0 = time.perf_counter()
-    compared = paired.compare_arrays(runs, strata, figures)
+    compared = paired.compare_arrays(runs, strata, figures)  # as compute() calls it
     significance._pair_rows(compared, paired.ALPHA)
     seconds = time.perf_counter() - t0
     if not reference:
@@ -105,14 +106,18 @@ def main(argv=None) -> int:
             for n in sorted(args.runs):
                 web_results.keep_rows(web_results.add_runs(campaign, document, n - have, have), rows, have)
                 have = n
-                alone, pairs, before = tests_alone(campaign, reference=n == min(args.runs))
-                t0 = time.perf_counter()
+                first = n == min(args.runs)
+                alone, pairs, before = tests_alone(campaign, reference=True) if first else (None, None, None)
+                t0, c0 = time.perf_counter(), time.process_time()
                 computed = significance.compute(campaign)
-                seconds = time.perf_counter() - t0
+                seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+                pairs = n * (n - 1) // 2
                 stored = computed.pairs.count()
-                table.append((n, pairs, stored, alone, seconds))
-                print(f"{n} runs, {pairs} pairs, {stored} stored differences: tests {alone:.1f} s, "
-                      f"compute() with reading rows and storing {seconds:.1f} s", flush=True)
+                table.append((n, pairs, stored, cpu, seconds))
+                print(f"{n} runs, {pairs} pairs, {stored} stored differences: compute() (reading the rows, every "
+                      f"test, storing) {seconds:.1f} s wall, {cpu:.1f} s CPU of this process", flush=True)
+                if alone is not None:
+                    print(f"    the tests alone (no reading, no storing): {alone:.1f} s", flush=True)
                 if before is not None:
                     print(f"    the same tests pair by pair, as before (percentile intervals, counted p): {before:.1f} s;"
                           f" before / now = {before / alone:.1f}", flush=True)
@@ -127,13 +132,14 @@ def main(argv=None) -> int:
                     failed |= first != second
                     print(f"recomputed with the same seed: {'the same' if first == second else 'DIFFERENT'} p-values")
             peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-            print(f"\n{'runs':>5}{'pairs':>7}{'stored':>9}{'tests (s)':>11}{'compute (s)':>13}")
-            for n, pairs, stored, alone, seconds in table:
-                print(f"{n:>5}{pairs:>7}{stored:>9}{alone:>11.1f}{seconds:>13.1f}")
+            print(f"\n{'runs':>5}{'pairs':>7}{'stored':>9}{'wall (s)':>10}{'CPU (s)':>9}")
+            for n, pairs, stored, cpu, seconds in table:
+                print(f"{n:>5}{pairs:>7}{stored:>9}{seconds:>10.1f}{cpu:>9.1f}")
             if len(table) >= 2:
-                (n0, p0, _, a0, s0), (n1, p1, _, a1, s1) = table[0], table[-1]
-                print(f"{n1} vs {n0} runs: {p1 / p0:.1f}x the pairs, {a1 / a0:.1f}x the test time, "
-                      f"{s1 / s0:.1f}x the compute time")
+                (n0, p0, _, c0, s0), (n1, p1, _, c1, s1) = table[0], table[-1]
+                print(f"{n1} vs {n0} runs: {p1 / p0:.1f}x the pairs, {s1 / s0:.1f}x the wall time, "
+                      f"{c1 / c0:.1f}x the CPU time")
+            print(f"load average over the last 15 minutes: {os.getloadavg()[2]:.1f} on {os.cpu_count()} cores")
             print(f"peak memory (RSS) {peak:.0f} MiB")
             connections.close_all()
     finally:

@@ -100,7 +100,9 @@ def compute(campaign: Campaign) -> SignificanceSet:
     candidates = Result.objects.filter(pk__in=result_ids if len(result_ids) >= 2 else [])
     for result in candidates.select_related("run__campaign").order_by("pk"):
         try:
-            loaded[result.pk] = (result, rows_of(result))
+            run_rows = rows_of(result)
+            run_rows.rows = _compact(run_rows.rows)
+            loaded[result.pk] = (result, run_rows)
         except RowsUnavailable as exc:
             skipped.append({"result": result.pk, "reason": str(exc)})
     rows: list[PairedDifference] = []
@@ -141,6 +143,14 @@ def compute(campaign: Campaign) -> SignificanceSet:
         computed.seconds = time.perf_counter() - started
         computed.save(update_fields=["seconds"])
     return computed
+
+
+def _compact(rows: np.ndarray) -> np.ndarray:
+    """Count rows in 32 bits when they fit (a hundred runs of EASY rows: 1.1 GB instead of 2.2)."""
+    if np.issubdtype(rows.dtype, np.integer) and rows.dtype.itemsize > 4 and (
+            not rows.size or (rows.min() >= 0 and rows.max() < 2 ** 31)):
+        return rows.astype(np.int32)
+    return rows
 
 
 def _largest_family(runs: int, figures, strata) -> int:
