@@ -205,3 +205,18 @@ def test_sentences_needed_by_hand():
     assert design.split(785, {"news": 300, "web": 100, "ALL": 400}) == {"news": 589, "web": 197}
     with pytest.raises(ValueError):
         design.needed(400, 0.005, 0)
+
+
+def test_a_family_of_thousands_can_reach_its_threshold_with_a_thousand_resamples():
+    # A counted p-value is at least 1/1001: Holm across 4,950 pairs needs p < 0.05/4950 = 1.0e-5 at its first
+    # step, which no count of 1,000 resamples can give. The bootstrap's normal p has no such floor.
+    rng = np.random.default_rng(3)
+    strata = ["a"] * 150 + ["b"] * 150
+    a = np.column_stack([rng.binomial(10, 0.85, 300), np.full(300, 10)])
+    b = np.column_stack([rng.binomial(10, 0.75, 300), np.full(300, 10)])
+    p = paired_test(a, b, strata, ACCURACY, resamples=1000, seed=1).p["ALL"][0]
+    assert p < 0.05 / 4950 / 100
+    assert paired.holm([p] + [0.5] * 4949)[0] < 0.05
+    # approximate randomisation counts: its shuffles are raised to what the family needs (twice m / alpha)
+    assert paired.shuffles_needed(4950) == 198000 and paired.shuffles_needed(45) == 1800
+    assert 1 / (paired.shuffles_needed(104) + 1) < 0.05 / 104
