@@ -168,6 +168,7 @@ def _verdict(head: dict | None) -> dict:
     agreement, diff = head.get("agreement") or {}, head.get("diff") or 0.0
     side = "a" if diff >= 0 else "b"
     return {"significant": head.get("significant"), "p_holm": head.get("p_holm"), "family": head.get("family") or 0,
+            "mde": head.get("mde"),
             "mde_text": _points(head.get("mde")),
             "mde_family_text": _points(head.get("mde_family")), "p_text": _p_text(head.get("p_holm")),
             "better_side": side, "genres": agreement.get("genres", 0),
