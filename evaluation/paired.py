@@ -40,7 +40,7 @@ import math
 import warnings
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Callable, Hashable, Mapping, Sequence
+from typing import Callable, Hashable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -171,11 +171,26 @@ def compare_all(runs: Mapping[Hashable, np.ndarray], strata: Sequence[str],
 def compare_arrays(runs: Mapping[Hashable, np.ndarray], strata: Sequence[str],
                    figures: FigureSet | Sequence[FigureSet], *, method: str = "bootstrap",
                    resamples: int = DEFAULT_RESAMPLES, seed: int = stats.DEFAULT_SEED) -> Compared:
-    """Every pair of ``runs`` on every figure and stratum, as arrays (:class:`Compared`).
+    """Every pair of ``runs`` on every figure and stratum, as arrays (:class:`Compared`): the figure sets of
+    :func:`compare_parts` side by side."""
+    parts = list(compare_parts(runs, strata, figures, method=method, resamples=resamples, seed=seed))
+    if not parts:
+        raise ValueError("no figure to compare")
+    joined = [np.concatenate([getattr(part, f) for part in parts], axis=2)
+              for f in ("diff", "se", "low", "high", "p")]
+    return Compared(parts[0].pairs, parts[0].strata, keys_of(figures), *joined[:4], p=joined[4],
+                    resamples=resamples)
+
+
+def compare_parts(runs: Mapping[Hashable, np.ndarray], strata: Sequence[str],
+                  figures: FigureSet | Sequence[FigureSet], *, method: str = "bootstrap",
+                  resamples: int = DEFAULT_RESAMPLES, seed: int = stats.DEFAULT_SEED) -> Iterator[Compared]:
+    """Every pair of ``runs`` on every figure and stratum, one :class:`Compared` per figure set, so that a
+    caller storing the results holds one figure set's pairs at a time (a hundred runs: 4,950 pairs).
 
     Under the bootstrap every pair sees the same resamples (one seeded draw of sentences per genre, shared
-    by all runs and figure sets), so each run is resampled once; the figure sets are taken one at a time to
-    keep memory small. A pair's test is exactly :func:`paired_test` of its two runs.
+    by all runs and figure sets), so each run is resampled once. A pair's test is exactly
+    :func:`paired_test` of its two runs.
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r} (expected one of {', '.join(METHODS)})")
@@ -195,7 +210,6 @@ def compare_arrays(runs: Mapping[Hashable, np.ndarray], strata: Sequence[str],
     # The draws are made once and shared by every figure set and run (resampling counts are exact in float32).
     draws = [(g, idx, w.astype(np.float32)) for g, idx, w in stats.resampling_weights(strata, resamples, seed)] \
         if method == "bootstrap" else []
-    parts = []
     for part in split(figures):
         cols = part.columns
         x = np.stack([runs[n] if cols is None else runs[n][:, cols] for n in names])  # (runs, sentences, c)
@@ -210,9 +224,8 @@ def compare_arrays(runs: Mapping[Hashable, np.ndarray], strata: Sequence[str],
             p = np.stack([_randomised(x[i], x[j], labels, genres, part, resamples, seed) for i, j in zip(ia, ib)],
                          axis=1) if len(pairs) else np.zeros_like(diff)
             se = low = high = np.full(diff.shape, np.nan)
-        parts.append([np.moveaxis(v, 1, 0) for v in (diff, se, low, high, p)])   # (pairs, strata, keys)
-    joined = [np.concatenate([piece[i] for piece in parts], axis=2) for i in range(5)]
-    return Compared(pairs, genres + [stats.ALL], keys_of(figures), *joined[:4], p=joined[4], resamples=resamples)
+        arrays = [np.moveaxis(v, 1, 0) for v in (diff, se, low, high, p)]   # (pairs, strata, keys)
+        yield Compared(pairs, genres + [stats.ALL], part.keys, *arrays[:4], p=arrays[4], resamples=resamples)
 
 
 def _stratum_figures(figures: FigureSet, sums: list[np.ndarray]) -> np.ndarray:

@@ -105,7 +105,6 @@ def compute(campaign: Campaign) -> SignificanceSet:
             loaded[result.pk] = (result, run_rows)
         except RowsUnavailable as exc:
             skipped.append({"result": result.pk, "reason": str(exc)})
-    rows: list[PairedDifference] = []
     kept: dict = {}
     sentences: dict[str, int] = {}
     resamples = options["resamples"]
@@ -113,35 +112,38 @@ def compute(campaign: Campaign) -> SignificanceSet:
     by_track: dict[str, dict] = {}
     for pk, entry in loaded.items():
         by_track.setdefault((entry[0].document.get("parameters") or {}).get("track") or "", {})[pk] = entry
-    for group in by_track.values():
-        group, more = _comparable(group)
-        skipped += more
-        kept.update(group)
-        if len(group) < 2:
-            continue
-        first = next(iter(group.values()))[0]
-        figures = kinds.get(first.metric).paired_figures(first)
-        ordered = dict(sorted(group.items()))
-        first_rows = next(iter(ordered.values()))[1]
-        strata = list(first_rows.strata)
-        sentences = {**{str(g): n for g, n in Counter(strata).items()}, stats.ALL: len(strata)}
-        if options["method"] == "ar":  # a counted p-value must be able to reach the strictest step of its families
-            resamples = max(resamples, paired.shuffles_needed(_largest_family(len(ordered), figures, strata),
-                                                              options["alpha"]))
-        compared = paired.compare_arrays({pk: r.rows for pk, (_, r) in ordered.items()}, strata, figures,
-                                         method=options["method"], resamples=resamples, seed=options["seed"])
-        rows += _pair_rows(compared, options["alpha"])
-    with transaction.atomic():
+    with transaction.atomic():  # readers see the previous set until this one is whole
         computed = SignificanceSet.objects.create(
             campaign=campaign, method=options["method"], resamples=resamples, seed=options["seed"],
-            alpha=options["alpha"], signature=signature(options["method"], resamples, options["seed"],
-                                                        options["alpha"]),
-            results=sorted(kept), skipped=skipped, sentences=sentences, seconds=time.perf_counter() - started)
-        for row in rows:
-            row.set = computed
-        PairedDifference.objects.bulk_create(rows, batch_size=1000)
+            alpha=options["alpha"], signature="")
+        for group in by_track.values():
+            group, more = _comparable(group)
+            skipped += more
+            kept.update(group)
+            if len(group) < 2:
+                continue
+            first = next(iter(group.values()))[0]
+            figures = kinds.get(first.metric).paired_figures(first)
+            ordered = dict(sorted(group.items()))
+            strata = list(next(iter(ordered.values()))[1].strata)
+            sentences = {**{str(g): n for g, n in Counter(strata).items()}, stats.ALL: len(strata)}
+            drawn = options["resamples"]
+            if options["method"] == "ar":  # a counted p-value must be able to reach its families' strictest step
+                drawn = max(drawn, paired.shuffles_needed(_largest_family(len(ordered), figures, strata),
+                                                          options["alpha"]))
+            resamples = max(resamples, drawn)
+            # One figure set at a time, stored as it comes: a hundred runs' 4,950 pairs stay small in memory.
+            for part in paired.compare_parts({pk: r.rows for pk, (_, r) in ordered.items()}, strata, figures,
+                                             method=options["method"], resamples=drawn, seed=options["seed"]):
+                rows = _pair_rows(part, options["alpha"])
+                for row in rows:
+                    row.set = computed
+                PairedDifference.objects.bulk_create(rows, batch_size=1000)
+        computed.resamples = resamples
+        computed.signature = signature(options["method"], resamples, options["seed"], options["alpha"])
+        computed.results, computed.skipped, computed.sentences = sorted(kept), skipped, sentences
         computed.seconds = time.perf_counter() - started
-        computed.save(update_fields=["seconds"])
+        computed.save(update_fields=["resamples", "signature", "results", "skipped", "sentences", "seconds"])
     return computed
 
 
