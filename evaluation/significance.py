@@ -276,14 +276,19 @@ def headline(r: dict, sign: int, alpha: float) -> dict:
         low, high = high, low
     se, family = r.get("se"), r.get("family") or 0
     agreement = dict(r.get("agreement") or {})
-    if sign < 0 and agreement:
-        swap = {"a_": "b_", "b_": "a_"}
-        agreement = {swap.get(k[:2], k[:2]) + k[2:]: v for k, v in agreement.items()}
+    if sign < 0:
+        agreement = swapped(agreement)
     return {"diff": flip(r["diff"]), "ci": None if low is None else [low, high], "se": se, "p": r["p_value"],
             "p_holm": r["p_holm"], "significant": r["significant"], "family": family,
             "mde": None if se is None else round(paired.detectable(se, alpha), 6),
             "mde_family": None if se is None else round(paired.detectable(se, alpha, family=max(family, 1)), 6),
             "agreement": agreement}
+
+
+def swapped(agreement: dict) -> dict:
+    """The agreement across genres of B against A, from that of A against B."""
+    swap = {"a_": "b_", "b_": "a_"}
+    return {swap.get(k[:2], k[:2]) + k[2:]: v for k, v in agreement.items()}
 
 
 def pair_tables(computed: SignificanceSet | None, a: int, b: int) -> dict[str, dict]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.http import Http404, JsonResponse
 from django.shortcuts import render
 
-from campaign import kinds, tracks
+from campaign import kinds, tracks, visibility
 
 from . import metrics, paired, significance, summaries
 from .kinds import pages as kind_pages
@@ -68,7 +68,7 @@ def ranking_context(request, campaign) -> dict:
     runs, track, track_choices = _one_track(request, runs)
     cells = _headline_cells(runs)
     figure = _choose_figure(request, cells)
-    computed = significance.latest_set(campaign)
+    computed = summaries.visible_significance(request.user, campaign)
     by_result = {r["result"]["id"]: r for r in runs}
     rows, chart, headline = [], None, "f"
     if figure:
@@ -130,7 +130,7 @@ def comparison_page(request, slug: str, run_a: int, run_b: int):
     visible = _pooled_only(request, campaign)
     runs = [] if visible.empty else visible.data["runs"]
     run_a, run_b = _run_entry(runs, run_a), _run_entry(runs, run_b)
-    computed = significance.latest_set(campaign)
+    computed = summaries.visible_significance(request.user, campaign)
     tables = significance.pair_tables(computed, run_a["result"]["id"], run_b["result"]["id"])
     figure = request.GET.get("figure")
     if figure not in tables:
@@ -214,7 +214,7 @@ def significance_document(user, campaign, figure: str | None = None) -> dict:
     visible = summaries.visible_results(user, campaign, way=("", ""))  # the pooled cells: names and ids
     runs = [] if visible.empty else visible.data["runs"]
     by_result = {r["result"]["id"]: r["run"] for r in runs}
-    computed = significance.latest_set(campaign)
+    computed = summaries.visible_significance(user, campaign)
     if computed is None:
         return {"computed": None, "pairs": []}
     pairs = computed.pairs.filter(result_a__in=list(by_result), result_b__in=list(by_result)).order_by(
@@ -227,8 +227,10 @@ def significance_document(user, campaign, figure: str | None = None) -> dict:
         out.append({"figure": p["figure"], "run_a": by_result[p["result_a_id"]], "run_b": by_result[p["result_b_id"]],
                     "result_a": p["result_a_id"], "result_b": p["result_b_id"], **head,
                     "family_label": f"Holm, across the {head['family']} pairs of this figure"})
-    return {
-        "computed": {"signature": computed.signature, "created_at": computed.created_at.isoformat(),
+    return summaries.served_significance(user, campaign, {
+        # when the set was computed follows the last scoring: organisers only, until gold release
+        "computed": {"signature": computed.signature, "created_at": computed.created_at.isoformat()
+                     if visibility.can_see_scoring_times(user, campaign) else None,
                      "method": computed.method, "resamples": computed.resamples, "seed": computed.seed,
                      "alpha": computed.alpha, "power": paired.POWER, "sentences": computed.sentences,
                      "test": ("paired bootstrap, genre-stratified, normal approximation" if computed.method == "bootstrap"
@@ -239,7 +241,7 @@ def significance_document(user, campaign, figure: str | None = None) -> dict:
                                               "comparison table other than the headline"},
                      "agreement": "Dror et al. 2017: partial conjunction p-values (Bonferroni, Fisher), counted "
                                   "in sequence; one-sided p per genre"},
-        "pairs": out}
+        "pairs": out})
 
 
 def significance_json(request, slug: str):
@@ -252,7 +254,6 @@ def design_page(request, slug: str):
     many sentences would detect a chosen difference (:mod:`evaluation.design`)."""
     from django.contrib.auth.views import redirect_to_login
 
-    from campaign import visibility
     from campaign.models import Campaign
 
     from . import design
