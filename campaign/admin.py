@@ -154,6 +154,10 @@ class CampaignAdmin(OrganisedOnly, admin.ModelAdmin):
         ("Rules", {"fields": ("runs_per_team", "uploads_per_day", "withdrawals_per_day", "invalid_uploads_per_day",
                               "max_upload_bytes", "publication", "team_admission",
                               "corpus_public", "dev_sample_public", "metrics")}),
+        ("Secrecy of the test set", {"fields": ("team_figures", "min_genre_sentences"), "description":
+            "What a team sees of its own test runs between the results release and the gold release. Rates only "
+            "keep membership hidden; full figures (exact counts per genre and type) let a crafted run read "
+            "which sentences are scored from its own counts (docs/threat-model.md)."}),
         ("Annotation guide", {"fields": ("guide_versions",)}),
         (None, {"fields": ("created_at", "updated_at")}),
     )

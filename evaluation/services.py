@@ -16,7 +16,7 @@ from django.db import IntegrityError, transaction
 from campaign import audit, kinds
 from campaign.models import Run, RunStatus
 from campaign.services import runs as run_services
-from evaluation import delivery, summaries
+from evaluation import delivery, disclosure, summaries
 from evaluation.text import percent
 from evaluation.models import Result, ResultCell
 
@@ -141,7 +141,7 @@ def public_result_document(result: Result) -> dict:
     documents have gold (they name missing gold sentences), which stays hidden.
     """
     doc = result.document
-    return {
+    return disclosure.limit_document({
         "signature": doc.get("signature"),
         "scorer_version": doc.get("scorer_version"),
         "gold_sha256": doc.get("gold_sha256"),
@@ -149,7 +149,7 @@ def public_result_document(result: Result) -> dict:
         "macro": doc.get("macro", []),
         "layers_submitted": doc.get("layers_submitted"),
         "parameters": doc.get("parameters"),
-    }
+    }, result.run)
 
 
 class ResultsProvider:
@@ -163,6 +163,9 @@ class ResultsProvider:
 
     def public_result_document(self, result):
         return public_result_document(result)
+
+    def limited_summary(self, rows, campaign):
+        return disclosure.limit_summary(rows, campaign)
 
     def rescore(self, run, actor, *, request=None):
         return rescore(run, actor, request=request)

@@ -15,6 +15,7 @@ from django.core.exceptions import ObjectDoesNotExist
 from django.utils import timezone
 
 from annotations.easy import DEFAULT_SCHEMA, EasySchema, document_to_bytes, read_document, reference_forms, validate_run
+from annotations.easy.validate import implausible_sentences
 from annotations.easy.model import Document
 from annotations.errors import Problem
 from annotations.models import GoldDocument
@@ -212,6 +213,8 @@ def validate_run_files(run, files: dict[str, Path], schema: EasySchema, progress
                 # named as the team named it: the unpacked copy has a temporary name
                 problems.extend(validate_run(run_file, expected, schema=schema, warnings=warnings,
                                              name=f"{doc.name}.xml"))
+                problems.extend(implausible_sentences(io.BytesIO(converted[doc.name]) if conllu else path, expected,
+                                                      name=f"{doc.name}.xml"))
         if progress:
             progress(done, len(documents))
     if conllu and not problems:

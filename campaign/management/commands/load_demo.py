@@ -28,7 +28,7 @@ from django.urls import reverse
 from annotations.easy import read_document, write_document
 from annotations.errors import InputError
 from campaign import demo, kinds
-from campaign.models import Campaign, CampaignState, Publication, Run, RunStatus
+from campaign.models import Campaign, CampaignState, Publication, Run, RunStatus, TeamFigures
 
 DEFAULT_SLUG = "easy-reference-demo"
 NAME = "EASY reference (demo)"
@@ -42,7 +42,6 @@ GENRE_NAMES = {
     "questions": "Questions",
 }
 DEV_RATIO = 0.1  # of each genre's annotated sentences: the public development sample
-DEV_SEED = 2026
 GUIDE_FILE = "easy-annotation-guide-examples.zip"
 PATH_TO_PUBLISHED = [CampaignState.OPEN, CampaignState.CLOSED, CampaignState.SCORED,
                      CampaignState.RELEASED, CampaignState.PUBLISHED]
@@ -165,6 +164,8 @@ class Command(BaseCommand):
             "publication": Publication.CODED,
             "corpus_public": True,
             "dev_sample_public": True,
+            # A demonstration shows every figure; its console says what that choice costs a real campaign.
+            "team_figures": TeamFigures.FULL,
             "runs_per_team": 3,
             # Real parsers' runs come as CoNLL-U (UD), converted to EASY on upload.
             "metrics": {"run_formats": ["easy-xml", "conllu"]},
@@ -191,11 +192,11 @@ class Command(BaseCommand):
                           f"{summary.words} words in {len(summary.genres) or campaign.genres.count()} genres.")
 
     def _dev_sample(self, campaign: Campaign, organiser) -> None:
-        """A seeded tenth of each genre's annotated sentences as the public development sample."""
+        """A tenth of each genre's annotated sentences, drawn under a secret key, as the public development sample."""
         from campaign.subsets import sample_test_subset, subset_counts
 
         if campaign.state == CampaignState.DRAFT and not subset_counts(campaign)["dev"]:
-            summary = sample_test_subset(campaign, ratio=1 - DEV_RATIO, dev_ratio=DEV_RATIO, seed=DEV_SEED,
+            summary = sample_test_subset(campaign, ratio=1 - DEV_RATIO, dev_ratio=DEV_RATIO,
                                          actor=organiser)
             self.stdout.write(f"Development sample: {summary.totals['dev']} sentences "
                               f"(test set: {summary.totals['test']}).")
