@@ -284,6 +284,10 @@ def served_significance(user, campaign: Campaign, document: dict) -> dict:
             pair.update(run_a=pair["run_b"], run_b=pair["run_a"],
                         diff=None if pair["diff"] is None else -pair["diff"],
                         ci=None if ci is None else [-ci[1], -ci[0]])
+            if pair.get("agreement"):  # the genres where each run is better, turned with the pair
+                from .significance import swapped
+
+                pair["agreement"] = swapped(pair["agreement"])
         pairs.append(pair)
     pairs.sort(key=lambda p: (p["figure"], p["run_a"], p["run_b"]))
     return dict(document, pairs=pairs)

@@ -99,6 +99,20 @@ def test_load_demo_builds_a_published_campaign_of_synthetic_scored_runs(small_co
     (computed,) = SignificanceSet.objects.filter(campaign=campaign)
     assert len(computed.results) == expected
     assert text.index("Computing the paired significance tests") < text.index("Logins")
+    # one stored p-value per claim: the comparison page's headline is the API's and the ranking's, for the
+    # spaCy run against a synthetic one, in the EASY campaign and in the dependency campaign
+    from django.test import Client
+
+    from campaign import demo_kinds
+    from tests.significance.helpers import assert_one_p_value
+
+    other = runs.order_by("pk").first()
+    pair = assert_one_p_value(Client(), campaign.slug, real.pk, other.pk, "micro|relations|HYP|EQUAL")
+    assert pair["family"] == expected * (expected - 1) // 2  # every pair of the campaign for this figure
+    deps = Campaign.objects.get(slug=demo_kinds.DEP_SLUG)
+    dep_real = deps.runs.get(synthetic=False, track="gold-tokens")
+    dep_other = deps.runs.filter(synthetic=True, track="gold-tokens").order_by("pk").first()
+    assert_one_p_value(Client(), deps.slug, dep_real.pk, dep_other.pk, "micro|deps-las||")
 
     # the printed logins work
     assert "/results/demo-t/" in text
