@@ -7,7 +7,7 @@ pages. The objects live in ``evaluation.kinds``; that app registers them here
 from its ``AppConfig.ready()``, so the campaign layer reaches them by the
 campaign's ``kind`` without importing ``evaluation`` (which imports this layer).
 
-Scoring is enqueued by task name, the way workers register by queue name:
+Validation and scoring are enqueued by task name, the way workers register by queue name:
 the task is registered with Celery by the evaluation app, and this module
 only names it.
 """
@@ -16,6 +16,8 @@ from __future__ import annotations
 import threading
 from contextlib import contextmanager
 
+# A run's two steps, each on its own queue (config.queues): validation (and development checks), then scoring.
+VALIDATE_RUN_TASK = "evaluation.tasks.validate_run"
 SCORE_RUN_TASK = "evaluation.tasks.score_run"
 # The paired significance tests of a campaign's results table (evaluation.significance_tasks).
 SIGNIFICANCE_TASK = "evaluation.significance_tasks.compute_significance"

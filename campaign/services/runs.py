@@ -239,10 +239,20 @@ def upload_run_from(data, *, campaign: Campaign, team: Team, user, request=None)
                       track=data.get("track") or "", uploaded_file=data["file"], request=request)
 
 
+def next_task(run: Run) -> str:
+    """The task that takes the run on from its status: validation, or the scoring of a valid test run."""
+    if run.scope == Run.Scope.TEST and run.status in (RunStatus.QUEUED, RunStatus.SCORING):
+        return kinds.SCORE_RUN_TASK
+    return kinds.VALIDATE_RUN_TASK  # a development check is validated and scored by one task
+
+
 def enqueue_scoring(run_id: int) -> bool:
-    """Queue the run's scoring; whether it was queued. The run's outbox mark stays set until it is."""
+    """Queue the run's next step; whether it was queued. The run's outbox mark stays set until it is."""
+    run = Run.objects.filter(pk=run_id).only("pk", "scope", "status").first()
+    if run is None:
+        return False
     try:
-        result = kinds.enqueue(kinds.SCORE_RUN_TASK, run_id)
+        result = kinds.enqueue(next_task(run), run_id)
     except Exception:
         # The upload is committed and its receipt given: never turn this into an error page.
         # In process (eager), the task has recorded any failure on the run; with a broker

@@ -23,7 +23,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from campaign.models import Run, RunStatus
 from evaluation.models import Result
 from tests import factories
-from tests.integration.test_worker_scoring import Workers, api_for, forget_connections, require_services
+from tests.integration.test_worker_scoring import Workers, api_for, forget_connections, queue_prefix, require_services
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -83,12 +83,13 @@ def own_redis(tmp_path):
 
 
 @pytest.fixture
-def stack(transactional_db, storage, own_redis):
-    """Publishing from this process, workers and beat all on the test's own Redis and queue."""
+def stack(transactional_db, storage, own_redis, settings):
+    """Publishing from this process, workers and beat all on the test's own Redis and queues."""
     from config.celery import app
 
     require_services()
     queue = f"parseval-faults-{os.getpid()}"
+    settings.PARSEVAL_QUEUE_PREFIX = queue_prefix(queue)
     saved = {k: app.conf.get(k) for k in ("task_always_eager", "broker_url", "result_backend", "task_default_queue")}
     app.conf.update(task_always_eager=False, broker_url=own_redis.url, result_backend=own_redis.url,
                     task_default_queue=queue)

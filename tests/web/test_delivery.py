@@ -15,8 +15,8 @@ from campaign.models import Run, RunStatus
 from campaign.services.runs import staging_dir
 from evaluation import delivery, recovery, services
 from evaluation.models import Result
-from evaluation.tasks import score_run
-from tests.web.helpers import stored_run
+from evaluation.tasks import score_run, validate_run
+from tests.web.helpers import deliver, stored_run
 
 
 @pytest.fixture
@@ -34,8 +34,8 @@ def test_the_upload_commits_the_outbox_mark_with_the_run(uploaded):
 
 
 def test_a_second_delivery_is_a_no_op_that_says_so(uploaded):
-    assert score_run.apply(args=[uploaded.pk]).get() == "scored"
-    assert score_run.apply(args=[uploaded.pk]).get() == "already scored: duplicate delivery ignored"
+    assert deliver(uploaded.pk) == "scored"
+    assert deliver(uploaded.pk) == "already scored: duplicate delivery ignored"
     assert Result.objects.filter(run=uploaded).count() == 1
 
 
@@ -48,7 +48,7 @@ def test_a_delivery_finding_a_live_holder_leaves_the_run_alone(uploaded, setting
     assert 55 < refused.value.retry_in <= 56
     assert "duplicate delivery ignored" in str(refused.value)
     # in process there is nobody to wait for: the task says so and does nothing
-    assert "being scored by other-host" in score_run.apply(args=[uploaded.pk]).get()
+    assert "being scored by other-host" in deliver(uploaded.pk)
     assert not Result.objects.exists()
 
 
@@ -79,14 +79,14 @@ def test_a_delivery_that_lost_its_claim_stores_nothing(uploaded):
         return document
 
     with mock.patch.object(services, "score_run_files", score_then_lose_the_claim):
-        assert score_run.apply(args=[uploaded.pk]).get() == delivery.DUPLICATE
+        assert deliver(uploaded.pk) == delivery.DUPLICATE
     assert not Result.objects.exists()
     uploaded.refresh_from_db()
     assert uploaded.status == RunStatus.SCORING and uploaded.claimed_by == "the-new-holder"
 
 
 def test_the_database_allows_one_result_per_run_round_and_scorer_version(uploaded):
-    score_run.apply(args=[uploaded.pk])
+    deliver(uploaded.pk)
     first = Result.objects.get(run=uploaded)
     with pytest.raises(IntegrityError), transaction.atomic():
         Result.objects.create(run=uploaded, metric=first.metric, signature="x", scorer_version=first.scorer_version,
@@ -99,7 +99,7 @@ def test_the_database_allows_one_result_per_run_round_and_scorer_version(uploade
 def test_rescoring_opens_a_new_round(campaign, uploaded, django_capture_on_commit_callbacks):
     from tests import factories
 
-    score_run.apply(args=[uploaded.pk])
+    deliver(uploaded.pk)
     with django_capture_on_commit_callbacks(execute=True):
         services.rescore(uploaded, factories.make_user("organiser"))
     rounds = sorted(Result.objects.filter(run=uploaded).values_list("scoring_round", flat=True))
@@ -110,7 +110,7 @@ def test_rescoring_opens_a_new_round(campaign, uploaded, django_capture_on_commi
 
 def test_an_upload_while_the_broker_is_down_is_kept_and_queued_by_the_sweep(campaign, team_a, alice,
                                                                              django_capture_on_commit_callbacks):
-    with mock.patch.object(score_run, "delay", side_effect=OSError("broker away")):
+    with mock.patch.object(validate_run, "delay", side_effect=OSError("broker away")):
         run = stored_run(campaign, team_a, alice, capture=django_capture_on_commit_callbacks)
     assert run.status == RunStatus.UPLOADED and run.dispatch_pending
     assert "waiting for the scoring queue" in run.status_reason
