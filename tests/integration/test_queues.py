@@ -78,3 +78,18 @@ def test_validation_and_development_checks_never_wait_for_test_run_scoring(worke
     assert Result.objects.filter(run_id__in=[first, second]).count() == 2
     scoring_text = scoring_log.read_text(errors="replace")
     assert "Task evaluation.tasks.score_run[" in scoring_text and "Task evaluation.tasks.validate_run[" not in scoring_text
+
+
+def test_the_compose_file_runs_a_worker_for_each_queue_and_none_mixes_scoring_with_validation():
+    from pathlib import Path
+
+    import yaml
+
+    compose = yaml.safe_load((Path(__file__).resolve().parents[2] / "docker-compose.yml").read_text())
+    consumed = {}
+    for name, service in compose["services"].items():
+        command = service.get("command") or []
+        if command[:4] == ["celery", "-A", "config", "worker"]:
+            consumed[name] = command[command.index("-Q") + 1]
+    assert sorted(consumed.values()) == sorted(queues.worker_queues(role) for role in queues.ROLES)
+    assert all(not ({"scoring", "validation"} <= set(q.split(","))) for q in consumed.values())
