@@ -41,7 +41,7 @@ def queued_messages(queue: str) -> int:
     return redis.Redis.from_url(BROKER_URL).llen(queue)
 
 
-def test_validation_and_development_checks_never_wait_for_test_run_scoring(workers):
+def test_validation_and_development_checks_never_wait_for_test_run_scoring(workers):  # noqa: F811
     campaign = factories.make_easy_campaign(factories.SMALL_EASY_FILES, slug="queues", runs_per_team=10)
     dev = GoldSentence.objects.filter(sentence__document__name="mail_10").order_by("sentence__position")[:20]
     GoldSentence.objects.filter(pk__in=[g.pk for g in dev]).update(subset="dev")
