@@ -23,6 +23,7 @@ COMMANDS = {
     "transform": ("evaluation.cli.transform", "apply named treebank transformations"),
     "errors": ("evaluation.cli.errors", "the error-insertion lab"),
     "ud2easy": ("evaluation.cli.ud2easy", "convert UD parses (CoNLL-U) into EASY run documents"),
+    "combine": ("evaluation.cli.combine", "combine several runs into a consensus annotation, by weighted vote"),
 }
 
 

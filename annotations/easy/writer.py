@@ -17,7 +17,13 @@ from .schema import DEFAULT_SCHEMA, EasySchema
 XLINK_NS = "http://www.w3.org/1999/xlink"
 
 
-def _sentence_xml(s: Sentence, wrapper: bool, schema: EasySchema | None) -> str:
+def _more(extra, element_id: str) -> str:
+    """The extra attributes written on one element (a consensus writes each item's agreement)."""
+    attrs = extra.get(element_id) if extra else None
+    return "".join(f" {k}={quoteattr(v)}" for k, v in attrs.items()) if attrs else ""
+
+
+def _sentence_xml(s: Sentence, wrapper: bool, schema: EasySchema | None, extra=None) -> str:
     out = [f"<E id={quoteattr(s.id)}>\n"]
     if wrapper:
         out.append("<constituants>\n")
@@ -33,7 +39,7 @@ def _sentence_xml(s: Sentence, wrapper: bool, schema: EasySchema | None) -> str:
     while i < n:
         if gi < len(groups) and groups[gi].start == i:
             g = groups[gi]
-            out.append(f" <Groupe type={quoteattr(g.type)} id={quoteattr(g.id)}>\n")
+            out.append(f" <Groupe type={quoteattr(g.type)} id={quoteattr(g.id)}{_more(extra, g.id)}>\n")
             for k in range(g.start, g.end):
                 out.append(form(k))
             out.append(" </Groupe>\n")
@@ -47,7 +53,8 @@ def _sentence_xml(s: Sentence, wrapper: bool, schema: EasySchema | None) -> str:
     if s.relations:
         out.append("<relations>\n")
         for r in s.relations:
-            out.append(f'<relation xlink:type="extended" type={quoteattr(r.type)} id={quoteattr(r.id)}>\n')
+            out.append(f'<relation xlink:type="extended" type={quoteattr(r.type)} id={quoteattr(r.id)}'
+                       f'{_more(extra, r.id)}>\n')
             for role, target in r.args.items():
                 out.append(f'<{role} xlink:type="locator" xlink:href={quoteattr(target)}/>\n')
             for tag, attrs in r.extras.items():
@@ -60,11 +67,15 @@ def _sentence_xml(s: Sentence, wrapper: bool, schema: EasySchema | None) -> str:
 
 
 def write_document(doc: Document, target, *, encoding: str = "UTF-8", wrapper: bool = False,
-                   schema: EasySchema | None = DEFAULT_SCHEMA) -> None:
-    """Write ``doc`` to a path or a binary file object."""
+                   schema: EasySchema | None = DEFAULT_SCHEMA, extra=None) -> None:
+    """Write ``doc`` to a path or a binary file object.
+
+    ``extra`` maps group and relation ids to more attributes to write on them
+    (``{id: {name: value}}``); readers ignore attributes they do not know.
+    """
     if isinstance(target, (str, os.PathLike)):
         with open(target, "wb") as fh:
-            write_document(doc, fh, encoding=encoding, wrapper=wrapper, schema=schema)
+            write_document(doc, fh, encoding=encoding, wrapper=wrapper, schema=schema, extra=extra)
         return
     text = io.TextIOWrapper(target, encoding=encoding, errors="xmlcharrefreplace", newline="\n")
     try:
@@ -74,7 +85,7 @@ def write_document(doc: Document, target, *, encoding: str = "UTF-8", wrapper: b
         attr = "".join(f" {k}={quoteattr(v)}" for k, v in attrs.items())
         text.write(f'<DOCUMENT{attr} xmlns:xlink="{XLINK_NS}">\n')
         for s in doc.sentences:
-            text.write(_sentence_xml(s, wrapper, schema))
+            text.write(_sentence_xml(s, wrapper, schema, extra))
         text.write("</DOCUMENT>\n")
         text.flush()
     finally:
