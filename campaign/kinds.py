@@ -48,18 +48,20 @@ def registered() -> dict[str, object]:
 _held = threading.local()
 
 
-def enqueue(task_name: str, *args):
+def enqueue(task_name: str, *args, **kwargs):
     """Send the task registered under ``task_name`` (run in process when Celery is eager, as in the demo).
 
-    Inside :func:`coalesced` for that task, the sending waits for the end of the block.
+    Inside :func:`coalesced` for that task, the sending waits for the end of the block; the keyword
+    arguments of the last request for the same positional ones are sent (a newer request replaces an older).
     """
     held = getattr(_held, "tasks", {})
     if task_name in held:
-        held[task_name].setdefault(args, None)
+        held[task_name].pop(args, None)
+        held[task_name][args] = kwargs  # in the order last asked
         return None
     from celery import current_app
 
-    return current_app.tasks[task_name].delay(*args)
+    return current_app.tasks[task_name].delay(*args, **kwargs)
 
 
 @contextmanager
@@ -79,5 +81,5 @@ def coalesced(task_name: str):
     try:
         yield
     finally:  # what was scored before a failing step still needs its tests
-        for args in held.pop(task_name):
-            enqueue(task_name, *args)
+        for args, kwargs in held.pop(task_name).items():
+            enqueue(task_name, *args, **kwargs)

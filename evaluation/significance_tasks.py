@@ -44,7 +44,7 @@ def request(campaign_id: int) -> None:
             marker.requested += 1
             marker.requested_at = timezone.now()
             marker.save(update_fields=["requested", "requested_at"])
-        kinds.enqueue(significance.SIGNIFICANCE_TASK, campaign_id, marker.requested)
+        kinds.enqueue(significance.SIGNIFICANCE_TASK, campaign_id, requested=marker.requested)
     except Exception:  # the tests can be asked for again; the score or the snapshot must stand
         logger.exception("could not enqueue the significance tests of campaign %s", campaign_id)
 
