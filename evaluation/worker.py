@@ -38,10 +38,10 @@ def retry_bound_seconds() -> float:
     return total
 
 
-def system_fault(exc: BaseException) -> str:
+def system_fault(exc: BaseException, *, subject: str = "the run",
+                 remedy: str = "the organisers can re-score the run once it is fixed") -> str:
     """The failure reason of a transient fault that outlasted the retries: the system's, not the run's."""
     what = type(exc).__name__
     detail = getattr(exc, "strerror", None)
-    return (f"not caused by the run: a system fault ({what}{': ' + detail if detail else ''}) lasted through "
-            f"{settings.PARSEVAL_TRANSIENT_RETRIES} retries over about {retry_bound_seconds():.0f} s; "
-            f"the organisers can re-score the run once it is fixed")
+    return (f"not caused by {subject}: a system fault ({what}{': ' + detail if detail else ''}) lasted through "
+            f"{settings.PARSEVAL_TRANSIENT_RETRIES} retries over about {retry_bound_seconds():.0f} s; {remedy}")
