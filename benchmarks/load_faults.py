@@ -23,7 +23,7 @@ every run accepted during the scenario to end:
   taken by a file, so neither uploads nor workers can stage or unpack there;
 * ``burst``: a deadline burst: ``--burst-teams`` teams (50) upload one run each at
   the same moment, with the paired significance tests on (every scored test run
-  asks for them; one pending computation per campaign).
+  asks for them; one pending computation per campaign), on a campaign of its own.
 
 Per scenario it prints: uploads accepted, answers by status, runs scored once,
 stuck, duplicated (more than one result in a round), lost (accepted, then gone),
@@ -161,15 +161,18 @@ SETUP = """
 import json, sys
 from rest_framework.authtoken.models import Token
 from tests import factories
-campaign = factories.make_easy_campaign(slug="loadfaults", runs_per_team=10000, invalid_uploads_per_day=10000,
-                                        uploads_per_day=30000)
+limits = dict(runs_per_team=10000, invalid_uploads_per_day=10000, uploads_per_day=30000)
+campaign = factories.make_easy_campaign(slug="loadfaults", **limits)
+# The burst has a campaign of its own: its significance table holds the burst's runs only.
+burst = factories.make_easy_campaign(slug="deadline-burst", **limits)
 tokens = []
 for i in range({teams}):
     user = factories.make_user(f"team{{i}}")
     factories.make_team(campaign, user, name=f"Load team {{i}}")
+    factories.make_team(burst, user, name=f"Burst team {{i}}")
     tokens.append(Token.objects.create(user=user).key)
 open({run_zip!r}, "wb").write(factories.gold_run_zip())  # every team uploads the gold itself: a valid run
-print("JSON:" + json.dumps({{"slug": campaign.slug, "id": campaign.pk, "tokens": tokens}}))
+print("JSON:" + json.dumps({{"slug": campaign.slug, "burst_slug": burst.slug, "burst_id": burst.pk, "tokens": tokens}}))
 """
 
 HOLDERS = """
@@ -236,11 +239,11 @@ class Load:
             self.request(kind, path)
             i += 1
 
-    def upload(self, n: int) -> None:
+    def upload(self, n: int, slug: str | None = None) -> None:
         body, ctype = multipart({"name": f"run {uuid.uuid4().hex[:8]}", "scope": "test"},
                                 ("file", "run.zip", self.run_zip))
         scenario = self.scenario
-        status, answer = self.request("upload", f"/api/campaigns/{self.slug}/runs/", data=body,
+        status, answer = self.request("upload", f"/api/campaigns/{slug or self.slug}/runs/", data=body,
                                       headers={"Authorization": f"Token {self.tokens[n]}", "Content-Type": ctype})
         with self.lock:
             self.answers[scenario][status] += 1
@@ -350,7 +353,7 @@ def run_scenario(name: str, stack: Stack, load: Load, args, env: dict, redis_cmd
     started = time.time()
     what = ""
     if name == "burst":
-        teams = [threading.Thread(target=load.upload, args=(i,)) for i in range(args.burst_teams)]
+        teams = [threading.Thread(target=load.upload, args=(i, args.burst_slug)) for i in range(args.burst_teams)]
         for t in teams:
             t.start()
         for t in teams:
@@ -386,7 +389,7 @@ def run_scenario(name: str, stack: Stack, load: Load, args, env: dict, redis_cmd
     if name == "burst" and drained_at and args.db == "postgres":
         # The paired tests catch up once a computation that started after the last scored run has finished.
         def caught_up() -> bool:
-            mark = json.loads(django_shell(env, REPORT))["significance"].get(str(args.campaign_id))
+            mark = json.loads(django_shell(env, REPORT))["significance"].get(str(args.burst_id))
             return bool(mark) and mark[1] >= mark[0]
         outcome["significance"] = (time.time() - started) if wait_for(caught_up, args.drain, 2) else None
     return outcome
@@ -503,7 +506,7 @@ def main() -> None:
         subprocess.run([PY, "manage.py", "migrate", "--noinput", "-v0"], cwd=REPO, env=env, check=True)
         teams = max(args.teams, args.burst_teams)
         fixtures = json.loads(django_shell(env, SETUP.format(teams=teams, run_zip=str(var / "run.zip"))))
-        args.campaign_id = fixtures["id"]
+        args.burst_slug, args.burst_id = fixtures["burst_slug"], fixtures["burst_id"]
         redis_cmd = ["redis-server", "--port", str(args.redis_port), "--bind", "127.0.0.1", "--dir", str(var),
                      "--appendonly", "yes", "--save", ""]
         if args.db == "postgres":
