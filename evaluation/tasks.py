@@ -176,6 +176,8 @@ def _score_files(run: Run, kind, held: delivery.Claim, files) -> str:
         parameters = {**parameters, "converter": converter}
     stored = services.store_result(run, document, metric=kind.name, parameters=parameters)
     if not stored:
+        logger.warning("run %s: result not stored: another delivery holds the run or stored this round's result; "
+                       "this delivery writes nothing more", run.pk)
         return delivery.DUPLICATE
     if run.scope == Run.Scope.TEST:
         significance.enqueue(run.campaign_id)  # the results table changed: its pairs are tested again
