@@ -9,11 +9,13 @@ from .models import Campaign, CampaignKind
 
 METRICS_HELP = (
     'A JSON object; {} for the defaults. EASY: {"matches": ["EQUAL", "FUZZY", ...], "modes": ["HYP", "DEFHYP", '
-    '"REF"], "bootstrap": 1000, "seed": 12345, "run_formats": ["easy-xml", "conllu"]} (run_formats: the run files '
-    'taken, EASY XML only by default; with "conllu", CoNLL-U runs are converted on validation). Constituency: {"tree_metrics": ["evalb", "evalb-unlabelled", "leaf-ancestor"], '
+    '"REF"], "bootstrap": 1000, "seed": 12345, "run_formats": ["easy-xml", "conllu"], "ud_validation": 2} (run_formats: '
+    'the run files taken, EASY XML only by default; with "conllu", CoNLL-U runs are converted on validation, and '
+    'checked by the UD validator at the ud_validation level if set). Constituency: {"tree_metrics": ["evalb", "evalb-unlabelled", "leaf-ancestor"], '
     '"dependency_via_head_rules": true, "head_rules": "penn", "transform": "strip-functions"}. '
-    'Dependency: {"punct": "upos", "pos": "upos", "tracks": ["gold-tokens", "raw-text"]} (tracks: which runs the '
-    'campaign accepts, default ["gold-tokens"]). Checked when saved.'
+    'Dependency: {"punct": "upos", "pos": "upos", "tracks": ["gold-tokens", "raw-text"], "ud_validation": 2} (tracks: '
+    'which runs the campaign accepts, default ["gold-tokens"]; ud_validation: runs must also pass the UD validator '
+    'at that level, 1-5, as the IWPT shared tasks asked level 2; default none). Checked when saved.'
 )
 
 

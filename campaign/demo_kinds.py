@@ -60,11 +60,10 @@ class DepRecipe:
 
 
 def french_labels():
-    """The French Treebank's categories in the error lab's roles (its defaults are the Penn Treebank's)."""
-    from evaluation.deps.errorlab import LabLabels
+    """The French Treebank's categories in the error lab's roles: the lab's ``ftb`` preset."""
+    from evaluation.deps.errorlab import PRESETS
 
-    return LabLabels(pp=["PP"], np=["NP"], vp=["VN", "VPinf", "VPpart"], clause=["SENT", "Ssub", "Sint", "Srel"],
-                     adverb_tags=["ADV"], noun_tags=["NC", "NPP"], punct_tags=["PONCT"])
+    return PRESETS["ftb"]
 
 
 TREE_TEAMS = [
@@ -165,17 +164,33 @@ def real_dep_run(model: str, track: str = "gold-tokens") -> RealRun:
                    REAL + f"spaCy {spacy_version()} pipeline {run_label(model)[6:]} {how}.", zlib.crc32(model.encode()))
 
 
-def real_tree_files(cache, model: str, gold_paths: list[Path]) -> dict[str, str]:
-    """One bracketed file per gold document: ``model``'s parse of its trees' words, converted."""
+def real_tree_files(cache, model: str, gold_paths: list[Path], *, unescape: bool = True) -> dict[str, str]:
+    """One bracketed file per gold document: ``model``'s parse of its trees' words, converted.
+
+    The parser gets the words as text: the Penn escapes of the trees (``-LRB-`` for a bracket) are
+    undone before parsing and redone in the converted trees, so that spaCy sees a bracket and tags it
+    as punctuation. ``unescape=False`` hands it the escapes, as the demo once did (kept to measure
+    the difference: ``scripts/demo_tree_runs.py``).
+    """
     from annotations.trees.detect import read_trees
+    from annotations.trees.escapes import escape_word, unescape_word
     from annotations.trees.penn import write_penn
     from campaign.demo_parses import forms_parses
     from evaluation.deps.ud2tree import ud_to_tree
 
     docs = [(p, read_trees(p)) for p in gold_paths]
-    sentences = [(f"{p.stem}-{k}", tree.words()) for p, trees in docs for k, tree in enumerate(trees, 1)]
+    words = unescape_word if unescape else str
+    sentences = [(f"{p.stem}-{k}", [words(w) for w in tree.words()])
+                 for p, trees in docs for k, tree in enumerate(trees, 1)]
     by_id = {s.sent_id: s for s in forms_parses(cache, model, sentences)}
-    return {p.name: write_penn(ud_to_tree(by_id[f"{p.stem}-{k}"]) for k in range(1, len(trees) + 1))
+
+    def converted(sent_id: str):
+        tree = ud_to_tree(by_id[sent_id])
+        for leaf in tree.leaves():
+            leaf.word = escape_word(leaf.word)
+        return tree
+
+    return {p.name: write_penn(converted(f"{p.stem}-{k}") for k in range(1, len(trees) + 1))
             for p, trees in docs}
 
 

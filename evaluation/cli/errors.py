@@ -11,8 +11,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--treebank", action="append", required=True, metavar="NAME=FILE[,FILE...]",
                         help="a treebank of correct trees; give two for a side-by-side comparison")
     parser.add_argument("--labels", action="append", default=[], metavar="[NAME=]FILE|PRESET",
-                        help="label roles (JSON or TOML file, or preset penn/tiger/tueba); "
-                             "NAME= applies it to one treebank only")
+                        help="label roles (JSON or TOML file, or preset penn/tiger/tueba/ftb); "
+                             "NAME= applies it to one treebank only; without it, the preset is chosen from "
+                             "each treebank's labels")
     parser.add_argument("--transform", action="append", default=[], metavar="NAME=SPEC",
                         help="transformations applied to one treebank's trees after reading "
                              "(e.g. B=no-np-in-pp); repeatable")

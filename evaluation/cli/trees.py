@@ -63,7 +63,7 @@ def run(args) -> int:
     if fast is not None and not args.bootstrap:  # intervals need the per-sentence rows in memory
         from evaluation.trees.evalb_files import evalb_layout
 
-        if evalb_layout(args.gold, args.format, args.layout) and evalb_layout(args.test, args.format, args.layout):
+        if evalb_layout(args.gold, args.format, args.layout) and evalb_layout(args.test, args.format, args.layout, test=True):
             return _stream_evalb(args, fast)
     pair = read_pair(args.gold, args.test, args.metric, fmt=args.format, layout=args.layout, on_error=args.on_error,
                      evalb_params=fast)

@@ -2,8 +2,9 @@
 
 1. Penn null elements are removed first: every preterminal tagged ``-NONE-``
    goes, then every node left with no children (bottom-up).
-2. Words are numbered 1..n left to right (a preterminal's tag becomes both
-   UPOS and XPOS; a bare word of a square-bracket tree gets tag ``_``).
+2. Words are numbered 1..n left to right (a preterminal's tag is the XPOS,
+   and the UPOS through the table's ``@upos`` lines, or the tag itself when
+   the table has none; a bare word of a square-bracket tree gets tag ``_``).
 3. Bottom-up, each node's head child is chosen by the head rules
    (:mod:`annotations.trees.headrules`); a node's lexical head is its head
    child's lexical head, and the lexical head of every other child depends on
@@ -73,7 +74,7 @@ def tree_to_dependencies(
             return len(words)
         if node.is_preterminal:
             tag = base_label(node.label) or "_"
-            words.append(Word(len(words) + 1, node.children[0].word, upos=tag, xpos=tag))
+            words.append(Word(len(words) + 1, node.children[0].word, upos=rules.upos_of(tag), xpos=tag))
             return len(words)
         heads = [walk(k) for k in node.children]
         h = rules.head_index(node)

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
@@ -112,11 +113,47 @@ PRESETS: dict[str, LabLabels] = {
     "tueba": LabLabels(
         pp=["PX"], np=["NX"], vp=["VXFIN", "VXINF"], clause=["SIMPX", "R-SIMPX"], middle_field=["MF"],
         adverb_tags=["ADV"], noun_tags=["NN", "NE"], punct_tags=["$,", "$.", "$("], head_functions=["HD"]),
+    # French Treebank and Sequoia (CC tag set): verbal nucleus VN and infinitival / participial phrases
+    # as verb phrases, SENT and the subordinate, inserted and relative clauses, the French head rules
+    "ftb": LabLabels(
+        pp=["PP"], np=["NP"], vp=["VN", "VPinf", "VPpart"], clause=["SENT", "Ssub", "Sint", "Srel"],
+        middle_field=[], adverb_tags=["ADV"], noun_tags=["NC", "NPP"], punct_tags=["PONCT"],
+        head_rules="ftb"),
 }
+DEFAULT_PRESET = "penn"
+_LABEL = re.compile(r"[(\[]\s*([^\s()\[\]]+)")
+
+
+def labels_in_text(text: str) -> set[str]:
+    """The labels of a bracketed text (phrases and tags, function tags removed), read without parsing it."""
+    return {base_label(label) for label in _LABEL.findall(text)}
+
+
+def preset_for_labels(labels) -> str:
+    """The preset that gives a role to the most labels of the set (ties: the first, penn).
+
+    Sequoia's labels: 14 in the French Treebank roles, 2 in the Penn ones (NP, PP), 3 in TIGER's; the
+    PTB sample's: 20 in the Penn roles, 5 in TIGER's, 2 in the French Treebank's. A few English trees
+    with S, NP and VP only tie Penn and TIGER: Penn.
+    """
+    labels = set(labels)
+    best, best_count = DEFAULT_PRESET, -1
+    for name, preset in PRESETS.items():
+        roles = {label for values in (preset.pp, preset.np, preset.vp, preset.clause, preset.middle_field,
+                                      preset.adverb_tags, preset.noun_tags, preset.punct_tags) for label in values}
+        count = len(roles & labels)
+        if count > best_count:
+            best, best_count = name, count
+    return best
+
+
+def preset_for_trees(trees) -> str:
+    """:func:`preset_for_labels` of the trees' labels (phrases and tags)."""
+    return preset_for_labels({base_label(node.label) for tree in trees for node in tree.subtrees()})
 
 
 def load_lab_labels(spec: "str | Path | dict | LabLabels | None") -> LabLabels:
-    """A preset name (penn, tiger, tueba), a JSON or TOML file, a dict, or a :class:`LabLabels`."""
+    """A preset name (penn, tiger, tueba, ftb), a JSON or TOML file, a dict, or a :class:`LabLabels`."""
     if spec is None:
         return LabLabels()
     if isinstance(spec, LabLabels):
@@ -468,10 +505,12 @@ def run_error_lab(
     """Insert every error type into every treebank and score. JSON-serialisable.
 
     ``labels`` is one label set for all treebanks or a dict ``name -> label
-    set`` (preset name, file, dict or :class:`LabLabels`). Returns::
+    set`` (preset name, file, dict or :class:`LabLabels`); None (for all, or
+    for one treebank) chooses the preset from that treebank's labels
+    (:func:`preset_for_trees`), recorded as the bank's ``preset``. Returns::
 
         {"signature", "seed", "per_type", "types", "implementations",
-         "treebanks": {name: {"sentences", "labels",
+         "treebanks": {name: {"sentences", "labels", "preset" (when chosen from the labels),
                               "insertions": {type: {"made", "sentences_with_place", "status"}},
                               "scores": {type: {"sentences", "evalb": {precision, recall, f},
                                                 "leaf_ancestor": {word_mean, sentence_mean},
@@ -479,12 +518,13 @@ def run_error_lab(
                               "weighted": {...} | None, "pooled": {...} | None,
                               "examples": {type: [{"sentence", "before", "after"}]}}},
          "not_applied": [{"treebank", "type", "reason"}],
+         "warnings": [{"treebank", "message"}] (head rules that do not fit a treebank's labels),
          "comparison": [{"type", name: {"evalb_f", "leaf_ancestor", "las", "insertions"}, ...}]}
 
     All scores are fractions in [0, 1]. ``progress(treebank, type)`` is called
     before each type is inserted and scored (for a Celery task's state).
     """
-    from annotations.trees.headrules import load_head_rules
+    from annotations.trees.headrules import MIN_FIT, fit, load_head_rules
     from evaluation.deps.convert import remove_null_elements
 
     from .treemetrics import implementations
@@ -496,9 +536,10 @@ def run_error_lab(
     if isinstance(labels, dict) and labels and set(labels) <= set(treebanks) and not (
         set(labels) & set(LabLabels.__dataclass_fields__)
     ):
-        per_bank = {name: load_lab_labels(labels.get(name)) for name in treebanks}
+        per_bank = {name: None if labels.get(name) is None else load_lab_labels(labels.get(name))
+                    for name in treebanks}
     else:
-        one = load_lab_labels(labels)
+        one = None if labels is None else load_lab_labels(labels)
         per_bank = {name: one for name in treebanks}
 
     result: dict = {
@@ -512,15 +553,28 @@ def run_error_lab(
         "implementations": implementations(),
         "treebanks": {},
         "not_applied": [],
+        "warnings": [],
         "comparison": [],
     }
     for name, trees in treebanks.items():
         # null elements are not words (unchanged trees are shared, never modified: insertion copies)
         trees = [remove_null_elements(t) or Tree(t.label, []) for t in trees]
         L = per_bank[name]
+        chosen = preset_for_trees(trees) if L is None else None
+        if chosen is not None:
+            L = PRESETS[chosen]
         rules = load_head_rules(L.head_rules, head_functions=L.head_functions)
         bank = {"sentences": len(trees), "labels": asdict(L), "insertions": {}, "scores": {},
                 "examples": {}}
+        by_rule, branching, _, _ = fit(trees, rules)
+        if branching and by_rule / branching < MIN_FIT:
+            # a table for another tag set chooses heads by its fallback: say so beside LAS and UAS
+            result["warnings"].append({"treebank": name, "message": (
+                f"head rules {rules.name!r} find only {by_rule} of {branching} heads of these trees by a rule "
+                f"({100 * by_rule / branching:.1f}%): LAS and UAS are not meaningful; choose the label roles "
+                "(and their head_rules) of this treebank's tag set")})
+        if chosen is not None:
+            bank["preset"] = chosen
         counts = {}
         censuses = [census(tree, L) for tree in trees]
         for t in types:
@@ -584,9 +638,12 @@ def format_report(result: dict) -> str:
     for n in names:
         b = result["treebanks"][n]
         made = ", ".join(f"{t}: {v['made']}/{v['sentences_with_place']}" for t, v in b["insertions"].items())
-        lines.append(f"{n}: {b['sentences']} sentences; insertions made / sentences with a place: {made}")
+        chosen = f" (label roles: preset {b['preset']}, chosen from the trees' labels)" if b.get("preset") else ""
+        lines.append(f"{n}: {b['sentences']} sentences{chosen}; insertions made / sentences with a place: {made}")
     for na in result["not_applied"]:
         lines.append(f"not applied: {na['type']} in {na['treebank']} ({na['reason']})")
+    for w in result.get("warnings", []):
+        lines.append(f"warning: {w['treebank']}: {w['message']}")
     impl = result.get("implementations", {})
     if impl:
         lines.append("metrics: " + "; ".join(f"{k} = {v}" for k, v in impl.items()))

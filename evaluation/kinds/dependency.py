@@ -3,7 +3,8 @@
 ``Campaign.metrics``: ``{"punct": "upos", "pos": "upos", "tracks": ["gold-tokens"]}``
 (``punct``/``pos``: the options of :func:`evaluation.deps.score_dependencies`;
 ``tracks``: what runs the campaign accepts, see :mod:`campaign.tracks`; these
-are the defaults).
+are the defaults), and ``"ud_validation": 2`` for runs that must also pass the
+UD project's validator at that level (:mod:`evaluation.deps.udvalidate`).
 
 Two tracks:
 
@@ -32,6 +33,7 @@ from campaign.services.downloads import read_extra_file
 from campaign.subsets import missing_document_message, sentences_to_cover
 
 from evaluation import metrics
+from evaluation.deps import udvalidate
 from evaluation.deps.conll18_reader import parse_conll18
 from evaluation.deps.metrics import PunctRule
 from evaluation.deps.rawtext import raw_text, tokenisation, tokenisation_characters
@@ -49,12 +51,16 @@ GOLD_TOKENS_UNPUBLISHED = ("Tokens", "Sentences", "Words")
 
 
 
+def _ud_level(campaign) -> int | None:
+    return udvalidate.check_level((campaign.metrics or {}).get(udvalidate.OPTION))
+
+
 class DependencyKind(SentenceKind):
     name = "dependency"
     label = "Dependency trees"
     suffixes = (".conllu", ".conll")
     file_label = "CoNLL-U file"
-    option_keys = ("punct", "pos", "tracks", "bootstrap", "seed")
+    option_keys = ("punct", "pos", "tracks", "bootstrap", "seed", udvalidate.OPTION)
     file_help = ("One CoNLL-U file (.conllu), or a .zip or .tar.gz with one .conllu file per corpus document, "
                  "named after it. Gold-tokens track: one sentence per corpus sentence, in order, on the corpus's "
                  "words. Raw-text track: your parser's own tokens and sentences of the document's raw text.")
@@ -67,6 +73,7 @@ class DependencyKind(SentenceKind):
                 raise ValueError(f"punct: {exc}") from None
         if "tracks" in options:
             tracks.check_tracks(options["tracks"])
+        udvalidate.check_level(options.get(udvalidate.OPTION))
 
     def read(self, path: Path, display: str) -> list[Parsed]:
         text = Path(path).read_bytes().decode("utf-8")
@@ -113,6 +120,14 @@ class DependencyKind(SentenceKind):
     # -- validation ------------------------------------------------------------------------
     def check_document(self, run, doc, path: Path | None, display: str,
                        cover: dict[str, set[str]] | None) -> tuple[list[Problem], int]:
+        found, expected = self._check_track(run, doc, path, display, cover)
+        level = _ud_level(run.campaign)
+        if level and path is not None:  # the UD project's checks as well, never instead of the project's
+            found = list(found) + udvalidate.ud_problems(path, display, level, run.campaign.language)
+        return found, expected
+
+    def _check_track(self, run, doc, path: Path | None, display: str,
+                     cover: dict[str, set[str]] | None) -> tuple[list[Problem], int]:
         if tracks.track_of(run) != tracks.RAW_TEXT:
             return super().check_document(run, doc, path, display, cover)
         if path is None:
@@ -124,7 +139,11 @@ class DependencyKind(SentenceKind):
         return self.check_raw_file(path, display, expected, starts), len(starts)
 
     def report_fields(self, run) -> dict:
-        return {"track": tracks.RAW_TEXT} if tracks.track_of(run) == tracks.RAW_TEXT else {}
+        fields = {"track": tracks.RAW_TEXT} if tracks.track_of(run) == tracks.RAW_TEXT else {}
+        level = _ud_level(run.campaign)
+        if level:
+            fields["ud_validation"] = {"level": level, "validator": udvalidate.validator_version()}
+        return fields
 
     @staticmethod
     def expected_characters(doc, wanted: set[str] | None) -> tuple[str, list[tuple[int, str]]]:

@@ -22,6 +22,7 @@ from campaign.models import Run
 from campaign.services import archives
 from campaign.services.corpus import import_corpus
 from campaign.subsets import documents_to_check, missing_document_message, sentences_to_cover
+from evaluation.deps import udvalidate
 from evaluation.kinds.gold import gold_checksum, read_gold_file, run_subset_gold
 from evaluation.easy.ranges import MATCHES, MODES
 from evaluation.easy.scoring import DEFAULT_BOOTSTRAP, DEFAULT_SEED, score_corpus
@@ -49,7 +50,7 @@ class EasyKind:
         return import_corpus(campaign, gold_paths, subset=subset, actor=actor, **options)
 
     # What Campaign.metrics may set; run_formats is the run files taken (easy_conllu), not a scoring parameter.
-    option_keys = ("matches", "modes", "bootstrap", "seed", "run_formats")
+    option_keys = ("matches", "modes", "bootstrap", "seed", "run_formats", udvalidate.OPTION)
 
     def check_options(self, options: dict) -> None:
         for key, allowed in (("matches", MATCHES), ("modes", MODES)):
@@ -57,6 +58,7 @@ class EasyKind:
             if value is not None and (not isinstance(value, list) or not set(value) <= set(allowed)):
                 raise ValueError(f"{key} must be a list drawn from {', '.join(allowed)}.")
         easy_conllu.check_run_formats(options.get("run_formats"))
+        udvalidate.check_level(options.get(udvalidate.OPTION))
 
     def run_suffixes(self, campaign, *, stored: bool = False):
         """The run files an upload may hold: EASY XML, and CoNLL-U where the campaign takes it."""
@@ -181,6 +183,7 @@ def validate_run_files(run, files: dict[str, Path], schema: EasySchema, progress
     conllu = easy_conllu.is_conllu_run(files)
     suffix = easy_conllu.CONLLU if conllu else ".xml"
     converted: dict[str, bytes] = {}
+    ud_level = udvalidate.check_level((run.campaign.metrics or {}).get(udvalidate.OPTION)) if conllu else None
     cover = sentences_to_cover(run.campaign, run.scope)
     documents = documents_to_check(run.campaign, cover, files)
     sentences = 0
@@ -197,6 +200,9 @@ def validate_run_files(run, files: dict[str, Path], schema: EasySchema, progress
             if conllu:
                 xml, found = easy_conllu.convert_file(corpus, path, f"{doc.name}{suffix}")
                 problems.extend(found)
+                if ud_level:  # the UD project's checks as well, when the organiser asks for them
+                    problems.extend(udvalidate.ud_problems(path, f"{doc.name}{suffix}", ud_level,
+                                                           run.campaign.language))
                 if xml is not None:
                     converted[doc.name] = xml
                     run_file = io.BytesIO(xml)
@@ -211,6 +217,8 @@ def validate_run_files(run, files: dict[str, Path], schema: EasySchema, progress
     if conllu and not problems:
         easy_conllu.store_converted(run, converted)
     extra = {"format": "conllu", "converter": easy_conllu.CONVERTER_VERSION} if conllu else {}
+    if ud_level:
+        extra["ud_validation"] = {"level": ud_level, "validator": udvalidate.validator_version()}
     return {
         **extra,
         "valid": not problems,

@@ -207,6 +207,24 @@ def chart_series(result: dict) -> tuple[list[str], list[tuple[str, list[tuple[st
     return types, per_figure
 
 
+def default_preset(campaign) -> str:
+    """The label preset for the campaign's gold trees (penn for another kind or without gold)."""
+    from annotations.models import GoldDocument
+    from campaign.models import CampaignKind
+    from evaluation.deps.errorlab import DEFAULT_PRESET, labels_in_text, preset_for_labels
+
+    if campaign.kind != CampaignKind.CONSTITUENCY:
+        return DEFAULT_PRESET
+    labels: set[str] = set()
+    for gold in GoldDocument.objects.filter(document__campaign=campaign):
+        try:
+            with gold.file.open("rb") as fh:
+                labels |= labels_in_text(fh.read().decode("utf-8", "replace"))
+        except OSError:  # a missing file is the integrity check's business, not this page's
+            logger.warning("gold file of %s unreadable for the lab's preset", gold.document)
+    return preset_for_labels(labels) if labels else DEFAULT_PRESET
+
+
 def labels_spec(job: ErrorLabJob):
     """What run_error_lab takes as labels: the uploaded file, else the preset."""
     if job.labels_file:

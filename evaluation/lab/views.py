@@ -36,7 +36,8 @@ def _job(request, campaign) -> ErrorLabJob | None:
 
 def error_lab(request, slug: str):
     campaign = _organised(request, slug)
-    form = ErrorLabForm(request.POST or None, request.FILES or None)
+    form = ErrorLabForm(request.POST or None, request.FILES or None,
+                        initial=None if request.method == "POST" else {"preset": services.default_preset(campaign)})
     if request.method == "POST":
         if form.is_valid():
             data = form.cleaned_data

@@ -142,7 +142,7 @@ def _evalb_fast_pair(gold_path, test_path, fmt, layout, on_error, params):
     from .evalb import read_bytes_text, read_evalb_text
     from .evalb_files import evalb_layout
 
-    if not (evalb_layout(gold_path, fmt, layout) and evalb_layout(test_path, fmt, layout)):
+    if not (evalb_layout(gold_path, fmt, layout) and evalb_layout(test_path, fmt, layout, test=True)):
         return None
     lenient = on_error == "skip"
     gold = read_evalb_text(read_bytes_text(gold_path), params, file=os.fspath(gold_path), lenient=lenient)

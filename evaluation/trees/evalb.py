@@ -25,6 +25,8 @@ from annotations.trees.tree import Tree
 from evaluation.signature import make_signature
 
 STATUS_OK, STATUS_ERROR, STATUS_SKIP = 0, 1, 2
+# evalb reads a line with fgets(buff, 5000, fd): at most 4,999 bytes, newline included
+EVALB_LINE_BYTES = 4999
 STATUS_NAMES = {STATUS_OK: "ok", STATUS_ERROR: "error", STATUS_SKIP: "skip"}
 QUOTE_WORDS = frozenset({"'", '"', "/"})
 
@@ -73,6 +75,12 @@ class EvalbParams:
 _NUMERIC = ("DEBUG", "MAX_ERROR", "CUTOFF_LEN", "LABELED")
 _KEYWORDS = ("DEBUG", "MAX_ERROR", "CUTOFF_LEN", "LABELED", "DELETE_LABEL", "DELETE_LABEL_FOR_LENGTH",
              "QUOTE_LABEL", "EQ_LABEL", "EQ_WORD")
+# what this project reads for a keyword with no value (evalb's own reading is undefined, see parse_prm)
+_EMPTY_READING = {
+    "DEBUG": "0", "MAX_ERROR": "0", "CUTOFF_LEN": "0", "LABELED": "0 (unlabelled)",
+    "DELETE_LABEL": "an empty label (the unlabelled brackets are deleted)",
+    "EQ_LABEL": "no pair (the line is skipped)", "EQ_WORD": "no pair (the line is skipped)",
+}
 _ATOI = re.compile(r"[ \t\n\r\f\v]*([+-]?[0-9]+)")
 
 
@@ -89,10 +97,14 @@ def parse_prm(text: str, *, file: str | None = None) -> EvalbParams:
     first characters up to a C-space, so a line that starts with a space or a
     tab names no keyword: evalb warns "Unknown keyword" and ignores it, and so
     do we. The value is the rest of the line after the spaces. Numbers are read
-    like C ``atoi`` (``MAX_ERROR 5 # five`` is 5, an empty or non-numeric
-    value is 0), with a warning when the value is not a plain integer. An
-    empty value is warned about and still applied, as evalb does (an empty
-    ``DELETE_LABEL`` deletes the unlabelled brackets). ``DEBUG`` is read, but
+    like C ``atoi`` (``MAX_ERROR 5 # five`` is 5, a non-numeric value is 0),
+    with a warning when the value is not a plain integer. A keyword with no
+    value is *not* something evalb defines: its keyword scan
+    (``for(i=0;!isspace(buff[i]);i++)``) runs past the line's end into what
+    the buffer held before (an earlier, longer line, or uninitialised memory
+    on the first line), so its outcome varies by build and by file. We read
+    it our own way (an empty label, 0 for a number: an empty ``DELETE_LABEL``
+    deletes the unlabelled brackets) and warn, located. ``DEBUG`` is read, but
     evalb's debug tables are not printed: a non-zero ``DEBUG`` gets a warning
     saying so.
     """
@@ -107,7 +119,12 @@ def parse_prm(text: str, *, file: str | None = None) -> EvalbParams:
             i += 1
         key = line[:i]
         value = line[i:].lstrip(C_SPACE)
-        if not value:
+        if not value and key in _KEYWORDS:
+            p.warnings.append(Problem(f"Empty value in parameter file: evalb reads past the end of this line "
+                                      f"here (what it gets depends on the build and the lines before); read "
+                                      f"as {_EMPTY_READING.get(key, 'an empty label')}, this project's choice",
+                                      file=file, line=lineno))
+        elif not value:
             p.warnings.append(Problem("Empty value in parameter file", file=file, line=lineno))
         if key not in _KEYWORDS:
             p.warnings.append(Problem(f"Unknown keyword ({line}) in parameter file", file=file, line=lineno))
@@ -314,20 +331,47 @@ def _open_ids(brackets: list, stack: list) -> list[int]:
     return [k for k, b in enumerate(brackets) if id(b) in open_now]
 
 
+def long_line_problem(file: str | None, line: int) -> Problem:
+    """The warning for a line evalb's fgets would cut in two (the rest read as the next sentence)."""
+    return Problem(
+        f"line longer than {EVALB_LINE_BYTES:,} bytes with its newline: evalb's fgets reads it in pieces, the rest "
+        "as the next sentence, so that every later pair shifts; scored here as one sentence",
+        file=file, line=line, sentence=str(line),
+    )
+
+
+class EvalbLines(list):
+    """The sentences of a text read by :func:`read_evalb_text`, and the numbers of its lines longer than
+    evalb's buffer (:data:`EVALB_LINE_BYTES`), which :func:`score_evalb` warns about."""
+
+    long_lines: tuple[int, ...] = ()
+
+
+def _long_lines(lines: list[str], last_has_newline: bool) -> tuple[int, ...]:
+    out = []
+    for number, line in enumerate(lines, 1):
+        # a line of fewer characters than a quarter of the buffer cannot reach it: no need to encode it
+        if len(line) * 4 + 1 > EVALB_LINE_BYTES:
+            size = len(line.encode("utf-8", "surrogateescape")) + (number < len(lines) or last_has_newline)
+            if size > EVALB_LINE_BYTES:
+                out.append(number)
+    return tuple(out)
+
+
 def read_evalb_text(text: str, params: EvalbParams | None = None, *, file: str | None = None,
                     lenient: bool = True) -> list:
     """evalb's reading of a whole text, one pre-read sentence per line (see :func:`read_evalb_lines`).
 
     The result goes to :func:`score_evalb` like trees read by ``parse_penn_lines``.
+    An empty text gives no sentence (refusing an empty gold file is the caller's choice).
     A malformed line is read as evalb reads it and scored as evalb scores it
     (an error sentence); with ``lenient=False`` it raises :class:`InputError`.
     """
     lines = text.split("\n")
     if lines and lines[-1] == "":
-        lines.pop()
-    if not lines:
-        raise InputError("empty input: no sentence found", file=file)
-    out = list(read_evalb_lines(lines, params))
+        lines.pop()  # no line at all (a 0-byte test file) is no sentence, as evalb's fgets reads it
+    out = EvalbLines(read_evalb_lines(lines, params))
+    out.long_lines = _long_lines(lines, text.endswith("\n"))
     if not lenient:
         for lineno, side in enumerate(out, 1):
             if side.error:
@@ -837,6 +881,8 @@ def score_evalb(
     also when the two sides have different numbers of sentences.
     """
     run = EvalbRun(params, on_error=on_error, gold_file=gold_file, test_file=test_file, metric=metric)
+    for sentences, name in ((gold_trees, gold_file), (test_trees, test_file)):
+        run.problems.extend(long_line_problem(name, n).as_dict() for n in getattr(sentences, "long_lines", ()))
     n = min(len(gold_trees), len(test_trees))
     if len(gold_trees) != len(test_trees) and on_error == "raise":
         _count_mismatch(run, gold_trees, test_trees, gold_lines, test_lines)

@@ -16,26 +16,46 @@ from typing import Callable, Iterator
 from annotations.errors import InputError
 from annotations.trees.detect import detect_format, layout_of_lines
 
-from .evalb import HEADER, EvalbParams, EvalbRun, format_row, format_summary, read_evalb_lines, row_dict
+from .evalb import (EVALB_LINE_BYTES, HEADER, EvalbParams, EvalbRun, format_row, format_summary, long_line_problem,
+                    read_evalb_lines, row_dict)
 
 ENCODING = ("utf-8", "surrogateescape")
 
 
-def file_lines(path) -> Iterator[str]:
-    """The lines of a file as evalb's fgets sees them (split on ``\\n`` only, without it)."""
+def file_lines(path, long_lines: list[int] | None = None) -> Iterator[str]:
+    """The lines of a file as evalb's fgets sees them (split on ``\\n`` only, without it).
+
+    With ``long_lines``, the number of every line longer than evalb's buffer
+    (:data:`EVALB_LINE_BYTES`, newline included) is appended to it.
+    """
     with open(path, "rb") as handle:
-        for raw in handle:
+        if long_lines is None:
+            for raw in handle:
+                yield raw.decode(*ENCODING).removesuffix("\n")
+            return
+        for lineno, raw in enumerate(handle, 1):
+            if len(raw) > EVALB_LINE_BYTES:
+                long_lines.append(lineno)
             yield raw.decode(*ENCODING).removesuffix("\n")
 
 
-def evalb_layout(path, fmt: str | None = None, layout: str | None = None) -> bool:
-    """True when ``path`` is a Penn file in line layout (detected, or as told), i.e. streamable."""
+def evalb_layout(path, fmt: str | None = None, layout: str | None = None, *, test: bool = False) -> bool:
+    """True when ``path`` is a Penn file in line layout (detected, or as told), i.e. streamable.
+
+    A file with no tree at all (0 bytes, or blank lines only) is refused as a
+    gold file; as a ``test`` file it is evalb's line layout, every line a
+    parser failure (a skip sentence) and no line at all the end of the test
+    file (evalb: "too many lines in gold file"). Told ``layout="trees"`` or
+    square brackets, it is refused too: it has no sentence in that layout.
+    """
     name = os.fspath(path)
     with open(path, "rb") as handle:
         head = handle.read(65536).decode(*ENCODING)
     if not head.strip():
         with open(path, "rb") as handle:
             if not handle.read().strip():
+                if test and fmt in (None, "penn") and layout in (None, "lines"):
+                    return True
                 raise InputError("empty input: no tree found", file=name)
     if (fmt or detect_format(head.lstrip(), file=name)) != "penn":
         return False
@@ -77,8 +97,10 @@ def evalb_files(
     js = _JsonRows(json_write, run.head()) if json_write else None
     if report:
         report(HEADER)
-    gold_iter = read_evalb_lines(file_lines(gold_path), params)
-    test_iter = read_evalb_lines(file_lines(test_path), params)
+    gold_long: list[int] = []
+    test_long: list[int] = []
+    gold_iter = read_evalb_lines(file_lines(gold_path, gold_long), params)
+    test_iter = read_evalb_lines(file_lines(test_path, test_long), params)
     extra = None
     for gold in gold_iter:
         test = next(test_iter, None)
@@ -97,6 +119,8 @@ def evalb_files(
     else:
         if next(test_iter, None) is not None:
             extra = "test"
+    for name, lines in ((gold_file, gold_long), (test_file, test_long)):
+        run.problems.extend(long_line_problem(name, line).as_dict() for line in lines)
     if run.stopped:
         summary = run.finish()
     elif extra:

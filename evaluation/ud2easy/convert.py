@@ -17,7 +17,7 @@ from .relations import build_relations
 from .udtree import UdTree
 
 # The converter's version goes into what it writes, so a score can say what produced its run.
-CONVERTER_VERSION = "ud2easy-1"
+CONVERTER_VERSION = "ud2easy-2"
 
 
 def convert_sentence(sentence, parse: DepSentence):

@@ -49,13 +49,25 @@ def surface_tokens(sent: DepSentence) -> tuple[list[str], list[int]]:
     return surfaces, word_token
 
 
+# "_" between two characters of a form or token stands for a space: the corpus writes multiword forms
+# both ways (880 with "_": afin_de; 265 with a space: par ailleurs), and a CoNLL-U token cannot hold a space
+# for most parsers, which write par_ailleurs. A lone "_" (or one at either end) stays a character.
+_JOINER = re.compile(r"(?<=[^\s_])_+(?=[^\s_])")
+
+
+def underscores_as_spaces(text: str) -> str:
+    return _JOINER.sub(" ", text) if "_" in text else text
+
+
 def word_forms(forms: list[str], sent: DepSentence) -> list[list[int]]:
     """For each word of the parse, the corpus form positions it shares characters with.
 
+    An underscore inside a form or a token counts as a space on both sides
+    (:func:`underscores_as_spaces`): *par_ailleurs* is the form *par ailleurs*.
     Raises :class:`evaluation.deps.alignment.TextMismatch` when the two are not the same text.
     """
     surfaces, word_token = surface_tokens(sent)
-    per_form = align_forms(forms, surfaces)
+    per_form = align_forms([underscores_as_spaces(f) for f in forms], [underscores_as_spaces(t) for t in surfaces])
     token_forms: list[list[int]] = [[] for _ in surfaces]
     for f, toks in enumerate(per_form):
         for t in toks:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .groups import DAYS, MONTHS, TITLES
-from .udtree import NEGATION_NE, UdTree
+from .udtree import ENCLITICS, NEGATION_NE, UdTree
 
 # Adverbs that grade an adjective (MOD-A) rather than modify the copula (MOD-V).
 DEGREE_ADVERBS = frozenset({
@@ -89,6 +89,12 @@ class _Builder:
     def token(self, c: int) -> None:
         """The relations that the dependency of word ``c`` on its head gives (none for the root)."""
         t = self.tree[c]
+        verb = self.inverted_subject_of(c)
+        if verb is not None:
+            # *continuez -vous*, *a -t-il reçu*, *dis -je*: the enclitic is the subject of the verb it
+            # follows (the guide's SUJ-V), whatever relation the parser gave it
+            self.add("SUJ-V", ("sujet", c), ("verbe", verb))
+            return
         if t.head is None:
             return
         h = t.head
@@ -194,6 +200,12 @@ class _Builder:
             self.modifier(c, h)
         elif t.rel == "ccomp":
             self.add("COD-V", ("cod", tree.easy_verb(c)), ("verbe", tree.easy_verb(h)))
+        elif t.rel == "advcl" and self.juxtaposed(c, h):
+            # two clauses side by side with no word to subordinate one to the other: juxtaposed (the
+            # guide's *L'administration se fâche, certains enseignants se déclarent "choqués"*), whatever
+            # the parser's choice of advcl for the second
+            first, second = sorted((h, c))
+            self.add("JUXT", ("premier", self.side(first)), ("suivant", self.side(second)))
         else:
             # an adverbial clause introduced by a preposition (a PV: *en ajoutant*, *pour protester*) is a
             # complement
@@ -203,6 +215,39 @@ class _Builder:
                 self.add("MOD-V", ("modifieur", tree.easy_verb(c)), ("verbe", tree.easy_verb(h)))
             if t.feats.get("VerbForm") == "Part" and any(k.low == "en" for k in tree.kids(c, "mark", "case")):
                 self.control(c, h, subject_only=True)  # a gerund's subject is the main clause's
+
+    def inverted_subject_of(self, c: int) -> int | None:
+        """The verb an enclitic subject (*-vous*, *-t-il*) follows, or None: not after an imperative
+        (*asseyez-vous*: an object), and not when the parser already made it that verb's subject."""
+        tree = self.tree
+        t = tree[c]
+        if t.low not in ENCLITICS or c == 0:
+            return None
+        v = tree[c - 1]
+        if v.upos not in ("VERB", "AUX") or v.feats.get("Mood") == "Imp" or v.feats.get("VerbForm") == "Inf":
+            return None
+        verb = tree.finite_verb(v.i) if v.rel not in ("aux", "cop") else v.i
+        if t.rel == "nsubj" and t.head is not None and tree.is_predicate(t.head) \
+                and tree.finite_verb(t.head) == verb:
+            return None  # subject() gives the same relation
+        return verb
+
+    def juxtaposed(self, c: int, h: int) -> bool:
+        """Clause ``c`` has its own subject, a finite verb, no subordinating word, and a comma or
+        semicolon between it and clause ``h``."""
+        tree = self.tree
+        if not tree.kids(c, "nsubj") or tree.kids(c, "mark", "case"):
+            return False
+        if tree[tree.finite_verb(c)].feats.get("VerbForm") not in ("Fin", None):
+            return False
+        lo, hi = sorted((h, c))
+        return any(tree[k].low in (",", ";", ":") for k in range(lo + 1, hi))
+
+    def apposed(self, h: int, c: int) -> bool:
+        tree = self.tree
+        nominal = ("NOUN", "PROPN")
+        return (tree[h].upos in nominal and tree[c].upos in nominal and not tree.is_predicate(c)
+                and bool(tree.kids(c, "det")) and not tree.kids(c, "case"))
 
     def coordination(self, c: int, h: int) -> None:
         tree = self.tree
@@ -223,6 +268,8 @@ class _Builder:
         if tree.kids(c, "nsubj"):
             return
         ctrl = tree.kids(h, "nsubj") if subject_only else tree.kids(h, "obj", "iobj") or tree.kids(h, "nsubj")
+        if not ctrl:  # an inverted subject (*continuez -vous à mentir*) controls too
+            ctrl = [t for t in tree.tokens if self.inverted_subject_of(t.i) == tree.finite_verb(h)][:1]
         if ctrl and (subject_only or tree[c].is_infinitive):
             self.add("SUJ-V", ("sujet", self.arg(ctrl[0].i)), ("verbe", c))
 
@@ -238,6 +285,11 @@ class _Builder:
                 break
             prev = k
         if not any(tree.kids(k, "cc") for k in conjs):
+            if len(conjs) == 1 and self.apposed(h, c):
+                # *un organisme scientifique, le CAREPS*: two noun phrases side by side, the second with
+                # its own determiner, name the same thing: an apposition, not a list of one
+                self.add("APPOS", ("premier", h), ("appose", c))
+                return
             # a list with no coordinating word: EASY juxtaposes
             self.add("JUXT", ("premier", self.side(prev)), ("suivant", self.side(c)))
             return

@@ -75,7 +75,7 @@ def _retag(tokens: list[UdToken]) -> None:
     * A multiword corpus form (*par_ailleurs*, *afin_de*, *ainsi_que*, *ne pas*) that the
       parser saw as one token gets the class of its last word: a preposition (ADP), a
       conjunction (SCONJ), or else an adverb (ADV); a nominal relation on it becomes advmod.
-    * A word followed by an enclitic subject (*Est -il*) is a verb.
+    * An enclitic (*-tu*, *-t-il*) is a pronoun, and a word followed by one (*Est -il*) is a verb.
     * A noun that modifies a noun as an adjective would (amod) is an adjective.
     * A bare past participle modifying a noun (*la solution retenue*) is an adjective;
       one with complements of its own keeps its verbal nucleus (*la porte fermée à clef*).
@@ -94,6 +94,8 @@ def _retag(tokens: list[UdToken]) -> None:
                 t.upos = "ADV"
                 if t.rel in NOMINAL_RELS - {"root", "conj"}:
                     t.deprel = "advmod"
+        if low in ENCLITICS:
+            t.upos = "PRON"  # *-tu*, *-il* are pronouns whatever the tagger said (it may say VERB)
         if k + 1 < len(tokens) and tokens[k + 1].low in ENCLITICS and t.upos not in ("VERB", "AUX"):
             t.upos = "VERB"
         if t.upos in ("NOUN", "PROPN") and t.rel == "amod":

@@ -69,12 +69,12 @@ def test_load_demo_builds_a_published_campaign_of_synthetic_scored_runs(small_co
     assert all("synthetic" in r.name.lower() and "synthetic" in r.system_description.lower() for r in runs)
     # the real run: spaCy's parse converted by ud2easy, named by model and version, not synthetic
     (real,) = Run.objects.filter(campaign=campaign, synthetic=False)
-    assert real.name == "spaCy fr_core_news_sm 3.8.0 (converted from UD, ud2easy-1)"
+    assert real.name == "spaCy fr_core_news_sm 3.8.0 (converted from UD, ud2easy-2)"
     assert real.status == RunStatus.SCORED and real.team.name == "spaCy baseline"
     assert "not synthetic" in real.system_description.lower()
     # uploaded as CoNLL-U and converted by the platform on validation, as a team's would be
-    assert real.original_filename.endswith(".zip") and real.converter == "ud2easy-1" and real.converted_file
-    assert real.results.get().parameters["converter"] == "ud2easy-1"
+    assert real.original_filename.endswith(".zip") and real.converter == "ud2easy-2" and real.converted_file
+    assert real.results.get().parameters["converter"] == "ud2easy-2"
     equal = real.results.get().cells.get(layer="constituents", match="EQUAL", genre="ALL", type="ALL",
                                          aggregation="micro").f
     assert 0.3 < equal < 1.0

@@ -273,3 +273,40 @@ def test_adapter_calls_the_project_tree_metrics():
     # evalb on identical trees
     [p] = parse_penn(T2)
     assert evalb_scores([p], [p])["f"] == 1.0
+
+
+def test_the_french_demo_trees_find_a_place_for_every_error_type(shared_data, tmp_path, capsys):
+    """The French Sequoia demo campaign's trees (the first 50 test trees of each source) with no label
+    roles given: the preset is chosen from their labels (ftb, not penn) and every one of the seven
+    error types finds places; with the Penn roles forced, 5 of the 7 find none (ATTACH II, LABEL II,
+    SPAN I-III: no S/SBAR clause, VP or RB/NN-tagged word in French Treebank trees)."""
+    from campaign.demo_kinds import sequoia_documents
+    from evaluation.deps.errorlab import PRESETS, census, load_lab_labels, preset_for_trees
+    from evaluation.deps.treeio import read_tree_files
+
+    paths = sequoia_documents(shared_data / "sequoia-const", tmp_path)
+    trees = [t for p in paths for t in read_tree_files([p])]
+    assert preset_for_trees(trees) == "ftb"
+    french, penn = [census(t, PRESETS["ftb"]) for t in trees], [census(t, load_lab_labels("penn")) for t in trees]
+    assert all(sum(c[t] for c in french) > 0 for t in ERROR_TYPES)
+    assert sorted(t for t in ERROR_TYPES if sum(c[t] for c in penn) == 0) == [
+        "ATTACH II", "LABEL II", "SPAN I", "SPAN II", "SPAN III"]
+    assert main(["errors", "--treebank", "seq=" + ",".join(map(str, paths)), "--per-type", "2",
+                 "--types", "ATTACH II,SPAN III", "--json", "-"]) == 0
+    bank = json.loads(capsys.readouterr().out)["treebanks"]["seq"]
+    assert bank["preset"] == "ftb" and bank["labels"]["head_rules"] == "ftb"
+    assert {t: v["made"] for t, v in bank["insertions"].items()} == {"ATTACH II": 2, "SPAN III": 2}
+
+
+def test_head_rules_of_another_tag_set_are_warned_about(shared_data, tmp_path):
+    """French Treebank trees with the Penn roles forced (and so Collins's head rules): 2% of the heads
+    come from a rule, so the lab warns that LAS and UAS mean nothing; with the ftb roles, no warning."""
+    from evaluation.deps.errorlab import format_report
+
+    lines = (shared_data / "sequoia-const" / "sequoia-corpus+fct.mrg_strict").read_text(encoding="utf-8").splitlines()
+    trees = [t for line in lines[1:21] for t in parse_penn(line)]
+    forced = run_error_lab({"seq": trees}, labels="penn", seed=1, per_type=2, types=["ATTACH I"])
+    (warning,) = forced["warnings"]
+    assert warning["treebank"] == "seq" and "head rules 'penn' find only" in warning["message"]
+    assert "LAS and UAS are not meaningful" in format_report(forced)
+    assert run_error_lab({"seq": trees}, seed=1, per_type=2, types=["ATTACH I"])["warnings"] == []

@@ -129,3 +129,69 @@ def test_conversion_reliability_drops_when_heads_come_from_function_labels(tmp_p
     assert "UAS  33.33" in capsys.readouterr().out
     import json
     assert json.loads(out.read_text())["totals"]["matched"] == 1
+
+
+# -- French Treebank trees (Sequoia) ----------------------------------------------------------------
+SEQUOIA_2 = ("(SENT (NP-SUJ (DET Cette) (NC exposition)) (VN (CLO-A_OBJ nous) (V apprend)) "
+             "(Ssub-OBJ (CS que) (NP-SUJ (DET une) (NC industrie) (AP (ADJ métallurgique))) (VN (V existait))) "
+             "(PONCT .))")
+
+
+def test_french_treebank_rules_on_a_sequoia_sentence():
+    """The ftb table (Candito et al. 2010 after Arun & Keller 2005), by hand on Sequoia's second tree,
+    shortened: SENT: first VN from the left -> (VN nous apprend); VN: rightmost V -> apprend, the root.
+    NP: first NC from the left -> exposition, which the DET depends on; the NP attaches to apprend.
+    Ssub: its VN (not the complementiser) -> existait, on which que depends; AP: ADJ -> métallurgique,
+    on industrie. UPOS through the table's @upos lines; XPOS keeps the French Treebank tag."""
+    [tree] = parse_penn(SEQUOIA_2)
+    sent = tree_to_dependencies(tree, "ftb")
+    assert [(w.form, w.head, w.deprel) for w in sent.words] == [
+        ("Cette", 2, "DET"), ("exposition", 4, "NP"), ("nous", 4, "CLO"), ("apprend", 0, "ROOT"),
+        ("que", 9, "CS"), ("une", 7, "DET"), ("industrie", 9, "NP"), ("métallurgique", 7, "AP"),
+        ("existait", 4, "Ssub"), (".", 4, "PONCT"),
+    ]
+    assert [(w.upos, w.xpos) for w in sent.words[:4]] == [
+        ("DET", "DET"), ("NOUN", "NC"), ("PRON", "CLO"), ("VERB", "V")]
+    # with Collins's table, SENT has no rule and the fallback takes its first child: the NP's head
+    # "exposition" (Collins's NP rule knows no NC: its last child) heads the sentence, "nous" heads VN
+    penn = tree_to_dependencies(tree, "penn")
+    assert [w.form for w in penn.words if w.head == 0] == ["exposition"]
+    assert penn.words[1].upos == "NC"  # no @upos in Collins's table: the tag itself
+
+
+def test_a_table_for_another_tag_set_is_refused_with_the_place(tmp_path, capsys, ptb_sample):
+    """Collins's table on Sequoia: of the branching nodes of these two trees (tree 1 has none),
+    none finds its head by a rule (SENT, VN, Ssub have no entry; NP's rule knows no DET or NC;
+    PP's no P), so the conversion is refused, naming file, line and tree, and the table to try.
+    The French table on the PTB sample is refused the same way; each on its own trees converts, and
+    is the table chosen when none is given."""
+    trees = tmp_path / "sequoia.mrg"
+    trees.write_text("( (SENT (NP (NPP Gutenberg))))\n( " + SEQUOIA_2 + ")\n", encoding="utf-8")
+    assert main(["convert", "--to", "conllu", "--head-rules", "penn", str(trees)]) == 2
+    err = capsys.readouterr().err
+    assert f"{trees}, line 2, sentence 2: head rules 'penn' do not fit these trees: only 0 of 5 branching nodes" in err
+    assert "try ftb" in err
+    assert main(["convert", "--to", "conllu", "--head-rules", "ftb", str(trees)]) == 0
+    assert "4\tapprend\t_\tVERB\tV\t_\t0\tROOT" in capsys.readouterr().out
+    # without --head-rules the table that fits is taken, and the output says which
+    assert main(["convert", "--to", "conllu", str(trees)]) == 0
+    out = capsys.readouterr().out
+    assert "4\tapprend\t_\tVERB\tV\t_\t0\tROOT" in out and "# head_rules = ftb" in out
+    wsj = ptb_sample / "wsj_0001.mrg"
+    assert main(["convert", "--to", "conllu", "--head-rules", "ftb", str(wsj)]) == 2
+    assert "head rules 'ftb' do not fit these trees" in capsys.readouterr().err
+    assert main(["convert", "--to", "conllu", str(wsj)]) == 0
+    assert "# head_rules = penn" in capsys.readouterr().out
+
+
+def test_star_category_and_upos_directive(tmp_path):
+    """'*' in a pass takes any child (the table's own fallback, not a rule about labels); '@upos' maps
+    tags, an unmapped tag becomes X; a malformed '@upos' line is refused with its line."""
+    rules = parse_head_rules("X right * \n@upos A NOUN\n")
+    [tree] = parse_penn("(X (A a) (B b))")
+    sent = tree_to_dependencies(tree, rules)
+    assert [(w.form, w.head, w.upos, w.xpos) for w in sent.words] == [("a", 2, "NOUN", "A"), ("b", 0, "X", "B")]
+    assert not rules.by_rule(tree)
+    with pytest.raises(InputError) as err:
+        parse_head_rules("X left A\n@upos A\n", file="t.rules")
+    assert err.value.problems[0].line == 2 and "@upos takes a tag and a UPOS" in err.value.problems[0].message

@@ -61,3 +61,25 @@ def test_kind_demos_have_real_runs_named_by_model_and_version(storage, shared_da
     again = ParseCache(tmp_path / "parses", loader=lambda model: pytest.fail("a model was loaded"))
     demo_kinds.load_kind_demos(organiser, users, StringIO().write, cache=again)
     assert again.parsed == [] and trees.runs.count() == 4 and deps.runs.count() == 4
+
+
+def test_converted_tree_runs_give_spacy_the_brackets_and_write_the_escapes_back(shared_data, tmp_path):
+    """A Sequoia tree writes its brackets -LRB-/-RRB-: spaCy gets "(" and ")" (the cached parse's forms),
+    tags them as punctuation (so the converted tree's tag is PONCT, as in the gold), and the converted
+    tree writes -LRB-/-RRB- again, so that its words are the gold's word for word."""
+    from annotations.trees.detect import read_trees
+    from annotations.trees.penn import parse_penn
+
+    line = next(t for t in (shared_data / "sequoia-const" / "sequoia-corpus+fct.mrg_strict").read_text(
+        encoding="utf-8").splitlines() if "-LRB-" in t)
+    gold = tmp_path / "news.mrg"
+    gold.write_text(line + "\n", encoding="utf-8")
+    cache = ParseCache(tmp_path / "parses")
+    (text,) = demo_kinds.real_tree_files(cache, SM, [gold]).values()
+    (parsed,) = (tmp_path / "parses").glob("*.conllu")
+    forms = [row.split("\t")[1] for row in parsed.read_text(encoding="utf-8").splitlines() if row[:1].isdigit()]
+    assert forms.count("(") == 2 and "-LRB-" not in forms
+    (converted,) = parse_penn(text)
+    (tree,) = read_trees(gold)
+    assert converted.words() == tree.words()
+    assert [tag for word, tag in converted.tagged_words() if word in ("-LRB-", "-RRB-")] == ["PONCT"] * 4

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -151,3 +152,26 @@ def test_one_chart_per_measure(client, campaign, organiser, django_capture_on_co
     for axis in ("evalb F (%)", "Leaf-ancestor (%)", "LAS (%)"):
         assert axis in html
     assert "F-measure (%)" not in html
+
+
+def test_the_form_offers_the_preset_of_the_campaigns_gold_labels(client, storage, organiser, tree_campaign,
+                                                                  shared_data, tmp_path):
+    """A constituency campaign whose gold is Sequoia's trees gets the ftb preset selected on the form;
+    one with PTB gold gets penn; a campaign of another kind, penn."""
+    from campaign.models import CampaignKind
+    from evaluation.kinds import get
+
+    def selected(campaign) -> str:
+        html = client.get(reverse("lab:error_lab", kwargs={"slug": campaign.slug})).content.decode()
+        return re.search(r'<option value="(\w+)" selected>', html).group(1)
+
+    client.force_login(organiser)
+    assert selected(tree_campaign) == "penn"
+    gold = tmp_path / "seq"
+    gold.mkdir()
+    lines = (shared_data / "sequoia-const" / "sequoia-corpus+fct.mrg_strict").read_text(encoding="utf-8").splitlines()
+    (gold / "news.mrg").write_text("\n".join(lines[:20]) + "\n", encoding="utf-8")
+    french = factories.make_campaign(slug="seq", kind=CampaignKind.CONSTITUENCY, organisers=[organiser])
+    get("constituency").import_corpus(french, sorted(gold.iterdir()), genres={"news": "news"})
+    assert selected(french) == "ftb"
+    assert selected(factories.make_campaign(slug="easy", organisers=[organiser])) == "penn"

@@ -133,3 +133,40 @@ def test_conllu_run_with_a_cycle_is_invalid(dep_campaign, alice, dep_gold, djang
     assert run.status == RunStatus.INVALID
     problem = run.validation_report["problems"][0]
     assert problem["file"] == "gsd.conllu" and "cycle" in problem["message"] and problem["line"]
+
+
+def test_ud_validation_level_set_by_the_organiser(dep_campaign, alice, dep_gold, client,
+                                                  django_capture_on_commit_callbacks):
+    """A relation that is not a UD relation ("punkt"): the project's reader takes it (it scores as a
+    label like any other), so without a UD level the run is valid; with {"ud_validation": 2} the UD
+    validator's level-2 test unknown-udeprel refuses it, located at the file, line and sentence id like
+    the project's own problems, and the report and the run page say which level and which validator."""
+    from django.urls import reverse
+
+    team = factories.make_team(dep_campaign, alice, name="Team U")
+    gsd, sequoia = dep_gold[0].read_text(encoding="utf-8"), dep_gold[1].read_text(encoding="utf-8")
+    lines = gsd.split("\n")
+    k = next(n for n, line in enumerate(lines) if line.split("\t")[7:8] == ["punct"])
+    cols = lines[k].split("\t")
+    cols[7] = "punkt"
+    lines[k] = "\t".join(cols)
+    sent_id = next(line.split("=", 1)[1].strip() for line in reversed(lines[:k]) if line.startswith("# sent_id"))
+    files = {"gsd.conllu": "\n".join(lines), "sequoia.conllu": sequoia}
+    run = upload(dep_campaign, team, alice, files, django_capture_on_commit_callbacks, name="plain")
+    assert run.status != RunStatus.INVALID and "ud_validation" not in run.validation_report
+
+    with pytest.raises(ValueError, match="ud_validation must be a UD validation level"):
+        get("dependency").check_options({"ud_validation": 7})
+    dep_campaign.metrics = {**dep_campaign.metrics, "ud_validation": 2}
+    dep_campaign.save()
+    run = upload(dep_campaign, team, alice, files, django_capture_on_commit_callbacks, name="checked")
+    assert run.status == RunStatus.INVALID
+    report = run.validation_report
+    assert report["ud_validation"]["level"] == 2 and report["ud_validation"]["validator"].startswith("udtools ")
+    (problem,) = report["problems"]
+    assert (problem["file"], problem["line"], problem["sentence"]) == ("gsd.conllu", k + 1, sent_id)
+    assert problem["message"].startswith("UD validation (level 2): Unknown main DEPREL type: 'punkt'")
+    assert "unknown-udeprel" in problem["message"]
+    client.force_login(alice)
+    page = client.get(reverse("portal:run", kwargs={"pk": run.pk})).content.decode()
+    assert 'data-level="2"' in page and "unknown-udeprel" in page

@@ -337,3 +337,95 @@ def test_default_params_collins(tmp_path):
     assert doc["params"] == COLLINS.as_dict() and EvalbParams().as_dict() != COLLINS.as_dict()
     proc = _evalb(tmp_path, (GOLD + "\n") * 2, GOLD + "\n" + GOLD.replace("(A (R a)", "(C (R a)") + "\n")
     assert proc.stdout.decode() == format_evalb(doc)
+
+
+# -- 10. a test file with no tree, lines over evalb's buffer, a keyword with no value -------------
+_SKIP_ROW = "   {}    {}    2    0.00   0.00     0      0    0      0      0     0     0.00"
+
+
+@pytest.mark.parametrize("layout", [(), ("--layout", "lines")])
+def test_a_test_file_of_failures_only_is_scored_as_evalb_does(tmp_path, layout):
+    """evalb.c main(): for each gold line, fgets a test line; calc_result: wn2 == 0 -> Status 2,
+    individual_result(0, ...): a skip row with r_wn1 the gold length (4, then 2). The blank and the
+    whitespace-only test lines are both wn2 = 0. The third gold line finds no test line: Error
+    ("Number of lines unmatch (too many lines in gold file)") and break, so no row and no error
+    sentence (TOTAL_error_sent counts rows only), then print_total: 2 sentences, 2 skips, 0 valid,
+    every figure 0.00 (evalb prints nan for the F-measure, we print 0.00). Exit 0."""
+    gold = GOLD + "\n(S (A (P one)) (B (Q two)))\n" + GOLD + "\n"
+    proc = _evalb(tmp_path, gold, "\n \t \n", None, *layout)
+    assert proc.returncode == 0, proc.stderr
+    assert _rows(proc.stdout) == [_SKIP_ROW.format(1, 4), _SKIP_ROW.format(2, 2)]
+    out = proc.stdout.decode()
+    assert "Number of sentence        =      2\nNumber of Error sentence  =      0\n" \
+           "Number of Skip  sentence  =      2\nNumber of Valid sentence  =      0\n" in out
+    err = proc.stderr.decode()
+    assert f"warning: {tmp_path / 'g'}, line 3: different numbers of sentences" in err
+    assert "(too many lines in gold file)" in err
+
+
+def test_a_0_byte_test_file_gives_evalbs_warning_and_a_zero_summary(tmp_path):
+    """0 bytes: the first fgets on the test file returns NULL at gold line 1, so evalb prints
+    "1 : Number of lines unmatch (too many lines in gold file)" on stderr, breaks, and prints the
+    table with no row and a summary of zeros: 0 sentences; the totals line has no bracket part
+    (TOTAL_bn1 = 0) and reads "      0     0     0.00". An empty gold file stays refused (exit 2)."""
+    proc = _evalb(tmp_path, GOLD + "\n", "", None)
+    assert proc.returncode == 0, proc.stderr
+    assert _rows(proc.stdout) == []
+    out = proc.stdout.decode()
+    assert "=" * 76 + "\n      0     0     0.00\n=== Summary ===" in out
+    assert "Number of sentence        =      0\n" in out
+    assert f"warning: {tmp_path / 'g'}, line 1: different numbers of sentences" in proc.stderr.decode()
+    assert "(too many lines in gold file)" in proc.stderr.decode()
+    proc = _evalb(tmp_path, "", GOLD + "\n", None)
+    assert proc.returncode == 2 and "empty input: no tree found" in proc.stderr.decode()
+    # in memory too (the path the bootstrap takes): no sentence, the mismatch a problem, no row
+    (tmp_path / "g").write_text(GOLD + "\n")
+    (tmp_path / "t").write_text("")
+    doc = score_files(tmp_path / "g", tmp_path / "t", "evalb")
+    assert doc["sentences"] == [] and doc["summary"]["all"]["sentences"] == 0
+    assert "too many lines in gold file" in doc["summary"]["problems"][0]["message"]
+
+
+def _line_of(nbytes: int) -> str:
+    """A well-formed line of exactly ``nbytes`` bytes (newline not included)."""
+    head, tail = "(S ", ")"
+    body = "(X ab) " * ((nbytes - len(head) - len(tail)) // 7 - 1)
+    word = "w" * (nbytes - len(head) - len(tail) - len(body) - len("(X )"))
+    line = head + body + f"(X {word})" + tail
+    assert len(line.encode()) == nbytes
+    return line
+
+
+def test_a_line_over_evalbs_buffer_is_scored_whole_with_a_located_warning(tmp_path):
+    """evalb reads with fgets(buff, 5000, fd): at most 4,999 bytes, newline included. A line of
+    4,998 bytes plus its newline fits; one of 4,999 bytes plus its newline does not (evalb reads
+    the 4,999 bytes, then the newline alone as the next sentence, and every later pair shifts).
+    We score it as one sentence and warn with the file and the line, for each file that has it."""
+    fits, too_long = _line_of(4998), _line_of(4999)
+    proc = _evalb(tmp_path, f"{GOLD}\n{fits}\n{too_long}\n", f"{GOLD}\n{fits}\n{too_long}\n", None)
+    assert proc.returncode == 0, proc.stderr
+    rows = _rows(proc.stdout)
+    assert [row[13] for row in rows] == ["0", "0", "0"]  # three ok sentences
+    err = proc.stderr.decode()
+    warned = [line for line in err.splitlines() if "longer than 4,999 bytes" in line]
+    assert warned == [f"warning: {tmp_path / name}, line 3: line longer than 4,999 bytes with its newline: "
+                      "evalb's fgets reads it in pieces, the rest as the next sentence, so that every later "
+                      "pair shifts; scored here as one sentence" for name in ("g", "t")]
+    # the in-memory path (score_files, the bootstrap's) says the same in the document's problems
+    doc = score_files(tmp_path / "g", tmp_path / "t", "evalb")
+    assert [(p["file"], p["line"]) for p in doc["summary"]["problems"]] == [
+        (str(tmp_path / "g"), 3), (str(tmp_path / "t"), 3)]
+    assert all("longer than 4,999 bytes" in p["message"] for p in doc["summary"]["problems"])
+
+
+def test_a_keyword_with_no_value_is_read_our_way_with_a_located_warning():
+    """evalb.c read_parameter_file cuts trailing space ("DELETE_LABEL \\n" -> "DELETE_LABEL"),
+    then scans the keyword with for(i=0;!isspace(buff[i]);i++): '\\0' is not a space, so the scan
+    runs past the line's end into the buffer's older bytes. What evalb deletes is undefined; we
+    read an empty label (deleting unlabelled brackets) and 0 for a number, and say so, located."""
+    p = parse_prm("LABELED 1\nDELETE_LABEL \nMAX_ERROR\n", file="p.prm")
+    assert p.delete_labels == ("",) and p.max_error == 0
+    found = [(w.line, w.file, w.message) for w in p.warnings]
+    assert [(line, file) for line, file, _ in found] == [(2, "p.prm"), (3, "p.prm")]
+    assert all("evalb reads past the end of this line" in m and "this project's choice" in m for *_, m in found)
+    assert "an empty label (the unlabelled brackets are deleted)" in found[0][2]

@@ -181,3 +181,49 @@ def test_stranded_adverb_before_negation_in_the_ptb_sample(ptb_sample):
     text = to_unlabelled(reduced(tree, erase, moves)[0])
     assert text.startswith("((The president) (probably avoid (this restriction) (by ")
     assert " not " not in f" {text} " and "could" not in text.split()
+
+
+# -- the readings this project takes where Black et al. (1991) are silent ----------------------------
+def test_negation_is_recognised_by_its_word_whatever_its_tag_in_the_penn_table():
+    """The penn table has no negation tag, so *not* tagged NN (a tagger's slip) is still negation:
+    erased, and looked past by the auxiliary rule ("do" before "not go" is an auxiliary). The
+    paper's example table has a NEG tag: there *not* must be tagged NEG or an adverb, or be
+    untagged, to count, and a *not* tagged NN stays (and stops "do" being an auxiliary)."""
+    (tree,) = parse_penn("(S (NP (PRP I)) (VP (VBP do) (NN not) (VP (VB go))))")
+    erase, moves = erasures(tree, PENN)
+    assert [tree.words()[i] for i in sorted(erase)] == ["do", "not"]
+    assert to_unlabelled(reduced(tree, erase, moves)[0]) == "(I go)"
+    assert erasures(tree, BLACK1991_EXAMPLE)[0] == set()
+
+
+def test_untagged_possessive_and_to_are_read_as_such():
+    """A bare word (no preterminal) has the empty tag: an untagged *'s* is a possessive ending
+    (erased), an untagged *to* before a verbal sister is infinitival *to* (erased), and an untagged
+    *to* before a noun phrase is a preposition (kept)."""
+    cases = [
+        ("(S (NP (NP (NNP John) 's) (NN book)))", ["'s"], "(John book)"),
+        ("(S (NP (PRP I)) (VP (VBP want) (S (VP to (VP (VB go))))))", ["to"], "(I (want go))"),
+        ("(S (NP (PRP I)) (VP (VBD went) (PP to (NP (NNP Paris)))))", [], "(I (went (to Paris)))"),
+    ]
+    for penn, erased, bracketing in cases:
+        (tree,) = parse_penn(penn)
+        erase, moves = erasures(tree, PENN)
+        assert [tree.words()[i] for i in sorted(erase)] == erased, penn
+        assert to_unlabelled(reduced(tree, erase, moves)[0]) == bracketing, penn
+
+
+def test_a_side_with_no_bracket_left_scores_one():
+    """After reduction a one-word sentence has no bracket on either side: recall = precision = 1.0
+    (nothing missed, nothing wrong), and these 1.0s enter the macro means. A candidate that is two
+    trees on one line (a forest: the line is no bracket) against the gold (John sleeps): recall
+    0/1 = 0, precision 1.0 (no candidate bracket, so none is wrong). Means over the two sentences:
+    recall (1 + 0) / 2 = 0.5, precision (1 + 1) / 2 = 1.0."""
+    (one,) = parse_penn("(S (UH Yes))")
+    row1 = geig_sentence(one, one.copy())
+    assert (row1["standard"], row1["candidate"], row1["recall"], row1["precision"]) == (0, 0, 1.0, 1.0)
+    (gold,) = parse_penn("(S (NP (NNP John)) (VP (VBZ sleeps)))")
+    (forest,) = parse_penn_lines("(NNP John) (VBZ sleeps)\n")
+    row2 = geig_sentence(gold, forest)
+    assert (row2["standard"], row2["candidate"], row2["recall"], row2["precision"]) == (1, 0, 0.0, 1.0)
+    summary = geig_summary([row1, row2])
+    assert (summary["mean_recall"], summary["mean_precision"]) == (0.5, 1.0)

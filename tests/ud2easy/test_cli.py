@@ -159,3 +159,37 @@ def test_command_line_process_no_traceback(mini):
                           text=True)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and "line 1" in proc.stderr
+
+
+def test_an_underscore_stands_for_a_space_inside_a_form(tmp_path, capsys):
+    """The corpus writes "par ailleurs" (a space) and "afin_de" (an underscore); a parser writes the first
+    as one token par_ailleurs and cuts the second in two: both are the corpus text, and the converted
+    groups cover the right forms. A real difference (par_ailleur) is still refused, with its place."""
+    from .conftest import corpus_sentence
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    words = ["Il", "part", "par ailleurs", "afin_de", "dormir", "."]
+    write_document(Document(name="doc.xml", sentences=[corpus_sentence("E1", words)]), corpus / "doc.xml")
+    parses = tmp_path / "parses"
+    parses.mkdir()
+    text = conllu("E1", """
+        1 Il PRON 2 nsubj
+        2 part VERB 0 root
+        3 par_ailleurs ADV 2 advmod
+        4 afin ADP 6 mark
+        5 de ADP 4 fixed
+        6 dormir VERB 2 advcl VerbForm=Inf
+        7 . PUNCT 2 punct
+        """)
+    (parses / "doc.conllu").write_text(text, encoding="utf-8")
+    out = tmp_path / "run"
+    assert main(["ud2easy", "--corpus", str(corpus), "--conllu", str(parses), "--out", str(out)]) == 0
+    (s,) = read_document(out / "doc.xml", gold=False).sentences
+    groups = [(g.type, " ".join(s.words[g.start:g.end])) for g in s.groups]
+    assert groups[:2] == [("NV", "Il part"), ("GR", "par ailleurs")] and groups[-1][1].endswith("dormir")
+    # the adverb's relation points at the corpus form "par ailleurs" (E1F3)
+    assert ("MOD-V", ("E1F3", "E1F2")) in {(r.type, tuple(r.args.values())) for r in s.relations}
+    (parses / "doc.conllu").write_text(text.replace("par_ailleurs", "par_ailleur"), encoding="utf-8")
+    code, err = _run(["--corpus", str(corpus), "--conllu", str(parses), "--out", str(tmp_path / "run2")], capsys)
+    assert code == 2 and "doc.conllu, line 2, sentence E1: the parse's tokens are not the corpus forms' text" in err

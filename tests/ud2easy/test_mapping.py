@@ -216,6 +216,68 @@ OTHER_CASES = {
         "JUXT premier=Speecon suivant=OrienTel",
         "JUXT premier=OrienTel suivant=Aurora",
     }),
+    # the guide's juxtaposed clauses (Guide: JUXT(fâche, déclarent)) when the parser makes the second an
+    # advcl of the first: it has its own subject, a finite verb, no subordinating word and a comma before
+    # it, so JUXT, not MOD-V
+    "juxtaposées": (None, "E1", """
+        1 L' DET 2 det
+        2 administration NOUN 4 nsubj
+        3 se PRON 4 expl:pass
+        4 fâche VERB 0 root VerbForm=Fin
+        5 , PUNCT 9 punct
+        6 certains DET 7 det
+        7 enseignants NOUN 9 nsubj
+        8 se PRON 9 expl:pass
+        9 déclarent VERB 4 advcl VerbForm=Fin
+        10 choqués ADJ 9 xcomp
+        """, ["GN:L' administration", "NV:se fâche", "GN:certains enseignants", "NV:se déclarent", "GA:choqués"], {
+        "SUJ-V sujet=administration verbe=fâche",
+        "SUJ-V sujet=enseignants verbe=déclarent",
+        "JUXT premier=fâche suivant=déclarent",
+        "ATB-SO attribut=choqués verbe=déclarent valeur=sujet",
+    }),
+    # Guide.14 E2 as spaCy parses it: the enclitic subject is a "dep" of the verb; EASY (the guide's own
+    # annotation): SUJ-V(-vous, continuez) and, the infinitive being controlled by that subject,
+    # SUJ-V(-vous, mentir); CPL-V for the infinitive introduced by *à*
+    "inversion": ("Guide.14.easyref.xml", "E2", """
+        1 Pourquoi ADV 2 advmod
+        2 continuez VERB 0 root Mood=Ind|VerbForm=Fin
+        3 -vous PRON 2 dep
+        4 à ADP 5 mark
+        5 mentir VERB 2 xcomp VerbForm=Inf
+        6 ? PUNCT 2 punct
+        """, ["GR:Pourquoi", "NV:continuez -vous", "PV:à mentir"], {
+        "MOD-V modifieur=Pourquoi verbe=continuez",
+        "SUJ-V sujet=-vous verbe=continuez",
+        "SUJ-V sujet=-vous verbe=mentir",
+        "CPL-V complement=mentir verbe=continuez",
+    }),
+    # spaCy tags the enclitic -tu as a VERB and makes it the object: it is a pronoun, the subject of
+    # *veux* (and *de pommes* hangs from it: a MOD-N the parse leaves no other reading for)
+    "enclitique": (None, "E1", """
+        1 Combien ADV 2 advmod
+        2 veux VERB 0 root Mood=Ind|VerbForm=Fin
+        3 -tu VERB 2 obj Mood=Ind|VerbForm=Fin
+        4 de ADP 5 case
+        5 pommes NOUN 3 obl:arg
+        """, ["GR:Combien", "NV:veux -tu", "GP:de pommes"], {
+        "MOD-V modifieur=Combien verbe=veux",
+        "SUJ-V sujet=-tu verbe=veux",
+        "MOD-N modifieur=pommes nom=-tu booleen=faux",
+    }),
+    # two noun phrases side by side, the second with its own determiner, that the parser made a list of
+    # two (conj, no cc): an apposition (*un organisme scientifique, le CAREPS*); a longer list stays JUXT
+    "apposés": (None, "E1", """
+        1 un DET 2 det
+        2 organisme NOUN 0 root
+        3 scientifique ADJ 2 amod
+        4 , PUNCT 6 punct
+        5 le DET 6 det
+        6 CAREPS PROPN 2 conj
+        """, ["GN:un organisme", "GA:scientifique", "GN:le CAREPS"], {
+        "MOD-N modifieur=scientifique nom=organisme booleen=faux",
+        "APPOS premier=organisme appose=CAREPS",
+    }),
 }
 
 

@@ -135,6 +135,25 @@ def test_the_option_is_edited_in_the_campaign_admin(client, db):
 
 # -- upload, conversion, scoring -----------------------------------------------------------------------------
 
+def test_a_ud_validation_level_adds_the_ud_validators_errors(db, storage, small_gold, alice,
+                                                             django_capture_on_commit_callbacks):
+    """The parses have no "# text" line: the project's converter does not need one, the UD validator's
+    level 2 does (its test missing-text). With {"ud_validation": 1} the run is valid and scored; with
+    2 it is refused, one problem per sentence, located at the file, the sentence's first line and id."""
+    with pytest.raises(forms.ValidationError, match="ud_validation must be a UD validation level"):
+        check_metrics("easy", {"ud_validation": "2"})
+    campaign = easy_campaign(small_gold, **ACCEPTS, ud_validation=1)
+    team = factories.make_team(campaign, alice)
+    run = conllu_run(campaign, team, alice, django_capture_on_commit_callbacks)
+    assert run.status == RunStatus.SCORED and run.validation_report["ud_validation"]["level"] == 1
+    campaign.metrics = {**campaign.metrics, "ud_validation": 2}
+    campaign.save()
+    run = conllu_run(campaign, team, alice, django_capture_on_commit_callbacks)
+    assert run.status == RunStatus.INVALID
+    assert [(p["file"], p["line"], p["sentence"]) for p in run.validation_report["problems"]] == [
+        ("general_elda.conllu", 2, "E1"), ("general_elda.conllu", 7, "E2"), ("general_elda.conllu", 16, "E3")]
+    assert all("[level 2 METADATA missing-text]" in p["message"] for p in run.validation_report["problems"])
+
 def test_a_conllu_run_is_converted_validated_and_scored(conllu_campaign, alice, django_capture_on_commit_callbacks):
     team = factories.make_team(conllu_campaign, alice)
     run = conllu_run(conllu_campaign, team, alice, django_capture_on_commit_callbacks)
