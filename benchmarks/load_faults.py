@@ -385,7 +385,8 @@ def run_scenario(name: str, stack: Stack, load: Load, args, env: dict, redis_cmd
             break
         time.sleep(2)
     outcome = {"scenario": name, "what": what, "answers": dict(load.answers[name]), "accepted": accepted,
-               "state": state, "drain": (drained_at - last_upload) if drained_at else None, "started": started}
+               "state": state, "drain": (drained_at - last_upload) if drained_at else None, "started": started,
+               "ended": time.time()}
     if name == "burst" and drained_at and args.db == "postgres":
         # The paired tests catch up once a computation that started after the last scored run has finished.
         def caught_up() -> bool:
@@ -431,6 +432,11 @@ def report(args, outcomes: list[dict], load: Load, stack: Stack) -> None:
         other = {k: v for k, v in o["answers"].items() if k != 201}
         if other:
             extra.append("upload answers other than 201: " + ", ".join(f"{k} x{v}" for k, v in other.items()))
+        unanswered = [r for r in o["state"].get("runs", []) if o["started"] <= r[4] < o["ended"]
+                      and r[0] not in set(o["accepted"])]
+        if unanswered:  # stored by the server, but the client never saw the 201 (it timed out, or was cut)
+            extra.append(f"{len(unanswered)} more run(s) stored without a 201 reaching the client: "
+                         + str(dict(Counter(r[1] for r in unanswered))))
         if s["failed"]:
             reasons = Counter(r[6][:90] for r in o["state"]["runs"] if r[0] in o["accepted"] and r[1] == "failed")
             extra.append(f"failed: {dict(reasons)}")
