@@ -20,6 +20,7 @@ from annotations.errors import InputError
 from . import audit, kinds, visibility
 from .admin_forms import CampaignAdminForm, CorpusImportForm
 from .console import actions
+from .services import teams
 from .models import AuditEntry, Campaign, CorpusDocument, Genre, Membership, Run, Team
 
 admin.site.site_header = "Parser evaluation campaigns — organiser console"
@@ -151,7 +152,7 @@ class CampaignAdmin(OrganisedOnly, admin.ModelAdmin):
         ("Corpus", {"fields": ("corpus_import",)}),
         ("Schedule", {"fields": ("opens_at", "deadline", "results_release_at", "publish_at", "gold_release_at", "archive_at")}),
         ("Rules", {"fields": ("runs_per_team", "uploads_per_day", "withdrawals_per_day", "invalid_uploads_per_day",
-                              "max_upload_bytes", "publication",
+                              "max_upload_bytes", "publication", "team_admission",
                               "corpus_public", "dev_sample_public", "metrics")}),
         ("Annotation guide", {"fields": ("guide_versions",)}),
         (None, {"fields": ("created_at", "updated_at")}),
@@ -251,8 +252,11 @@ class MembershipInline(admin.TabularInline):
 
 @admin.register(Team)
 class TeamAdmin(OrganisedOnly, admin.ModelAdmin):
-    list_display = ("name", "code", "campaign", "affiliation", "show_name", "member_list")
-    list_filter = (("campaign", admin.RelatedOnlyFieldListFilter),)
+    list_display = ("name", "code", "campaign", "affiliation", "admitted", "show_name", "member_list")
+    list_filter = (("campaign", admin.RelatedOnlyFieldListFilter), "admitted")
+    # admitted changes only through the action below, which is audited
+    readonly_fields = ("admitted",)
+    actions = ["admit_teams"]
     search_fields = ("name", "code", "affiliation", "members__username")
     prepopulated_fields = {"slug": ("name",)}
     inlines = [MembershipInline]
@@ -263,6 +267,11 @@ class TeamAdmin(OrganisedOnly, admin.ModelAdmin):
     @admin.display(description="members")
     def member_list(self, obj):
         return ", ".join(m.user.get_username() for m in obj.memberships.all())
+
+    @admin.action(description="Admit the selected teams (campaigns with organiser approval)", permissions=["change"])
+    def admit_teams(self, request, queryset):
+        done = teams.admit_teams(queryset.select_related("campaign"), request.user, request=request)
+        self.message_user(request, f"{done} team(s) admitted.")
 
 
 @admin.register(CorpusDocument)

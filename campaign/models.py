@@ -33,6 +33,14 @@ class CampaignState(models.TextChoices):
     ARCHIVED = "archived", "Archived"
 
 
+class TeamAdmission(models.TextChoices):
+    """How a new team gets into a campaign: each team is a run quota and a set of probes of the test set."""
+
+    OPEN = "open", "Open: any account may register a team"
+    EMAIL = "email", "E-mail verification: the registering account has verified its address"
+    APPROVAL = "approval", "Organiser approval: a team may upload and download once an organiser admits it"
+
+
 class Publication(models.TextChoices):
     NAMED = "named", "Teams under their names"
     CODED = "coded", "Teams under codes (A, B, C...) unless they opt in"
@@ -68,6 +76,7 @@ class Campaign(models.Model):
         default=2, help_text="Runs a team may withdraw in any 24 hours")
     max_upload_bytes = models.PositiveBigIntegerField(default=200 * 1024 * 1024)
     publication = models.CharField(max_length=10, choices=Publication.choices, default=Publication.CODED)
+    team_admission = models.CharField(max_length=10, choices=TeamAdmission.choices, default=TeamAdmission.OPEN)
     corpus_public = models.BooleanField(default=False, help_text="Anyone may download the corpus text")
     dev_sample_public = models.BooleanField(default=False, help_text="Anyone may download the development sample")
     metrics = models.JSONField(default=dict, blank=True, help_text="Scoring options (metric names and parameters)")
@@ -164,6 +173,7 @@ class Team(models.Model):
     show_name = models.BooleanField(default=False, help_text="The team opts in to being published under its name")
     affiliation = models.CharField(max_length=200, blank=True)
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="teams")
+    admitted = models.BooleanField(default=True, help_text="False while the team awaits an organiser's approval")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -198,6 +208,19 @@ class Membership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} in {self.team}"
+
+
+class VerifiedEmail(models.Model):
+    """An account's e-mail address, proved by following a signed link sent to it (campaign.accounts).
+
+    Valid while the account's address is still this one: changing the address needs a new proof."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="verified_email")
+    email = models.EmailField()
+    verified_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"{self.email} of {self.user}"
 
 
 def new_invitation_token() -> str:

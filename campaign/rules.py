@@ -76,6 +76,9 @@ def why_not_accepting_runs(campaign: Campaign, *, now=None) -> str | None:
     return None
 
 
+AWAITING_APPROVAL = "Your team awaits the organisers' approval: it can upload runs once they admit it."
+
+
 def check_upload_allowed(campaign: Campaign, team: Team, *, scope: str = Run.Scope.TEST, now=None) -> None:
     """Raise :class:`UploadRefused` with a message for the team unless this upload may proceed."""
     now = now or timezone.now()
@@ -83,6 +86,8 @@ def check_upload_allowed(campaign: Campaign, team: Team, *, scope: str = Run.Sco
     _refuse_unless_accepting(campaign, now, UploadRefused, "runs")
     if team.campaign_id != campaign.pk:
         raise UploadRefused("This team does not take part in this campaign.")
+    if not team.admitted:
+        raise UploadRefused(AWAITING_APPROVAL)
     day_ago = now - timedelta(days=1)
     # A separate cap, so that validation cannot be used as an oracle; withdrawn invalid runs still count.
     invalid_today = invalid_uploads_since(team, day_ago).count()

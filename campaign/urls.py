@@ -6,6 +6,8 @@ from campaign.views import accounts, campaigns, runs
 urlpatterns = [
     path("", campaigns.home, name="home"),
     path("signup/", accounts.signup, name="signup"),
+    path("accounts/verify/<uidb64>/<token>/", accounts.verify_email, name="verify_email"),
+    path("accounts/verify/again/", accounts.resend_verification, name="resend_verification"),
     path("campaigns/<slug:slug>/", campaigns.campaign_detail, name="campaign"),
     path("campaigns/<slug:slug>/team/create/", campaigns.team_create, name="team_create"),
     path("campaigns/<slug:slug>/team/join/", campaigns.team_join, name="team_join"),

@@ -15,6 +15,8 @@ directly for every role and life-cycle state.
 | other teams' runs and files      | never                            | never               |
 | other teams' scores              | from `published` (snapshot)      | same                |
 | per-sentence diagnostics         | own run, after gold release      | no                  |
+| when a test run's scoring ended  | after gold release               | same                |
+| paired significance tests        | from `released`, own runs' pairs | from `published`   |
 """
 from __future__ import annotations
 
@@ -52,6 +54,12 @@ def team_of(user, campaign: Campaign) -> Team | None:
     return membership.team if membership else None
 
 
+def admitted_team_of(user, campaign: Campaign) -> Team | None:
+    """The user's team, if the campaign has admitted it (a team awaiting approval gets nothing yet)."""
+    team = team_of(user, campaign)
+    return team if team is not None and team.admitted else None
+
+
 def is_member(user, team: Team) -> bool:
     return user.is_authenticated and Membership.objects.filter(team=team, user=user).exists()
 
@@ -81,7 +89,7 @@ def can_download_corpus(user, campaign: Campaign) -> bool:
         return True
     if not state_at_least(campaign, CampaignState.OPEN):
         return False
-    return campaign.corpus_public or team_of(user, campaign) is not None
+    return campaign.corpus_public or admitted_team_of(user, campaign) is not None
 
 
 def can_download_dev_sample(user, campaign: Campaign) -> bool:
@@ -89,7 +97,7 @@ def can_download_dev_sample(user, campaign: Campaign) -> bool:
         return True
     if not state_at_least(campaign, CampaignState.OPEN):
         return False
-    return campaign.dev_sample_public or team_of(user, campaign) is not None
+    return campaign.dev_sample_public or admitted_team_of(user, campaign) is not None
 
 
 def can_see_run(user, run: Run) -> bool:
@@ -116,6 +124,27 @@ def can_see_scoring_state(user, run: Run) -> bool:
     if is_organiser(user, run.campaign):
         return True
     return run.scope == Run.Scope.DEV or state_at_least(run.campaign, CampaignState.RELEASED)
+
+
+def can_see_scoring_times(user, campaign: Campaign) -> bool:
+    """Times that follow from test-run scoring: a result's creation, a status change after validation,
+    when a significance set was computed. Organisers; everyone else once the gold is released.
+
+    How long scoring took, or in which order runs finished, tells how many of a run's sentences are
+    test sentences, so these times stay hidden for as long as membership does, past `released`
+    (when the scores themselves are shown). Development checks are scored on public gold: their
+    times are shown at once (:func:`can_see_run_scoring_time`)."""
+    return is_organiser(user, campaign) or gold_is_released(campaign)
+
+
+def can_see_run_scoring_time(user, run: Run) -> bool:
+    return run.scope == Run.Scope.DEV or can_see_scoring_times(user, run.campaign)
+
+
+def can_see_significance(user, campaign: Campaign) -> bool:
+    """Whether any significance set is shown: organisers the live one; others from `released`, when every
+    test run is scored, so that neither a set's appearance nor its replacement follows scoring."""
+    return is_organiser(user, campaign) or state_at_least(campaign, CampaignState.RELEASED)
 
 
 def can_see_validation_report(user, run: Run) -> bool:

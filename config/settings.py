@@ -266,6 +266,11 @@ REST_FRAMEWORK = {
         "uploads": os.environ.get("PARSEVAL_THROTTLE_UPLOADS", "30/hour"),
         "token": os.environ.get("PARSEVAL_THROTTLE_TOKEN", "20/hour"),
         "signup": os.environ.get("PARSEVAL_THROTTLE_SIGNUP", "10/hour"),
+        # password reset and e-mail confirmation: per client address, and per account asked for
+        "password_reset": os.environ.get("PARSEVAL_THROTTLE_PASSWORD_RESET", "10/hour"),
+        "password_reset_account": os.environ.get("PARSEVAL_THROTTLE_PASSWORD_RESET_ACCOUNT", "3/hour"),
+        "verification": os.environ.get("PARSEVAL_THROTTLE_VERIFICATION", "10/hour"),
+        "verification_account": os.environ.get("PARSEVAL_THROTTLE_VERIFICATION_ACCOUNT", "3/hour"),
     },
 }
 SPECTACULAR_SETTINGS = {
@@ -279,15 +284,34 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
-# Login rate limits (django-axes): after AXES_FAILURE_LIMIT failed attempts an account, and
-# separately an address, is locked for the cool-off time, on the portal login, the admin
-# login and the API token endpoint alike.
+# Login rate limits (django-axes): after AXES_FAILURE_LIMIT failed attempts an account is locked
+# at that address, for the cool-off time, on the portal login, the admin login and the API token
+# endpoint alike. The pair, not each alone: a stranger guessing an organiser's password locks only
+# themselves, and a team behind one shared address does not lock out its neighbours.
 AXES_FAILURE_LIMIT = int(os.environ.get("PARSEVAL_LOGIN_FAILURES", "5"))
 AXES_COOLOFF_TIME = float(os.environ.get("PARSEVAL_LOGIN_COOLOFF_HOURS", "0.25"))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "campaign.audit.client_ip"
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+
+# Mail: password reset and e-mail confirmation links. Printed on the console in development;
+# otherwise SMTP, configured from the environment (docs/deployment.md).
+if DEVELOPMENT and not os.environ.get("EMAIL_HOST"):
+    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+else:
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    EMAIL_HOST = os.environ.get("EMAIL_HOST") or "localhost"
+    EMAIL_PORT = int(os.environ.get("EMAIL_PORT") or "587")
+    EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+    EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+    EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+    EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL")
+    EMAIL_TIMEOUT = 10
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL") or "parseval@localhost"
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# Reset and confirmation links: valid three days.
+PASSWORD_RESET_TIMEOUT = int(os.environ.get("PARSEVAL_LINK_TIMEOUT_SECONDS", str(3 * 24 * 3600)))
 
 # Addresses (or networks) of reverse proxies whose X-Forwarded-For is believed; nobody else's is.
 PARSEVAL_TRUSTED_PROXIES = [p.strip() for p in os.environ.get("PARSEVAL_TRUSTED_PROXIES", "").split(",") if p.strip()]

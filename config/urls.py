@@ -1,17 +1,21 @@
 """Top-level URLs. Each face of the product owns its own URL module."""
 from django.contrib import admin
+from django.contrib.auth import urls as auth_urls
 from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerSplitView
 
+from campaign.views.accounts import PasswordResetView
 from evaluation.significance_api import CampaignSignificance
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     # Browsers ask for /favicon.ico on pages that name no icon (admin, API, plain responses).
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
-    path("accounts/", include("django.contrib.auth.urls")),
+    # Django's log-in, log-out and password views; the reset request is ours, throttled (campaign.views.accounts)
+    path("accounts/password_reset/", PasswordResetView.as_view(), name="password_reset"),
+    path("accounts/", include([p for p in auth_urls.urlpatterns if p.name != "password_reset"])),
     # REST API: campaigns, run upload and status, results.
     path("api/campaigns/<slug:slug>/significance/", CampaignSignificance.as_view(), name="api-significance"),
     # Browsable API documentation, served from drf-spectacular-sidecar (no CDN: works offline).

@@ -110,9 +110,6 @@ def counted_rows(plan, gold, counting) -> tuple[list[str], list[str], np.ndarray
     """What :func:`evaluation.easy.scoring.count_sentences` returns as (keys, genres, fc | fp | cr) rows."""
     from evaluation.easy.scoring import _extend_all
 
-    keys = [""] * len(gold.row_genre)
-    for document, sentences in gold.sentences.items():
-        for sid, (i, _, _) in sentences.items():
-            keys[i] = f"{document}/{sid}"
+    keys = [f"{document}/{sid}" for document, sid in gold.row_ids]
     r = counting.rows
     return keys, gold.row_genre, np.hstack([_extend_all(x, plan) for x in (r.fc, r.fp, r.cr)])

@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.http import Http404, JsonResponse
 from django.shortcuts import render
 
-from campaign import kinds, tracks
+from campaign import kinds, tracks, visibility
 
 from . import metrics, significance, summaries
 from .kinds import pages as kind_pages
@@ -68,7 +68,7 @@ def ranking_context(request, campaign) -> dict:
     runs, track, track_choices = _one_track(request, runs)
     cells = _headline_cells(runs)
     figure = _choose_figure(request, cells)
-    computed = significance.latest_set(campaign)
+    computed = summaries.visible_significance(request.user, campaign)
     by_result = {r["result"]["id"]: r for r in runs}
     rows, chart, headline = [], None, "f"
     if figure:
@@ -129,7 +129,7 @@ def comparison_page(request, slug: str, run_a: int, run_b: int):
     visible = _pooled_only(request, campaign)
     runs = [] if visible.empty else visible.data["runs"]
     run_a, run_b = _run_entry(runs, run_a), _run_entry(runs, run_b)
-    computed = significance.latest_set(campaign)
+    computed = summaries.visible_significance(request.user, campaign)
     tables = significance.pair_tables(computed, run_a["result"]["id"], run_b["result"]["id"])
     figure = request.GET.get("figure")
     if figure not in tables:
@@ -167,7 +167,7 @@ def significance_document(user, campaign, figure: str | None = None) -> dict:
     visible = summaries.visible_results(user, campaign, way=("", ""))  # the pooled cells: names and ids
     runs = [] if visible.empty else visible.data["runs"]
     by_result = {r["result"]["id"]: r["run"] for r in runs}
-    computed = significance.latest_set(campaign)
+    computed = summaries.visible_significance(user, campaign)
     if computed is None:
         return {"computed": None, "pairs": []}
     pairs = computed.pairs.filter(result_a__in=list(by_result), result_b__in=list(by_result)).order_by(
@@ -175,14 +175,16 @@ def significance_document(user, campaign, figure: str | None = None) -> dict:
                                                  "p_value", "p_holm", "significant")
     if figure:
         pairs = pairs.filter(figure=figure)
-    return {
-        "computed": {"signature": computed.signature, "created_at": computed.created_at.isoformat(),
+    return summaries.served_significance(user, campaign, {
+        # when the set was computed follows the last scoring: organisers only, until gold release
+        "computed": {"signature": computed.signature, "created_at": computed.created_at.isoformat()
+                     if visibility.can_see_scoring_times(user, campaign) else None,
                      "method": computed.method, "resamples": computed.resamples, "seed": computed.seed,
                      "alpha": computed.alpha, "correction": "holm"},
         "pairs": [{"figure": p["figure"], "run_a": by_result[p["result_a"]], "run_b": by_result[p["result_b"]],
                    "result_a": p["result_a"], "result_b": p["result_b"], "diff": p["diff"],
                    "ci": None if p["ci_low"] is None else [p["ci_low"], p["ci_high"]], "p": p["p_value"],
-                   "p_holm": p["p_holm"], "significant": p["significant"]} for p in pairs]}
+                   "p_holm": p["p_holm"], "significant": p["significant"]} for p in pairs]})
 
 
 def significance_json(request, slug: str):

@@ -146,11 +146,44 @@ def weighted_sums(matrices: Sequence[np.ndarray], idx: np.ndarray, weights: np.n
     return tuple(part)
 
 
+# resample counts drawn at a time: at most about this many integers (a genre's weights take resamples x its
+# sentences), never B x sentences
+RESAMPLE_BUDGET = 2_000_000
+
+
 def resampled_sums(matrices: Sequence[np.ndarray], strata: Sequence[str], bootstrap: int,
                    seed: int) -> Iterator[tuple[str, tuple[np.ndarray, ...]]]:
-    """Per genre (sorted), the column sums of ``bootstrap`` resamples of its rows: arrays of shape (B, columns)."""
-    for genre, idx, weights in resampling_weights(strata, bootstrap, seed):
-        yield genre, weighted_sums(matrices, idx, weights)
+    """Per genre (sorted), the column sums of ``bootstrap`` resamples of its rows: arrays of shape (B, columns).
+
+    The same draws as :func:`resampling_weights`, taken a few resamples at a time (:data:`RESAMPLE_BUDGET`; a
+    generator's multinomial draws of ``size=B`` are its draws of ``size=b`` one after the other), so that
+    memory does not grow with B times the corpus size. The sums are the same numbers.
+    """
+    if not all(np.issubdtype(x.dtype, np.integer) for x in matrices):
+        # float rows: a product's rounding may depend on the shape of the operands; keep them whole
+        for genre, idx, weights in resampling_weights(strata, bootstrap, seed):
+            yield genre, weighted_sums(matrices, idx, weights)
+        return
+    labels = np.array(list(strata), dtype=object)
+    rng = np.random.default_rng(seed)
+    for genre in sorted(set(strata)):
+        idx = np.flatnonzero(labels == genre)
+        n = len(idx)
+        p = np.full(n, 1.0 / n)
+        # the genre's rows in float32 (exact while the sums stay below 2**24), a block of columns at a time
+        width = max(1, RESAMPLE_BUDGET // n)
+        whole = all(x.shape[1] <= width for x in matrices)
+        rows = [x[idx].astype(np.float32) for x in matrices] if whole else None
+        parts = []
+        chunk = max(1, RESAMPLE_BUDGET // n)
+        for start in range(0, bootstrap, chunk):
+            weights = rng.multinomial(n, p, size=min(chunk, bootstrap - start)).astype(np.float32)
+            if whole:
+                parts.append(tuple((weights @ x).astype(np.float64) for x in rows))
+            else:
+                parts.append(tuple(np.hstack([(weights @ x[idx, k:k + width].astype(np.float32)).astype(np.float64)
+                                              for k in range(0, x.shape[1], width)]) for x in matrices))
+        yield genre, tuple(np.concatenate(cols) for cols in zip(*parts))
 
 
 def interval(samples) -> list[float] | None:

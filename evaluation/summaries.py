@@ -214,6 +214,10 @@ def snapshot_data(snapshot, way: tuple[str, str] | None = None) -> dict:
 
 def visible_results(user, campaign: Campaign, *, way: tuple[str, str] | None = None) -> Visible:
     """What ``user`` may see of the campaign's results; ``way`` (mode, match) narrows the cells to a page's."""
+    return _timed_for(user, campaign, _visible_results(user, campaign, way))
+
+
+def _visible_results(user, campaign: Campaign, way: tuple[str, str] | None) -> Visible:
     cells = page_cells_any_layer(*way) if way else None
     if visibility.can_see_all_live_results(user, campaign):
         return Visible("live", campaign_results(campaign, cells=cells))
@@ -234,14 +238,69 @@ def visible_run_result(user, run: Run) -> Visible | None:
     """One run's latest result as ``user`` may see it, or ``None``."""
     campaign = run.campaign
     if visibility.can_see_all_live_results(user, campaign) or visibility.can_see_own_scores(user, run):
-        return Visible("live" if visibility.is_organiser(user, campaign) else "own", campaign_results(campaign, [run]))
+        return _timed_for(user, campaign, Visible("live" if visibility.is_organiser(user, campaign) else "own",
+                                                  campaign_results(campaign, [run])))
     if visibility.can_see_published_results(user, campaign):
         snapshot = latest_snapshot(campaign)
         if snapshot is not None:
             entries = [r for r in snapshot.data.get("runs", []) if r.get("run") == run.pk]
             if entries:
-                return Visible("snapshot", dict(snapshot.data, runs=entries), snapshot)
+                return _timed_for(user, campaign, Visible("snapshot", dict(snapshot.data, runs=entries), snapshot))
     return None
+
+
+def _timed_for(user, campaign: Campaign, visible: Visible) -> Visible:
+    """``visible`` without the time each test run's result was made, unless ``user`` may see scoring times.
+
+    The stored dict (live or the publication snapshot, which is cached and immutable) is not touched:
+    the runs are copied with ``created_at`` set to None."""
+    if visible.empty or visibility.can_see_scoring_times(user, campaign):
+        return visible
+    runs = [run if run.get("scope") == Run.Scope.DEV else dict(run, result=dict(run["result"], created_at=None))
+            for run in visible.data["runs"]]
+    return Visible(visible.source, dict(visible.data, runs=runs), visible.snapshot)
+
+
+def served_significance(user, campaign: Campaign, document: dict) -> dict:
+    """The significance document as ``user`` receives it: until the gold is released, without the order in
+    which results were made.
+
+    Result ids are given out as scoring ends, and a pair's run A is the one whose result came first, so
+    result ids, the pairs' orientation and their order would tell which run finished scoring first. For
+    those who may not see scoring times each pair is turned to run A = the lower run id (an upload order,
+    which the team knows), the difference and its interval negated where that turns it, the result ids
+    left out, and the pairs sorted by figure and runs."""
+    if not document.get("pairs") or visibility.can_see_scoring_times(user, campaign):
+        return document
+    pairs = []
+    for pair in document["pairs"]:
+        pair = {k: v for k, v in pair.items() if k not in ("result_a", "result_b")}
+        if pair["run_a"] > pair["run_b"]:
+            ci = pair.get("ci")
+            pair.update(run_a=pair["run_b"], run_b=pair["run_a"],
+                        diff=None if pair["diff"] is None else -pair["diff"],
+                        ci=None if ci is None else [-ci[1], -ci[0]])
+        pairs.append(pair)
+    pairs.sort(key=lambda p: (p["figure"], p["run_a"], p["run_b"]))
+    return dict(document, pairs=pairs)
+
+
+def served_results(user, campaign: Campaign, data: dict | None) -> dict | None:
+    """The results dict as the JSON download gives it: result ids (made in scoring order) left out until
+    the user may see scoring times. The pages keep them: they only key their tables with them."""
+    if not data or not data.get("runs") or visibility.can_see_scoring_times(user, campaign):
+        return data
+    runs = [dict(run, result={k: v for k, v in run["result"].items() if k != "id"}) for run in data["runs"]]
+    return dict(data, runs=runs)
+
+
+def visible_significance(user, campaign: Campaign):
+    """The significance set ``user`` is shown, or None: organisers the newest; everyone else the newest from
+    `released` on (:func:`campaign.visibility.can_see_significance`). Pair it with what
+    :func:`visible_results` shows: the pairs are read between those runs only."""
+    from .significance import latest_set
+
+    return latest_set(campaign) if visibility.can_see_significance(user, campaign) else None
 
 
 # -- shaping the dict for tables and charts (works on snapshots and live data) --

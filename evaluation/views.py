@@ -39,4 +39,4 @@ def campaign_results_json(request, slug: str):
     # With mode and match, only what the page of that way draws; without, every cell.
     way = easy_pages.selection(request) if ("mode" in request.GET or "match" in request.GET) else None
     visible = summaries.visible_results(request.user, campaign, way=way)
-    return JsonResponse({"source": visible.source, "data": visible.data})
+    return JsonResponse({"source": visible.source, "data": summaries.served_results(request.user, campaign, visible.data)})

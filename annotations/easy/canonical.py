@@ -1,28 +1,35 @@
-"""The canonical shape: reading sentences written exactly as the EASY reference writes them, without lxml.
+"""The canonical shape: reading EASY sentences from their bytes, without lxml, whatever wrote them.
 
 Parsing a file with lxml and then walking every element from Python costs
-about twice the bare parse, and most files are written in one shape: the
-shape of the EASY reference and of :mod:`annotations.easy.writer`. For a
-sentence in that shape one regular expression, built from the schema, checks
-the whole structure (tags, group types, relation types with their roles in
-schema order, extra children), and a few ``findall`` calls collect the ids
-and pointers for the same checks as :class:`~annotations.easy.fastpath.FastPath`.
+about twice the bare parse. For a sentence in the canonical shape one regular
+expression, built from the schema, checks the whole structure (tags, group
+types, relation types with their roles in schema order, extra children), and
+a few ``findall`` calls collect the ids and pointers for the same checks as
+:class:`~annotations.easy.fastpath.FastPath`.
 
-The grammar of that expression is a strict subset of well-formed XML: fixed
-element and attribute names (each at most once per element), double-quoted
-attribute values and texts without ``<``, control characters, ``]]>`` or
-any reference but the five predefined entities (in texts only), only XML
-white space between tags, strict decoding. A text it accepts is therefore
-well formed, and means what lxml would read. The prelude up to the
-``<DOCUMENT>`` start tag and what follows the last sentence are still read
-by lxml.
+The canonical shape is not one writer's: attributes in any order (each
+once), between double or single quotes, white space around ``=`` and before
+the end of a tag, the XLink namespace under whatever prefix the document
+binds to it (or a bare ``href``), ``xlink:type`` attributes or none. It is
+still a strict subset of well-formed XML: fixed element and attribute names,
+attribute values without quotes, ``=``, ``<``, ``>``, references or line
+ends, texts without ``<``, control characters, ``]]>`` or any reference but
+the five predefined entities, only XML white space between tags, strict
+decoding. A text it accepts is therefore well formed, and means what lxml
+would read. The prelude up to the ``<DOCUMENT>`` start tag and what follows
+the last sentence are still read by lxml.
 
-Anything else (another attribute order, a comment, a character reference,
-an error, a lone carriage return, a sentence id seen before...) is a doubt:
-:class:`CanonicalScanner` stops, and the reader reads the file again with
-lxml ``iterparse``, skipping the sentences already accepted. The detailed
-parser therefore still decides and names every problem; this path only
-changes how fast a valid sentence is accepted.
+A sentence outside that grammar (roles in another order, a comment, a
+character reference, an error...) is a doubt, settled one sentence at a
+time: lxml parses that sentence alone from its bytes
+(:meth:`CanonicalScanner.element`) and ``FastPath.check`` reads the element;
+if it is certainly valid the scanner goes on with the next sentence. Only
+when that is not enough (a problem to report, a sentence id seen before, a
+span that is not exactly one sentence, a lone carriage return, a comment
+between sentences...) does the reader read the rest of the file with lxml
+``iterparse``, skipping the sentences already accepted. The detailed parser
+therefore still decides and names every problem; this path only changes how
+fast a valid sentence is accepted.
 
 Line numbers are counted here: they are the true line numbers, which lxml's
 are too below line 65,535 (from there on libxml2 numbers every element one
@@ -33,6 +40,8 @@ from __future__ import annotations
 
 import codecs
 import re
+from dataclasses import dataclass
+from xml.sax.saxutils import quoteattr
 
 from lxml import etree
 
@@ -42,25 +51,78 @@ from .writer import XLINK_NS
 
 _S = r"[ \t\r\n]"  # XML white space (Python's \s also matches other Unicode spaces)
 _CTRL = r"\x00-\x08\x0b\x0c\x0e-\x1f"  # characters XML 1.0 forbids
-_VALUE = rf'[^"<>&\t\r\n{_CTRL}]*+'  # nothing a reference would encode or normalisation change; no ">"
-_ID = rf'[^"<>&\t\r\n {_CTRL}]++'
 _TEXT = rf"(?:[^<&{_CTRL}]++|&(?:amp|lt|gt|quot|apos);)*+"  # texts may use the five predefined entities
 _ENTITY = re.compile(r"&(amp|lt|gt|quot|apos);")
 _ENTITIES = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
 _XML_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
-_PLAIN_VALUE = re.compile(rf"{_VALUE}\Z")
+_PLAIN_VALUE = re.compile(rf"[^\"'<>&\t\r\n{_CTRL}]*\Z")
 # an extra child's single attribute: no prefix, not href, no reserved xml* name (xmlns would declare a namespace)
-_EXTRA_ATTR = r"(?!href=)(?![Xx][Mm][Ll])[A-Za-z_][A-Za-z0-9_.-]*+"
+_EXTRA_ATTR = r"(?!href[ \t\r\n]*+=)(?![Xx][Mm][Ll])[A-Za-z_][A-Za-z0-9_.-]*+"
 _MAX_LINE = 65000
 
 _PRELUDE = re.compile(
     rb"(?:\xef\xbb\xbf)?(?:[ \t\r\n]++|<\?[\s\S]*?\?>|<!--[\s\S]*?-->|<!DOCTYPE[^\[<>]*+>)*+"
     rb"<DOCUMENT(?:[ \t\r\n][^<>]*+)?>")
 _CODECS = {"utf-8": "utf-8", "ascii": "ascii", "iso8859-1": "latin-1"}
-_E_OPEN = b'<E id="'
-_AFTER_SENTENCE = re.compile(rb"[ \t\r\n]*+" + re.escape(_E_OPEN))
+_NEXT_SENTENCE = re.compile(rb"[ \t\r\n]*+(<E[ \t\r\n]++id[ \t\r\n]*+=[ \t\r\n]*+([\"']))")
 _CHUNK = 1 << 20
 _MAX_SENTENCE = 4 << 20  # a sentence (or what follows the last one) longer than this is a doubt
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """How one writer writes its tags: the quote, and the attributes of each element in their order.
+
+    ``relation`` and ``role`` may hold a ``<prefix>:type`` attribute (XLink's,
+    optional where it stands); ``role`` holds exactly one pointer,
+    ``<prefix>:href`` or ``href``. The reference writes :data:`REFERENCE`.
+    """
+
+    quote: str = '"'
+    group: tuple[str, ...] = ("type", "id")
+    relation: tuple[str, ...] = ("xlink:type", "type", "id")
+    role: tuple[str, ...] = ("xlink:type", "xlink:href")
+
+
+REFERENCE = Dialect()
+_NAME = rb"[A-Za-z_][A-Za-z0-9_.-]*+(?::[A-Za-z_][A-Za-z0-9_.-]*+)?"
+_TAG_ATTRIBUTES = rb"((?:[ \t\r\n]++" + _NAME + rb"[ \t\r\n]*+=[ \t\r\n]*+(?:\"[^\"<]*\"|'[^'<]*'))*+)[ \t\r\n]*+/?>"
+_FIRST_GROUP = re.compile(rb"<Groupe" + _TAG_ATTRIBUTES)
+_FIRST_RELATION = re.compile(rb"<relation(?=[ \t\r\n])" + _TAG_ATTRIBUTES)
+_FIRST_ROLE = re.compile(rb"<[A-Za-z_][A-Za-z0-9_.-]*+(?=[^<>]*?[ \t\r\n:]href[ \t\r\n]*+=)" + _TAG_ATTRIBUTES)
+_ATTRIBUTE_NAME = re.compile(rb"(" + _NAME + rb")[ \t\r\n]*+=")
+
+
+def detect_dialect(head: bytes, quote: str, prefixes: tuple[str, ...]) -> Dialect:
+    """The dialect of a file from its first sentences (``head``); the reference's where they do not say.
+
+    A guess, confirmed sentence by sentence: a sentence written otherwise is
+    parsed alone by lxml (see the module docstring), so a wrong guess costs
+    time, never a result.
+    """
+    def names(pattern, allowed) -> tuple[str, ...] | None:
+        m = pattern.search(head)
+        if m is None:
+            return None
+        found = tuple(n.decode("ascii") for n in _ATTRIBUTE_NAME.findall(m.group(1)))
+        return found if len(set(found)) == len(found) and all(allowed(n) for n in found) else None
+
+    def xlink(name: str, local: str) -> bool:
+        return name.endswith(":" + local) and name.split(":", 1)[0] in prefixes
+
+    group = names(_FIRST_GROUP, lambda n: n in ("type", "id"))
+    relation = names(_FIRST_RELATION, lambda n: n in ("type", "id") or xlink(n, "type"))
+    role = names(_FIRST_ROLE, lambda n: n == "href" or xlink(n, "href") or xlink(n, "type"))
+    default_role = tuple(n.replace("xlink:", prefixes[0] + ":") for n in REFERENCE.role) if prefixes else ("href",)
+    default_relation = (tuple(n.replace("xlink:", prefixes[0] + ":") for n in REFERENCE.relation) if prefixes
+                        else ("type", "id"))
+    return Dialect(
+        quote=quote,
+        group=group if group is not None and len(group) == 2 else REFERENCE.group,
+        relation=relation if relation is not None and {"type", "id"} <= set(relation) else default_relation,
+        role=(role if role is not None and sum(n == "href" or n.endswith(":href") for n in role) == 1
+              else default_role),
+    )
 
 
 def schema_is_plain(schema: EasySchema) -> bool:
@@ -72,40 +134,68 @@ def schema_is_plain(schema: EasySchema) -> bool:
 
 
 class TextPath:
-    """The canonical grammar of one schema, and the checks of ``FastPath.check`` on a sentence's bytes."""
+    """The canonical grammar of one schema in one dialect, and the checks of ``FastPath.check`` on a
+    sentence's bytes."""
 
-    def __init__(self, schema: EasySchema):
-        S, V, ID = _S, _VALUE, _ID
-        form = rf'<F{S}++id="{ID}">{_TEXT}</F>'
+    def __init__(self, schema: EasySchema, dialect: Dialect = REFERENCE):
+        S, q = _S, dialect.quote
+        V = rf"[^{q}<>&\t\r\n{_CTRL}]*+"  # nothing a reference would encode or normalisation change; no ">"
+        ID = rf"[^{q}<>&\t\r\n {_CTRL}]++"
+
+        def tag(names, values: dict, optional=(), capture=()) -> str:
+            """The attributes of a start tag in the dialect's order; ``capture`` names those captured."""
+            out = []
+            for name in names:
+                value = values.get(name, V)
+                if name in capture:
+                    value = f"({value})"
+                piece = rf"{S}++{re.escape(name)}{S}*+={S}*+{q}{value}{q}"
+                out.append(f"(?:{piece})?+" if name in optional else piece)
+            return "".join(out)
+
+        xl_type = tuple(n for n in dialect.relation + dialect.role if n.endswith(":type"))
+        href = next(n for n in dialect.role if n == "href" or n.endswith(":href"))
         gtypes = "|".join(re.escape(t) for t in schema.group_types)
-        group = rf'<Groupe{S}++type="(?:{gtypes})"{S}++id="{ID}">(?:{S}*+{form})++{S}*+</Groupe>'
+        form = rf"<F{tag(['id'], {'id': ID})}{S}*+>{_TEXT}</F{S}*+>"
+        group = (rf"<Groupe{tag(dialect.group, {'type': f'(?:{gtypes})', 'id': ID})}{S}*+>"
+                 rf"(?:{S}*+{form})++{S}*+</Groupe{S}*+>")
         by_type = []
         for rtype in schema.relation_types:
-            roles = "".join(rf'{S}*+<{re.escape(r)}(?:{S}++xlink:type="{V}")?+{S}++(?:xlink:)?+href="{V}"{S}*+/>'
+            roles = "".join(rf"{S}*+<{re.escape(r)}{tag(dialect.role, {}, xl_type)}{S}*+/>"
                             for r in schema.roles(rtype))
-            extras = "".join(rf'(?:{S}*+<{re.escape(x)}(?:{S}++{_EXTRA_ATTR}="{V}")?+{S}*+/>)?+'
+            extras = "".join(rf"(?:{S}*+<{re.escape(x)}(?:{S}++{_EXTRA_ATTR}{S}*+={S}*+{q}{V}{q})?+{S}*+/>)?+"
                              for x in schema.extras(rtype))
-            by_type.append(rf'{re.escape(rtype)}"{S}++id="{ID}">{roles}{extras}')
-        relation = rf'<relation(?:{S}++xlink:type="{V}")?+{S}++type="(?:{"|".join(by_type)}){S}*+</relation>'
-        relations = rf'<relations>(?:{S}*+{relation})*+{S}*+</relations>'
-        plain = rf'(?:{S}*+(?:{form}|{group}|{relations}))*+'
-        wrapped = rf'{S}*+<constituants>(?:{S}*+(?:{form}|{group}))*+{S}*+</constituants>(?:{S}*+{relations})*+'
-        self.sentence_re = re.compile(rf'<E id="{ID}">(?:{wrapped}|{plain}){S}*+</E>'.encode("ascii"))
-        self.fid_re = re.compile(rf'<F{S}++id="({ID})"'.encode("ascii"))
-        self.gid_re = re.compile(rf'<Groupe{S}++type="[^"]*+"{S}++id="({ID})"'.encode("ascii"))
-        self.rid_re = re.compile(rf'<relation(?:{S}++xlink:type="{V}")?+{S}++type="[^"]*+"{S}++id="({ID})"'
+            start = tag(dialect.relation, {"type": re.escape(rtype), "id": ID}, xl_type)
+            by_type.append(rf"{start}{S}*+>{roles}{extras}")
+        relation = rf'<relation(?:{"|".join(by_type)}){S}*+</relation{S}*+>'
+        relations = rf"<relations{S}*+>(?:{S}*+{relation})*+{S}*+</relations{S}*+>"
+        plain = rf"(?:{S}*+(?:{form}|{group}|{relations}))*+"
+        wrapped = (rf"{S}*+<constituants{S}*+>(?:{S}*+(?:{form}|{group}))*+{S}*+</constituants{S}*+>"
+                   rf"(?:{S}*+{relations})*+")
+        self.sentence_re = re.compile(rf"<E{tag(['id'], {'id': ID})}{S}*+>(?:{wrapped}|{plain}){S}*+</E>"
+                                      .encode("ascii"))
+        # the sentence matched the grammar: tags are in the dialect's order, and these find what is in them
+        self.fid_re = re.compile(rf"<F{tag(['id'], {'id': ID}, capture=['id'])}".encode("ascii"))
+        group_tag = tag(dialect.group, {"id": ID}, capture=["type", "id"])
+        self.gid_re = re.compile(rf"<Groupe{tag(dialect.group, {'id': ID}, capture=['id'])}".encode("ascii"))
+        relation_tag = tag(dialect.relation, {"id": ID}, xl_type, capture=["type", "id"])
+        self.rid_re = re.compile(rf"<relation{tag(dialect.relation, {'id': ID}, xl_type, capture=['id'])}"
                                  .encode("ascii"))
         # every pointer, and perhaps more (a form's text may read href="..."), which can only refuse
-        self.href_re = re.compile(rf'href="({V})"'.encode("ascii"))
+        self.href_re = re.compile(rf"{re.escape(href)}{S}*+={S}*+{q}({V}){q}".encode("ascii"))
         # texts and building work on decoded text
-        self.form_re = re.compile(rf'<F{S}++id="({ID})">({_TEXT})</F>')
+        form_token = rf"<F{tag(['id'], {'id': ID}, capture=['id'])}{S}*+>({_TEXT})</F{S}*+>"
+        self.form_re = re.compile(form_token)
         self.token_re = re.compile(
-            rf'<F{S}++id="({ID})">({_TEXT})</F>'
-            rf'|<Groupe{S}++type="([^"]*+)"{S}++id="({ID})">|(</Groupe>)'
-            rf'|<relation(?:{S}++xlink:type="{V}")?+{S}++type="([^"]*+)"{S}++id="({ID})">'
-            rf'|<([A-Za-z_][A-Za-z0-9_.-]*+)(?:{S}++xlink:type="{V}")?+{S}++(?:xlink:)?+href="({V})"{S}*+/>'
-            rf'|<([A-Za-z_][A-Za-z0-9_.-]*+)(?:{S}++({_EXTRA_ATTR})="({V})")?+{S}*+/>')
-        self.relation_tag_re = re.compile(rf'<relation{S}[^>]*+>')  # values hold no ">"
+            rf"{form_token}"
+            rf"|<Groupe{group_tag}{S}*+>|(</Groupe)"
+            rf"|<relation{relation_tag}{S}*+>"
+            rf"|<([A-Za-z_][A-Za-z0-9_.-]*+){tag(dialect.role, {}, xl_type, capture=[href])}{S}*+/>"
+            rf"|<([A-Za-z_][A-Za-z0-9_.-]*+)(?:{S}++({_EXTRA_ATTR}){S}*+={S}*+{q}({V}){q})?+{S}*+/>")
+        # which captured value is which, in the dialect's order
+        self.group_type_first = dialect.group.index("type") < dialect.group.index("id")
+        self.relation_type_first = dialect.relation.index("type") < dialect.relation.index("id")
+        self.relation_tag_re = re.compile(rf"<relation{S}[^>]*+>")  # values hold no ">"
         self._numbers: list[bytes] = []
 
     def _expected_fids(self, prefix: bytes, n: int) -> list[bytes]:
@@ -174,7 +264,8 @@ class TextPath:
         group = None
         args: dict = {}
         extras: dict = {}
-        for fid, ftext, gtype, gid, gend, rtype, rid, role, href, extra, name, value in self.token_re.findall(text):
+        group_type_first, relation_type_first = self.group_type_first, self.relation_type_first
+        for fid, ftext, g1, g2, gend, r1, r2, role, href, extra, name, value in self.token_re.findall(text):
             if fid:
                 if not ftext:
                     return None  # no text: lxml reads None, which the element paths refuse
@@ -185,12 +276,14 @@ class TextPath:
                 args[role] = href
             elif extra:
                 extras[extra] = {name: value} if name else {}
-            elif gtype:
+            elif g1:
+                gtype, gid = (g1, g2) if group_type_first else (g2, g1)
                 group = Group(gid, gtype, len(forms), len(forms))
                 groups.append(group)
             elif gend:
                 group.end = len(forms)
             else:
+                rtype, rid = (r1, r2) if relation_type_first else (r2, r1)
                 args, extras = {}, {}
                 relations.append(Relation(rid, rtype, args, extras))
         if relations:
@@ -231,7 +324,10 @@ class CanonicalScanner:
         self.eof = False
         self.codec: str | None = None
         self.accepted = 0
+        self.alone = 0  # accepted sentences that lxml parsed alone (see element)
         self.finished = False
+        self.dialect = REFERENCE  # how the file writes its tags, guessed from its first sentences
+        self._wrapper = b""
 
     def close(self) -> None:
         if self.owned:
@@ -263,7 +359,7 @@ class CanonicalScanner:
             root = etree.fromstring(head + b"</DOCUMENT>", _PARSER)
         except etree.XMLSyntaxError:
             return None
-        if root.tag != "DOCUMENT" or None in root.nsmap or root.nsmap.get("xlink") != XLINK_NS:
+        if root.tag != "DOCUMENT" or None in root.nsmap:
             return None
         try:
             codec = _CODECS.get(codecs.lookup(root.getroottree().docinfo.encoding or "utf-8").name)
@@ -272,15 +368,26 @@ class CanonicalScanner:
         if codec is None or _lone_cr(head, 0, len(head)):
             return None
         self.codec = codec
+        prefixes = tuple(sorted(p for p, uri in root.nsmap.items() if uri == XLINK_NS))
+        first = _NEXT_SENTENCE.match(self.buf, m.end())
+        quote = first.group(2).decode("ascii") if first is not None else '"'
+        self.dialect = detect_dialect(bytes(self.buf[m.end():m.end() + _CHUNK]), quote, prefixes)
+        # a sentence read alone sits in a document of its own declaring the same namespaces, on line 1
+        decls = "".join(f" xmlns:{p}={quoteattr(uri)}" for p, uri in sorted(root.nsmap.items()))
+        self._wrapper = f"<DOCUMENT{decls}>".encode("ascii", "xmlcharrefreplace")
         self.pos = m.end()
         self.line = 1 + head.count(b"\n")
         return root
 
     def spans(self):
-        """``(sentence id, start, end, line)`` of each sentence in :attr:`buf`, while the shape holds."""
+        """``(sentence id, start, end, line)`` of each sentence in :attr:`buf`, while the shape holds.
+
+        ``buf[start:end]`` runs from ``<E`` to the first ``</E>``: one sentence
+        when the file is well formed, which the grammar or :meth:`element` checks.
+        """
         while True:
             buf = self.buf
-            m = _AFTER_SENTENCE.match(buf, self.pos)
+            m = _NEXT_SENTENCE.match(buf, self.pos)
             close = buf.find(b"</E>", m.end()) if m is not None else -1
             if close < 0:
                 if len(buf) - self.pos > _MAX_SENTENCE or not self._more():
@@ -288,9 +395,9 @@ class CanonicalScanner:
                         self.finished = True
                     return
                 continue
-            start = m.end() - len(_E_OPEN)
+            start = m.start(1)
             end = close + 4
-            q = buf.find(b'"', m.end(), end)
+            q = buf.find(m.group(2), m.end(), end)
             if q < 0 or _lone_cr(buf, self.pos, end):
                 return
             line = self.line + buf.count(b"\n", self.pos, start)
@@ -303,6 +410,28 @@ class CanonicalScanner:
             self.pos = end
             self.line = line + buf.count(b"\n", start, end)
             self.accepted += 1
+
+    def element(self, start: int, end: int):
+        """The sentence at ``buf[start:end]`` parsed alone by lxml, or ``None`` when that might not be
+        what lxml reads in the whole file: a syntax error, or anything but exactly one ``<E>`` holding
+        no other ``<E>`` (the span then ends inside a comment, or a sentence did not end at ``</E>``).
+        Its line numbers are relative: the sentence starts on line 1."""
+        try:
+            text = bytes(self.buf[start:end]).decode(self.codec)
+        except UnicodeError:
+            return None
+        if self.codec == "utf-8" and ("\ufffe" in text or "\uffff" in text):
+            return None
+        try:
+            root = etree.fromstring(self._wrapper + text.encode("utf-8") + b"</DOCUMENT>", _PARSER)
+        except etree.XMLSyntaxError:
+            return None
+        if len(root) != 1 or (root.text or "").strip(" \t\r\n") or (root[0].tail or "").strip(" \t\r\n"):
+            return None
+        e = root[0]
+        if e.tag != "E" or any(True for _ in e.iterdescendants("E")):
+            return None
+        return e
 
     def _at_end(self) -> bool:
         """Whether what follows the last sentence is only the end of the document (read by lxml)."""

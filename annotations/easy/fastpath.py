@@ -17,7 +17,7 @@ fast it is accepted.
 from __future__ import annotations
 
 from .model import Form, Group, Relation, Sentence
-from .canonical import TextPath, schema_is_plain
+from .canonical import Dialect, TextPath, schema_is_plain
 from .schema import EasySchema
 
 XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
@@ -39,12 +39,24 @@ class FastPath:
         self.role_seq = {t: schema.roles(t) for t in schema.relation_types}
         self.extra_tags = {t: frozenset(schema.extras(t)) for t in schema.relation_types}
         # sentences in the canonical shape are read from their bytes (see canonical.py)
-        self.text = TextPath(schema) if schema_is_plain(schema) else None
+        self.schema = schema
+        self.plain = schema_is_plain(schema)
+        self._text_paths: dict[Dialect, TextPath] = {}
 
-    def check(self, e, sid: str, want_texts: bool = False, build: bool = False):
+    def text_path(self, dialect: Dialect) -> TextPath | None:
+        """The canonical grammar in a file's dialect, or ``None`` (the schema is not plain)."""
+        if not self.plain:
+            return None
+        path = self._text_paths.get(dialect)
+        if path is None:
+            path = self._text_paths[dialect] = TextPath(self.schema, dialect)
+        return path
+
+    def check(self, e, sid: str, want_texts: bool = False, build: bool = False, line_offset: int = 0):
         """``(form ids, form texts or None, has groups, has relations, sentence or None)`` when the
         sentence is certainly valid, else ``None`` (then the detailed parser decides). With ``build``,
-        the :class:`Sentence` is built in the same pass (texts are then always read)."""
+        the :class:`Sentence` is built in the same pass (texts are then always read); ``line_offset``
+        is added to its line numbers (a sentence parsed alone starts on line 1)."""
         fids: list[str] = []
         add_fid = fids.append
         if build:
@@ -88,7 +100,7 @@ class FastPath:
                     if groups is not None:
                         groups.append(Group(gid, gtype, n0, len(fids)))
                 elif tag == "relations" and top:
-                    if not self._relations(c, rids, hrefs, relations):
+                    if not self._relations(c, rids, hrefs, relations, line_offset):
                         return None
                 elif tag == "constituants" and top and len(containers) == 1 and not fids and not rids:
                     containers = (e, c)  # its content, then nothing else but <relations>
@@ -118,7 +130,7 @@ class FastPath:
         sent = None
         if build:
             sent = Sentence(sid, [Form(fid, t.strip()) for fid, t in zip(fids, texts)], groups, relations,
-                            e.sourceline)
+                            e.sourceline + line_offset)
         return fids, texts, bool(gids), bool(rids), sent
 
     @staticmethod
@@ -130,7 +142,7 @@ class FastPath:
             nxt = nxt.getnext()
         return True
 
-    def _relations(self, rels, rids: set, hrefs: list, out: list | None) -> bool:
+    def _relations(self, rels, rids: set, hrefs: list, out: list | None, line_offset: int = 0) -> bool:
         role_seq = self.role_seq
         extra_tags = self.extra_tags
         for r in rels:
@@ -172,5 +184,5 @@ class FastPath:
             if out is not None:
                 out.append(Relation(rid, rtype, args,
                                     {t: dict(x.attrib) for t, x in extras.items()} if extras else {},
-                                    r.sourceline))
+                                    r.sourceline + line_offset))
         return True

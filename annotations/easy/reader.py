@@ -2,10 +2,11 @@
 
 The reader walks the file with ``lxml.etree.iterparse`` and clears every
 sentence once it has been turned into a :class:`~annotations.easy.model.Sentence`,
-so memory does not grow with the file size. Sentences written in the
-canonical shape of the reference are first read from their bytes, in
-chunks, by :mod:`annotations.easy.canonical`; at the first doubt the file
-goes to ``iterparse``, which alone reports problems. It never loads a DTD and never
+so memory does not grow with the file size. Sentences are first read from
+their bytes, in chunks, by :mod:`annotations.easy.canonical`, in the tag
+dialect of the file (guessed from its first sentences); a sentence in
+another shape is parsed alone by lxml, and only a sentence with a problem
+sends the rest of the file to ``iterparse``, which alone reports problems. It never loads a DTD and never
 resolves an entity (internal or external) nor touches the network: the
 ``<!DOCTYPE DOCUMENT SYSTEM "easy.dtd">`` line of the real files is ignored,
 and an entity reference in the content is refused.
@@ -30,6 +31,7 @@ from lxml import etree
 from annotations.errors import InputError, Problem
 from annotations.limits import MAX_SENTENCE_GROUPS, MAX_SENTENCE_RELATIONS, MAX_SENTENCE_WORDS, size_problems
 
+from .canonical import _MAX_LINE as MAX_SHIFTED_LINE
 from .canonical import CanonicalScanner
 from .fastpath import FastPath
 from .model import Document, Form, Group, Relation, Sentence
@@ -349,7 +351,8 @@ def _declares_entities(root) -> bool:
 
 
 def _canonical_sentences(scanner, fastpath, seen_ids, expected_forms, expected_complete, want, accept, seen):
-    """Sentences read straight from the bytes while the file keeps the canonical shape.
+    """Sentences read straight from the bytes while the file keeps the canonical shape, a doubtful
+    sentence parsed alone by lxml.
 
     Returns the root element when the whole file was read this way, None when the detailed
     parser must take over (from ``scanner.accepted`` sentences on).
@@ -358,6 +361,7 @@ def _canonical_sentences(scanner, fastpath, seen_ids, expected_forms, expected_c
         root = scanner.open()
         if root is None or _declares_entities(root):
             return None
+        text_path = fastpath.text_path(scanner.dialect)
         buf = scanner.buf
         for sid, start, end, line in scanner.spans():
             if sid in seen_ids:
@@ -368,8 +372,12 @@ def _canonical_sentences(scanner, fastpath, seen_ids, expected_forms, expected_c
             if _may_exceed_limits(buf, start, end):
                 break  # the detailed parser counts exactly and reports it
             wanted = want is None or want(sid)
-            ok = fastpath.text.check(buf, start, end, scanner.codec, sid, exp is not None, wanted, line)
-            if ok is None or (exp is not None and not _same_forms(ok[0], ok[1], exp)):
+            ok = text_path.check(buf, start, end, scanner.codec, sid, exp is not None, wanted, line)
+            if ok is None:
+                ok = _alone(scanner, fastpath, start, end, sid, wanted, exp, line)
+                if ok is None:
+                    break
+            elif exp is not None and not _same_forms(ok[0], ok[1], exp):
                 break
             sent = accept(sid, ok)
             if seen is not None:
@@ -379,6 +387,22 @@ def _canonical_sentences(scanner, fastpath, seen_ids, expected_forms, expected_c
         return root if scanner.finished else None
     finally:
         scanner.close()
+
+
+def _alone(scanner, fastpath, start: int, end: int, sid: str, wanted: bool, exp, line: int):
+    """The fast path's reading of one sentence that lxml parsed alone, or None (the detailed parser
+    then reads the rest of the file)."""
+    if wanted and line + scanner.buf.count(b"\n", start, end) >= MAX_SHIFTED_LINE:
+        return None  # lxml numbers lines its own way from 65,535 on (see canonical.py)
+    el = scanner.element(start, end)
+    if el is None or el.get("id") != sid:
+        return None
+    ok = fastpath.check(el, sid, exp is not None, wanted, line_offset=line - 1)
+    if ok is not None and exp is not None and not _same_forms(ok[0], ok[1], exp):
+        return None
+    if ok is not None:
+        scanner.alone += 1
+    return ok
 
 
 def _fast_check(fastpath, el, sid: str, wanted: bool, expected_forms, expected_complete: bool):
@@ -578,7 +602,7 @@ def _may_exceed_limits(buf, start: int, end: int) -> bool:
 
 def _canonical_scanner(source, fastpath) -> CanonicalScanner | None:
     """A scanner for the canonical shape, where the file can be read again by lxml after a doubt."""
-    if fastpath is None or fastpath.text is None:
+    if fastpath is None or not fastpath.plain:
         return None
     if isinstance(source, (str, os.PathLike)):
         try:

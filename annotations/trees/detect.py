@@ -49,36 +49,60 @@ def layout_of_lines(lines, *, file: str | None = None) -> str:
       (a line file with malformed lines, each an error sentence), else
       ``trees`` (whose reader then says where the brackets go wrong).
     """
-    depth = 0
-    lowest = 0
-    balanced = unbalanced = empty = indented = 0
+    counter = LayoutCounter()
+    add = counter.add
     for line in lines:
+        add(line)
+    return counter.layout(file=file)
+
+
+class LayoutCounter:
+    """What :func:`layout_of_lines` counts, fed line by line, so that a reader can confirm the layout as it
+    streams: :meth:`add_balanced` takes a line the reader already found to be one well-formed tree (balanced
+    and never closing more than it opened), which costs nothing to count."""
+
+    __slots__ = ("depth", "lowest", "balanced", "unbalanced", "empty", "indented")
+
+    def __init__(self) -> None:
+        self.depth = self.lowest = self.balanced = self.unbalanced = self.empty = self.indented = 0
+
+    def add_balanced(self, line: str) -> None:
+        self.balanced += 1
+        if line[0] in C_SPACE:
+            self.indented += 1
+
+    def add(self, line: str) -> None:
         opened = line.count("(")
         closed = line.count(")")
         if not opened and not closed and not line.strip(C_SPACE):
-            empty += 1
-            continue
+            self.empty += 1
+            return
         if line[0] in C_SPACE:
-            indented += 1
+            self.indented += 1
         if opened == closed and _never_negative(line, opened):
-            balanced += 1
+            self.balanced += 1
         else:
-            unbalanced += 1
-        depth += opened - closed
-        lowest = min(lowest, depth)
-    if not unbalanced:
-        return "lines"
-    as_trees = depth == 0 and lowest == 0
-    if as_trees:
-        if empty and balanced > unbalanced:
-            raise InputError(
-                "cannot tell the layout: most lines are whole sentences (evalb's one-sentence-per-line "
-                f"layout, where an empty line is a sentence) but {unbalanced} line(s) hold only part of a tree "
-                "(tree layout, where empty lines separate trees); say which with --layout lines or --layout trees",
-                file=os.fspath(file) if file else None,
-            )
-        return "trees"
-    return "lines" if balanced >= unbalanced or not indented else "trees"
+            self.unbalanced += 1
+        self.depth += opened - closed
+        self.lowest = min(self.lowest, self.depth)
+
+    def layout(self, *, file: str | None = None) -> str:
+        """The layout of the lines counted so far (see :func:`layout_of_lines`)."""
+        if not self.unbalanced:
+            return "lines"
+        balanced, unbalanced = self.balanced, self.unbalanced
+        as_trees = self.depth == 0 and self.lowest == 0
+        if as_trees:
+            if self.empty and balanced > unbalanced:
+                raise InputError(
+                    "cannot tell the layout: most lines are whole sentences (evalb's one-sentence-per-line "
+                    f"layout, where an empty line is a sentence) but {unbalanced} line(s) hold only part of a tree "
+                    "(tree layout, where empty lines separate trees); say which with --layout lines or --layout "
+                    "trees",
+                    file=os.fspath(file) if file else None,
+                )
+            return "trees"
+        return "lines" if balanced >= unbalanced or not self.indented else "trees"
 
 
 def _never_negative(line: str, opened: int) -> bool:

@@ -107,7 +107,8 @@ class RunResults(APIView):
             raise Http404("This run has no result yet.")
         body = result.document if visibility.is_organiser(request.user, run.campaign) \
             else public_result_document(result)
-        return Response({"run": run.pk, "created_at": result.created_at, "metric": result.metric,
+        shown_at = result.created_at if visibility.can_see_run_scoring_time(request.user, run) else None
+        return Response({"run": run.pk, "created_at": shown_at, "metric": result.metric,
                          "history": run.results.count(), "result": body})
 
 

@@ -26,7 +26,7 @@ from config.unavailable import TemporarilyUnavailable
 from campaign.models import Campaign, Run, RunStatus, Team
 from campaign.tracks import resolve_track
 from campaign.rules import UploadRefused, WithdrawalRefused, check_upload_allowed, check_withdrawal_allowed
-from campaign.visibility import can_see_scoring_state, is_member
+from campaign.visibility import can_see_run_scoring_time, can_see_scoring_state, is_member
 
 from .archives import ArchiveRefused, Limits, kind_of, remove_tree, unpack
 
@@ -330,7 +330,9 @@ def run_status(run: Run, user) -> dict:
             "status_display": run.get_status_display(),
             "status_reason": run.status_reason,
             "progress": run.progress,
-            "status_changed_at": run.status_changed_at.isoformat(),
+            # from `released` a team sees that its run is scored, but not when: see can_see_scoring_times
+            "status_changed_at": run.status_changed_at.isoformat()
+            if can_see_run_scoring_time(user, run) else None,
             "withdrawn": run.withdrawn_at is not None,
             "finished": run.status in (RunStatus.INVALID, RunStatus.SCORED, RunStatus.FAILED),
         }

@@ -9,8 +9,8 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.text import slugify
 
-from campaign import audit
-from campaign.models import Campaign, CampaignState, Invitation, Membership, Team
+from campaign import accounts, audit
+from campaign.models import Campaign, CampaignState, Invitation, Membership, Team, TeamAdmission
 from campaign.visibility import is_member, team_of
 
 
@@ -23,6 +23,12 @@ def _check_can_register(user, campaign: Campaign) -> None:
         raise TeamRefused("Teams can register only while the campaign is open.")
     if team_of(user, campaign) is not None:
         raise TeamRefused("You are already in a team of this campaign (one team per person and campaign).")
+    if campaign.team_admission == TeamAdmission.EMAIL and not accounts.is_verified(user):
+        raise TeamRefused(NEEDS_VERIFIED_EMAIL)
+
+
+NEEDS_VERIFIED_EMAIL = ("This campaign admits teams whose members have confirmed their e-mail address: "
+                        "follow the link we sent you, or ask for a new one.")
 
 
 def _next_code(campaign: Campaign) -> str:
@@ -46,10 +52,12 @@ def create_team(campaign: Campaign, user, *, name: str, affiliation: str = "", r
         raise TeamRefused(f"A team named {name!r} already exists in this campaign.")
     try:
         with transaction.atomic():
+            admitted = campaign.team_admission != TeamAdmission.APPROVAL
             team = Team.objects.create(campaign=campaign, name=name, slug=slug, affiliation=affiliation,
-                                       code=_next_code(campaign))
+                                       code=_next_code(campaign), admitted=admitted)
             Membership.objects.create(team=team, user=user, campaign=campaign, role=Membership.Role.LEADER)
-            audit.record("team.create", actor=user, campaign=campaign, target=team.slug, request=request)
+            audit.record("team.create", actor=user, campaign=campaign, target=team.slug, request=request,
+                         details={"admission": campaign.team_admission, "admitted": admitted})
     except IntegrityError:
         raise TeamRefused("That team name is taken, or you are already in a team of this campaign.") from None
     return team
@@ -118,3 +126,16 @@ def join_team(campaign: Campaign, user, *, code: str, request=None) -> Team:
     except IntegrityError:
         raise TeamRefused("You are already in a team of this campaign.") from None
     return team
+
+
+def admit_teams(teams, actor, *, request=None) -> int:
+    """An organiser admits teams that await approval; each admission is audited. Returns how many."""
+    admitted = 0
+    for team in teams:
+        if not team.campaign.is_organiser(actor):
+            raise PermissionError(f"{actor} does not organise {team.campaign}")
+        with transaction.atomic():
+            if Team.objects.filter(pk=team.pk, admitted=False).update(admitted=True):
+                audit.record("team.admit", actor=actor, campaign=team.campaign, target=team.slug, request=request)
+                admitted += 1
+    return admitted

@@ -1,9 +1,16 @@
-"""Sign-up; log in and out are Django's own views under /accounts/."""
+"""Sign-up, e-mail verification and a throttled password reset; log in and out are Django's own views
+under /accounts/ (django-axes locks an account at one address after repeated failures)."""
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
 
+from campaign import accounts
 from campaign.forms import SignUpForm
 from campaign.throttles import SignupThrottle, refused_by
 
@@ -17,5 +24,40 @@ def signup(request):
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        accounts.send_verification(request, user)
+        messages.info(request, f"We sent a link to {user.email} to confirm the address.")
         return redirect("portal:home")
     return render(request, "registration/signup.html", {"form": form})
+
+
+def verify_email(request, uidb64: str, token: str):
+    user = accounts.verify(uidb64, token, request=request)
+    return render(request, "registration/verify_email_done.html", {"verified": user}, status=200 if user else 400)
+
+
+@login_required
+@require_POST
+def resend_verification(request):
+    if (refused := refused_by(request, *accounts.verification_throttles(request.user))):
+        return refused
+    if accounts.is_verified(request.user):
+        messages.info(request, "Your e-mail address is already confirmed.")
+    elif request.user.email:
+        accounts.send_verification(request, request.user)
+        messages.info(request, f"We sent a new link to {request.user.email}.")
+    else:
+        messages.error(request, "Your account has no e-mail address; ask the organisers to add one.")
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
+                                           require_https=request.is_secure()):
+        target = "portal:home"
+    return redirect(target)
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's reset by e-mail, throttled per client address and per address asked for (which does not
+    say whether an account has it: the answer is the same either way)."""
+
+    def post(self, request, *args, **kwargs):
+        refused = refused_by(request, *accounts.password_reset_throttles(request.POST.get("email", "")))
+        return refused or super().post(request, *args, **kwargs)

@@ -8,7 +8,7 @@ from django.http import FileResponse, Http404, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from campaign import audit, visibility
+from campaign import accounts, audit, visibility
 from campaign.tracks import accepted_tracks
 from campaign.forms import InvitationForm, RunUploadForm, TeamCreateForm, TeamJoinForm
 from campaign.models import Campaign, Invitation
@@ -52,6 +52,7 @@ def campaign_detail(request, slug: str):
         "team": team,
         "runs": runs,
         "is_organiser": visibility.is_organiser(request.user, campaign),
+        "email_verified": accounts.is_verified(request.user),
         "can_download_corpus": visibility.can_download_corpus(request.user, campaign),
         "can_download_dev_sample": visibility.can_download_dev_sample(request.user, campaign),
         "can_download_gold": visibility.can_download_gold(request.user, campaign),
@@ -74,7 +75,8 @@ def team_create(request, slug: str):
     if form.is_valid():
         try:
             team = create_team(campaign, request.user, request=request, **form.cleaned_data)
-            messages.success(request, f"Team {team.name} created; you are its leader.")
+            pending = "" if team.admitted else " It awaits the organisers' approval."
+            messages.success(request, f"Team {team.name} created; you are its leader.{pending}")
         except TeamRefused as exc:
             messages.error(request, str(exc))
     else:

@@ -71,6 +71,7 @@ def run_detail(request, pk: int):
         "result": result,
         "summary": result_summary(result) if result else None,
         "result_count": run.results.count() if result else 0,
+        "scored_at": result.created_at if result and visibility.can_see_run_scoring_time(request.user, run) else None,
         "diagnostics": run.status == RunStatus.SCORED and visibility.can_see_diagnostics(request.user, run)
                        and getattr(kinds.for_campaign(run.campaign), "has_diagnostics", False),
         "can_withdraw": run.withdrawn_at is None and run.campaign.accepts_runs

@@ -81,7 +81,7 @@ def run(args) -> int:
         raise InputError([Problem(f"no run file for gold document {k} (--allow-missing scores it as empty output)",
                                   file=g.name) for k, g in missing])
     genres = read_genres(args.genres) if args.genres else None
-    gold_docs = [read_document(p, schema=schema, gold=True) for p in gold_files]
+    gold_docs = gold_files  # read one at a time, when its run comes: the gold is never held whole
     run_docs = [(k, r) for k, _, r in pairs if r is not None] + [(document_key(p.name), p) for p in unpaired]
     run_docs = [(k, r if document_key(r.name) == k else read_document(r, schema=schema, gold=False, strict=False))
                 for k, r in run_docs]  # read under its own name, so that messages name the file given

@@ -14,8 +14,11 @@ seeded by ``--seed``).
 """
 from __future__ import annotations
 
+import shutil
 import sys
+import tempfile
 
+from annotations.errors import InputError
 from annotations.trees.transforms import make_transform
 from evaluation import metrics
 from evaluation.cli.common import add_bootstrap_arguments, bootstrap_intervals, write_json
@@ -63,6 +66,12 @@ def run(args) -> int:
     if fast is not None and not args.bootstrap:  # intervals need the per-sentence rows in memory
         from evaluation.trees.evalb_files import evalb_layout
 
+        if not args.layout and (evalb_layout(args.gold, args.format, head_only=True)
+                                and evalb_layout(args.test, args.format, test=True, head_only=True)):
+            # guessed from the first lines, confirmed while streaming; held back until confirmed
+            code = _stream_evalb(args, fast, confirm=True)
+            if code is not None:
+                return code
         if evalb_layout(args.gold, args.format, args.layout) and evalb_layout(args.test, args.format, args.layout, test=True):
             return _stream_evalb(args, fast)
     pair = read_pair(args.gold, args.test, args.metric, fmt=args.format, layout=args.layout, on_error=args.on_error,
@@ -90,12 +99,26 @@ def _warn(doc: dict) -> None:
             print(f"{row['index']} : {row['message']}", file=sys.stderr)
 
 
-def _stream_evalb(args, params) -> int:
-    """evalb on two line-layout files, streamed (flat memory), bytes in and out as evalb does."""
+def _stream_evalb(args, params, confirm: bool = False) -> int | None:
+    """evalb on two line-layout files, streamed (flat memory), bytes in and out as evalb does.
+
+    With ``confirm``, the line layout is only a guess from the files' first
+    lines: every line is counted as it is read (see ``LayoutCounter``), and the
+    output (report, messages, JSON) is held in temporary files (memory up to a
+    few MB, then disk) until the end. When both files are in line layout it is
+    written out and the exit code returned; otherwise nothing is written and
+    the answer is None (the caller then decides as if it had not guessed).
+    """
     from evaluation.trees.evalb_files import evalb_files
 
-    out = sys.stdout.buffer
-    err = sys.stderr.buffer
+    if confirm:
+        from annotations.trees.detect import LayoutCounter
+
+        out, err = tempfile.SpooledTemporaryFile(max_size=SPOOL), tempfile.SpooledTemporaryFile(max_size=SPOOL)
+        layouts = (LayoutCounter(), LayoutCounter())
+    else:
+        out, err = sys.stdout.buffer, sys.stderr.buffer
+        layouts = None
 
     def report(text: str) -> None:
         out.write(text.encode("utf-8", "surrogateescape"))
@@ -104,33 +127,63 @@ def _stream_evalb(args, params) -> int:
         err.write((text + "\n").encode("utf-8", "surrogateescape"))
         err.flush()
 
+    def warn(text: str) -> None:
+        err.write(f"{text}\n".encode("utf-8", "backslashreplace"))
+
+    if not confirm:
+        sys.stderr.flush()
     for problem in params.warnings:
-        print(f"warning: {_where(problem.as_dict())}{problem.message}", file=sys.stderr)
+        warn(f"warning: {_where(problem.as_dict())}{problem.message}")
     handle = None
     json_write = None
     if args.json == "-":
         json_write = lambda text: out.write(text.encode("utf-8", "backslashreplace"))  # noqa: E731
     elif args.json:
         # a byte that is not UTF-8 is written as the JSON escape \udcXX: valid JSON, and lossless
-        handle = open(args.json, "w", encoding="utf-8", errors="backslashreplace")
-        json_write = handle.write
+        handle = tempfile.SpooledTemporaryFile(max_size=SPOOL) if confirm else open(args.json, "wb")
+        json_write = lambda text: handle.write(text.encode("utf-8", "backslashreplace"))  # noqa: E731
     try:
         summary = evalb_files(
             args.gold, args.test, params, on_error=args.on_error or "skip",
             report=None if args.json == "-" else report, json_write=json_write, message=message,
-            metric=args.metric,
+            metric=args.metric, layouts=layouts,
         )
+        for problem in summary.get("problems", [])[len(params.warnings):]:
+            warn(f"warning: {_where(problem)}{problem['message']}")
+        stopped = summary.get("stopped")
+        if stopped:
+            warn(f"error: {stopped['message']}")
+        if confirm:
+            try:
+                confirmed = all(c.layout() == "lines" for c in layouts)
+            except InputError:
+                confirmed = False  # the whole file is ambiguous: the caller says so
+            if not confirmed:
+                return None
+            if handle is not None:
+                with open(args.json, "wb") as target:
+                    _copy(handle, target)
+            _copy(out, sys.stdout.buffer)
+            sys.stdout.flush()
+            _copy(err, sys.stderr.buffer)
     finally:
         if handle:
             handle.close()
         out.flush()
-    for problem in summary.get("problems", [])[len(params.warnings):]:
-        print(f"warning: {_where(problem)}{problem['message']}", file=sys.stderr)
-    stopped = summary.get("stopped")
-    if stopped:
-        print(f"error: {stopped['message']}", file=sys.stderr)
-        return 1
-    return 0
+        err.flush()
+        if confirm:
+            out.close()
+            err.close()
+    return 1 if stopped else 0
+
+
+SPOOL = 8 << 20
+
+
+def _copy(spool, target) -> None:
+    spool.seek(0)
+    shutil.copyfileobj(spool, target)
+    target.flush()
 
 
 def _where(problem: dict) -> str:

@@ -14,7 +14,7 @@ import numpy as np
 
 from annotations.easy.model import Document
 from annotations.easy.reader import (DEFAULT_MAX_PROBLEMS, ProblemSink, compare_forms, document_key, iter_sentences,
-                                     source_name)
+                                     read_document, source_name)
 from annotations.easy.schema import DEFAULT_SCHEMA, EasySchema
 from annotations.easy.validate import reference_forms
 from annotations.errors import InputError, Problem
@@ -67,6 +67,17 @@ class Plan:
                 off += len(self.rel_types)
             self.rel_off.append(row)
         self.ncols = off
+        # the hypothesis and reference sizes (fp, cr) of a (layer or mode, type) are the same for every match
+        # function: they are kept once, in compact columns; expand[c] is the compact column of column c, pick[k]
+        # one column of compact column k
+        nc, nr = len(self.cons_types), len(self.rel_types)
+        expand = []
+        for layer, mode, _, _, types in self.ways:
+            base = 0 if layer == "constituents" else nc + self.modes.index(mode) * nr
+            expand.extend(range(base, base + len(types)))
+        self.expand = np.array(expand, dtype=np.intp)
+        self.ncompact = nc + len(self.modes) * nr
+        self.pick = [expand.index(k) for k in range(self.ncompact)]
 
 
 def count_sentence(ref: ReferenceView, hyp: HypothesisView | None, plan: Plan):
@@ -134,17 +145,33 @@ def _extend_all(x: np.ndarray, plan: Plan) -> np.ndarray:
 
 
 class _Rows:
-    """Per-gold-sentence count rows, filled as run sentences stream in."""
+    """Per-gold-sentence count rows, filled as run sentences stream in: ``fc`` one column per (way, type),
+    ``fp_compact`` and ``cr_compact`` one per (layer or mode, type) (see ``Plan.expand``); ``fp`` and ``cr``
+    give them expanded to the columns of ``fc``."""
 
-    def __init__(self, n: int, ncols: int):
-        self.fc = np.zeros((n, ncols), dtype=np.int32)
-        self.fp = np.zeros((n, ncols), dtype=np.int32)
-        self.cr = np.zeros((n, ncols), dtype=np.int32)
+    def __init__(self, n: int, plan: Plan):
+        self.plan = plan
+        # a sentence's counts are bounded by annotations.limits (4,000 relations, 2,000 groups): int16 holds them
+        self.fc = np.zeros((n, plan.ncols), dtype=np.int16)
+        self.fp_compact = np.zeros((n, plan.ncompact), dtype=np.int16)
+        self.cr_compact = np.zeros((n, plan.ncompact), dtype=np.int16)
         self.done = np.zeros(n, dtype=bool)
 
     def set(self, i, rows):
-        self.fc[i], self.fp[i], self.cr[i] = rows
+        fc, fp, cr = rows
+        pick = self.plan.pick
+        self.fc[i] = fc
+        self.fp_compact[i] = [fp[k] for k in pick]
+        self.cr_compact[i] = [cr[k] for k in pick]
         self.done[i] = True
+
+    @property
+    def fp(self) -> np.ndarray:
+        return self.fp_compact[:, self.plan.expand]
+
+    @property
+    def cr(self) -> np.ndarray:
+        return self.cr_compact[:, self.plan.expand]
 
 
 def _as_docs(docs) -> list:
@@ -178,8 +205,9 @@ def score_corpus(
 ) -> dict:
     """Score runs against gold; return the result document (see docs/metrics/easy.md).
 
-    ``gold_docs``: :class:`Document` objects (read with ``gold=True``), as an
-    iterable or a ``{key: Document}`` mapping. ``run_docs``: Documents or
+    ``gold_docs``: :class:`Document` objects (read with ``gold=True``) or paths
+    (read one at a time, when their run comes), as an iterable or a ``{key:
+    Document or path}`` mapping. ``run_docs``: Documents or
     paths (streamed), iterable or mapping; documents are paired by key (the
     base file name without ``.xml``). ``genres`` maps a key to a genre
     (default: the name up to the first ``_``). ``corpus`` optionally maps a
@@ -194,8 +222,8 @@ def score_corpus(
                                            progress=progress, schema=schema, corpus=corpus,
                                            max_problems=max_problems)
     total = counting.documents_read + 1
-    result = aggregate(counting.rows.fc, counting.rows.fp, counting.rows.cr, gold.row_genre, plan,
-                       counting.submitted, bootstrap=bootstrap, seed=seed)
+    result = aggregate(counting.rows.fc, counting.rows.fp_compact, counting.rows.cr_compact, gold.row_genre, plan,
+                       counting.submitted, bootstrap=bootstrap, seed=seed, compact=True)
     if progress is not None:
         progress(total, total)
     warnings = gold.warnings + counting.warnings
@@ -228,7 +256,7 @@ def count_sentences(gold_docs, run_docs, genres=None, *, matches: Iterable[str] 
     genre ``gold.row_genre[i]``), before any aggregation: what :func:`score_corpus` sums, and what the paired
     significance tests resample. ``progress`` counts one step per run document plus one to come."""
     plan = Plan(schema, tuple(matches), tuple(modes))
-    gold = _GoldIndex(_as_docs(gold_docs), _genre_function(genres), schema.relation_roles)
+    gold = _GoldIndex(_as_docs(gold_docs), _genre_function(genres), schema.relation_roles, schema)
     counting = _Counting(gold, plan, schema, corpus, max_problems)
     run_list = _as_docs(run_docs)
     total = len(run_list) + 1
@@ -269,40 +297,87 @@ def _genre_function(genres) -> Callable[[str], str]:
 
 
 class _GoldIndex:
-    """The gold: per document, per sentence id, its count row, reference view and forms; one genre per row."""
+    """The gold, one document at a time: a document's sentences (count row, reference view, forms) are
+    read when its run comes (:meth:`load`) and dropped once it is counted (:meth:`release`); what stays
+    is per document its count rows (:class:`_Rows`), then, in gold order, one genre and one id per row.
 
-    def __init__(self, gold_list: list, genre_fn: Callable[[str], str], relation_roles):
+    A document given as a path is read only then, so the gold is never held whole in memory.
+    """
+
+    def __init__(self, gold_list: list, genre_fn: Callable[[str], str], relation_roles,
+                 schema: EasySchema = DEFAULT_SCHEMA):
         if not gold_list:
             raise InputError("no gold document")
-        self.sentences: dict[str, dict[str, tuple[int, ReferenceView, tuple]]] = {}
-        self.row_genre: list[str] = []
-        self.documents: list[dict] = []
-        self.warnings: list[Problem] = []
+        self.sources: dict = {}
+        for key, doc in gold_list:
+            if key in self.sources:
+                raise InputError(f"two gold documents share the name {key}")
+            self.sources[key] = doc
+        self.order = [key for key, _ in gold_list]
+        self.genre_fn, self.relation_roles, self.schema = genre_fn, relation_roles, schema
+        self.blocks: dict[str, _Rows] = {}
+        self.loaded: dict[str, dict[str, tuple[int, ReferenceView, tuple]]] = {}
+        self.ids: dict[str, list[str]] = {}
+        self.doc_warnings: dict[str, list[Problem]] = {}
+        self.documents = [{"name": key, "genre": genre_fn(key), "gold_sentences": 0, "run": False,
+                           "run_sentences": 0} for key in self.order]
+        self.by_name = {d["name"]: d for d in self.documents}
         self.dedup = {"gold_groups_read": 0, "gold_groups_scored": 0, "gold_relations_read": 0,
                       "gold_relations_scored": 0}
-        for key, doc in gold_list:
-            self._add(key, doc, genre_fn, relation_roles)
-        self.by_name = {d["name"]: d for d in self.documents}
+        self.row_genre: list[str] = []  # filled by assemble()
+        self.row_ids: list[tuple[str, str]] = []
 
-    def _add(self, key: str, doc: Document, genre_fn, relation_roles) -> None:
-        if key in self.sentences:
-            raise InputError(f"two gold documents share the name {key}")
+    @property
+    def warnings(self) -> list[Problem]:
+        return [w for key in self.order for w in self.doc_warnings.get(key, ())]
+
+    def load(self, key: str, plan: Plan) -> dict[str, tuple[int, ReferenceView, tuple]] | None:
+        """``{sentence id: (row in the document's block, reference view, forms)}``, or None (no such gold)."""
+        if key in self.loaded:
+            return self.loaded[key]
+        source = self.sources.get(key)
+        if source is None or key in self.blocks:
+            return None if source is None else {}
+        doc = source if isinstance(source, Document) else read_document(source, schema=self.schema, gold=True,
+                                                                       strict=False)
         if doc.problems:
             raise InputError(doc.problems)
-        self.warnings.extend(doc.warnings)
-        genre = genre_fn(key)
+        self.doc_warnings[key] = list(doc.warnings)
         sents = {}
+        dedup = self.dedup
         for s in doc.sentences:
-            ref = ReferenceView(s, relation_roles)
-            sents[s.id] = (len(self.row_genre), ref, tuple((f.id, f.text) for f in s.forms))
-            self.row_genre.append(genre)
-            self.dedup["gold_groups_read"] += len(s.groups)
-            self.dedup["gold_relations_read"] += len(s.relations)
-            self.dedup["gold_groups_scored"] += sum(len(v) for v in ref.cons.values())
-            self.dedup["gold_relations_scored"] += sum(len(v) for v in ref.rels.values())
-        self.sentences[key] = sents
-        self.documents.append({"name": key, "genre": genre, "gold_sentences": len(sents), "run": False,
-                               "run_sentences": 0})
+            ref = ReferenceView(s, self.relation_roles)
+            sents[s.id] = (len(sents), ref, tuple((f.id, f.text) for f in s.forms))
+            dedup["gold_groups_read"] += len(s.groups)
+            dedup["gold_relations_read"] += len(s.relations)
+            dedup["gold_groups_scored"] += sum(len(v) for v in ref.cons.values())
+            dedup["gold_relations_scored"] += sum(len(v) for v in ref.rels.values())
+        self.by_name[key]["gold_sentences"] = len(sents)
+        self.ids[key] = list(sents)
+        self.blocks[key] = _Rows(len(sents), plan)
+        self.loaded[key] = sents
+        return sents
+
+    def release(self, key: str) -> None:
+        self.loaded.pop(key, None)
+
+    def assemble(self, plan: Plan) -> "_Rows":
+        """The count rows of every gold sentence in gold order (one block after the other), and their genres
+        and ids; the blocks are freed as they are copied."""
+        total = sum(len(self.ids[key]) for key in self.order)
+        rows = _Rows(total, plan)
+        at = 0
+        for key in self.order:
+            block = self.blocks.pop(key)
+            n = len(block.done)
+            rows.fc[at:at + n] = block.fc
+            rows.fp_compact[at:at + n], rows.cr_compact[at:at + n] = block.fp_compact, block.cr_compact
+            rows.done[at:at + n] = block.done
+            genre = self.by_name[key]["genre"]
+            self.row_genre.extend([genre] * n)
+            self.row_ids.extend((key, sid) for sid in self.ids[key])
+            at += n
+        return rows
 
 
 class _Counting:
@@ -310,7 +385,7 @@ class _Counting:
 
     def __init__(self, gold: _GoldIndex, plan: Plan, schema: EasySchema, corpus, max_problems):
         self.gold, self.plan, self.schema = gold, plan, schema
-        self.rows = _Rows(len(gold.row_genre), plan.ncols)
+        self.rows: _Rows | None = None  # every gold sentence's, once finished
         self.sink = ProblemSink(max_problems)
         self.corpus_forms = {document_key(k): reference_forms(v) for k, v in (corpus or {}).items()}
         self.submitted = {"constituents": False, "relations": False}
@@ -319,7 +394,8 @@ class _Counting:
         self.warnings: list[Problem] = []
 
     def add_run(self, key: str, run) -> None:
-        gold_sents = self.gold.sentences.get(key)
+        gold_sents = self.gold.load(key, self.plan)
+        block = self.gold.blocks.get(key)
         text = self.corpus_forms.get(key)
         if gold_sents is None:
             self.warnings.append(Problem(f"run document {key} has no gold: validated, not scored", file=key))
@@ -343,8 +419,11 @@ class _Counting:
             row, ref, _ = gold_sents[s.id]
             if len(self.sink):
                 continue  # the run is invalid anyway: only keep validating
-            self.rows.set(row, count_sentence(ref, HypothesisView(s, ref, self.plan.modes), self.plan))
+            block.set(row, count_sentence(ref, HypothesisView(s, ref, self.plan.modes), self.plan))
         self._account(key, file, ids, info, gold_sents)
+        if gold_sents is not None:
+            self._count_missing(key)
+            self.gold.release(key)
 
     def _read_document(self, run: Document, expected, text, gold_sents, file: str, ids: list) -> list:
         """An in-memory run document: its sentences that have gold, every one checked against ``expected``."""
@@ -385,6 +464,15 @@ class _Counting:
                 self.warnings.append(Problem(f"{len(missing)} gold sentence(s) missing from the run (scored as "
                                              f"empty output): {shown}", file=file))
 
+    def _count_missing(self, key: str) -> None:
+        """Gold sentences of a document that its run did not give: scored as empty output."""
+        block = self.gold.blocks[key]
+        if block.done.all():
+            return
+        for row, ref, _ in self.gold.loaded[key].values():
+            if not block.done[row]:
+                block.set(row, count_sentence(ref, None, self.plan))
+
     def finish(self) -> None:
         """Raise the runs' problems, if any; otherwise count what the runs never gave as empty output."""
         if len(self.sink):
@@ -393,35 +481,38 @@ class _Counting:
             if not d["run"]:
                 self.warnings.append(Problem(f"no run for gold document {key}: its sentences score as empty "
                                              f"output", file=key))
+                self.gold.load(key, self.plan)
+                self._count_missing(key)
+                self.gold.release(key)
                 self.stats["gold_sentences_missing_from_run"] += d["gold_sentences"]
-        for sents in self.gold.sentences.values():
-            for row, ref, _ in sents.values():
-                if not self.rows.done[row]:
-                    self.rows.set(row, count_sentence(ref, None, self.plan))
+        self.rows = self.gold.assemble(self.plan)
         for layer in LAYERS:
             if not self.submitted[layer]:
                 self.warnings.append(Problem(f"the run has no {layer}: layer reported as not submitted"))
 
 
 def aggregate(fc, fp, cr, row_genre: list[str], plan: Plan, submitted: Mapping[str, bool], *,
-              bootstrap: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED) -> dict:
-    """Cells and macro rows from per-sentence count rows (numpy, rows = gold sentences)."""
+              bootstrap: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED, compact: bool = False) -> dict:
+    """Cells and macro rows from per-sentence count rows (numpy, rows = gold sentences); with ``compact``,
+    ``fp`` and ``cr`` have the compact columns of ``Plan.expand`` (expanded on the sums: the same integers)."""
+    widen = (lambda x: x[..., plan.expand]) if compact else (lambda x: x)
     genres = sorted(set(row_genre))
     genre_arr = np.array(row_genre, dtype=object) if row_genre else np.array([], dtype=object)
     strata = [np.flatnonzero(genre_arr == g) for g in genres]
-    fc_e = _extend_all(fc, plan)
-    fp_e = _extend_all(fp, plan)
-    cr_e = _extend_all(cr, plan)
-    # point estimates per genre and ALL (exact integer sums)
+    # point estimates per genre and ALL (exact integer sums); the ALL-types columns are added to the sums,
+    # not to the rows (the same integers, without a second copy of every row)
     sums = {}
     for g, idx in zip(genres, strata):
-        sums[g] = tuple(x[idx].sum(axis=0, dtype=np.int64) for x in (fc_e, fp_e, cr_e))
-    sums[ALL] = tuple(x.sum(axis=0, dtype=np.int64) for x in (fc_e, fp_e, cr_e))
+        sums[g] = (_extend_all(fc[idx].sum(axis=0, dtype=np.int64), plan),
+                   *(_extend_all(widen(x[idx].sum(axis=0, dtype=np.int64)), plan) for x in (fp, cr)))
+    sums[ALL] = (_extend_all(fc.sum(axis=0, dtype=np.int64), plan),
+                 *(_extend_all(widen(x.sum(axis=0, dtype=np.int64)), plan) for x in (fp, cr)))
     # bootstrap: resample sentences with replacement within each genre
     boot_f = {}
     if bootstrap > 0 and len(row_genre):
         acc = None
-        for g, part in resampled_sums((fc_e, fp_e, cr_e), row_genre, bootstrap, seed):
+        for g, part in resampled_sums((fc, fp, cr), row_genre, bootstrap, seed):
+            part = (_extend_all(part[0], plan), *(_extend_all(widen(x), plan) for x in part[1:]))  # exact integers
             boot_f[g] = f_from_counts(*part)
             acc = part if acc is None else tuple(a + b for a, b in zip(acc, part))
         boot_f[ALL] = f_from_counts(*acc)

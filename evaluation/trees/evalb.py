@@ -379,21 +379,38 @@ def read_evalb_text(text: str, params: EvalbParams | None = None, *, file: str |
     return out
 
 
-def read_evalb_lines(lines, params: EvalbParams | None = None):
-    """Lazily read lines (an iterable of str, e.g. an open file) into evalb's sentences."""
+def read_evalb_lines(lines, params: EvalbParams | None = None, layout=None):
+    """Lazily read lines (an iterable of str, e.g. an open file) into evalb's sentences.
+
+    ``layout``, an :class:`annotations.trees.detect.LayoutCounter`, counts the
+    lines as they go by, so that the caller can confirm at the end that the
+    file was in line layout without a pass of its own over every character.
+    """
     p = params or EvalbParams()
     delete = frozenset(p.delete_labels)
     delete_len = frozenset(p.delete_labels_for_length)
     quote = frozenset(p.quote_labels)
     if quote:
         for line in lines:
+            if layout is not None:
+                layout.add(line)
             yield _read_line(line, delete, delete_len, quote)
         return
     special = delete | delete_len
     table = _label_table(p)
     kept = table if table.canon is not None else None  # else evalb's matching order needs the brackets
+    if layout is None:
+        for line in lines:
+            yield _read_plain(line, delete, delete_len, special, kept) or _read_line(line, delete, delete_len, quote)
+        return
     for line in lines:
-        yield _read_plain(line, delete, delete_len, special, kept) or _read_line(line, delete, delete_len, quote)
+        side = _read_plain(line, delete, delete_len, special, kept)
+        if side is not None:  # one well-formed tree: balanced, never closing more than it opened
+            layout.add_balanced(line)
+            yield side
+        else:
+            layout.add(line)
+            yield _read_line(line, delete, delete_len, quote)
 
 
 _TO_SPACE = str.maketrans("\t\n\r\f\v", "     ")

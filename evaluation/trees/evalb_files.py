@@ -14,7 +14,7 @@ import os
 from typing import Callable, Iterator
 
 from annotations.errors import InputError
-from annotations.trees.detect import detect_format, layout_of_lines
+from annotations.trees.detect import LayoutCounter, detect_format, layout_of_lines
 
 from .evalb import (EVALB_LINE_BYTES, HEADER, EvalbParams, EvalbRun, format_row, format_summary, long_line_problem,
                     read_evalb_lines, row_dict)
@@ -39,7 +39,11 @@ def file_lines(path, long_lines: list[int] | None = None) -> Iterator[str]:
             yield raw.decode(*ENCODING).removesuffix("\n")
 
 
-def evalb_layout(path, fmt: str | None = None, layout: str | None = None, *, test: bool = False) -> bool:
+HEAD = 65536
+
+
+def evalb_layout(path, fmt: str | None = None, layout: str | None = None, *, test: bool = False,
+                 head_only: bool = False) -> bool:
     """True when ``path`` is a Penn file in line layout (detected, or as told), i.e. streamable.
 
     A file with no tree at all (0 bytes, or blank lines only) is refused as a
@@ -47,10 +51,16 @@ def evalb_layout(path, fmt: str | None = None, layout: str | None = None, *, tes
     parser failure (a skip sentence) and no line at all the end of the test
     file (evalb: "too many lines in gold file"). Told ``layout="trees"`` or
     square brackets, it is refused too: it has no sentence in that layout.
+
+    With ``head_only``, the layout is guessed from the file's first lines (its
+    first 64 KiB), to be confirmed by a :class:`LayoutCounter` while the file
+    is read; an ambiguous head is no guess (False).
     """
     name = os.fspath(path)
     with open(path, "rb") as handle:
-        head = handle.read(65536).decode(*ENCODING)
+        raw = handle.read(HEAD)
+        whole = len(raw) < HEAD or not handle.read(1)
+    head = raw.decode(*ENCODING)
     if not head.strip():
         with open(path, "rb") as handle:
             if not handle.read().strip():
@@ -59,7 +69,17 @@ def evalb_layout(path, fmt: str | None = None, layout: str | None = None, *, tes
                 raise InputError("empty input: no tree found", file=name)
     if (fmt or detect_format(head.lstrip(), file=name)) != "penn":
         return False
-    return (layout or layout_of_lines(file_lines(path), file=name)) == "lines"
+    if layout:
+        return layout == "lines"
+    if head_only:
+        lines = head.split("\n")
+        if lines[-1] == "" or not whole:
+            lines.pop()  # what follows the last line end (or a line cut by the 64 KiB)
+        try:
+            return layout_of_lines(lines, file=name) == "lines"
+        except InputError:
+            return False
+    return layout_of_lines(file_lines(path), file=name) == "lines"
 
 
 class _JsonRows:
@@ -85,12 +105,14 @@ def evalb_files(
     gold_path, test_path, params: EvalbParams, *, on_error: str = "skip",
     report: Callable[[str], object] | None = None, json_write: Callable[[str], object] | None = None,
     message: Callable[[str], object] | None = None, metric: str = "evalb",
+    layouts: tuple[LayoutCounter, LayoutCounter] | None = None,
 ) -> dict:
     """Score two line-layout Penn files pair by pair; returns the summary.
 
     ``report`` receives evalb's text report piece by piece, ``json_write`` the
     JSON document, ``message`` each error sentence's ``"N : message"`` as it
-    comes (evalb's stderr).
+    comes (evalb's stderr). ``layouts`` (gold, test) count every line of both
+    files, those read after scoring stopped too, to confirm the line layout.
     """
     gold_file, test_file = os.fspath(gold_path), os.fspath(test_path)
     run = EvalbRun(params, on_error=on_error, gold_file=gold_file, test_file=test_file, metric=metric)
@@ -99,8 +121,9 @@ def evalb_files(
         report(HEADER)
     gold_long: list[int] = []
     test_long: list[int] = []
-    gold_iter = read_evalb_lines(file_lines(gold_path, gold_long), params)
-    test_iter = read_evalb_lines(file_lines(test_path, test_long), params)
+    gold_lines, test_lines = file_lines(gold_path, gold_long), file_lines(test_path, test_long)
+    gold_iter = read_evalb_lines(gold_lines, params, layouts[0] if layouts else None)
+    test_iter = read_evalb_lines(test_lines, params, layouts[1] if layouts else None)
     extra = None
     for gold in gold_iter:
         test = next(test_iter, None)
@@ -127,6 +150,10 @@ def evalb_files(
         summary = run.finish(extra=extra, line=run.count + 1)
     else:
         summary = run.finish()
+    if layouts:
+        for lines, counter in zip((gold_lines, test_lines), layouts):
+            for line in lines:  # what scoring left unread
+                counter.add(line)
     if report:
         report(format_summary(summary))
     if js:

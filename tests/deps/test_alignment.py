@@ -1,13 +1,23 @@
 """Character-level alignment (CoNLL 2018 definitions), cases worked out by hand."""
 from __future__ import annotations
 
+import json
+import random
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
 import pytest
 
+from benchmarks.alignment_memory import chained_regions, table_walk
 from evaluation.deps.alignment import (
     AlignWord,
     Span,
     TextMismatch,
+    _lcs_pairs,
     align_forms,
+    alignment_ceiling,
     align_words,
     char_spans,
     check_same_text,
@@ -122,3 +132,57 @@ def test_a_plain_word_before_the_multiword_token_is_dropped_first():
     # Gold "bc" is multiword [1,3); test "ab" [0,2) is plain and starts before 1 -> dropped.
     # Region [1,3): gold b, c; test "c" [2,3) ends inside -> taken. LCS(b c, c) = c.
     assert align_words(words(["a", "bc b c"]), words(["ab", "c"])) == [(2, 1)]
+
+
+def test_the_bounded_walk_takes_the_table_walks_every_decision():
+    # small alphabets make many ties, where the walk's order of preference decides;
+    # lengths up to 40 cross several checkpoint blocks (a block is ⌊√m⌋ + 1 columns)
+    rng = random.Random(19)
+    for _ in range(3000):
+        alphabet = "abcd"[:rng.randint(1, 4)]
+        a = [rng.choice(alphabet) for _ in range(rng.randint(0, 40))]
+        b = [rng.choice(alphabet) for _ in range(rng.randint(0, 40))]
+        assert _lcs_pairs(a, b, 0, 0) == table_walk(a, b), (a, b)
+    # de le against le de: "de" ≠ "le", and passing over gold "de" keeps the subsequence
+    # (length 1), so gold "le" pairs with run "le"; the offsets are added to both sides
+    assert _lcs_pairs(["de", "le"], ["le", "de"], 7, 3) == [(8, 3)]
+
+
+def test_a_run_of_chained_multiword_regions_stays_under_the_ceiling(tmp_path):
+    # 2,000 gold tokens: 4,000 gold and 4,000 run words in one region, a 160 KB run. The
+    # shared task's table holds 16 million cells: 337 MB traced, 1 GB resident, 56 s, when
+    # measured before this walk (benchmarks/alignment_memory.py measures both). Measured in
+    # a fresh process: tracemalloc for what the alignment holds, the resident high-water mark
+    # for the worker's process.
+    gold, run = chained_regions(2000)
+    (tmp_path / "gold.conllu").write_text(gold)
+    (tmp_path / "run.conllu").write_text(run)
+    assert 150_000 < len(run.encode()) < 205_000
+    code = textwrap.dedent("""
+        import json, resource, sys, tracemalloc
+        from evaluation.deps.alignment import align_words
+        from evaluation.deps.conll18 import score_conll18
+        from evaluation.deps.conll18_reader import read_conll18
+        gold, run = read_conll18(sys.argv[1]), read_conll18(sys.argv[2])
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        tracemalloc.start()
+        pairs = align_words(gold.words, run.words)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        rows = score_conll18(gold, run)["rows"]
+        grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss
+        print(json.dumps({"peak": peak, "grown_kb": grown, "pairs": len(pairs),
+                          "words": [len(gold.words), len(run.words)], "aligned": rows["Words"]["correct"]}))
+    """)
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "gold.conllu"), str(tmp_path / "run.conllu")],
+                         capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2])
+    seen = json.loads(out.stdout)
+    n, m = seen["words"]
+    assert (n, m) == (4000, 4000)
+    # le de | le de ... against de le | de le ...: the region's subsequence pairs all but
+    # the first gold "de" and the last run "de" (the run's first and last tokens are plain)
+    assert seen["pairs"] == seen["aligned"] == 3998
+    ceiling = alignment_ceiling(n, m)
+    assert ceiling < 10 * 2**20  # 8 MiB of masks at most, a few hundred KB of columns
+    assert seen["peak"] <= ceiling
+    assert seen["grown_kb"] * 1024 <= ceiling  # scoring the whole file adds no more than that

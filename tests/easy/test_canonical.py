@@ -90,7 +90,7 @@ def test_real_files_are_read_whole_by_the_canonical_path_with_identical_results(
     assert finished == 19
 
 
-def test_a_sentence_in_another_shape_hands_the_rest_to_lxml_without_repeating_anything(easy_ref, monkeypatch):
+def test_a_sentence_in_another_shape_is_parsed_alone_and_the_scanner_goes_on(easy_ref, monkeypatch):
     data = head_of(easy_ref / "general_elda.xml", 30)
     twelfth = [m.start() for m in re.finditer(rb"<E id=", data)][11]
     m = re.compile(rb'<Groupe type="(\w+)" id="(\w+)">').search(data, twelfth)
@@ -98,7 +98,18 @@ def test_a_sentence_in_another_shape_hands_the_rest_to_lxml_without_repeating_an
     on, scanners, off = both(swapped, monkeypatch, "gold")
     assert on == off
     assert [s[0] for s in on[0]] == re.findall(r'<E id="(\w+)"', data.decode())
-    assert scanners[0].accepted == 11 and not scanners[0].finished
+    assert scanners[0].accepted == 30 and scanners[0].alone == 1 and scanners[0].finished
+
+
+def test_a_doubtful_sentence_with_a_problem_hands_the_rest_to_lxml_without_repeating_anything(easy_ref, monkeypatch):
+    data = head_of(easy_ref / "general_elda.xml", 30)
+    twelfth = [m.start() for m in re.finditer(rb"<E id=", data)][11]
+    m = re.compile(rb'<Groupe type="(\w+)"').search(data, twelfth)
+    broken = data[:m.start()] + b'<Groupe type="XX"' + data[m.end():]  # an unknown group type
+    for mode in ("gold", "run"):
+        on, scanners, off = both(broken, monkeypatch, mode)
+        assert on == off and on[1] and "unknown group type 'XX'" in on[1][0]["message"]
+        assert scanners[0].accepted == 11 and scanners[0].alone == 0 and not scanners[0].finished
 
 
 def test_relation_line_is_where_its_start_tag_ends_as_lxml_numbers_it(monkeypatch):
@@ -318,3 +329,58 @@ def test_past_line_65535_lxml_numbers_lines_its_own_way_and_the_canonical_path_h
     lines = [s[1] for s in on[0]]
     assert max(lines) > 66_000 and not scanners[0].finished
     assert 0 < scanners[0].accepted < len(lines)
+
+
+def _other_writer(data: bytes, every: int = 1) -> bytes:
+    """The same document as another writer might write it: attributes in another order, single quotes,
+    spaces around "=", XLink under the prefix ``xl``, no ``xlink:type``; only every ``every``-th sentence
+    is rewritten (the others keep the reference's shape, under the new prefix)."""
+    data = data.replace(b'xmlns:xlink="http://www.w3.org/1999/xlink"', b'xmlns:xl="http://www.w3.org/1999/xlink"')
+    head, sep, body = data.partition(b"<E id=")
+    parts = body.split(b"</E>")
+
+    def rewrite(x: bytes) -> bytes:
+        x = re.sub(rb'<Groupe type="([^"]*)" id="([^"]*)">', rb"<Groupe id = '\2' type='\1'>", x)
+        x = re.sub(rb'<relation xlink:type="extended" type="([^"]*)" id="([^"]*)">', rb"<relation id='\2'  type='\1' >", x)
+        x = re.sub(rb'<([\w-]+) +xlink:type="locator" xlink:href="([^"]*)"/>', rb"<\1 xl:href='\2'/>", x)
+        x = re.sub(rb"<[^<>]*>", lambda m: m.group(0).replace(b'"', b"'"), x)  # no value holds a quote
+        return re.sub(rb'^"([^"]*)">', rb"'\1'>", x)  # the first sentence's id, split off its tag
+
+    out = []
+    for k, part in enumerate(parts):
+        part = rewrite(part) if k % every == 0 else part
+        out.append(part.replace(b"xlink:", b"xl:"))
+    return head + sep + b"</E>".join(out)
+
+
+def _without_element_lines(snap):
+    """A snapshot without the line numbers of forms and groups: only the detailed parser records them (they
+    are not part of a sentence's value), so they tell which path read a sentence, not what it read."""
+    sentences, *rest = snap
+    return ([(sid, line, [f[:2] for f in forms], [g[:4] for g in groups], relations)
+             for sid, line, forms, groups, relations in sentences], *rest)
+
+
+def _detailed_only(data: bytes, mode: str, monkeypatch):
+    with monkeypatch.context() as m:
+        m.setattr(easy_reader, "_fast_path", lambda schema: None)
+        return _without_element_lines(snapshot(data, mode))
+
+
+@pytest.mark.parametrize("every", [1, 3])
+def test_real_files_from_another_writer_read_exactly_as_the_detailed_parser_reads_them(easy_ref, monkeypatch, every):
+    """Every real file rewritten in another writer's shape (``every`` = 3: only every third sentence, so that
+    sentences outside the file's shape are parsed alone): the same as lxml with the element paths, and as
+    the detailed parser alone, in gold and run mode."""
+    finished = alone = 0
+    for path in sorted(easy_ref.glob("*.xml")):
+        data = _other_writer(path.read_bytes(), every)
+        assert b"xlink" not in data.split(b"<E id=", 1)[1] and (b"id = '" in data)
+        for mode in ("gold", "run"):
+            on, scanners, off = both(data, monkeypatch, mode)
+            assert on == off, (path.name, mode)
+            assert _without_element_lines(on) == _detailed_only(data, mode, monkeypatch), (path.name, mode)
+            finished += scanners[0].finished
+            alone += scanners[0].alone
+    assert finished == 2 * 19  # as for the reference's own shape: three files end on lxml (see above)
+    assert (alone == 0) == (every == 1)

@@ -16,7 +16,7 @@ from annotations.easy.model import Document
 from annotations.easy.reader import read_document
 from annotations.easy.writer import write_document
 from annotations.errors import InputError
-from benchmarks.easy_scale import _perturb
+from benchmarks.easy_corpus import other_writer, perturb
 from evaluation.easy.scoring import score_corpus
 
 FILES = ("general_elda.xml", "mail_10.xml", "oral_delic_1.xml")
@@ -37,9 +37,18 @@ def gold_and_run(easy_ref, tmp_path_factory):
     runs = {}
     for d in gold:
         write_document(Document(name=d.name, attributes=d.attributes,
-                                sentences=[_perturb(s, rnd) for s in d.sentences]), folder / d.name)
+                                sentences=[perturb(s, rnd) for s in d.sentences]), folder / d.name)
         runs[d.name[:-4]] = (folder / d.name).read_bytes()
     return gold, runs
+
+
+@pytest.fixture(scope="module")
+def other_writer_runs(easy_ref):
+    """The same kind of run as lxml writes it in another shape (attribute order, prefix, single quotes)."""
+    rnd = random.Random(5)
+    gold = [read_document(easy_ref / name, gold=True) for name in FILES]
+    return {d.name[:-4]: other_writer([perturb(s, rnd) for s in d.sentences], d.name, single_quotes=k % 2 == 1)
+            for k, d in enumerate(gold)}
 
 
 def _score(gold, runs, fast: bool, monkeypatch, **kw):
@@ -72,3 +81,25 @@ def test_same_problems_with_and_without_fast_path(gold_and_run, monkeypatch, old
     fast = _score(gold, damaged, True, monkeypatch, bootstrap=0)
     slow = _score(gold, damaged, False, monkeypatch, bootstrap=0)
     assert fast == slow
+
+
+def test_a_run_from_another_writer_scores_the_same_with_and_without_fast_path(gold_and_run, other_writer_runs,
+                                                                              monkeypatch):
+    gold, _ = gold_and_run
+    assert b"xl:href='" in other_writer_runs[FILES[1][:-4]] and b'<Groupe id="' in other_writer_runs[FILES[0][:-4]]
+    fast = _score(gold, other_writer_runs, True, monkeypatch, bootstrap=50, seed=7)
+    slow = _score(gold, other_writer_runs, False, monkeypatch, bootstrap=50, seed=7)
+    assert isinstance(fast, dict) and fast["counts"]["run_sentences"] == sum(len(d.sentences) for d in gold)
+    assert fast == slow
+
+
+@pytest.mark.parametrize("old,new", [(b"<F id='E3F2'>", b"<F id='E3F9'>"), (b"type='GN'", b"type='XX'"),
+                                     (b"xl:href='E5G1'", b"xl:href='E5G99'"), (b"<E id='E4'>", b"<E id='E3'>")])
+def test_a_damaged_run_from_another_writer_gets_the_same_problems(gold_and_run, other_writer_runs, monkeypatch,
+                                                                   old, new):
+    gold, _ = gold_and_run
+    key = FILES[1][:-4]  # written with single quotes
+    damaged = {key: other_writer_runs[key].replace(old, new, 2)}
+    assert damaged[key] != other_writer_runs[key]
+    assert _score(gold, damaged, True, monkeypatch, bootstrap=0) == _score(gold, damaged, False, monkeypatch,
+                                                                            bootstrap=0)

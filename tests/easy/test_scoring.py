@@ -324,3 +324,32 @@ def test_a_run_copied_under_another_name_is_named_after_its_document_in_problems
     with pytest.raises(InputError) as exc:
         score_corpus([gold], {"general_x": named}, bootstrap=0)
     assert [p.file for p in exc.value.problems] == ["general_x.xml"]
+
+
+def test_gold_read_one_document_at_a_time_scores_byte_identically(easy_ref, tmp_path):
+    """Gold given as paths is read document by document, when its run comes, and dropped once counted:
+    the result is the same JSON as with every gold Document in memory, whatever order the runs come in,
+    with a gold document that has no run and a gold file with warnings."""
+    import json
+    import random
+
+    from annotations.easy.reader import read_document
+    from annotations.easy.writer import write_document
+    from annotations.easy.model import Document
+    from benchmarks.easy_corpus import perturb
+
+    names = ["general_elda.xml", "mail_10.xml", "oral_delic_1.xml", "questions_trec.xml"]
+    paths = [easy_ref / n for n in names]
+    docs = [read_document(p, gold=True) for p in paths]
+    assert any(d.warnings for d in docs)  # oral_delic_1 has a repeated relation id
+    rnd = random.Random(11)
+    runs = {}
+    for d in docs[:-1]:  # questions_trec has no run
+        write_document(Document(name=d.name, sentences=[perturb(s, rnd) for s in d.sentences]), tmp_path / d.name)
+        runs[d.name[:-4]] = tmp_path / d.name
+    reversed_runs = dict(reversed(list(runs.items())))
+    in_memory = score_corpus(docs, reversed_runs, bootstrap=200, seed=3)
+    streamed = score_corpus(paths, reversed_runs, bootstrap=200, seed=3)  # runs in another order than the gold
+    assert json.dumps(streamed) == json.dumps(in_memory)
+    assert in_memory["counts"]["gold_sentences_missing_from_run"] == len(docs[-1].sentences) > 0
+    assert in_memory["warnings"] and in_memory["documents"][-1]["run"] is False

@@ -10,7 +10,13 @@ uploaded through the API to both, as a team member; a real Celery worker
 process validates and scores them; then every response the team can get about
 those runs (API JSON, pages, the live status, the upload answer) must be the
 same in T and N once run ids, the campaign's slug and the upload time are
-masked. The self-tests plant a difference and check that it is caught.
+masked. Besides the run's own responses, each campaign is read once as the team
+and once as the public: its significance document (API and JSON), the ranking
+and comparison pages; and the team got in through the admission flow
+(organiser approval: the pending team's page and its refused upload are
+compared too). Every time on them but the upload's must be absent, or it shows
+as a difference: the two campaigns' workers finish at different moments. The
+self-tests plant a difference and check that it is caught.
 
 Written as a generator: kinds x payloads x responses, counted in the summary
 the test prints (``-s``).
@@ -301,6 +307,35 @@ def team_views(client: Client, api, campaign, run: Run, upload_body: str) -> dic
     return {name: mask(body, campaign, runs) for name, body in views.items()}
 
 
+def campaign_views(entry: dict) -> dict[str, str]:
+    """What the team, and anyone, can read of the whole campaign once its runs are processed: read once per
+    campaign (they are the same for each of its runs), with the admission pages kept while the team waited."""
+    campaign, client, api = entry["campaign"], entry["client"], entry["api"]
+    runs = list(campaign.runs.order_by("pk"))
+    public = Client()
+    slug = campaign.slug
+    a, b = (runs[0].pk, runs[-1].pk) if runs else (0, 0)
+    views = {
+        "significance (API)": api.get(f"/api/campaigns/{slug}/significance/").content.decode(),
+        "significance (JSON)": client.get(f"/results/{slug}/significance.json").content.decode(),
+        "ranking page": client.get(f"/results/{slug}/ranking/").content.decode(),
+        "comparison page": client.get(f"/results/{slug}/compare/{a}/{b}/").content.decode(),
+        "results page": client.get(f"/results/{slug}/").content.decode(),
+        "significance (API, public)": public.get(f"/api/campaigns/{slug}/significance/").content.decode(),
+        "ranking page (public)": public.get(f"/results/{slug}/ranking/").content.decode(),
+        "campaign page (public)": public.get(f"/campaigns/{slug}/").content.decode(),
+    }
+    return {**entry["waiting"], **{name: mask(body, campaign, runs) for name, body in views.items()}}
+
+
+def collect_campaigns(campaigns: dict) -> dict:
+    """``{kind: {"T": views, "N": views}}``."""
+    seen: dict = {}
+    for (kind, side), entry in campaigns.items():
+        seen.setdefault(kind, {})[side] = campaign_views(entry)
+    return seen
+
+
 def differences(seen_t: dict[str, str], seen_n: dict[str, str]) -> list[str]:
     out = []
     for name in seen_t:
@@ -317,17 +352,19 @@ def run_probes(workers, tmp: Path, only: tuple[str, str] | None = None):
     require_services()
     proc, log_path = workers.start("indistinguishable")
     out = []
+    campaigns: dict = {}
     for kind in kinds(tmp / "gold"):
         if only and kind.name != only[0]:
             continue
         user = factories.make_user(f"probe-{kind.name}")
+        organiser = factories.make_user(f"organiser-{kind.name}")
         api = api_for(user)
         client = Client()
         client.force_login(user)
         pair = {}
         for side, sid in (("T", kind.test_sid), ("N", kind.other_sid)):
             campaign = make_campaign(kind, f"probe-{kind.name}-{side.lower()}", sid)
-            factories.make_team(campaign, user, name="Probe team")
+            admitted_by_organiser(campaign, user, client, api, organiser, kind, side, campaigns)
             pair[side] = campaign
         gold = kind.gold[0].read_bytes()
         for payload, build in kind.payloads.items():
@@ -340,7 +377,29 @@ def run_probes(workers, tmp: Path, only: tuple[str, str] | None = None):
                 out.append((kind, payload, side, pair[side], response.json()["id"], response.content.decode(),
                             api, client))
     wait_for([r[4] for r in out], proc, log_path)
-    return out, log_path
+    return out, campaigns, log_path
+
+
+def admitted_by_organiser(campaign, user, client, api, organiser, kind, side, campaigns) -> None:
+    """The team registers through the portal in a campaign with organiser approval, is refused an upload while
+    it waits (what it sees then is kept for the comparison), and is admitted."""
+    from campaign.models import TeamAdmission
+    from campaign.services.teams import admit_teams
+
+    campaign.team_admission = TeamAdmission.APPROVAL
+    campaign.save()
+    campaign.organisers.add(organiser)
+    client.post(f"/campaigns/{campaign.slug}/team/create/", {"name": "Probe team"})
+    team = campaign.teams.get()
+    assert not team.admitted
+    refused = api.post(f"/api/campaigns/{campaign.slug}/runs/",
+                       {"name": "early", "file": SimpleUploadedFile("early.txt", b"x")}, format="multipart")
+    assert refused.status_code in (400, 403), refused.content
+    waiting = {"admission: campaign page while waiting": client.get(f"/campaigns/{campaign.slug}/").content.decode(),
+               "admission: refused upload": f"{refused.status_code} {refused.content.decode()}"}
+    campaigns[(kind.name, side)] = {"campaign": campaign, "client": client, "api": api,
+                                    "waiting": {k: mask(v, campaign, []) for k, v in waiting.items()}}
+    assert admit_teams([team], organiser) == 1
 
 
 def collect(probes) -> dict:
@@ -355,9 +414,13 @@ def collect(probes) -> dict:
 
 
 def test_a_team_cannot_tell_test_sentences_from_the_others(workers, tmp_path):
-    runs, log_path = run_probes(workers, tmp_path)
+    runs, campaigns, log_path = run_probes(workers, tmp_path)
     seen = collect(runs)
     compared = 0
+    for kind, entry in collect_campaigns(campaigns).items():
+        found = differences(entry["T"], entry["N"])
+        assert not found, f"{kind} / the campaign: " + "\n".join(found)
+        compared += len(entry["T"])
     for (kind, payload), entry in seen.items():
         run_t, run_n = entry["runs"]["T"], entry["runs"]["N"]
         # What the runs became is what validation decided, in both campaigns: no scoring failure anywhere.
@@ -375,19 +438,34 @@ def test_a_team_cannot_tell_test_sentences_from_the_others(workers, tmp_path):
     kinds_n = len({k for k, _ in seen})
     print(f"\nindistinguishability: {kinds_n} kinds, {len(seen)} kind x payload pairs, {compared} responses "
           f"compared per side ({2 * compared} fetched)")
-    assert kinds_n == 4 and compared == len(seen) * 8
+    assert kinds_n == 4 and compared == len(seen) * 8 + kinds_n * 10
 
 
 def test_self_test_catches_a_planted_difference(workers, tmp_path):
     """The comparison is not blind: the old behaviour (scoring state and times shown before release) and a
     one-figure change in one run's report both show as differences."""
-    runs, _ = run_probes(workers, tmp_path, only=("constituency", "depth-at-limit"))
+    runs, campaigns, _ = run_probes(workers, tmp_path, only=("constituency", "depth-at-limit"))
     seen = collect(runs)
     entry = seen[("constituency", "depth-at-limit")]
     assert not differences(entry["T"], entry["N"])
 
+    # 0. the significance sets, live, as every scored run used to publish them (finding 3 of issue 19):
+    # computed here for both campaigns, at two moments, as the worker would after each scoring
+    from evaluation import significance
+
+    for side in ("T", "N"):
+        significance.compute(campaigns[("constituency", side)]["campaign"])
+    assert not differences(*[collect_campaigns(campaigns)["constituency"][side] for side in ("T", "N")])
+    with mock.patch("campaign.visibility.can_see_significance", return_value=True), \
+            mock.patch("campaign.visibility.can_see_scoring_times", return_value=True):
+        leaky = collect_campaigns(campaigns)["constituency"]
+    found = differences(leaky["T"], leaky["N"])
+    assert any(name.startswith("significance (API)") for name in found), found
+    assert any(name.startswith("significance (API, public)") for name in found), found
+
     # 1. the scoring state and its times, as they were shown before the rule
-    with mock.patch("campaign.services.runs.can_see_scoring_state", return_value=True):
+    with mock.patch("campaign.services.runs.can_see_scoring_state", return_value=True), \
+            mock.patch("campaign.services.runs.can_see_run_scoring_time", return_value=True):
         leaky = collect(runs)[("constituency", "depth-at-limit")]
     found = differences(leaky["T"], leaky["N"])
     assert any(name.startswith("run (API)") for name in found), found

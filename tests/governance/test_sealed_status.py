@@ -89,7 +89,13 @@ def test_after_release_and_for_development_checks_the_team_sees_everything(world
     c.save()
     got = seen(client, api, run)
     assert got["api"]["status"] == "failed" and got["api"]["status_reason"] == "internal error (ValueError)"
-    assert got["api"]["status_changed_at"] and got["api"]["validation_report"]["checked_at"]
+    assert got["api"]["validation_report"]["checked_at"]
+    # when scoring ended (or failed) follows from the test sentences: hidden until the gold is released
+    assert got["api"]["status_changed_at"] is None and got["live"]["status_changed_at"] is None
+    assert seen(client, api, dev)["api"]["status_changed_at"]  # a development check's is shown at once
+    c.gold_released_at = timezone.now()
+    c.save()
+    assert seen(client, api, run)["api"]["status_changed_at"]
 
 
 def test_organisers_see_the_failure_and_its_reason(world, organiser, member_a):

@@ -12,6 +12,8 @@ import hashlib
 import re
 import shutil
 from dataclasses import dataclass, field
+from datetime import datetime, timezone as dt_timezone
+from unittest import mock
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
@@ -62,6 +64,19 @@ class WholeNumber:
         if self.text not in page:
             return None
         return re.search(rf"(?<![\d.]){re.escape(self.text)}(?!\d)", page)
+
+
+# When scoring "ended" for the two test runs and when a significance set was "computed": dates nobody
+# prints by chance, planted so that every route is searched for them (hidden until gold release).
+SCORED_AT = datetime(2031, 7, 19, 13, 57, 42, 123456, tzinfo=dt_timezone.utc)
+SET_COMPUTED_AT = datetime(2031, 8, 23, 11, 46, 31, 654321, tzinfo=dt_timezone.utc)
+
+
+def scoring_time_forms() -> list[str]:
+    """How a page or an API may print those moments: ISO, and Django's date formats (the date is enough)."""
+    return [form for t in (SCORED_AT, SET_COMPUTED_AT)
+            for form in (t.date().isoformat(), t.strftime("%d/%m/%Y"), t.strftime("%B %-d, %Y"),
+                         t.strftime("%b. %-d, %Y"), t.strftime("%b %-d, %Y"))]
 
 
 SCORES_A = Scores(0.918273645, 0.827364519, 0.736451928, 7919, 8831, 9533, (0.901234567, 0.934567891))
@@ -224,11 +239,18 @@ def build_world(tmp: Path, *, slug: str = "leaky") -> World:
     from annotations.models import GoldSentence
 
     warning_sid = GoldSentence.objects.filter(sentence__document__campaign=campaign, subset="test").first().sentence.sid
-    results = {
-        "A": _result(runs["A"], SCORES_A, genres, warning_sid),
-        "A-dev": _result(runs["A-dev"], SCORES_A_DEV, genres, warning_sid),
-        "B": _result(runs["B"], SCORES_B, genres, warning_sid),
-    }
+    with mock.patch("django.utils.timezone.now", return_value=SCORED_AT):  # results are immutable once made
+        results = {
+            "A": _result(runs["A"], SCORES_A, genres, warning_sid),
+            "B": _result(runs["B"], SCORES_B, genres, warning_sid),
+        }
+    results["A-dev"] = _result(runs["A-dev"], SCORES_A_DEV, genres, warning_sid)
+    Run.objects.filter(pk__in=[runs["A"].pk, runs["B"].pk]).update(status_changed_at=SCORED_AT)
+    from evaluation.models import SignificanceSet
+
+    computed = SignificanceSet.objects.create(campaign=campaign, method="bootstrap", resamples=10, seed=1, alpha=0.05,
+                                              signature="planted", results=sorted(r.pk for r in results.values()))
+    SignificanceSet.objects.filter(pk=computed.pk).update(created_at=SET_COMPUTED_AT)
     return World(campaign, organiser, users, teams, runs, results, id_pattern, sequence)
 
 
@@ -287,6 +309,8 @@ def forbidden(world: World, role: str) -> dict[str, list]:
         out["team A's scores before release"] = SCORES_A.textual_forms()
     if not (published or (role == "B" and released)):
         out["team B's scores before release"] = SCORES_B.textual_forms()
+    if not gold_out:
+        out["when scoring ended"] = scoring_time_forms()
     if role != "A":
         out["team A's development-check scores"] = SCORES_A_DEV.textual_forms()
         out["team A's development run"] = [SECRETS_A.run_name + "-DEV", SECRETS_A.content + "-DEV"]

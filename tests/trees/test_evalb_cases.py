@@ -183,6 +183,32 @@ def test_ambiguous_layout_is_refused(tmp_path, shared_data, ptb_sample):
     assert proc.returncode == 2 and b"--layout" in proc.stderr
 
 
+def test_layout_guessed_from_the_first_lines_is_confirmed_to_the_end(tmp_path):
+    """The layout is guessed from the first 64 KiB and confirmed while streaming; what comes later can
+    still overrule the guess, and then the result is what deciding on the whole file gives, with nothing
+    of the guessed run written before it."""
+    head = (GOLD + "\n") * 2000  # 94 KB of line layout
+    broken = "(S (A (P this))\n (B (Q is) (A (R a) (T test))))\n"
+    gold = head + GOLD + "\n"
+    # a tree over two lines at the end: the whole file is balanced, so it is tree layout
+    as_trees = _evalb(tmp_path, gold, head + broken.rstrip("\n"))
+    told = _evalb(tmp_path, gold, head + broken.rstrip("\n"), None, "--layout", "trees")
+    assert as_trees.returncode == told.returncode == 0 and as_trees.stdout == told.stdout
+    assert as_trees.stderr == told.stderr and len(_rows(as_trees.stdout)) == 2001
+    # the same with a final line end, which the tree reader counts as an empty line: ambiguous, refused,
+    # and no report was written
+    ambiguous = _evalb(tmp_path, gold, head + broken)
+    assert ambiguous.returncode == 2 and b"--layout" in ambiguous.stderr and ambiguous.stdout == b""
+    # a malformed line at the end of a line file: the guess holds (one error sentence)
+    malformed = _evalb(tmp_path, gold, head + "(S (A (P this)\n", None, "--json", str(tmp_path / "j.json"))
+    json_guessed = (tmp_path / "j.json").read_bytes()
+    told = _evalb(tmp_path, gold, head + "(S (A (P this)\n", None, "--layout", "lines", "--json",
+                  str(tmp_path / "j.json"))
+    assert malformed.stdout == told.stdout and malformed.stderr == told.stderr and malformed.returncode == 0
+    assert json_guessed == (tmp_path / "j.json").read_bytes() and b'"error"' in json_guessed
+    assert _rows(malformed.stdout)[-1].split()[:3] == ["2001", "4", "1"]  # sentence 2001: an error of its own
+
+
 # -- 7. Latin-1 ------------------------------------------------------------------------------
 def test_latin1_files_score_as_bytes(tmp_path):
     """evalb reads bytes: a Latin-1 "été" is the bytes E9 74 E9, equal to itself and different

@@ -13,7 +13,7 @@ from tests import factories
 
 
 def test_sign_up_logs_in_and_lands_home(client, db):
-    response = client.post(reverse("portal:signup"), {"username": "newcomer", "email": "",
+    response = client.post(reverse("portal:signup"), {"username": "newcomer", "email": "newcomer@example.org",
                                                       "password1": "a-long-pass-phrase-42", "password2": "a-long-pass-phrase-42"})
     assert response.status_code == 302 and response["Location"] == reverse("portal:home")
     assert "newcomer" in client.get(reverse("portal:home")).content.decode()

@@ -55,7 +55,11 @@ def test_status_json(client, run_a, alice):
     run_a.campaign.state = "released"
     run_a.campaign.save()
     data = client.get(reverse("portal:run_status", kwargs={"pk": run_a.pk})).json()
-    assert data["status"] == "scored" and data["status_changed_at"] is not None
+    # scored, but not when: that time follows from the test sentences until the gold is released
+    assert data["status"] == "scored" and data["status_changed_at"] is None
+    run_a.campaign.gold_released_at = timezone.now()
+    run_a.campaign.save()
+    assert client.get(reverse("portal:run_status", kwargs={"pk": run_a.pk})).json()["status_changed_at"]
 
 
 def test_run_page_polls_while_running(client, campaign, team_a, alice):

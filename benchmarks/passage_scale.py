@@ -1,0 +1,126 @@
+"""PASSAGE scale: EASY scoring time, memory and throughput at N times the reference, and a projection.
+
+For each ``--copies N`` it builds (see ``benchmarks/easy_corpus.py``) a corpus
+of N times the EASY reference with full gold (the real files copied under new
+names) and a realistic run (perturbed, written by lxml in another shape than
+the project's writer), then measures, in the same run:
+
+* the default command in a child process (``python -m evaluation easy --gold
+  G --run R --json out.json``: all 20 ways, bootstrap 1000): CPU and wall
+  seconds, peak RSS (``wait4``), throughput in run words per CPU second;
+* lxml ``iterparse`` over the same gold and run (every element; ``tag='E'``);
+* with ``--identity``: the command's JSON document against the same scoring
+  done in this process with every fast path off (lxml reads every sentence,
+  the detailed parser builds it): identical bytes or not.
+
+Scoring is single-process: one run is one task (sharding a run over several
+worker processes is not built yet). It ends with a projection to 100 million
+words from the largest N, with its assumptions.
+
+    .venv/bin/python benchmarks/passage_scale.py [--copies 1 12 24] [--identity] [--keep DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.easy_corpus import build, lxml_pass, run_command  # noqa: E402
+
+TARGET_WORDS = 100_000_000
+
+
+def all_lxml_result(gold: Path, run: Path) -> dict:
+    """What the command computes, with every fast path of the reader off (the reference reading)."""
+    from annotations.easy import reader
+    from annotations.easy.reader import document_key, read_document
+    from evaluation.easy.files import gold_sha256, list_xml
+    from evaluation.easy.scoring import score_corpus
+
+    real = reader._fast_path
+    reader._fast_path = lambda schema: None
+    try:
+        gold_files = list_xml(gold)
+        docs = [read_document(p, gold=True) for p in gold_files]
+        runs = {document_key(p.name): p for p in list_xml(run)}
+        return score_corpus(docs, runs, gold_sha256=gold_sha256(gold_files))
+    finally:
+        reader._fast_path = real
+
+
+def measure(folder: Path, copies: int, identity: bool) -> dict:
+    if not (folder / "run").is_dir():
+        t = time.perf_counter()
+        s = build(folder, copies)
+        print(f"[{copies}x] built {s['files']} files, {s['sentences']:,} sentences, {s['words']:,} words, "
+              f"gold {s['gold_bytes'] / 1e6:.0f} MB, run {s['run_bytes'] / 1e6:.0f} MB in "
+              f"{time.perf_counter() - t:.0f} s", flush=True)
+        (folder / "stats.json").write_text(json.dumps(s))
+    s = json.loads((folder / "stats.json").read_text())
+    gold, run, out = folder / "gold", folder / "run", folder / "out.json"
+    every = lxml_pass([gold, run], True)
+    tag_e = lxml_pass([gold, run], False)
+    ours = run_command(["easy", "--gold", str(gold), "--run", str(run), "--json", str(out)])
+    row = {"copies": copies, "words": s["words"], "sentences": s["sentences"], **ours,
+           "every": every[1], "tag_e": tag_e[1], "identical": None}
+    if identity:
+        ref = all_lxml_result(gold, run)
+        row["identical"] = json.loads(out.read_text()) == json.loads(json.dumps(ref))
+    return row
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--copies", type=int, nargs="+", default=[1, 12, 24], help="corpus sizes (default 1 12 24)")
+    ap.add_argument("--identity", action="store_true",
+                    help="also score with every fast path off and compare the documents (slow, holds the gold)")
+    ap.add_argument("--keep", help="build the corpora under this folder and keep them (reused when present)")
+    args = ap.parse_args(argv)
+    base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="passage-scale-"))
+    rows = []
+    try:
+        for n in args.copies:
+            folder = base / f"c{n}"
+            rows.append(measure(folder, n, args.identity))
+            if not args.keep:
+                shutil.rmtree(folder, ignore_errors=True)
+    finally:
+        if not args.keep:
+            shutil.rmtree(base, ignore_errors=True)
+    print("\ncommand: python -m evaluation easy --gold G --run R --json out.json (default options, bootstrap 1000); "
+          "times are CPU seconds (wall in brackets); lxml = iterparse over gold + run")
+    print(f"{'N':>4} {'words':>11} {'command s':>15} {'peak MB':>8} {'words/s':>9} {'lxml every':>10} "
+          f"{'tag=E':>7} {'/every':>7} {'/tag=E':>7} {'identical':>9}")
+    for r in rows:
+        ident = {None: "not run", True: "yes", False: "NO"}[r["identical"]]
+        print(f"{r['copies']:>3}x {r['words']:>11,} {r['cpu']:>7.2f} [{r['wall']:>5.1f}] {r['rss_mb']:>8.0f} "
+              f"{r['words'] / r['cpu']:>9,.0f} {r['every']:>10.2f} {r['tag_e']:>7.2f} {r['cpu'] / r['every']:>7.2f} "
+              f"{r['cpu'] / r['tag_e']:>7.2f} {ident:>9}")
+    print("sharded scoring (K worker processes): not built; one run is scored by one process")
+    big = max(rows, key=lambda r: r["words"])
+    rate = big["words"] / big["cpu"]
+    hours = TARGET_WORDS / rate / 3600
+    print(f"\nprojection to {TARGET_WORDS:,} words (x{TARGET_WORDS / big['words']:,.0f} the {big['copies']}x corpus):")
+    print(f"  time: {hours:.1f} CPU hours for one run on one process at {rate:,.0f} words/s "
+          f"(assumes: time linear in words, as measured; every sentence with gold; bootstrap 1000; "
+          f"the run as realistic as this one; local disk)")
+    if len(rows) > 1:
+        small = min(rows, key=lambda r: r["words"])
+        slope = (big["rss_mb"] - small["rss_mb"]) / max(1, big["words"] - small["words"])
+        mem = big["rss_mb"] + slope * (TARGET_WORDS - big["words"])
+        print(f"  memory: {mem:,.0f} MB peak (linear fit of peak RSS between {small['copies']}x and "
+              f"{big['copies']}x: {slope * 1e6:,.1f} MB per million words)")
+    else:
+        print("  memory: give two sizes (--copies 1 12) to fit its growth")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
