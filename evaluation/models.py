@@ -179,6 +179,24 @@ class SignificanceSet(models.Model):
         return f"significance of {self.campaign} at {self.created_at:%Y-%m-%d %H:%M}"
 
 
+class SignificanceRequest(models.Model):
+    """The pending significance computation of a campaign: at most one does the work (evaluation.significance_tasks).
+
+    ``requested`` counts the requests (one per scored test run, publication...); ``computed`` is the
+    request number the newest finished computation covered (what had been requested when it started).
+    A queued request already covered exits at once."""
+
+    campaign = models.OneToOneField("campaign.Campaign", on_delete=models.CASCADE, primary_key=True,
+                                    related_name="significance_request")
+    requested = models.PositiveBigIntegerField(default=0)
+    computed = models.PositiveBigIntegerField(default=0)
+    requested_at = models.DateTimeField(null=True, blank=True)
+    computed_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"significance of {self.campaign_id}: requested {self.requested}, computed {self.computed}"
+
+
 class PairedDifference(models.Model):
     """Run A minus run B on one figure (one page table), over all genres and types, and cell by cell.
 

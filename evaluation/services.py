@@ -35,7 +35,7 @@ class ThrottledProgress:
         value = self.start + (self.end - self.start) * done // max(total, 1)
         now = time.monotonic()
         if value != self.last_value and (value >= self.end or now - self.last_write >= self.interval):
-            Run.objects.filter(pk=self.run_id).update(progress=value)
+            delivery.fenced(Run.objects.filter(pk=self.run_id)).update(progress=value)
             self.last_write, self.last_value = now, value
 
 

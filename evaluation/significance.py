@@ -327,11 +327,10 @@ def ranking(scores: dict[int, float | None], pairs: dict[tuple[int, int], dict])
 
 
 def enqueue(campaign_id: int) -> None:
-    """Ask a worker for the campaign's tests; never lets a broker problem fail the caller (scoring, publication)."""
-    try:
-        kinds.enqueue(SIGNIFICANCE_TASK, campaign_id)
-    except Exception:  # the tests can be asked for again; the score or the snapshot must stand
-        logger.exception("could not enqueue the significance tests of campaign %s", campaign_id)
+    """Ask a worker for the campaign's tests (at most one pending computation per campaign does the work)."""
+    from evaluation.significance_tasks import request
+
+    request(campaign_id)
 
 
 __all__ = ["SIGNIFICANCE_TASK", "compute", "enqueue", "headline", "headline_pairs", "latest_set", "pair_tables", "ranking"]

@@ -22,6 +22,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from campaign import audit, kinds
+from config.unavailable import TemporarilyUnavailable
 from campaign.models import Campaign, Run, RunStatus, Team
 from campaign.tracks import resolve_track
 from campaign.rules import UploadRefused, WithdrawalRefused, check_upload_allowed, check_withdrawal_allowed
@@ -198,7 +199,10 @@ def upload_run(
     except ArchiveRefused as exc:
         raise UploadRefused(str(exc)) from None
 
-    staged, sha256, size = _stage(uploaded_file, limit)
+    try:
+        staged, sha256, size = _stage(uploaded_file, limit)
+    except OSError as exc:  # _stage removed what it had written
+        raise _unavailable(exc) from exc
     run = None
     try:
         with unpacked(campaign, staged, filename) as files:
@@ -220,13 +224,22 @@ def upload_run(
                          details={"sha256": sha256, "size": size, "filename": filename, "team": team.slug,
                                   "scope": scope, "track": track, "documents": len(documents)}, request=request)
             transaction.on_commit(lambda: enqueue_scoring(run.pk))
-    except BaseException:
+    except BaseException as exc:
         if run is not None and run.file.name:
             run.file.storage.delete(run.file.name)
+        if isinstance(exc, OSError):  # staging, storage: a fault of the system; nothing of the upload is kept
+            raise _unavailable(exc) from exc
         raise
     finally:
-        staged.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # left behind, the recovery sweep removes it with the stale staging
+            staged.unlink(missing_ok=True)
     return run
+
+
+def _unavailable(exc: OSError) -> TemporarilyUnavailable:
+    logger.error("upload not kept: %s: %s", type(exc).__name__, exc)
+    return TemporarilyUnavailable("the upload could not be stored (a fault on the server); nothing was kept, "
+                                  "send it again shortly")
 
 
 NO_TEAM_MESSAGE = "Join or create a team of this campaign before uploading a run."
@@ -239,10 +252,20 @@ def upload_run_from(data, *, campaign: Campaign, team: Team, user, request=None)
                       track=data.get("track") or "", uploaded_file=data["file"], request=request)
 
 
+def next_task(run: Run) -> str:
+    """The task that takes the run on from its status: validation, or the scoring of a valid test run."""
+    if run.scope == Run.Scope.TEST and run.status in (RunStatus.QUEUED, RunStatus.SCORING):
+        return kinds.SCORE_RUN_TASK
+    return kinds.VALIDATE_RUN_TASK  # a development check is validated and scored by one task
+
+
 def enqueue_scoring(run_id: int) -> bool:
-    """Queue the run's scoring; whether it was queued. The run's outbox mark stays set until it is."""
+    """Queue the run's next step; whether it was queued. The run's outbox mark stays set until it is."""
+    run = Run.objects.filter(pk=run_id).only("pk", "scope", "status").first()
+    if run is None:
+        return False
     try:
-        result = kinds.enqueue(kinds.SCORE_RUN_TASK, run_id)
+        result = kinds.enqueue(next_task(run), run_id)
     except Exception:
         # The upload is committed and its receipt given: never turn this into an error page.
         # In process (eager), the task has recorded any failure on the run; with a broker
