@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('campaign', '0007_easy_conllu_runs'),
-        ('evaluation', '0004_paired_significance'),
+        ('evaluation', '0005_significance_families'),
     ]
 
     operations = [
