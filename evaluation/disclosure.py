@@ -138,3 +138,46 @@ def limit_summary(rows: list[dict], campaign: Campaign) -> list[dict] | None:
             row["ci"] = tuple(_rounded(v) for v in row["ci"])
         out.append(row)
     return out
+
+
+# -- the paired tests (evaluation.significance): the same limits on differences between runs ---------------
+
+_DIFFERENCES = ("diff", "se", "mde", "mde_family")
+
+
+def _rounded_difference(cell: dict) -> dict:
+    out = dict(cell)
+    for key in _DIFFERENCES:
+        if key in out:
+            out[key] = _rounded(out[key])
+    if out.get("ci"):
+        out["ci"] = [_rounded(v) for v in out["ci"]]
+    return out
+
+
+def limit_headline(head: dict | None, hidden: set[str]) -> dict | None:
+    """A pair's headline as anyone but the organisers may see it now: the difference of two pooled rates is
+    itself rounded to 0.1 point (its full float gives the difference of two sums over the scored sentences
+    back), and the agreement across genres (one one-sided test per genre) is left out while genre cells are."""
+    if head is None:
+        return None
+    out = _rounded_difference(head)
+    if hidden and "agreement" in out:
+        out["agreement"] = None
+    return out
+
+
+def limit_pair_tables(tables: dict, campaign: Campaign) -> dict:
+    """:func:`evaluation.significance.pair_tables` as anyone but the organisers may see it now: the cells of
+    the genres and types :func:`limit_results` hides are left out, the others rounded; nothing when the whole
+    test set is below the minimum."""
+    hidden = hidden_genres(campaign)
+    if ALL in hidden:
+        return {}
+    out = {}
+    for figure, table in tables.items():
+        cells = {genre: {t: (_rounded_difference(c) if c else c) for t, c in types.items()
+                         if _shown_type(campaign, t)}
+                 for genre, types in table["cells"].items() if genre not in hidden}
+        out[figure] = dict(table, headline=limit_headline(table["headline"], hidden), cells=cells)
+    return out

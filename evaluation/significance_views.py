@@ -11,7 +11,7 @@ from django.shortcuts import render
 
 from campaign import kinds, tracks, visibility
 
-from . import metrics, paired, significance, summaries
+from . import disclosure, metrics, paired, significance, summaries
 from .kinds import pages as kind_pages
 from .figure_sets import figure_id, parse_figure_id
 from .ranking_chart import dot_plot
@@ -132,6 +132,8 @@ def comparison_page(request, slug: str, run_a: int, run_b: int):
     run_a, run_b = _run_entry(runs, run_a), _run_entry(runs, run_b)
     computed = summaries.visible_significance(request.user, campaign)
     tables = significance.pair_tables(computed, run_a["result"]["id"], run_b["result"]["id"])
+    if disclosure.limited_for(request.user, campaign):  # per-genre differences read sums over scored sentences
+        tables = disclosure.limit_pair_tables(tables, campaign)
     figure = request.GET.get("figure")
     if figure not in tables:
         figure = _choose_figure(request, tables)
@@ -222,8 +224,13 @@ def significance_document(user, campaign, figure: str | None = None) -> dict:
     if figure:
         pairs = pairs.filter(figure=figure)
     out = []
+    hidden = disclosure.hidden_genres(campaign) if disclosure.limited_for(user, campaign) else None
     for p in pairs:
+        if hidden is not None and ALL in hidden:  # the whole test set is below the minimum: no figure at all
+            break
         head = significance.headline(p, 1, computed.alpha)
+        if hidden is not None:
+            head = disclosure.limit_headline(head, hidden)
         out.append({"figure": p["figure"], "run_a": by_result[p["result_a_id"]], "run_b": by_result[p["result_b_id"]],
                     "result_a": p["result_a_id"], "result_b": p["result_b_id"], **head,
                     "family_label": f"Holm, across the {head['family']} pairs of this figure"})
