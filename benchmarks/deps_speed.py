@@ -4,7 +4,7 @@
         [--sentences 20000] [--repeat 3] [--gold G --test T]
 
 Data (unless ``--gold``/``--test`` name two files): the UD French Sequoia
-train, dev and test files of ../shared/data/ud-french, concatenated and
+train, dev and test files of data/ud-french, concatenated and
 repeated until there are at least ``--sentences`` sentences. The system side
 is a deterministic damage of the gold side that keeps its text: some heads
 moved to the sentence's root, some relations, UPOS, features and lemmas
@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-DATA = Path(os.environ.get("PARSEVAL_SHARED", REPO.parent / "shared")).resolve() / "data" / "ud-french"
+DATA = REPO / "data" / "ud-french"  # shipped with the repository
 SOURCES = ["fr_sequoia-ud-train.conllu", "fr_sequoia-ud-dev.conllu", "fr_sequoia-ud-test.conllu"]
 
 

@@ -34,7 +34,7 @@ from annotations.easy.model import Group, Relation, Sentence  # noqa: E402
 from annotations.easy.reader import read_document  # noqa: E402
 from annotations.easy.schema import DEFAULT_SCHEMA  # noqa: E402
 
-DATA = Path(os.environ["PARSEVAL_SHARED"]).resolve() / "data" if os.environ.get("PARSEVAL_SHARED") else REPO / "data"
+DATA = REPO / "data"  # shipped with the repository
 REF = DATA / "easy-ref" / "ref"
 XLINK = "http://www.w3.org/1999/xlink"
 _TAG = re.compile(rb"<[^<>!?]*>")

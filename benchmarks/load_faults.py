@@ -1,25 +1,40 @@
-"""Load and fault test of the production-like stack, on loopback only.
+"""Load and fault test of the production-like stack, on loopback only: one scenario after another.
 
 Starts its own Redis (spare port, append-only like the compose file), gunicorn
-(3 workers), one Celery worker (prefork, concurrency 2) and Celery beat against a
-scratch PostgreSQL database (``--db postgres``) or the embedded SQLite default
-(``--db sqlite``: no broker, scoring in the web process). Readers and uploading
-teams hit the web app while faults are injected on a schedule:
+(3 workers), a Celery worker per queue as the compose file runs them (validation,
+scoring with concurrency 2, significance) and Celery beat, against a scratch
+PostgreSQL database (``--db postgres``) or the embedded SQLite default (``--db
+sqlite``: no broker, validation and scoring in the web process; the scenarios that
+need a broker or a worker are skipped). Each scenario puts load on the web app
+(readers, and teams uploading every ``--upload-interval`` s for ``--phase`` s),
+injects its fault a third of the way in, then waits (bounded by ``--drain``) for
+every run accepted during the scenario to end:
 
-* ``pool``: SIGKILL of one pool process of the worker;
-* ``worker``: SIGKILL of the whole worker (a supervisor restarts it 5 s later,
-  as compose's ``restart:`` policy does);
-* ``redis``: Redis stopped for 20 s, then started again on the same data;
-* ``gunicorn``: SIGKILL of one gunicorn worker process.
+* ``baseline``: no fault;
+* ``pool``: SIGKILL of one pool process of the scoring worker;
+* ``worker``: SIGKILL of the whole scoring worker (a supervisor restarts it
+  5 s later, as compose's ``restart:`` policy does);
+* ``redis``: Redis stopped for ``--redis-down`` s (60) at a moment a run is
+  being scored (the busy-worker case), then started again on the same data;
+* ``gunicorn``: SIGKILL of one gunicorn worker process;
+* ``paused``: SIGSTOP, for ``--pause`` s (90, past the 60 s lease), of the pool
+  process that holds a run, then SIGCONT (a stale holder resuming);
+* ``fs``: the staging directory made unusable for ``--fs-down`` s (20): its path
+  taken by a file, so neither uploads nor workers can stage or unpack there;
+* ``burst``: a deadline burst: ``--burst-teams`` teams (50) upload one run each at
+  the same moment, with the paired significance tests on (every scored test run
+  asks for them; one pending computation per campaign), on a campaign of its own.
 
-Then it waits (bounded) for every accepted upload to end, and prints: requests,
-errors by status, p50/p95 per endpoint class, uploads accepted, runs scored once,
-stuck, duplicated, and the time to recovery after each fault (from the fault to
-the moment every run accepted before it had ended).
+Per scenario it prints: uploads accepted, answers by status, runs scored once,
+stuck, duplicated (more than one result in a round), lost (accepted, then gone),
+contradictions between status and results (scored without a result of its round,
+or a result of its round under another status), the time to drain (from the
+scenario's last upload, or the burst's first, until every run it accepted had
+ended) and, for the burst, when the significance tests had caught up.
 
-    .venv/bin/python benchmarks/load_faults.py                       # PostgreSQL, ~4 minutes
-    .venv/bin/python benchmarks/load_faults.py --db sqlite --faults gunicorn
-    .venv/bin/python benchmarks/load_faults.py --duration 600 --readers 20 --teams 10
+    .venv/bin/python benchmarks/load_faults.py                          # PostgreSQL, every scenario
+    .venv/bin/python benchmarks/load_faults.py --db sqlite              # the embedded default (baseline, gunicorn, fs, burst)
+    .venv/bin/python benchmarks/load_faults.py --scenarios redis,paused,fs,burst --phase 60
 """
 from __future__ import annotations
 
@@ -43,7 +58,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 PY = sys.executable
 FINAL = ("scored", "invalid", "failed")
-FAULTS = ("pool", "worker", "redis", "gunicorn")
+SCENARIOS = ("baseline", "pool", "worker", "redis", "gunicorn", "paused", "fs", "burst")
+NEEDS_BROKER = {"pool", "worker", "redis", "paused"}
 
 
 # -- processes ------------------------------------------------------------------------------------
@@ -145,29 +161,38 @@ SETUP = """
 import json, sys
 from rest_framework.authtoken.models import Token
 from tests import factories
-campaign = factories.make_easy_campaign(slug="loadfaults", runs_per_team=10000, invalid_uploads_per_day=10000)
+limits = dict(runs_per_team=10000, invalid_uploads_per_day=10000, uploads_per_day=30000)
+campaign = factories.make_easy_campaign(slug="loadfaults", **limits)
+# The burst has a campaign of its own: its significance table holds the burst's runs only.
+burst = factories.make_easy_campaign(slug="deadline-burst", **limits)
 tokens = []
 for i in range({teams}):
     user = factories.make_user(f"team{{i}}")
     factories.make_team(campaign, user, name=f"Load team {{i}}")
+    factories.make_team(burst, user, name=f"Burst team {{i}}")
     tokens.append(Token.objects.create(user=user).key)
 open({run_zip!r}, "wb").write(factories.gold_run_zip())  # every team uploads the gold itself: a valid run
-print("JSON:" + json.dumps({{"slug": campaign.slug, "tokens": tokens}}))
+print("JSON:" + json.dumps({{"slug": campaign.slug, "burst_slug": burst.slug, "burst_id": burst.pk, "tokens": tokens}}))
 """
 
-IN_PROGRESS = """
+HOLDERS = """
 import json
 from campaign.models import Run
-print("JSON:" + json.dumps(list(Run.objects.filter(status__in=("validating", "queued", "scoring")).values_list("pk", flat=True))))
+print("JSON:" + json.dumps(list(Run.objects.filter(status__in=("validating", "scoring")).exclude(claimed_by="")
+                                .values_list("pk", "status", "claimed_by"))))
 """
 
 REPORT = """
-import json, sys
-from django.db.models import Count
+import json
+from django.db.models import Count, F, Q
 from campaign.models import Run
-from evaluation.models import Result
-rows = list(Run.objects.annotate(n=Count("results")).values_list("pk", "status", "n", "uploaded_at", "status_changed_at"))
-print("JSON:" + json.dumps([[pk, s, n, u.timestamp(), c.timestamp()] for pk, s, n, u, c in rows]))
+from evaluation.models import SignificanceRequest
+rows = list(Run.objects.annotate(n=Count("results"), this_round=Count("results", filter=Q(results__scoring_round=F("scoring_round"))))
+            .values_list("pk", "status", "n", "this_round", "uploaded_at", "status_changed_at", "status_reason"))
+marks = {m.campaign_id: [m.requested, m.computed, m.computed_at.timestamp() if m.computed_at else None]
+         for m in SignificanceRequest.objects.all()}
+print("JSON:" + json.dumps({"runs": [[pk, s, n, r, u.timestamp(), c.timestamp(), why] for pk, s, n, r, u, c, why in rows],
+                            "significance": marks}))
 """
 
 
@@ -185,14 +210,16 @@ class Load:
         self.base, self.slug, self.tokens, self.run_zip = base, slug, tokens, run_zip
         self.latency = defaultdict(list)
         self.statuses = defaultdict(Counter)
-        self.accepted: list[tuple[int, float]] = []
+        self.scenario = ""
+        self.accepted: dict[str, list[tuple[int, float]]] = defaultdict(list)
+        self.answers: dict[str, Counter] = defaultdict(Counter)  # upload answers by scenario
         self.lock = threading.Lock()
 
     def request(self, kind: str, path: str, *, data: bytes | None = None, headers: dict | None = None) -> tuple[int, bytes]:
         req = urllib.request.Request(self.base + path, data=data, headers=headers or {})
         start = time.monotonic()
         try:
-            with urllib.request.urlopen(req, timeout=30) as resp:
+            with urllib.request.urlopen(req, timeout=60) as resp:
                 status, body = resp.status, resp.read()
         except urllib.error.HTTPError as exc:
             status, body = exc.code, exc.read()
@@ -212,25 +239,22 @@ class Load:
             self.request(kind, path)
             i += 1
 
-    def team(self, stop: threading.Event, n: int, interval: float) -> None:
-        token = self.tokens[n]
-        auth = {"Authorization": f"Token {token}"}
-        mine: list[int] = []
-        time.sleep(n * interval / max(len(self.tokens), 1))
-        while not stop.is_set():
-            body, ctype = multipart({"name": f"run {uuid.uuid4().hex[:8]}", "scope": "test"},
-                                    ("file", "run.zip", self.run_zip))
-            status, answer = self.request("upload", f"/api/campaigns/{self.slug}/runs/", data=body,
-                                          headers={**auth, "Content-Type": ctype})
+    def upload(self, n: int, slug: str | None = None) -> None:
+        body, ctype = multipart({"name": f"run {uuid.uuid4().hex[:8]}", "scope": "test"},
+                                ("file", "run.zip", self.run_zip))
+        scenario = self.scenario
+        status, answer = self.request("upload", f"/api/campaigns/{slug or self.slug}/runs/", data=body,
+                                      headers={"Authorization": f"Token {self.tokens[n]}", "Content-Type": ctype})
+        with self.lock:
+            self.answers[scenario][status] += 1
             if status == 201:
-                pk = json.loads(answer)["id"]
-                mine.append(pk)
-                with self.lock:
-                    self.accepted.append((pk, time.time()))
-            stop.wait(interval / 2)
-            for pk in mine[-2:]:
-                self.request("status", f"/api/runs/{pk}/", headers=auth)
-            stop.wait(interval / 2)
+                self.accepted[scenario].append((json.loads(answer)["id"], time.time()))
+
+    def team(self, stop: threading.Event, n: int, interval: float, teams: int) -> None:
+        time.sleep(n * interval / max(teams, 1))
+        while not stop.is_set():
+            self.upload(n)
+            stop.wait(interval)
 
 
 def multipart(fields: dict, file: tuple[str, str, bytes]) -> tuple[bytes, str]:
@@ -247,18 +271,38 @@ def multipart(fields: dict, file: tuple[str, str, bytes]) -> tuple[bytes, str]:
 
 # -- faults ----------------------------------------------------------------------------------------
 
-def inject(fault: str, stack: Stack, args, redis_cmd: list[str]) -> str:
+def wait_for(condition, seconds: float, step: float = 0.2) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(step)
+    return False
+
+
+def stop_redis(stack: Stack, args, redis_cmd: list[str], seconds: float) -> None:
+    with stack.lock:
+        stack.stopped_on_purpose.add("redis")
+        proc = stack.procs["redis"]
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=20)
+    time.sleep(seconds)
+    with stack.lock:
+        stack.start("redis", redis_cmd)
+        stack.stopped_on_purpose.discard("redis")
+
+
+def inject(fault: str, stack: Stack, args, env: dict, redis_cmd: list[str]) -> str:
+    scorer = stack.procs.get("worker-scoring")
     if fault == "pool":
-        worker = stack.procs.get("worker")
-        pool = children(worker.pid) if worker else []
+        pool = children(scorer.pid) if scorer else []
         if not pool:
             return "no pool process found"
         os.kill(pool[0], signal.SIGKILL)
-        return f"killed pool process {pool[0]}"
+        return f"killed scoring pool process {pool[0]}"
     if fault == "worker":
-        worker = stack.procs["worker"]
-        os.killpg(worker.pid, signal.SIGKILL)
-        return f"killed worker {worker.pid} and its pool"
+        os.killpg(scorer.pid, signal.SIGKILL)
+        return f"killed the scoring worker {scorer.pid} and its pool"
     if fault == "gunicorn":
         workers = children(stack.procs["web"].pid)
         if not workers:
@@ -266,72 +310,150 @@ def inject(fault: str, stack: Stack, args, redis_cmd: list[str]) -> str:
         os.kill(workers[0], signal.SIGKILL)
         return f"killed gunicorn worker {workers[0]}"
     if fault == "redis":
-        with stack.lock:
-            stack.stopped_on_purpose.add("redis")
-            proc = stack.procs["redis"]
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=20)
-        time.sleep(args.redis_down)
-        with stack.lock:
-            stack.start("redis", redis_cmd)
-            stack.stopped_on_purpose.discard("redis")
-        return f"Redis stopped for {args.redis_down:.0f}s"
+        busy = wait_for(lambda: any(s == "scoring" for _, s, _ in json.loads(django_shell(env, HOLDERS))), 60, 0.5)
+        stop_redis(stack, args, redis_cmd, args.redis_down)
+        return f"Redis stopped for {args.redis_down:.0f}s " + ("while a run was being scored" if busy else
+                                                              "(no run was being scored at that moment)")
+    if fault == "paused":
+        pools = {pid for name in ("worker-validation", "worker-scoring") if name in stack.procs
+                 for pid in children(stack.procs[name].pid)}
+        holder: list[int] = []
+
+        def held_by_a_pool_process() -> bool:
+            for _, _, token in json.loads(django_shell(env, HOLDERS)):
+                pid = int(token.split(":")[1])
+                if pid in pools:
+                    holder.append(pid)
+                    return True
+            return False
+
+        if not wait_for(held_by_a_pool_process, 60, 0.2):
+            return "no run held by a pool process"
+        os.kill(holder[0], signal.SIGSTOP)
+        time.sleep(args.pause)
+        os.kill(holder[0], signal.SIGCONT)
+        return f"pool process {holder[0]} paused {args.pause:.0f}s while holding a run"
+    if fault == "fs":
+        staging = Path(env["PARSEVAL_VAR_DIR"]) / "media" / ".staging"
+        aside = staging.with_name(".staging-aside")
+        staging.mkdir(parents=True, exist_ok=True)
+        staging.rename(aside)
+        staging.write_text("in the way")
+        time.sleep(args.fs_down)
+        staging.unlink()
+        aside.rename(staging)
+        return f"staging directory unusable for {args.fs_down:.0f}s"
     raise ValueError(fault)
 
 
-# -- report ----------------------------------------------------------------------------------------
+# -- scenarios -------------------------------------------------------------------------------------
 
-def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
+def run_scenario(name: str, stack: Stack, load: Load, args, env: dict, redis_cmd: list[str]) -> dict:
+    load.scenario = name
+    started = time.time()
+    what = ""
+    if name == "burst":
+        teams = [threading.Thread(target=load.upload, args=(i, args.burst_slug)) for i in range(args.burst_teams)]
+        for t in teams:
+            t.start()
+        for t in teams:
+            t.join()
+        last_upload = started
+    else:
+        stop = threading.Event()
+        threads = [threading.Thread(target=load.team, args=(stop, i, args.upload_interval, args.teams), daemon=True)
+                   for i in range(args.teams)]
+        for t in threads:
+            t.start()
+        if name != "baseline":
+            time.sleep(args.phase / 3)
+            what = inject(name, stack, args, env, redis_cmd)
+        time.sleep(max(0.0, started + args.phase - time.time()))
+        stop.set()
+        for t in threads:
+            t.join(timeout=90)
+        last_upload = time.time()
+    accepted = [pk for pk, _ in load.accepted[name]]
+    state = {}
+    deadline = time.time() + args.drain
+    drained_at = None
+    while time.time() < deadline:
+        state = json.loads(django_shell(env, REPORT))
+        status = {r[0]: r[1] for r in state["runs"]}
+        if all(status.get(pk) in FINAL or pk not in status for pk in accepted):
+            drained_at = time.time()
+            break
+        time.sleep(2)
+    outcome = {"scenario": name, "what": what, "answers": dict(load.answers[name]), "accepted": accepted,
+               "state": state, "drain": (drained_at - last_upload) if drained_at else None, "started": started,
+               "ended": time.time()}
+    if name == "burst" and drained_at and args.db == "postgres":
+        # The paired tests catch up once a computation that started after the last scored run has finished.
+        def caught_up() -> bool:
+            mark = json.loads(django_shell(env, REPORT))["significance"].get(str(args.burst_id))
+            return bool(mark) and mark[1] >= mark[0]
+        outcome["significance"] = (time.time() - started) if wait_for(caught_up, args.drain, 2) else None
+    return outcome
 
 
-def report(args, load: Load, runs: list, faults: list[tuple[str, float, float, str]], stack: Stack, elapsed: float) -> None:
-    accepted = {pk for pk, _ in load.accepted}
-    by_pk = {r[0]: r for r in runs}
-    total = sum(sum(c.values()) for c in load.statuses.values())
-    errors = Counter()
-    for kind, counts in load.statuses.items():
-        for status, n in counts.items():
-            if status not in (200, 201):
-                errors[f"{kind} {status}"] += n
-    print(f"\n== load_faults: db={args.db} duration={args.duration:.0f}s readers={args.readers} teams={args.teams} "
-          f"faults={','.join(args.faults) or 'none'} (wall {elapsed:.0f}s)")
-    print(f"requests: {total}   errors: {sum(errors.values())}  " + "  ".join(f"[{k}]={v}" for k, v in sorted(errors.items())))
-    print(f"{'endpoint class':<15}{'requests':>9}{'p50 ms':>9}{'p95 ms':>9}  statuses")
-    for kind in sorted(load.latency):
-        lat = load.latency[kind]
-        print(f"{kind:<15}{len(lat):>9}{percentile(lat, .5) * 1000:>9.0f}{percentile(lat, .95) * 1000:>9.0f}  "
-              + " ".join(f"{s}:{n}" for s, n in sorted(load.statuses[kind].items(), key=str)))
-    final = [pk for pk in accepted if pk in by_pk and by_pk[pk][1] in FINAL]
-    once = [pk for pk in accepted if pk in by_pk and by_pk[pk][1] == "scored" and by_pk[pk][2] == 1]
-    duplicated = [pk for pk in accepted if pk in by_pk and by_pk[pk][2] > 1]
-    stuck = sorted(pk for pk in accepted if pk not in by_pk or by_pk[pk][1] not in FINAL)
-    status_counts = Counter(by_pk[pk][1] for pk in accepted if pk in by_pk)
-    print(f"uploads accepted: {len(accepted)}   ended: {len(final)} ({dict(status_counts)})")
-    print(f"runs scored once: {len(once)}   duplicated: {len(duplicated)}   stuck: {len(stuck)}"
-          + (f" {stuck[:10]}" if stuck else ""))
+def summary(outcome: dict) -> dict:
+    runs = {r[0]: r for r in outcome["state"].get("runs", [])}
+    accepted = outcome["accepted"]
+    rows = [runs.get(pk) for pk in accepted]
+    present = [r for r in rows if r is not None]
+    return {
+        "accepted": len(accepted),
+        "refused": sum(n for s, n in outcome["answers"].items() if s != 201),
+        "scored once": sum(1 for r in present if r[1] == "scored" and r[2] == 1),
+        "stuck": sum(1 for r in present if r[1] not in FINAL),
+        "duplicated": sum(1 for r in present if r[3] > 1),
+        "lost": len(rows) - len(present),
+        "contradictions": sum(1 for r in present if (r[1] == "scored") != (r[3] >= 1)),
+        "failed": sum(1 for r in present if r[1] == "failed"),
+    }
+
+
+def report(args, outcomes: list[dict], load: Load, stack: Stack) -> None:
+    print(f"\n== load_faults: db={args.db} phase={args.phase:.0f}s teams={args.teams} every {args.upload_interval:.0f}s "
+          f"readers={args.readers} burst={args.burst_teams} teams")
+    head = ["scenario", "accepted", "scored once", "stuck", "duplicated", "lost", "contradictions", "time to drain"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for o in outcomes:
+        s = summary(o)
+        drain = f"{o['drain']:.0f} s" if o["drain"] is not None else f"not drained in {args.drain:.0f} s"
+        print(f"| {o['scenario']} | {s['accepted']} | {s['scored once']} | {s['stuck']} | {s['duplicated']} | "
+              f"{s['lost']} | {s['contradictions']} | {drain} |")
+    for o in outcomes:
+        s = summary(o)
+        extra = []
+        if o["what"]:
+            extra.append(o["what"])
+        other = {k: v for k, v in o["answers"].items() if k != 201}
+        if other:
+            extra.append("upload answers other than 201: " + ", ".join(f"{k} x{v}" for k, v in other.items()))
+        unanswered = [r for r in o["state"].get("runs", []) if o["started"] <= r[4] < o["ended"]
+                      and r[0] not in set(o["accepted"])]
+        if unanswered:  # stored by the server, but the client never saw the 201 (it timed out, or was cut)
+            extra.append(f"{len(unanswered)} more run(s) stored without a 201 reaching the client: "
+                         + str(dict(Counter(r[1] for r in unanswered))))
+        if s["failed"]:
+            reasons = Counter(r[6][:90] for r in o["state"]["runs"] if r[0] in o["accepted"] and r[1] == "failed")
+            extra.append(f"failed: {dict(reasons)}")
+        if "significance" in o:
+            sig = o["significance"]
+            extra.append("paired tests caught up " + (f"{sig:.0f} s after the burst" if sig is not None else "never"))
+        if extra:
+            print(f"{o['scenario']}: " + "; ".join(extra))
     print(f"process restarts by the supervisor: {dict(stack.restarts) or 'none'}")
-    # Recovery after a fault: from the fault until every run being scored at that moment had ended, and until
-    # the first run ended after the fault was over (scoring going again).
-    for fault, started, ended, what, being_scored in faults:
-        rows = [by_pk.get(pk) for pk in being_scored]
-        never = [pk for pk, r in zip(being_scored, rows) if r is None or r[1] not in FINAL]
-        if never:
-            recovery = f"not recovered: {len(never)} of {len(rows)} run(s) being scored never ended"
-        else:
-            recovery = (f"{max([r[4] for r in rows] + [ended]) - started:.1f}s for the {len(rows)} run(s) "
-                        f"being scored")
-        resumed = [r[4] for r in runs if r[1] in FINAL and r[4] > ended]
-        resumed_in = f"{min(resumed) - started:.1f}s" if resumed else "never"
-        print(f"fault {fault:<9} at +{started - load.t0:5.0f}s  {what}; recovery: {recovery}; "
-              f"next run ended after {resumed_in}")
+    errors = {f"{kind} {status}": n for kind, counts in load.statuses.items() for status, n in counts.items()
+              if status not in (200, 201) and kind != "upload"}
+    print("reader errors: " + (", ".join(f"{k} x{v}" for k, v in sorted(errors.items())) or "none"))
     log_problems = Counter()
     for log in stack.var.glob("*.log"):
         text = log.read_text(errors="replace")
-        for needle in ("database is locked", "Unrecoverable error", "has no attribute 'hostname'"):
+        for needle in ("database is locked", "Unrecoverable error", "has no attribute 'hostname'",
+                       "writes nothing more"):
             if needle in text:
                 log_problems[f"{log.stem}: {needle}"] += text.count(needle)
     if log_problems:
@@ -346,25 +468,29 @@ def main() -> None:
     parser.add_argument("--pg-admin-url", default=os.environ.get("PARSEVAL_BENCH_PG", "postgres://postgres@127.0.0.1:5432/postgres"))
     parser.add_argument("--redis-port", type=int, default=6393)
     parser.add_argument("--web-port", type=int, default=8093)
-    parser.add_argument("--duration", type=float, default=150, help="seconds of load (faults spread over it)")
-    parser.add_argument("--drain", type=float, default=240, help="bound on waiting for accepted runs to end")
-    parser.add_argument("--readers", type=int, default=20)
+    parser.add_argument("--scenarios", default=",".join(SCENARIOS), help="comma-separated, in order: " + ",".join(SCENARIOS))
+    parser.add_argument("--phase", type=float, default=60, help="seconds of load per scenario (the fault a third in)")
+    parser.add_argument("--drain", type=float, default=300, help="bound on waiting for a scenario's runs to end")
+    parser.add_argument("--readers", type=int, default=10)
     parser.add_argument("--teams", type=int, default=10)
-    parser.add_argument("--upload-interval", type=float, default=10.0, help="seconds between a team's uploads")
-    parser.add_argument("--faults", default=",".join(FAULTS), help="comma-separated, in order: " + ",".join(FAULTS))
-    parser.add_argument("--redis-down", type=float, default=20.0)
+    parser.add_argument("--upload-interval", type=float, default=15.0, help="seconds between a team's uploads")
+    parser.add_argument("--burst-teams", type=int, default=50)
+    parser.add_argument("--redis-down", type=float, default=60.0)
+    parser.add_argument("--pause", type=float, default=90.0)
+    parser.add_argument("--fs-down", type=float, default=20.0)
+    parser.add_argument("--scoring-concurrency", type=int, default=2)
     parser.add_argument("--restart-delay", type=float, default=5.0)
     parser.add_argument("--keep", action="store_true", help="keep the scratch directory and database")
     args = parser.parse_args()
-    args.faults = [f for f in args.faults.split(",") if f]
-    for f in args.faults:
-        if f not in FAULTS:
-            parser.error(f"unknown fault {f!r}")
+    args.scenarios = [f for f in args.scenarios.split(",") if f]
+    for f in args.scenarios:
+        if f not in SCENARIOS:
+            parser.error(f"unknown scenario {f!r}")
     if args.db == "sqlite":
-        unsupported = {"pool", "worker", "redis"} & set(args.faults)
+        unsupported = NEEDS_BROKER & set(args.scenarios)
         if unsupported:
             print(f"(sqlite: no broker or worker in the embedded default; skipping {sorted(unsupported)})")
-            args.faults = [f for f in args.faults if f not in unsupported]
+            args.scenarios = [f for f in args.scenarios if f not in unsupported]
 
     var = Path(tempfile.mkdtemp(prefix="load-faults-"))
     db_url = scratch_database(args, var)
@@ -373,6 +499,7 @@ def main() -> None:
            "PARSEVAL_VAR_DIR": str(var), "DJANGO_DEBUG": "0", "DJANGO_SECRET_KEY": "load-faults-" + uuid.uuid4().hex,
            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost", "PARSEVAL_THROTTLE_UPLOADS": "100000/hour",
            "PARSEVAL_THROTTLE_ANON": "1000000/minute", "PARSEVAL_THROTTLE_USER": "1000000/minute"}
+    env.pop("PARSEVAL_DEVELOPMENT", None)
     if args.db == "postgres":
         env.update({"CELERY_BROKER_URL": broker, "CELERY_RESULT_BACKEND": broker, "CACHE_URL": f"redis://127.0.0.1:{args.redis_port}/1",
                     "CELERY_TASK_ALWAYS_EAGER": "0"})
@@ -381,10 +508,11 @@ def main() -> None:
             env.pop(key, None)
     stack = Stack(args, var, env)
     stop = threading.Event()
-    started = time.time()
     try:
         subprocess.run([PY, "manage.py", "migrate", "--noinput", "-v0"], cwd=REPO, env=env, check=True)
-        fixtures = json.loads(django_shell(env, SETUP.format(teams=args.teams, run_zip=str(var / "run.zip"))))
+        teams = max(args.teams, args.burst_teams)
+        fixtures = json.loads(django_shell(env, SETUP.format(teams=teams, run_zip=str(var / "run.zip"))))
+        args.burst_slug, args.burst_id = fixtures["burst_slug"], fixtures["burst_id"]
         redis_cmd = ["redis-server", "--port", str(args.redis_port), "--bind", "127.0.0.1", "--dir", str(var),
                      "--appendonly", "yes", "--save", ""]
         if args.db == "postgres":
@@ -396,48 +524,31 @@ def main() -> None:
         stack.start("web", [PY, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{args.web_port}",
                             "--workers", "3", "--timeout", "120"])
         if args.db == "postgres":
-            stack.start("worker", [PY, "-m", "celery", "-A", "config", "worker", "--loglevel", "INFO",
-                                   "--concurrency", "2", "-n", f"loadfaults{os.getpid()}@%h"])
+            for role, queue_list, concurrency in (("validation", "validation,celery", 1),
+                                                  ("scoring", "scoring", args.scoring_concurrency),
+                                                  ("significance", "significance", 1)):
+                stack.start(f"worker-{role}", [PY, "-m", "celery", "-A", "config", "worker", "--loglevel", "INFO",
+                                               "-Q", queue_list, "--concurrency", str(concurrency),
+                                               "-n", f"{role}-loadfaults{os.getpid()}@%h"])
             stack.start("beat", [PY, "-m", "celery", "-A", "config", "beat", "--loglevel", "INFO",
                                  "--schedule", str(var / "beat-schedule")])
         base = f"http://127.0.0.1:{args.web_port}"
         wait_http(base + "/accounts/login/", 60)
-        time.sleep(3)  # the worker connects
+        time.sleep(3)  # the workers connect
 
-        run_zip = (var / "run.zip").read_bytes()
-        load = Load(base, fixtures["slug"], fixtures["tokens"], run_zip)
-        load.t0 = time.time()
+        load = Load(base, fixtures["slug"], fixtures["tokens"], (var / "run.zip").read_bytes())
         threads = [threading.Thread(target=stack.supervise, args=(stop,), daemon=True)]
         threads += [threading.Thread(target=load.reader, args=(stop, i), daemon=True) for i in range(args.readers)]
-        threads += [threading.Thread(target=load.team, args=(stop, i, args.upload_interval), daemon=True)
-                    for i in range(args.teams)]
         for t in threads:
             t.start()
-        faults = []
-        slots = len(args.faults) + 1
-        for i, fault in enumerate(args.faults, 1):
-            target = load.t0 + args.duration * i / slots
-            time.sleep(max(0.0, target - time.time()))
-            being_scored = json.loads(django_shell(env, IN_PROGRESS))
-            t_fault = time.time()
-            what = inject(fault, stack, args, redis_cmd)
-            faults.append((fault, t_fault, time.time(), what, being_scored))
-            print(f"+{t_fault - load.t0:.0f}s {what}", flush=True)
-        time.sleep(max(0.0, load.t0 + args.duration - time.time()))
+        outcomes = []
+        for name in args.scenarios:
+            print(f"-- scenario {name}", flush=True)
+            outcomes.append(run_scenario(name, stack, load, args, env, redis_cmd))
+            s = summary(outcomes[-1])
+            print(f"   {s}; drained in {outcomes[-1]['drain']}", flush=True)
         stop.set()
-        # Keep supervising while the accepted runs drain.
-        drain_stop = threading.Event()
-        threading.Thread(target=stack.supervise, args=(drain_stop,), daemon=True).start()
-        deadline = time.time() + args.drain
-        runs = []
-        while time.time() < deadline:
-            runs = json.loads(django_shell(env, REPORT))
-            states = {r[0]: r[1] for r in runs}
-            if all(states.get(pk) in FINAL for pk, _ in load.accepted):
-                break
-            time.sleep(5)
-        drain_stop.set()
-        report(args, load, runs, faults, stack, time.time() - started)
+        report(args, outcomes, load, stack)
     finally:
         stop.set()
         stack.stop_all()

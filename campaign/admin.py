@@ -8,6 +8,7 @@ for everyone.
 from __future__ import annotations
 
 from django import forms
+from django.db import models
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ActionForm
 from django.core.exceptions import FieldDoesNotExist, PermissionDenied
@@ -121,16 +122,24 @@ class GenreInline(admin.TabularInline):
     model = Genre
     extra = 0
     fields = ("order", "code", "name", "description")
+    # The admin's default textarea (40 columns by 10 rows) made the campaign page 1,688 px wide at 1280.
+    formfield_overrides = {models.TextField: {"widget": forms.Textarea(attrs={"rows": 2, "cols": 30})},
+                           models.CharField: {"widget": forms.TextInput(attrs={"size": 16})}}
 
 
 class CorpusDocumentInline(admin.TabularInline):
     model = CorpusDocument
     extra = 0
-    fields = ("name", "genre", "sentence_count", "word_count", "sha256")
-    readonly_fields = ("name", "genre", "sentence_count", "word_count", "sha256")
+    fields = ("name", "genre", "sentence_count", "word_count", "checksum")
+    readonly_fields = ("name", "genre", "sentence_count", "word_count", "checksum")
     show_change_link = True
     can_delete = False
     ordering = ("order", "name")
+
+    @admin.display(description="SHA-256")
+    def checksum(self, document):
+        # The first 16 hex digits in the table (the whole in the tooltip and on the document's own page).
+        return format_html('<code title="{}">{}…</code>', document.sha256, document.sha256[:16])
 
     def has_add_permission(self, request, obj=None):
         return False  # documents come from the corpus import, with their gold stored apart
@@ -154,6 +163,10 @@ class CampaignAdmin(OrganisedOnly, admin.ModelAdmin):
         ("Rules", {"fields": ("runs_per_team", "uploads_per_day", "withdrawals_per_day", "invalid_uploads_per_day",
                               "max_upload_bytes", "publication", "team_admission",
                               "corpus_public", "dev_sample_public", "metrics")}),
+        ("Secrecy of the test set", {"fields": ("team_figures", "min_genre_sentences"), "description":
+            "What a team sees of its own test runs between the results release and the gold release. Rates only "
+            "keep membership hidden; full figures (exact counts per genre and type) let a crafted run read "
+            "which sentences are scored from its own counts (docs/threat-model.md)."}),
         ("Annotation guide", {"fields": ("guide_versions",)}),
         (None, {"fields": ("created_at", "updated_at")}),
     )

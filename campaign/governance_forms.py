@@ -39,6 +39,15 @@ class TransitionForm(forms.Form):
     to = forms.ChoiceField(choices=CampaignState.choices)
 
 
+class DrawForm(forms.Form):
+    """The organisers' draw of the test set and development sample (a draft campaign only)."""
+
+    ratio = forms.FloatField(min_value=0.0, max_value=1.0, initial=0.5,
+                             help_text="Share of each genre's annotated sentences in the hidden test set")
+    dev_ratio = forms.FloatField(min_value=0.0, max_value=1.0, initial=0.1, label="Development ratio",
+                                 help_text="Share in the public development sample")
+
+
 class TeamPublicationForm(forms.ModelForm):
     class Meta:
         model = Team

@@ -18,16 +18,29 @@ from annotations.errors import InputError
 
 from . import audit, kinds, lifecycle, visibility
 from .audit_views import organised_campaign
-from .governance_forms import TeamPublicationForm, TransitionForm
+from .governance_forms import DrawForm, TeamPublicationForm, TransitionForm
 from .models import Campaign, CampaignState, Run, Team
-from .subsets import dev_sample_zip, released_gold_zip, subset_counts
+from .subsets import SubsetRefused, dev_sample_zip, draw_warning, released_gold_zip, sample_test_subset, subset_counts
 
+# What each state change did, as a sentence ("The campaign is now results released to teams" does not read).
+STATE_CHANGED = {
+    CampaignState.DRAFT: "The campaign is back in draft.",
+    CampaignState.OPEN: "The campaign is open: teams may upload runs.",
+    CampaignState.CLOSED: "The campaign is closed: no more uploads.",
+    CampaignState.SCORED: "The campaign is scored.",
+    CampaignState.RELEASED: "The results are released to the teams.",
+    CampaignState.PUBLISHED: "The results are published.",
+    CampaignState.GOLD_RELEASED: "The gold annotation is released.",
+    CampaignState.ARCHIVED: "The campaign is archived.",
+}
 SCHEDULE_FIELDS = ["opens_at", "deadline", "results_release_at", "publish_at", "gold_release_at", "archive_at"]
 
 
 @login_required
 def campaign_state(request, slug: str):
     campaign = organised_campaign(request, slug)
+    if request.method == "POST" and "ratio" in request.POST:
+        return _draw(request, campaign)
     form = TransitionForm(request.POST or None)
     if request.method == "POST":
         if form.is_valid():
@@ -36,7 +49,7 @@ def campaign_state(request, slug: str):
             except (lifecycle.TransitionRefused, PermissionDenied) as refused:
                 messages.error(request, str(refused))
             else:
-                messages.success(request, f"The campaign is now {campaign.get_state_display().lower()}.")
+                messages.success(request, STATE_CHANGED[CampaignState(campaign.state)])
                 return redirect("governance:state", slug=campaign.slug)
         else:
             messages.error(request, "Choose a state.")
@@ -46,9 +59,30 @@ def campaign_state(request, slug: str):
         "schedule": [(campaign._meta.get_field(f).verbose_name, getattr(campaign, f)) for f in SCHEDULE_FIELDS],
         "due": lifecycle.due_transitions(campaign),
         "subsets": subset_counts(campaign),
+        "draw_warning": draw_warning(campaign),
+        "draw_form": DrawForm() if campaign.state == CampaignState.DRAFT else None,
         "history": audit.entries(campaign, action=audit.TRANSITION)[:50],
     }
     return render(request, "governance/state.html", context, status=400 if request.method == "POST" else 200)
+
+
+def _draw(request, campaign: Campaign):
+    """Draw the subsets under a fresh secret key (campaign.subsets.sample_test_subset), from the state page."""
+    form = DrawForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Give the test and development ratios, between 0 and 1.")
+    else:
+        try:
+            summary = sample_test_subset(campaign, ratio=form.cleaned_data["ratio"],
+                                         dev_ratio=form.cleaned_data["dev_ratio"], actor=request.user,
+                                         request=request)
+        except SubsetRefused as refused:
+            messages.error(request, str(refused))
+        else:
+            totals = summary.totals
+            messages.success(request, f"Drawn under a new secret key (fingerprint {summary.key_fingerprint}): "
+                                      f"test {totals['test']}, development {totals['dev']}, unused {totals['unused']}.")
+    return redirect("governance:state", slug=campaign.slug)
 
 
 def dev_sample_download(request, slug: str):

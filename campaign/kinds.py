@@ -7,7 +7,7 @@ pages. The objects live in ``evaluation.kinds``; that app registers them here
 from its ``AppConfig.ready()``, so the campaign layer reaches them by the
 campaign's ``kind`` without importing ``evaluation`` (which imports this layer).
 
-Scoring is enqueued by task name, the way workers register by queue name:
+Validation and scoring are enqueued by task name, the way workers register by queue name:
 the task is registered with Celery by the evaluation app, and this module
 only names it.
 """
@@ -16,6 +16,8 @@ from __future__ import annotations
 import threading
 from contextlib import contextmanager
 
+# A run's two steps, each on its own queue (config.queues): validation (and development checks), then scoring.
+VALIDATE_RUN_TASK = "evaluation.tasks.validate_run"
 SCORE_RUN_TASK = "evaluation.tasks.score_run"
 # The paired significance tests of a campaign's results table (evaluation.significance_tasks).
 SIGNIFICANCE_TASK = "evaluation.significance_tasks.compute_significance"
@@ -52,18 +54,20 @@ def choices() -> list[tuple[str, str]]:
 _held = threading.local()
 
 
-def enqueue(task_name: str, *args):
+def enqueue(task_name: str, *args, **kwargs):
     """Send the task registered under ``task_name`` (run in process when Celery is eager, as in the demo).
 
-    Inside :func:`coalesced` for that task, the sending waits for the end of the block.
+    Inside :func:`coalesced` for that task, the sending waits for the end of the block; the keyword
+    arguments of the last request for the same positional ones are sent (a newer request replaces an older).
     """
     held = getattr(_held, "tasks", {})
     if task_name in held:
-        held[task_name].setdefault(args, None)
+        held[task_name].pop(args, None)
+        held[task_name][args] = kwargs  # in the order last asked
         return None
     from celery import current_app
 
-    return current_app.tasks[task_name].delay(*args)
+    return current_app.tasks[task_name].delay(*args, **kwargs)
 
 
 @contextmanager
@@ -83,5 +87,5 @@ def coalesced(task_name: str):
     try:
         yield
     finally:  # what was scored before a failing step still needs its tests
-        for args in held.pop(task_name):
-            enqueue(task_name, *args)
+        for args, kwargs in held.pop(task_name).items():
+            enqueue(task_name, *args, **kwargs)

@@ -54,6 +54,17 @@ class Publication(models.TextChoices):
     CODED = "coded", "Teams under codes (A, B, C...) unless they opt in"
 
 
+class TeamFigures(models.TextChoices):
+    """What a team sees of its own test runs' figures before the gold release (docs/threat-model.md)."""
+
+    POOLED = "pooled", ("Pooled rates only: P, R, F of all genres and types together, per way, to 0.1 point; "
+                        "the rest from the gold release")
+    RATES = "rates", ("Rates (P, R, F to 0.1 point) per genre and type, for genres with enough scored sentences; "
+                      "counts (fc, fp, cr) from the gold release")
+    FULL = "full", ("Every cell with its counts: exact, but a crafted run reads from its own counts which "
+                    "sentences are scored")
+
+
 class Campaign(models.Model):
     name = models.CharField(max_length=200)
     slug = models.SlugField(unique=True)
@@ -88,6 +99,18 @@ class Campaign(models.Model):
     corpus_public = models.BooleanField(default=False, help_text="Anyone may download the corpus text")
     dev_sample_public = models.BooleanField(default=False, help_text="Anyone may download the development sample")
     metrics = models.JSONField(default=dict, blank=True, help_text="Scoring options (metric names and parameters)")
+    team_figures = models.CharField(
+        max_length=8, choices=TeamFigures.choices, default=TeamFigures.POOLED,
+        verbose_name="figures teams see before the gold release",
+        help_text="Pooled rates keep the test set hidden until the gold release; rates per genre and type let a "
+                  "team that pads chosen sentences read a few of them per run; full figures let a crafted run "
+                  "read it from its own counts as soon as results are released (docs/threat-model.md)")
+    min_genre_sentences = models.PositiveSmallIntegerField(
+        default=20, verbose_name="scored sentences a genre needs for its figures",
+        help_text="Before the gold release, with rates or pooled rates: a genre with fewer scored sentences shows "
+                  "no figures of its own (it counts in the all-genres row); no figure at all below it in total")
+    # The draw's secret key (campaign.subsets): organisers and the server only; never in a form or a team's page.
+    draw_key = models.CharField(max_length=64, blank=True, editable=False)
 
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

@@ -38,6 +38,11 @@ def result_summary(result) -> list[dict]:
     return _provider().result_summary(result)
 
 
+def limited_summary(rows: list[dict], campaign) -> list[dict] | None:
+    """The pooled rows of :func:`result_summary` as a team may see them before the gold release."""
+    return _provider().limited_summary(rows, campaign)
+
+
 def public_result_document(result) -> dict:
     return _provider().public_result_document(result)
 

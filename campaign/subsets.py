@@ -2,17 +2,32 @@
 
 Membership lives in :class:`annotations.models.GoldSentence` (``subset``:
 test, dev, unused). Organisers set it by hand (:func:`mark_subset`) or by a
-seeded per-genre sample (:func:`sample_test_subset`), both audited. Once the
+keyed per-genre draw (:func:`sample_test_subset`), both audited. Once the
 campaign is open the development gold is public, so from then on nothing may
 move into ``test`` or ``dev``; taking a sentence out of scoring (``unused``)
 stays possible.
+
+The draw. Teams know the code, the corpus and its order, the genres and the
+development sample. A draw that a number decides (the old
+``random.Random(seed)``, one generator for test and development) can be
+replayed for every candidate number until the public development sample comes
+out, and then gives the test set with it. So no number a person chooses
+decides membership: each sentence is ranked by an HMAC-SHA256 of its document
+and id under a per-campaign secret key (256 bits from :mod:`secrets`, kept on
+the campaign row, never shown to teams), once for the test set and once, with
+another label, for the development sample. The two rankings are independent:
+the development sample tells a team which sentences are *not* in the test set
+(they never are), nothing more. With the key, an organiser replays the draw
+exactly (:func:`verify_draw`); the audit log keeps only the key's fingerprint.
 
 This module reads gold: organiser views and the scoring worker only.
 """
 from __future__ import annotations
 
+import hashlib
+import hmac
 import io
-import random
+import secrets
 import zipfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -30,9 +45,12 @@ class SubsetRefused(Exception):
     """A subset change the campaign's state does not allow. The message is for the organiser."""
 
 
+DRAW_METHOD = "hmac-sha256/v1"  # recorded in the audit entry: how membership was decided
+
+
 @dataclass
 class SampleSummary:
-    seed: int
+    key_fingerprint: str
     ratio: float
     dev_ratio: float
     per_genre: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -109,18 +127,71 @@ def subset_counts(campaign: Campaign) -> dict[str, int]:
     return {s: counts.get(s, 0) for s in Subset.values}
 
 
+def new_draw_key() -> str:
+    """A fresh per-campaign draw key: 256 bits from the operating system's secure source."""
+    return secrets.token_hex(32)
+
+
+def key_fingerprint(key: str) -> str:
+    """What the audit log keeps of a key: enough to tell two draws apart, nothing to replay one."""
+    return hashlib.sha256(f"parseval-draw-key:{key}".encode()).hexdigest()[:16]
+
+
+def _rank(key: bytes, purpose: str, document: str, sid: str) -> bytes:
+    return hmac.new(key, f"{purpose}\x1f{document}\x1f{sid}".encode("utf-8"), hashlib.sha256).digest()
+
+
+def draw(key: str, by_genre: dict[str, list[tuple[str, str]]], ratio: float, dev_ratio: float
+         ) -> tuple[dict[tuple[str, str], str], dict[str, dict[str, int]]]:
+    """``({(document, sentence id): subset}, {genre: {subset: count}})`` of the keyed draw.
+
+    Per genre, the test set is the ``round(n * ratio)`` sentences (at least one) of lowest
+    ``HMAC(key, "test", document, id)``; the development sample, among the others, those of lowest
+    ``HMAC(key, "dev", document, id)``. A pure function of the key and the corpus: the same key on the
+    same corpus gives the same subsets, whatever order the sentences are given in.
+    """
+    raw = bytes.fromhex(key)
+    membership: dict[tuple[str, str], str] = {}
+    per_genre: dict[str, dict[str, int]] = {}
+    for genre in sorted(by_genre):
+        members = by_genre[genre]
+        n_test = max(1, round(len(members) * ratio))
+        n_dev = min(round(len(members) * dev_ratio), len(members) - n_test)
+        by_test = sorted(members, key=lambda m: _rank(raw, "test", *m))
+        test, rest = by_test[:n_test], by_test[n_test:]
+        by_dev = sorted(rest, key=lambda m: _rank(raw, "dev", *m))
+        dev, unused = by_dev[:n_dev], by_dev[n_dev:]
+        for subset, chosen in ((Subset.TEST, test), (Subset.DEV, dev), (Subset.UNUSED, unused)):
+            membership.update(dict.fromkeys(chosen, str(subset)))
+        per_genre[genre] = {str(Subset.TEST): len(test), str(Subset.DEV): len(dev), str(Subset.UNUSED): len(unused)}
+    return membership, per_genre
+
+
+def _annotated_by_genre(campaign: Campaign) -> dict[str, list[tuple[str, str]]]:
+    by_genre: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for genre, document, sid in gold_sentences(campaign).values_list(
+        "sentence__document__genre__code", "sentence__document__name", "sentence__sid"
+    ):
+        by_genre[genre].append((document, sid))
+    return dict(by_genre)
+
+
 def sample_test_subset(
     campaign: Campaign,
     *,
     ratio: float,
-    seed: int,
     dev_ratio: float = 0.0,
+    key: str | None = None,
     actor=None,
     request=None,
 ) -> SampleSummary:
-    """Sample, per genre, ``ratio`` of the annotated sentences as the test set and ``dev_ratio`` as the
-    development sample; the rest become unused. The same seed on the same corpus gives the same subsets.
-    Sampling is over sentences in random order, so test ids are neither contiguous nor patterned."""
+    """Draw, per genre, ``ratio`` of the annotated sentences as the test set and ``dev_ratio`` as the
+    development sample; the rest become unused.
+
+    ``key`` (hex) replays a draw made with it; by default a fresh secret key is made. The key is kept
+    on the campaign (organisers and the server only) and the audit entry records its fingerprint, the
+    ratios and the counts per genre: never the key, never a seed.
+    """
     if not 0 < ratio <= 1:
         raise SubsetRefused(f"The test ratio must be in (0, 1], not {ratio}.")
     if not 0 <= dev_ratio < 1 or ratio + dev_ratio > 1:
@@ -130,46 +201,70 @@ def sample_test_subset(
             f"The development ratio must be in [0, 1), not {dev_ratio}."
         )
     _check_may_change(campaign, Subset.TEST)
-    rows = list(
-        gold_sentences(campaign)
-        .select_related("sentence__document__genre")
-        .order_by("sentence__document__order", "sentence__document__name", "sentence__position")
-    )
-    if not rows:
+    if key is None:
+        key = new_draw_key()
+    elif len(key) != 64 or any(c not in "0123456789abcdef" for c in key):
+        raise SubsetRefused("A draw key is 64 lower-case hexadecimal digits (256 bits).")
+    by_genre = _annotated_by_genre(campaign)
+    if not by_genre:
         raise SubsetRefused(f"Campaign {campaign.name!r} has no annotated sentence to sample from.")
-    by_genre: dict[str, list[GoldSentence]] = defaultdict(list)
-    for row in rows:
-        by_genre[row.sentence.document.genre.code].append(row)
-    rng = random.Random(seed)
-    summary = SampleSummary(seed=seed, ratio=ratio, dev_ratio=dev_ratio)
+    membership, per_genre = draw(key, by_genre, ratio, dev_ratio)
+    summary = SampleSummary(key_fingerprint=key_fingerprint(key), ratio=ratio, dev_ratio=dev_ratio,
+                            per_genre=per_genre)
+    rows = gold_sentences(campaign).values_list("pk", "sentence__document__name", "sentence__sid")
     assignment: dict[str, list[int]] = {s: [] for s in Subset.values}
-    for genre in sorted(by_genre):
-        members = by_genre[genre]
-        order = list(range(len(members)))
-        rng.shuffle(order)
-        n_test = max(1, round(len(members) * ratio))
-        n_dev = min(round(len(members) * dev_ratio), len(members) - n_test)
-        picks = {
-            Subset.TEST: order[:n_test],
-            Subset.DEV: order[n_test:n_test + n_dev],
-            Subset.UNUSED: order[n_test + n_dev:],
-        }
-        summary.per_genre[genre] = {str(s): len(idx) for s, idx in picks.items()}
-        for subset, idx in picks.items():
-            assignment[subset].extend(members[i].pk for i in idx)
+    for pk, document, sid in rows:
+        assignment[membership[(document, sid)]].append(pk)
     with transaction.atomic():
         for subset, ids in assignment.items():
             GoldSentence.objects.filter(pk__in=ids).update(subset=subset)
+        Campaign.objects.filter(pk=campaign.pk).update(draw_key=key)
+        campaign.draw_key = key
         audit.record(
             audit.SUBSET_SAMPLED,
             actor=actor,
             campaign=campaign,
             target=campaign.slug,
-            details={"seed": seed, "ratio": ratio, "dev_ratio": dev_ratio, "per_genre": summary.per_genre,
-                     "counts": summary.totals},
+            details={"draw": DRAW_METHOD, "key_sha256": summary.key_fingerprint, "ratio": ratio,
+                     "dev_ratio": dev_ratio, "per_genre": summary.per_genre, "counts": summary.totals},
             request=request,
         )
     return summary
+
+
+def verify_draw(campaign: Campaign) -> list[str]:
+    """Replay the campaign's last keyed draw with its stored key: the differences with today's membership
+    (empty when every sentence is where the draw put it). For organisers who audit the draw."""
+    entry = audit.entries(campaign, action=audit.SUBSET_SAMPLED).first()
+    if not campaign.draw_key or entry is None or "key_sha256" not in entry.details:
+        return ["The subsets were not drawn with a key: there is no keyed draw to replay."]
+    if entry.details["key_sha256"] != key_fingerprint(campaign.draw_key):
+        return ["The stored key is not the one the last draw's audit entry names."]
+    membership, _ = draw(campaign.draw_key, _annotated_by_genre(campaign), entry.details["ratio"],
+                         entry.details["dev_ratio"])
+    out = []
+    for document, sid, subset in gold_sentences(campaign).values_list(
+        "sentence__document__name", "sentence__sid", "subset"
+    ).order_by("sentence__document__order", "sentence__document__name", "sentence__position"):
+        if membership.get((document, sid)) != subset:
+            out.append(f"{document} {sid}: {subset}, the draw says {membership.get((document, sid), 'nothing')}")
+    return out
+
+
+def draw_warning(campaign: Campaign) -> str | None:
+    """The organisers' warning when membership was decided by a number a person chose (the old seeded
+    draw), which anyone can replay from the public development sample; ``None`` otherwise."""
+    entry = audit.entries(campaign, action=audit.SUBSET_SAMPLED).first()
+    if entry is None or "seed" not in entry.details:
+        return None
+    how = ("Draw the subsets again while the campaign is a draft: the button below, or "
+           f"`manage.py sample_test_subset {campaign.slug} --ratio R --dev-ratio D`."
+           if campaign.state == CampaignState.DRAFT else
+           "The campaign is no longer a draft, so the subsets cannot be drawn again: treat the test set as "
+           "known to any team that read the code, and weigh the results accordingly.")
+    return (f"The test set and development sample were drawn with seed {entry.details['seed']} by the old "
+            "seeded draw, which anyone can replay from the corpus and the public development sample to "
+            f"recover the test set. {how}")
 
 
 def sentence_ids_by_document(campaign: Campaign, subset: str) -> dict[str, set[str]]:

@@ -8,21 +8,32 @@ and the view), ``{"detail": "Not found."}`` for the API.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from django.http import Http404, HttpResponseNotFound
+from django.templatetags.static import static
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 API_BODY = {"detail": "Not found."}
 PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Not found</title></head>
-<body><h1>Not found</h1><p>There is nothing to show here.</p><p><a href="/">Home</a></p></body></html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Not found</title><link rel="stylesheet" href="{css}"></head>
+<body><header class="site-header"><a class="brand" href="/">Parser evaluation campaigns</a></header>
+<main><h1>Not found</h1><p>There is nothing to show here.</p><p><a href="/">Home</a></p></main></body></html>
 """
+
+
+@lru_cache(maxsize=1)
+def page() -> str:
+    """The body, built once: the site's style sheet, no user, no request (every 404 is the same)."""
+    return PAGE.format(css=static("css/site.css"))
 
 
 def not_found(request, exception=None):
     """The site's 404 page (``handler404``), the same for every request."""
-    return HttpResponseNotFound(PAGE)
+    return HttpResponseNotFound(page())
 
 
 class UniformNotFoundMiddleware:

@@ -14,11 +14,10 @@ import dj_database_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("PARSEVAL_VAR_DIR", BASE_DIR / "var"))
-# The free data sets ship in data/ (see data/README.md); PARSEVAL_SHARED, when set, points at
-# another copy laid out the same way under <dir>/data. The Penn Treebank sample is not free and
-# never ships: only tests and benchmarks about English trees read it, from SHARED_DIR.
-SHARED_DIR = Path(os.environ.get("PARSEVAL_SHARED", BASE_DIR.parent / "shared"))
-DATA_DIR = SHARED_DIR / "data" if os.environ.get("PARSEVAL_SHARED") else BASE_DIR / "data"
+# The free data sets ship in data/ (see data/README.md): the demo, the defaults and the tests read
+# only them. The Penn Treebank sample is not free and never ships: only the optional benchmarks and
+# PTB checks (benchmarks/) read it, from $PARSEVAL_SHARED/data/ptb-sample (../shared by default).
+DATA_DIR = BASE_DIR / "data"
 
 
 def env_bool(name: str, default: bool = False) -> bool:
@@ -184,9 +183,17 @@ if not CELERY_BROKER_URL:
     # Tasks run in process: name kombu's in-memory transport, or Celery falls back to amqp:// and kombu
     # warns "No hostname was supplied" on the first connection it builds.
     CELERY_BROKER_URL = "memory://localhost/"
+if CELERY_BROKER_URL.startswith("redis://"):
+    # kombu's Redis transport without the path that made a worker exit when Redis dropped mid-task (config/broker.py).
+    CELERY_BROKER_TRANSPORT = "config.broker:Transport"
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_TASK_DEFAULT_QUEUE", "celery")
+# Validation (and development checks), test-run scoring and significance each have their queue and their
+# workers, so that nothing a team sees before release waits behind test-run scoring (config/queues.py,
+# docs/deployment.md). The prefix keeps the queues of several deployments (or test sessions) on one Redis apart.
+PARSEVAL_QUEUE_PREFIX = os.environ.get("PARSEVAL_QUEUE_PREFIX", "")
+CELERY_TASK_ROUTES = ("config.queues.route",)
 # Outcomes live in the database (run status, results); nothing reads task results. Storing them anyway made
 # Redis a second dependency of every publish (the web's result subscription) and of every task's end.
 CELERY_TASK_IGNORE_RESULT = True
@@ -213,6 +220,11 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "inte
 # Scoring delivery and recovery (evaluation.delivery, evaluation.recovery; see docs/deployment.md).
 PARSEVAL_SCORING_HEARTBEAT_SECONDS = float(os.environ.get("PARSEVAL_SCORING_HEARTBEAT_SECONDS", "15"))
 PARSEVAL_SCORING_LEASE_SECONDS = float(os.environ.get("PARSEVAL_SCORING_LEASE_SECONDS", "60"))
+# Transient faults (database, broker, file system) in a task: retried with exponential back-off from this
+# many seconds, each wait at most the max, this many times; then the run fails with a system-fault reason.
+PARSEVAL_RETRY_BACKOFF_SECONDS = int(os.environ.get("PARSEVAL_RETRY_BACKOFF_SECONDS", "5"))
+PARSEVAL_RETRY_BACKOFF_MAX_SECONDS = int(os.environ.get("PARSEVAL_RETRY_BACKOFF_MAX_SECONDS", "120"))
+PARSEVAL_TRANSIENT_RETRIES = int(os.environ.get("PARSEVAL_TRANSIENT_RETRIES", "6"))
 PARSEVAL_MAX_SCORING_ATTEMPTS = int(os.environ.get("PARSEVAL_MAX_SCORING_ATTEMPTS", "3"))
 PARSEVAL_RECOVERY_SWEEP_SECONDS = float(os.environ.get("PARSEVAL_RECOVERY_SWEEP_SECONDS", "30"))
 PARSEVAL_OUTBOX_GRACE_SECONDS = float(os.environ.get("PARSEVAL_OUTBOX_GRACE_SECONDS", "20"))

@@ -22,12 +22,20 @@ logger = logging.getLogger(__name__)
 RETRY_AFTER_SECONDS = 30
 
 
+class TemporarilyUnavailable(Exception):
+    """A fault of the system that a later request may not meet (a file system refusing a write, say).
+
+    Raised from the original error (``raise TemporarilyUnavailable(...) from exc``) by code that has
+    undone what it had begun, so the client can simply send the request again."""
+
+
 def _unavailable_errors() -> tuple[type[BaseException], ...]:
     from kombu.exceptions import OperationalError as BrokerUnavailable
     from redis.exceptions import ConnectionError as RedisConnectionError
     from redis.exceptions import TimeoutError as RedisTimeoutError
 
-    return (OperationalError, InterfaceError, RedisConnectionError, RedisTimeoutError, BrokerUnavailable)
+    return (OperationalError, InterfaceError, RedisConnectionError, RedisTimeoutError, BrokerUnavailable,
+            TemporarilyUnavailable)
 
 
 def is_api(request) -> bool:
@@ -38,7 +46,8 @@ def unavailable_response(request, exc: BaseException | None):
     """The 503 for ``exc`` if it means a service is down, else ``None``."""
     if exc is None or not isinstance(exc, _unavailable_errors()):
         return None
-    logger.error("service unavailable while serving %s: %s: %s", request.path, type(exc).__name__, exc)
+    cause = exc.__cause__ if isinstance(exc, TemporarilyUnavailable) and exc.__cause__ else exc
+    logger.error("service unavailable while serving %s: %s: %s", request.path, type(cause).__name__, cause)
     message = "The service is temporarily unavailable; try again shortly."
     if is_api(request):
         response = JsonResponse({"detail": message, "retry_after": RETRY_AFTER_SECONDS}, status=503)

@@ -7,6 +7,7 @@ from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerSplitView
 
 from campaign.views.accounts import PasswordResetView
+from config import docs
 from evaluation.significance_api import CampaignSignificance
 
 urlpatterns = [
@@ -23,6 +24,9 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api:schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="api-redoc"),
     path("api/", include(("campaign.api.urls", "api"), namespace="api")),
+    # The project's documentation (docs/*.md), rendered.
+    path("docs/", include(([path("", docs.index, name="index"), path("<path:name>", docs.page, name="page")], "docs"),
+                          namespace="docs")),
     # Organiser console beside the admin: dashboards, CSV export.
     path("console/", include(("campaign.console_urls", "console"), namespace="console")),
     # Life cycle, subsets, audit log, diagnostics, publication opt-in.

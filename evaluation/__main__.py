@@ -39,7 +39,8 @@ def report(exc: InputError, all_problems: bool) -> str:
     lines = [str(p) for p in shown]
     if len(problems) > len(shown):
         lines.append(f"... and {len(problems) - len(shown)} more problems (--all-problems lists them all)")
-    return "error: " + "\n".join(lines)
+    hint = getattr(exc, "hint", None)  # what the command could do instead, set where the command knows
+    return "error: " + "\n".join(lines) + (f"\nhint: {hint}" if hint else "")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -39,6 +39,22 @@ class Series:
     points: list[Point] = field(default_factory=list)
 
 
+def text_width(text: str, size: float = 12) -> float:
+    """A generous estimate of ``text``'s drawn width in px at ``size`` (a system sans-serif): the charts
+    size their margins with it so that no label runs out of its ``<svg>``."""
+    per_char = sum(8.8 if c.isupper() or c in "mw%@" else 4.2 if c in " .,;:'|!il()[]-/" else 7.5 for c in text)
+    return per_char * size / 12
+
+
+def fit_text(text: str, width: float, size: float = 12) -> str:
+    """``text`` cut (with an ellipsis) to fit ``width`` px at ``size``."""
+    if text_width(text, size) <= width:
+        return text
+    while text and text_width(text + "…", size) > width:
+        text = text[:-1]
+    return text + "…"
+
+
 def _attr(value) -> str:
     return escape(str(value), {'"': "&quot;"})
 
@@ -126,6 +142,11 @@ def _tick_depth(categories: Sequence[str]) -> int:
     return int(14 + 0.64 * 6.6 * max((len(c) for c in categories), default=0))
 
 
+def _tick_reach(categories: Sequence[str], step: float) -> int:
+    """The left margin the first category's slanted label needs (it ends at its tick and runs down-left)."""
+    return int(0.77 * 6.6 * len(categories[0]) - step / 2 + 6) if categories else 0
+
+
 def line_chart(
     categories: Sequence[str],
     series: Sequence[Series],
@@ -142,8 +163,8 @@ def line_chart(
 
     Missing values (``None``) leave a gap: a layer not submitted is not zero.
     """
-    left, right, top = 48, 12, 12
     step = 46
+    left, right, top = max(48, _tick_reach(categories, step)), 12, 12
     plot_w = max(320, step * len(categories))
     plot_h = 260
     width = left + plot_w + right
@@ -211,8 +232,8 @@ def bar_chart(
     measure: str = "F",
 ) -> SafeString:
     """One bar per category, with its interval; ``None`` draws no bar. ``measure`` names the value in tooltips."""
-    left, right, top = 48, 12, 12
     step = 40
+    left, right, top = max(48, _tick_reach(categories, step)), 12, 12
     plot_w = max(240, step * len(categories))
     plot_h = 220
     width = left + plot_w + right

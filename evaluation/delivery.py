@@ -1,4 +1,4 @@
-"""One delivery at a time scores a run, and one result is stored per scoring round.
+"""One delivery at a time works on a run, and one result is stored per scoring round.
 
 A run's scoring task can be delivered more than once: Redis hands an unacknowledged
 message back when a worker dies or when the visibility timeout passes while the
@@ -17,11 +17,21 @@ the run, under a row lock:
   ``PARSEVAL_MAX_SCORING_ATTEMPTS`` such starts in one round the run fails, so a run
   that kills its worker every time (time limit, memory) does not loop forever.
 
-While it works, a thread beats the heartbeat. The result is stored only if the
-delivery still holds the run (re-checked under the lock in
-:func:`evaluation.services.store_result`), and the database allows one result per
-run, round and scorer version, so even a delivery that lost its claim without
-knowing it cannot add a second one.
+A run has two steps, each its own task on its own queue (:mod:`config.queues`):
+validation (``uploaded``, ``validating``) and, for a test run, scoring (``queued``,
+``scoring``). Each delivery claims only a run in its own step (:data:`VALIDATION`,
+:data:`SCORING`); a development check is validated and scored by one delivery.
+
+**Fencing.** While it works, a thread beats the heartbeat. A delivery paused past its
+lease (a stopped process, a long garbage collection, a frozen virtual machine) may be
+taken over without knowing it, and then resume. So every write it makes to the run
+goes through :func:`write` (status, reason, progress, report, attempts), which compares
+the claim token under the row lock and raises :class:`LostClaim` when another delivery
+holds the run now: the stale holder writes nothing and stops. The result is stored only
+under the same check (:func:`may_store`, in :func:`evaluation.services.store_result`),
+and the database allows one result per run, round and scorer version. A run that holds a
+result of its current round is scored, whatever asks to fail it (:func:`_claim` repairs
+such a run instead of failing it).
 """
 from __future__ import annotations
 
@@ -37,6 +47,8 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import F
+from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from campaign.models import Run, RunStatus
@@ -44,6 +56,9 @@ from campaign.models import Run, RunStatus
 logger = logging.getLogger(__name__)
 
 WORKING = (RunStatus.UPLOADED, RunStatus.VALIDATING, RunStatus.QUEUED, RunStatus.SCORING)
+# The statuses each step's task may claim a run in.
+VALIDATION = (RunStatus.UPLOADED, RunStatus.VALIDATING)
+SCORING = (RunStatus.QUEUED, RunStatus.SCORING)
 DUPLICATE = "duplicate delivery ignored"
 
 
@@ -53,6 +68,10 @@ def lease() -> timedelta:
 
 class NotClaimed(Exception):
     """This delivery must not score the run; the message says why (it is the task's return value)."""
+
+
+class LostClaim(Exception):
+    """Another delivery took the run over while this one worked (it was paused past its lease): stop, write nothing."""
 
 
 class HeldElsewhere(NotClaimed):
@@ -77,15 +96,16 @@ def new_token(task_id: str | None) -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{task_id or 'eager'}:{uuid.uuid4().hex[:8]}"[:200]
 
 
-def claim(run_id: int, token: str) -> Claim:
-    """Take the run for this delivery, or raise :class:`NotClaimed`."""
-    outcome = _claim(run_id, token)
+def claim(run_id: int, token: str, step=WORKING) -> Claim:
+    """Take the run for this delivery of ``step`` (the statuses it may start from, or a function of the run
+    giving them), or raise :class:`NotClaimed`."""
+    outcome = _claim(run_id, token, step)
     if isinstance(outcome, NotClaimed):
         raise outcome  # out of the transaction, so that what it wrote (a failed run) is committed
     return outcome
 
 
-def _claim(run_id: int, token: str) -> Claim | NotClaimed:
+def _claim(run_id: int, token: str, step) -> Claim | NotClaimed:
     with transaction.atomic():
         run = Run.objects.select_for_update().filter(pk=run_id).first()
         if run is None:
@@ -94,6 +114,16 @@ def _claim(run_id: int, token: str) -> Claim | NotClaimed:
             return NotClaimed("withdrawn")
         if run.status not in WORKING:
             return NotClaimed(f"already {run.status}: {DUPLICATE}")
+        if _has_result_of_round(run):
+            # A stale writer left a run that holds this round's result in a working status: it is scored.
+            run.claimed_by, run.heartbeat_at, run.dispatch_pending, run.progress = "", None, False, 100
+            run.save(update_fields=["claimed_by", "heartbeat_at", "dispatch_pending", "progress"])
+            run.set_status(RunStatus.SCORED)
+            logger.warning("run %s: held a result of round %s in status %s; marked scored", run_id,
+                           run.scoring_round, run.status)
+            return NotClaimed(f"already scored: {DUPLICATE}")
+        if run.status not in (step(run) if callable(step) else step):
+            return NotClaimed(f"{run.status}: not this step's run: {DUPLICATE}")
         now = timezone.now()
         if run.claimed_by and run.heartbeat_at and now - run.heartbeat_at < lease():
             # Alive, or killed moments ago (a pool process killed hands its message straight back).
@@ -114,30 +144,82 @@ def _claim(run_id: int, token: str) -> Claim | NotClaimed:
         return Claim(run.pk, token, run.scoring_round)
 
 
-def release(held: Claim) -> None:
-    """Let the next delivery (a retry) claim the run at once. Best effort: the lease runs out anyway."""
+def _has_result_of_round(run: Run) -> bool:
+    from evaluation.models import Result
+
+    return Result.objects.filter(run_id=run.pk, scoring_round=run.scoring_round).exists()
+
+
+def release(held: Claim, *, attempt_used: bool = True) -> None:
+    """Let the next delivery (a retry) claim the run at once. Best effort: the lease runs out anyway.
+
+    ``attempt_used=False``: this delivery left in good order (a transient fault, retried), so it does not
+    count among the interrupted attempts of the round."""
+    fields = {"claimed_by": "", "heartbeat_at": None}
+    if not attempt_used:
+        fields["scoring_attempts"] = Greatest(F("scoring_attempts") - 1, 0)
     try:
-        Run.objects.filter(pk=held.run_id, claimed_by=held.token).update(claimed_by="", heartbeat_at=None)
+        Run.objects.filter(pk=held.run_id, claimed_by=held.token).update(**fields)
     except Exception:  # the database may be the reason we are leaving
         logger.warning("run %s: could not release the claim; it lapses after the lease", held.run_id, exc_info=True)
 
 
+def holds(run: Run, held: Claim) -> bool:
+    """Under the run's row lock: whether ``held`` is still the claim on the run."""
+    return run.claimed_by == held.token and run.scoring_round == held.round and run.status in WORKING
+
+
+def write(held: Claim, *, status: str | None = None, reason: str = "", **fields) -> Run:
+    """Write ``fields`` (and ``status`` with its ``reason``) to the run if ``held`` still holds it, else raise
+    :class:`LostClaim`. Compared under the row lock, so nobody takes the run over between check and write."""
+    with transaction.atomic():
+        run = Run.objects.select_for_update().filter(pk=held.run_id).first()
+        if run is None or not holds(run, held):
+            raise LostClaim(f"run {held.run_id}: taken over by {run.claimed_by if run else 'nobody'!r} "
+                            f"({run.status if run else 'deleted'}); this delivery writes nothing more")
+        for name, value in fields.items():
+            setattr(run, name, value)
+        update = list(fields)
+        if status is not None:
+            run.status, run.status_reason, run.status_changed_at = status, reason, timezone.now()
+            update += ["status", "status_reason", "status_changed_at"]
+        run.save(update_fields=update)
+        return run
+
+
+def current() -> Claim | None:
+    """The claim of the delivery running in this context, if any."""
+    return _current.get()
+
+
+def fenced(queryset):
+    """``queryset`` narrowed to rows the current delivery still holds (a single conditional UPDATE is fenced)."""
+    held = _current.get()
+    return queryset if held is None else queryset.filter(claimed_by=held.token)
+
+
 @contextlib.contextmanager
-def holding(held: Claim, *, beat: bool = True):
-    """Beat the heartbeat while the body runs (not in process: nobody else could take over), then release."""
+def holding(held: Claim, *, beat: bool = True, retried: tuple[type[BaseException], ...] = ()):
+    """Beat the heartbeat while the body runs (not in process: nobody else could take over), then release.
+
+    An exception of ``retried`` (the task retries it) does not use up one of the round's attempts."""
     token = _current.set(held)
     stop = threading.Event()
     beater = threading.Thread(target=_beat, args=(held, stop), name=f"heartbeat-run-{held.run_id}", daemon=True)
     if beat:
         beater.start()
+    attempt_used = True
     try:
         yield held
+    except retried:
+        attempt_used = False
+        raise
     finally:
         stop.set()
         if beat:
             beater.join(timeout=10)
         _current.reset(token)
-        release(held)
+        release(held, attempt_used=attempt_used)
 
 
 def _beat(held: Claim, stop: threading.Event) -> None:
@@ -160,7 +242,3 @@ def may_store(locked: Run) -> bool:
     return locked.claimed_by == held.token and locked.status in WORKING and locked.scoring_round == held.round
 
 
-def still_held(run_id: int) -> bool:
-    """Whether the current delivery still holds the run (so may write a final status)."""
-    held = _current.get()
-    return held is None or Run.objects.filter(pk=run_id, claimed_by=held.token).exists()

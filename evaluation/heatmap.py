@@ -15,14 +15,14 @@ from xml.sax.saxutils import escape
 
 from django.utils.safestring import SafeString
 
-from .charts import Point, _frame, _pct
+from .charts import Point, _frame, _pct, text_width
 
 # Sampled from cividis (Nuñez, Anderton & Renslow 2018), designed for colour-vision deficiencies.
 SCALE = ("#00224E", "#123570", "#3B496C", "#575D6D", "#707173", "#8A8779", "#A69D75", "#C4B56C", "#E4CF5B",
          "#FEE838")
 CELL_W, CELL_H = 58, 24
-LABEL_W = 200
-HEAD_H = 64
+LABEL_CHARS = 40  # a longer row label is cut with an ellipsis (whole in its tooltip)
+SIN, COS = 0.643, 0.766  # of the column labels' 40 degrees
 
 
 def _colour(value: float, lo: float, hi: float) -> tuple[str, str]:
@@ -35,7 +35,13 @@ def heatmap(rows: Sequence[str], columns: Sequence[str], values: Sequence[Sequen
             desc: str, measure: str = "F") -> SafeString:
     known = [p.value for row in values for p in row if p.value is not None]
     lo, hi = (min(known), max(known)) if known else (0.0, 1.0)
-    width = LABEL_W + CELL_W * len(columns) + 10
+    shown = [name if len(name) <= LABEL_CHARS else name[:LABEL_CHARS - 1] + "…" for name in rows]
+    # Sized from the labels: the row labels' column, and the room the slanted column labels take up and right.
+    LABEL_W = int(max((text_width(n) for n in shown), default=20) + 12)
+    longest = max((text_width(c, 11) for c in columns), default=0)
+    HEAD_H = int(SIN * longest + 16)
+    width = int(LABEL_W + CELL_W * len(columns) + max(10, COS * longest - CELL_W / 2 + 6))
+    width = max(width, LABEL_W + len(SCALE) * 18 + 6 + int(text_width(f"100.0 ({measure}, %)", 11)) + 4)  # legend
     height = HEAD_H + CELL_H * len(rows) + 40
     body = []
     for j, name in enumerate(columns):
@@ -45,7 +51,7 @@ def heatmap(rows: Sequence[str], columns: Sequence[str], values: Sequence[Sequen
     for i, (name, row) in enumerate(zip(rows, values)):
         y = HEAD_H + CELL_H * i
         body.append(f'<text x="{LABEL_W - 6}" y="{y + CELL_H / 2 + 4:.1f}" font-size="12" text-anchor="end">'
-                    f'{escape(name[:30])}</text>')
+                    f'{escape(shown[i])}<title>{escape(name)}</title></text>')
         for j, point in enumerate(row):
             x = LABEL_W + CELL_W * j
             tip = f"{name} — {columns[j]}: {measure} = {_pct(point.value)}"

@@ -168,6 +168,8 @@ class SignificanceSet(models.Model):
     results = models.JSONField(default=list, help_text="Ids of the results compared")
     skipped = models.JSONField(default=list, blank=True, help_text="Results left out, with the reason")
     seconds = models.FloatField(default=0.0, help_text="Computation time")
+    sentences = models.JSONField(default=dict, blank=True,
+                                 help_text="Test sentences per genre (and ALL) the runs were compared on")
 
     class Meta:
         ordering = ["-created_at", "-pk"]
@@ -177,12 +179,35 @@ class SignificanceSet(models.Model):
         return f"significance of {self.campaign} at {self.created_at:%Y-%m-%d %H:%M}"
 
 
+class SignificanceRequest(models.Model):
+    """The pending significance computation of a campaign: at most one does the work (evaluation.significance_tasks).
+
+    ``requested`` counts the requests (one per scored test run, publication...); ``computed`` is the
+    request number the newest finished computation covered (what had been requested when it started).
+    A queued request already covered exits at once."""
+
+    campaign = models.OneToOneField("campaign.Campaign", on_delete=models.CASCADE, primary_key=True,
+                                    related_name="significance_request")
+    requested = models.PositiveBigIntegerField(default=0)
+    computed = models.PositiveBigIntegerField(default=0)
+    requested_at = models.DateTimeField(null=True, blank=True)
+    computed_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"significance of {self.campaign_id}: requested {self.requested}, computed {self.computed}"
+
+
 class PairedDifference(models.Model):
     """Run A minus run B on one figure (one page table), over all genres and types, and cell by cell.
 
-    ``p_holm`` is Holm-adjusted across every pair of the campaign for this figure; ``cells`` holds
-    ``{genre: {type: [diff, low, high, p, p_holm]}}`` where ``p_holm`` is adjusted across the cells of this
-    pair's table. ``significant`` is ``p_holm < alpha``.
+    The headline (all genres, all types) is one claim with one p-value: ``p_holm`` is Holm-adjusted across
+    the ``family`` pairs of the campaign (of one track) for this figure, and ``significant`` is
+    ``p_holm < alpha``; ranking, comparison page and API all read it. ``se`` is the difference's standard
+    error (bootstrap), from which the minimum detectable effect is derived. ``cells`` holds the genre × type
+    table other than the headline: ``{"genres": [...], "types": [...], "values": [[[diff, p, p_bh, se] per type]
+    per genre]}`` (the interval is diff ± 1.96 se), ``p_bh`` Benjamini–Hochberg-adjusted (false discovery rate)
+    across the ``cells_family`` defined cells of this table. ``agreement`` counts the genres where each run
+    is better (Dror et al. 2017).
     """
 
     set = models.ForeignKey(SignificanceSet, on_delete=models.CASCADE, related_name="pairs")
@@ -196,6 +221,10 @@ class PairedDifference(models.Model):
     p_holm = models.FloatField(null=True)
     significant = models.BooleanField(default=False)
     cells = models.JSONField(default=dict)
+    se = models.FloatField(null=True)
+    family = models.PositiveIntegerField(default=0, help_text="Pairs in the Holm family of the headline p-value")
+    cells_family = models.PositiveIntegerField(default=0, help_text="Cells in the Benjamini–Hochberg family")
+    agreement = models.JSONField(default=dict, blank=True)
 
     class Meta:
         indexes = [models.Index(fields=["set", "figure"]), models.Index(fields=["set", "result_a", "result_b"])]

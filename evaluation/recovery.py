@@ -2,16 +2,22 @@
 
 Each sweep
 
-1. queues the runs whose outbox mark is still set (the upload committed but the
-   broker was away, or the web process died between commit and dispatch);
+1. queues the runs whose outbox mark is still set (the upload, or the validation
+   that found a test run valid, committed but the broker was away, or the process
+   died between commit and dispatch);
 2. queues again the runs a delivery holds without a heartbeat for the lease (its
-   worker died) or that have sat in validating/queued/scoring past the task's hard
-   time limit, and the runs still ``uploaded`` whose message was queued longer ago
-   than the visibility timeout (a Redis that lost its data, a message dropped);
+   worker died) or that have sat in validating/scoring past the task's hard time
+   limit, and the runs still ``uploaded`` or ``queued`` whose message was queued
+   longer ago than the visibility timeout (a Redis that lost its data, a message
+   dropped);
 3. removes the unpack folders and staged uploads under ``media/.staging/`` older
    than the task's hard time limit: no live task or upload can still use them.
 
-Queuing twice is safe: a second delivery is a no-op (:mod:`evaluation.delivery`).
+Each run goes to the queue of its next step (:func:`campaign.services.runs.next_task`):
+validation for ``uploaded``/``validating`` runs and development checks, scoring for
+``queued``/``scoring`` test runs. Queuing twice is safe: a second delivery is a no-op
+(:mod:`evaluation.delivery`). The sweep never writes a run's status itself; a run that
+holds a result of its current round is marked scored by the next claim, never failed.
 """
 from __future__ import annotations
 
@@ -31,7 +37,10 @@ from evaluation.delivery import WORKING, lease
 
 logger = logging.getLogger(__name__)
 
-IN_PROGRESS = (RunStatus.VALIDATING, RunStatus.QUEUED, RunStatus.SCORING)
+# A delivery works on these; ``queued`` is a valid test run waiting for the scoring queue, like ``uploaded``
+# waits for the validation queue (how long it waits is no sign of a dead worker).
+IN_PROGRESS = (RunStatus.VALIDATING, RunStatus.SCORING)
+WAITING = (RunStatus.UPLOADED, RunStatus.QUEUED)
 
 
 def outbox_grace() -> timedelta:
@@ -47,7 +56,7 @@ def runs_to_dispatch(now=None):
     lapsed = Q(status__in=IN_PROGRESS) & (
         Q(claimed_by="", status_changed_at__lt=now - lease())  # released by a delivery that then vanished
         | Q(status_changed_at__lt=now - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT) - lease()))
-    lost = Q(status=RunStatus.UPLOADED, dispatch_pending=False, claimed_by="",
+    lost = Q(status__in=WAITING, dispatch_pending=False, claimed_by="",
              dispatched_at__lt=now - timedelta(seconds=settings.PARSEVAL_REQUEUE_UPLOADED_AFTER_SECONDS))
     return active.filter(pending | silent_holder | lapsed | lost).order_by("uploaded_at")
 

@@ -16,7 +16,7 @@ from django.db import IntegrityError, transaction
 from campaign import audit, kinds
 from campaign.models import Run, RunStatus
 from campaign.services import runs as run_services
-from evaluation import delivery, summaries
+from evaluation import delivery, disclosure, summaries
 from evaluation.text import percent
 from evaluation.models import Result, ResultCell
 
@@ -35,7 +35,7 @@ class ThrottledProgress:
         value = self.start + (self.end - self.start) * done // max(total, 1)
         now = time.monotonic()
         if value != self.last_value and (value >= self.end or now - self.last_write >= self.interval):
-            Run.objects.filter(pk=self.run_id).update(progress=value)
+            delivery.fenced(Run.objects.filter(pk=self.run_id)).update(progress=value)
             self.last_write, self.last_value = now, value
 
 
@@ -144,7 +144,7 @@ def public_result_document(result: Result) -> dict:
     documents have gold (they name missing gold sentences), which stays hidden.
     """
     doc = result.document
-    return {
+    return disclosure.limit_document({
         "signature": doc.get("signature"),
         "scorer_version": doc.get("scorer_version"),
         "gold_sha256": doc.get("gold_sha256"),
@@ -152,7 +152,7 @@ def public_result_document(result: Result) -> dict:
         "macro": doc.get("macro", []),
         "layers_submitted": doc.get("layers_submitted"),
         "parameters": doc.get("parameters"),
-    }
+    }, result.run)
 
 
 class ResultsProvider:
@@ -166,6 +166,9 @@ class ResultsProvider:
 
     def public_result_document(self, result):
         return public_result_document(result)
+
+    def limited_summary(self, rows, campaign):
+        return disclosure.limit_summary(rows, campaign)
 
     def rescore(self, run, actor, *, request=None):
         return rescore(run, actor, request=request)

@@ -25,6 +25,7 @@ from evaluation.easy.ranges import MATCHES, MODES
 from campaign import tracks, visibility
 from campaign.models import Campaign, Run, RunStatus, Sentence
 
+from . import disclosure
 from .models import PublishedSnapshot, Result, ResultCell
 
 ALL = "ALL"
@@ -232,28 +233,31 @@ def _visible_results(user, campaign: Campaign, way: tuple[str, str] | None) -> V
     if visibility.can_see_published_results(user, campaign):
         snapshot = latest_snapshot(campaign)
         if snapshot is not None:
-            return Visible("snapshot", snapshot_data(snapshot, way), snapshot)
+            return Visible("snapshot", disclosure.limit_results(snapshot_data(snapshot, way), campaign), snapshot)
         return Visible("none", None)
     team = visibility.team_of(user, campaign)
     if team is not None:
         own = [run for run in scored_runs(campaign).filter(team=team) if visibility.can_see_own_scores(user, run)]
         if own:
-            return Visible("own", campaign_results(campaign, own, cells=cells))
+            return Visible("own", disclosure.limit_results(campaign_results(campaign, own, cells=cells), campaign))
     return Visible("none", None)
 
 
 def visible_run_result(user, run: Run) -> Visible | None:
     """One run's latest result as ``user`` may see it, or ``None``."""
     campaign = run.campaign
-    if visibility.can_see_all_live_results(user, campaign) or visibility.can_see_own_scores(user, run):
-        return _timed_for(user, campaign, Visible("live" if visibility.is_organiser(user, campaign) else "own",
-                                                  campaign_results(campaign, [run])))
+    if visibility.can_see_all_live_results(user, campaign):
+        return Visible("live", campaign_results(campaign, [run]))
+    if visibility.can_see_own_scores(user, run):
+        return _timed_for(user, campaign, Visible("own", disclosure.limit_results(campaign_results(campaign, [run]),
+                                                                                 campaign)))
     if visibility.can_see_published_results(user, campaign):
         snapshot = latest_snapshot(campaign)
         if snapshot is not None:
             entries = [r for r in snapshot.data.get("runs", []) if r.get("run") == run.pk]
             if entries:
-                return _timed_for(user, campaign, Visible("snapshot", dict(snapshot.data, runs=entries), snapshot))
+                return _timed_for(user, campaign, Visible(
+                    "snapshot", disclosure.limit_results(dict(snapshot.data, runs=entries), campaign), snapshot))
     return None
 
 
@@ -288,6 +292,10 @@ def served_significance(user, campaign: Campaign, document: dict) -> dict:
             pair.update(run_a=pair["run_b"], run_b=pair["run_a"],
                         diff=None if pair["diff"] is None else -pair["diff"],
                         ci=None if ci is None else [-ci[1], -ci[0]])
+            if pair.get("agreement"):  # the genres where each run is better, turned with the pair
+                from .significance import swapped
+
+                pair["agreement"] = swapped(pair["agreement"])
         pairs.append(pair)
     pairs.sort(key=lambda p: (p["figure"], p["run_a"], p["run_b"]))
     return dict(document, pairs=pairs)

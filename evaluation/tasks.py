@@ -1,12 +1,22 @@
-"""The scoring worker: one task takes a run from ``uploaded`` to ``scored``.
+"""The worker's two steps of a run: validation, then (for a test run) scoring, each on its own queue.
 
-``uploaded -> validating -> invalid`` (with the report), or
-``-> queued -> scoring -> scored`` (with a new Result), or ``failed`` with a
-reason. The result and the ``scored`` status are written in one transaction,
-so a worker killed mid-run leaves nothing half-written: with ``acks_late`` and
-``reject_on_worker_lost`` the message goes back to the queue and the next
-delivery starts the run again from validation. Each delivery claims the run
-first (:mod:`evaluation.delivery`), so a duplicate one is a no-op.
+``validate_run`` (queue ``validation``): ``uploaded -> validating -> invalid``
+(with the report), or ``-> queued``, and then sends ``score_run``. A development
+check is scored in the same delivery, on the validation queue: nothing a team can
+observe before release (a validation report, a development score) waits behind
+test-run scoring, whose duration depends on the hidden test set (:mod:`config.queues`).
+
+``score_run`` (queue ``scoring``): ``queued -> scoring -> scored`` (with a new
+Result). Either step may end ``failed``, with a reason that says whether the run
+or the system was at fault.
+
+The result and the ``scored`` status are written in one transaction, so a worker
+killed mid-run leaves nothing half-written: with ``acks_late`` and
+``reject_on_worker_lost`` the message goes back to the queue and the next delivery
+starts the step again. Each delivery claims the run first, and every write it makes
+is fenced by that claim (:mod:`evaluation.delivery`): a duplicate delivery is a no-op
+and a delivery that lost its claim while paused writes nothing. Faults of the system
+(database, broker, file system) are retried with back-off (:mod:`evaluation.worker`).
 """
 from __future__ import annotations
 
@@ -21,17 +31,36 @@ from annotations.errors import InputError
 from campaign import kinds
 from campaign.models import Run, RunStatus
 from campaign.rules import UploadRefused
-from campaign.services.runs import unpacked
+from campaign.services.runs import enqueue_scoring, unpacked
 from evaluation import delivery, services, significance
-from evaluation.worker import TASK_OPTIONS, TRANSIENT, out_of_retries
+from evaluation.worker import TASK_OPTIONS, TRANSIENT, out_of_retries, system_fault
 
 logger = logging.getLogger(__name__)
+
+QUEUED = "queued"  # what validate_run returns when it handed a test run to the scoring queue
+
+
+def _validation_step(run: Run) -> tuple[str, ...]:
+    # A development check is validated and scored by one delivery, from whatever working status it is in.
+    return delivery.WORKING if run.scope == Run.Scope.DEV else delivery.VALIDATION
+
+
+@shared_task(**TASK_OPTIONS)
+def validate_run(self, run_id: int) -> str:
+    outcome = _deliver(self, run_id, _validation_step, _validate)
+    if outcome == QUEUED:
+        enqueue_scoring(run_id)  # the run's outbox mark was set with its queued status: the sweep retries this
+    return outcome
 
 
 @shared_task(**TASK_OPTIONS)
 def score_run(self, run_id: int) -> str:
+    return _deliver(self, run_id, delivery.SCORING, _score)
+
+
+def _deliver(self, run_id: int, step, work) -> str:
     try:
-        held = delivery.claim(run_id, delivery.new_token(self.request.id))
+        held = delivery.claim(run_id, delivery.new_token(self.request.id), step)
     except delivery.HeldElsewhere as exc:
         logger.info("run %s: %s; looking again in %.0f s", run_id, exc, exc.retry_in)
         if self.request.is_eager:
@@ -41,98 +70,132 @@ def score_run(self, run_id: int) -> str:
     except delivery.NotClaimed as exc:  # a duplicate delivery, a withdrawn run...: nothing to do, say so
         logger.info("run %s: %s", run_id, exc)
         return str(exc)
-    with delivery.holding(held, beat=not self.request.is_eager):
-        return _score_claimed(self, Run.objects.select_related("campaign", "team").get(pk=run_id))
+    with delivery.holding(held, beat=not self.request.is_eager, retried=TRANSIENT):
+        run = Run.objects.select_related("campaign", "team").get(pk=run_id)
+        try:
+            return _guarded(self, run, held, work)
+        except delivery.LostClaim as exc:
+            logger.warning("%s", exc)
+            return str(exc)
 
 
-def _score_claimed(self, run: Run) -> str:
+def _guarded(self, run: Run, held: delivery.Claim, work) -> str:
+    """``work(run, held)``, with every error turned into a retry or a named failure."""
     try:
-        return _process(run)
+        return work(run, held)
+    except delivery.LostClaim:
+        raise
     except TRANSIENT as exc:
         if out_of_retries(self):
-            _fail(run, f"the database or queue was unavailable ({type(exc).__name__}) after {self.max_retries} "
-                       f"retries; the organisers can re-score the run")
+            logger.error("run %s: %s: %s; out of retries", run.pk, type(exc).__name__, exc)
+            _fail(held, system_fault(exc))
+        else:
+            logger.warning("run %s: %s: %s; retried", run.pk, type(exc).__name__, exc)
         raise
     except SoftTimeLimitExceeded:
-        _fail(run, f"scoring took longer than {settings.CELERY_TASK_SOFT_TIME_LIMIT} seconds and was stopped")
+        _fail(held, f"caused by the run: it took longer than {settings.CELERY_TASK_SOFT_TIME_LIMIT} seconds "
+                    f"and was stopped")
         return "failed"
     except services.NoGold as exc:
-        _fail(run, f"cannot score: {exc}")
+        _fail(held, f"not caused by the run: cannot score: {exc}")
         return "failed"
     except InputError as exc:
         # The run was already checked, so this concerns the stored corpus or gold: keep them out of the reason.
         logger.error("run %s: the stored corpus or gold could not be read: %s", run.pk, exc)
-        _fail(run, "the campaign's reference files could not be read; the organisers have been told")
+        _fail(held, "not caused by the run: the campaign's reference files could not be read; "
+                    "the organisers have been told")
         return "failed"
     except Exception as exc:  # a permanent error: record it rather than retrying forever
         logger.exception("run %s failed", run.pk)
-        _fail(run, f"internal error ({type(exc).__name__}); the organisers can re-score the run")
+        _fail(held, f"not caused by the run: internal error ({type(exc).__name__}); the organisers can re-score "
+                    f"the run")
         return "failed"
 
 
-def _fail(run: Run, reason: str) -> None:
-    if not delivery.still_held(run.pk):  # another delivery took the run over: its outcome counts
-        return
-    Run.objects.filter(pk=run.pk).update(progress=0)
-    run.refresh_from_db()
-    run.set_status(RunStatus.FAILED, reason=reason)
-
-
-def _process(run: Run) -> str:
-    """The same states for every kind, through the campaign's kind object."""
-    kind = kinds.for_campaign(run.campaign)
+def _fail(held: delivery.Claim, reason: str) -> None:
+    """Fail the run, if this delivery still holds it (another delivery's outcome counts otherwise)."""
     try:
-        setup = kind.setup(run)  # what the campaign says of this run, resolved once and passed down
+        delivery.write(held, status=RunStatus.FAILED, reason=reason, progress=0)
+    except delivery.LostClaim as exc:
+        logger.warning("%s", exc)
+
+
+def _setup(run: Run, kind, held: delivery.Claim):
+    """What the campaign says of this run (:meth:`Kind.setup`), resolved once per step and passed down."""
+    try:
+        return kind.setup(run)
     except ValueError as exc:
-        _fail(run, f"{kind.options_error}: {exc}")
+        _fail(held, f"not caused by the run: {kind.options_error}: {exc}")
+        return None
+
+
+def _validate(run: Run, held: delivery.Claim) -> str:
+    """``uploaded -> validating -> invalid | queued`` (a development check goes on to be scored here)."""
+    kind = kinds.for_campaign(run.campaign)
+    setup = _setup(run, kind, held)
+    if setup is None:
         return "failed"
-    outcome, document = _validate_and_score(
-        run,
-        lambda files: services.validate_run_files(run, files, services.ThrottledProgress(run.pk), setup=setup),
-        lambda files: services.score_run_files(run, files, services.ThrottledProgress(run.pk), setup=setup),
-        setup=setup)
-    if outcome == "invalid":
-        return outcome
-    stored = services.store_result(run, document, metric=kind.name,
-                                   parameters=kind.result_parameters(setup, document))
+    delivery.write(held, status=RunStatus.VALIDATING, progress=0)
+    try:
+        with unpacked(run.campaign, Path(run.file.path), run.original_filename, stored=True,
+                      suffixes=setup.suffixes, kind=kind) as files:
+            report = services.validate_run_files(run, files, services.ThrottledProgress(run.pk), setup=setup)
+            if not report["valid"]:
+                delivery.write(held, status=RunStatus.INVALID, reason=f"{report['problem_count']} problem(s) found",
+                               progress=100, validation_report=report)
+                return "invalid"
+            if run.scope == Run.Scope.DEV:
+                delivery.write(held, status=RunStatus.SCORING, progress=0, validation_report=report)
+                return _score_files(run, setup, held, files)
+    except UploadRefused as exc:
+        return _refused(run, held, exc)
+    # Handed to the scoring queue: the claim ends with this write, the attempts count the scoring step afresh,
+    # and the outbox mark stays set until the scoring task is sent.
+    delivery.write(held, status=RunStatus.QUEUED, progress=0, validation_report=report, claimed_by="",
+                   heartbeat_at=None, scoring_attempts=0, dispatch_pending=True)
+    return QUEUED
+
+
+def _score(run: Run, held: delivery.Claim) -> str:
+    """``queued -> scoring -> scored``: a test run that validation found valid."""
+    kind = kinds.for_campaign(run.campaign)
+    delivery.write(held, status=RunStatus.SCORING, progress=0)
+    setup = _setup(run, kind, held)
+    if setup is None:
+        return "failed"
+    try:
+        with unpacked(run.campaign, Path(run.file.path), run.original_filename, stored=True,
+                      suffixes=setup.suffixes, kind=kind) as files:
+            return _score_files(run, setup, held, files)
+    except UploadRefused as exc:
+        return _refused(run, held, exc)
+
+
+def _score_files(run: Run, setup, held: delivery.Claim, files) -> str:
+    run.refresh_from_db(fields=["converted_file", "converter"])  # written by validation, perhaps in another process
+    document = services.score_run_files(run, files, services.ThrottledProgress(run.pk), setup=setup)
+    stored = services.store_result(run, document, metric=setup.kind.name,
+                                   parameters=setup.kind.result_parameters(setup, document))
     if not stored:
+        logger.warning("run %s: result not stored: another delivery holds the run or stored this round's result; "
+                       "this delivery writes nothing more", run.pk)
         return delivery.DUPLICATE
     if run.scope == Run.Scope.TEST:
         significance.enqueue(run.campaign_id)  # the results table changed: its pairs are tested again
     return "scored"
 
 
-def _validate_and_score(run: Run, validate, score, *, setup=None) -> tuple[str, dict | None]:
-    """The states every kind goes through between ``uploaded`` and storing the result.
-
-    ``validate(files)`` returns the validation report and ``score(files)`` the scored document, both on the
-    unpacked run. Returns ``("invalid", None)`` (status and report already written) or ``("scored", document)``.
-    """
-    run.set_status(RunStatus.VALIDATING, progress=0)
-    try:
-        with unpacked(run.campaign, Path(run.file.path), run.original_filename, stored=True,
-                      suffixes=setup.suffixes if setup else None, kind=setup.kind if setup else None) as files:
-            report = validate(files)
-            run.validation_report = report
-            run.save(update_fields=["validation_report"])
-            if not report["valid"]:
-                run.set_status(RunStatus.INVALID, reason=f"{report['problem_count']} problem(s) found", progress=100)
-                return "invalid", None
-            run.set_status(RunStatus.QUEUED, progress=0)
-            run.set_status(RunStatus.SCORING, progress=0)
-            return "scored", score(files)
-    except UploadRefused as exc:
-        # Checked at upload; only a limit lowered since then can bring this here.
-        run.validation_report = {"valid": False, "problem_count": 1,
-                                 "problems": [{"message": str(exc), "file": run.original_filename,
-                                               "line": None, "sentence": None, "element": None}],
-                                 "warnings": []}
-        run.save(update_fields=["validation_report"])
-        run.set_status(RunStatus.INVALID, reason=str(exc), progress=100)
-        return "invalid", None
+def _refused(run: Run, held: delivery.Claim, exc: UploadRefused) -> str:
+    # Checked at upload; only a limit lowered since then can bring this here.
+    report = {"valid": False, "problem_count": 1,
+              "problems": [{"message": str(exc), "file": run.original_filename,
+                            "line": None, "sentence": None, "element": None}],
+              "warnings": []}
+    delivery.write(held, status=RunStatus.INVALID, reason=str(exc), progress=100, validation_report=report)
+    return "invalid"
 
 
-# Registered with the worker beside score_run (autodiscovery reads this module only).
+# Registered with the worker beside the run tasks (autodiscovery reads this module only).
 from evaluation.lab.tasks import run_error_lab_job  # noqa: E402,F401
 from evaluation.recovery import recover_runs  # noqa: E402,F401
 from evaluation.significance_tasks import compute_significance  # noqa: E402,F401

@@ -12,4 +12,5 @@ urlpatterns = [
     path("<slug:slug>/ranking/", significance_views.ranking_page, name="ranking"),
     path("<slug:slug>/compare/<int:run_a>/<int:run_b>/", significance_views.comparison_page, name="compare"),
     path("<slug:slug>/significance.json", significance_views.significance_json, name="significance-json"),
+    path("<slug:slug>/design/", significance_views.design_page, name="design"),
 ]

@@ -4,8 +4,11 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
-# Errors that a later attempt may not meet: the database or the broker was away.
-TRANSIENT = (OperationalError, InterfaceError, ConnectionError, TimeoutError)
+# Faults of the system that a later attempt may not meet: the database or the broker away, a file system that
+# refuses a write or a read for a while (a full or remounted disk, permissions being repaired, network storage).
+# OSError covers ConnectionError and TimeoutError. Celery retries them with exponential back-off (full jitter):
+# with the defaults, 5, 10, 20, 40, 80 and 120 s at most, so a fault lasting up to about 4.5 minutes is ridden out.
+TRANSIENT = (OperationalError, InterfaceError, OSError)
 
 # acks_late + reject_on_worker_lost: a worker killed mid-task hands the message back, so every task must be
 # safe to start again from the beginning.
@@ -14,9 +17,9 @@ TASK_OPTIONS = dict(
     acks_late=True,
     reject_on_worker_lost=True,
     autoretry_for=TRANSIENT,
-    retry_backoff=True,
-    retry_backoff_max=300,
-    max_retries=3,
+    retry_backoff=settings.PARSEVAL_RETRY_BACKOFF_SECONDS,
+    retry_backoff_max=settings.PARSEVAL_RETRY_BACKOFF_MAX_SECONDS,
+    max_retries=settings.PARSEVAL_TRANSIENT_RETRIES,
     time_limit=settings.CELERY_TASK_TIME_LIMIT,
     soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT,
 )
@@ -25,3 +28,20 @@ TASK_OPTIONS = dict(
 def out_of_retries(task) -> bool:
     """Whether ``task`` (a bound task handling a transient error) has used up its retries."""
     return task.request.retries >= task.max_retries
+
+
+def retry_bound_seconds() -> float:
+    """The longest time the retries of a transient fault wait in all (without the attempts' own time)."""
+    total, step = 0.0, settings.PARSEVAL_RETRY_BACKOFF_SECONDS
+    for k in range(settings.PARSEVAL_TRANSIENT_RETRIES):
+        total += min(step * 2 ** k, settings.PARSEVAL_RETRY_BACKOFF_MAX_SECONDS)
+    return total
+
+
+def system_fault(exc: BaseException, *, subject: str = "the run",
+                 remedy: str = "the organisers can re-score the run once it is fixed") -> str:
+    """The failure reason of a transient fault that outlasted the retries: the system's, not the run's."""
+    what = type(exc).__name__
+    detail = getattr(exc, "strerror", None)
+    return (f"not caused by {subject}: a system fault ({what}{': ' + detail if detail else ''}) lasted through "
+            f"{settings.PARSEVAL_TRANSIENT_RETRIES} retries over about {retry_bound_seconds():.0f} s; {remedy}")

@@ -4,8 +4,9 @@
 
 evalb is not part of this project: build it from its public source (Sekine &
 Collins, e.g. nikitakit/self-attentive-parser EVALB/evalb.c) and point EVALB
-at the binary. Each seed writes one gold file (every PTB-sample and Sequoia
-tree of ../shared/data that fits evalb's fixed sizes, one per line) and one
+at the binary. Each seed writes one gold file (every Sequoia tree of data/ and,
+when it is there, every tree of the Penn Treebank sample in
+$PARSEVAL_SHARED/data/ptb-sample, that fits evalb's fixed sizes, one per line) and one
 test file (a corrupted copy: phrasal nodes removed, relabelled or regrouped
 into crossing brackets, tags changed, quote tags swapped, words dropped; 7%
 damaged lines: empty, "( )", an extra or a missing ")", indented, tabs; a few
@@ -29,8 +30,8 @@ sys.path.insert(0, str(REPO))
 
 from annotations.trees.penn import parse_penn, read_penn  # noqa: E402
 from annotations.trees.tree import Tree  # noqa: E402
-from benchmarks.trees_speed import corrupt as benchmark_corrupt  # noqa: E402
-from tests.conftest import DATA, PTB  # noqa: E402
+from benchmarks.trees_speed import PTB, corrupt as benchmark_corrupt  # noqa: E402
+from tests.conftest import DATA  # noqa: E402
 
 PRMS = ("COLLINS.prm", "new.prm", "sample.prm")
 
@@ -89,6 +90,9 @@ def fits(line: str) -> bool:  # evalb's fixed sizes: 5,000-byte lines, 200 brack
 
 def pairs(rng: random.Random) -> tuple[list[str], list[str]]:
     trees = [t for p in sorted((PTB).glob("*.mrg")) for t in read_penn(p, strip_outer=False)]
+    if not trees:  # not shipped (LDC licence): say so, and compare on the shipped Sequoia trees alone
+        print(f"note: no Penn Treebank sample in {PTB} (set PARSEVAL_SHARED to the folder holding "
+              "data/ptb-sample): comparing on the Sequoia trees only", file=sys.stderr)
     text = (DATA / "sequoia-const" / "sequoia-corpus+fct.mrg_strict").read_text(encoding="utf-8")
     for line in text.split("\n"):
         if line.strip():

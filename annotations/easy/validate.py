@@ -13,7 +13,11 @@ from typing import Mapping
 from annotations.errors import Problem
 
 from .model import Document
-from .reader import DEFAULT_MAX_PROBLEMS, ProblemSink, compare_forms, iter_sentences, read_document, source_name
+from lxml import etree
+
+from .reader import (
+    DEFAULT_MAX_PROBLEMS, ProblemSink, _iterparse, compare_forms, iter_sentences, read_document, source_name,
+)
 from .schema import DEFAULT_SCHEMA, EasySchema
 
 ReferenceForms = Mapping[str, tuple[tuple[str, str], ...]]
@@ -26,6 +30,27 @@ def reference_forms(reference) -> dict[str, tuple[tuple[str, str], ...]]:
     if isinstance(reference, (str, os.PathLike)):
         reference = read_document(reference, gold=True)
     return {s.id: tuple((f.id, f.text) for f in s.forms) for s in reference.sentences}
+
+
+def implausible_sentences(source, expected: ReferenceForms, *, name: str) -> list[Problem]:
+    """Sentences of a run file with more relations than :mod:`annotations.plausibility` allows for their
+    forms (the corpus's, never the gold's: every sentence is checked alike). ``source`` is a path or a
+    binary file; a file that does not parse has had its problems reported by :func:`validate_run`."""
+    from annotations import plausibility
+
+    problems: list[Problem] = []
+    try:
+        for event, e in _iterparse(source):
+            if event != "end" or e.tag != "E":
+                continue
+            sid = e.get("id")
+            words = len(expected.get(sid, ())) or sum(1 for _ in e.iter("F"))
+            counts = plausibility.easy_counts(r.get("type") or "" for r in e.iter("relation"))
+            problems += plausibility.problems(words, counts, file=name, line=e.sourceline, sentence=sid, element="E")
+            e.clear(keep_tail=False)
+    except etree.XMLSyntaxError:
+        pass
+    return problems
 
 
 def validate_run(
@@ -73,6 +98,7 @@ def validate_run(
     missing = [sid for sid in expected if sid not in seen]
     if missing:
         shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
-        warnings.append(Problem(f"{len(missing)} sentence(s) of the corpus missing from the run (scored as "
-                                f"empty output): {shown}", file=file))
+        # Said so that it holds whether or not the run turns out valid (an invalid run is never scored).
+        warnings.append(Problem(f"{len(missing)} sentence(s) of the corpus missing from the run (a valid run "
+                                f"scores them as empty output): {shown}", file=file))
     return sink.result()

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from django.contrib.auth.models import AnonymousUser
 from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from campaign import tracks
@@ -85,7 +87,13 @@ class RunSerializer(serializers.ModelSerializer):
         return self._shown(run)["progress"]
 
     def get_status_changed_at(self, run) -> str | None:
-        return self._shown(run)["status_changed_at"]
+        return self._shown(run).get("status_changed_at")
+
+    def to_representation(self, run):
+        data = super().to_representation(run)
+        if "status_changed_at" not in self._shown(run):  # a sealed time is left out, not sent as null
+            data.pop("status_changed_at", None)
+        return data
 
     def get_finished(self, run) -> bool:
         return self._shown(run)["finished"]
@@ -114,6 +122,12 @@ class RunDetailSerializer(RunSerializer):
         read_only_fields = fields
 
 
+@extend_schema_field(OpenApiTypes.BINARY)
+class UploadedFileField(serializers.FileField):
+    """A file sent in a multipart request: binary in the OpenAPI schema, so that Swagger UI offers a file
+    picker (a plain FileField is described as a URI, which it is only in responses)."""
+
+
 class RunUploadSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=100)
     system_description = serializers.CharField(required=False, allow_blank=True, default="")
@@ -121,7 +135,7 @@ class RunUploadSerializer(serializers.Serializer):
     track = serializers.ChoiceField(choices=[], required=False, allow_blank=True, default="",
                                     help_text="Dependency campaigns: gold-tokens or raw-text; empty for the "
                                               "campaign's first accepted track")
-    file = serializers.FileField(help_text="One run file in the campaign's format (EASY .xml, or CoNLL-U .conllu where an EASY "
+    file = UploadedFileField(help_text="One run file in the campaign's format (EASY .xml, or CoNLL-U .conllu where an EASY "
                                             "campaign takes them, converted on validation; trees .mrg/.tree/.txt; CoNLL-U .conllu), "
                                             "or a .zip / .tar.gz with one such file per corpus document, named after it")
 

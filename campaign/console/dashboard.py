@@ -33,8 +33,14 @@ def run_formats(campaign: Campaign) -> str:
 
 
 def runs_by_status(campaign: Campaign) -> list[dict]:
-    counts = dict(campaign.runs.values_list("status").annotate(n=Count("pk")).order_by())
-    return [{"status": value, "label": label, "count": counts.get(value, 0)} for value, label in RunStatus.choices]
+    """Runs in each status, withdrawn runs apart: a withdrawn run keeps its last status but is no longer
+    scored, queued or published, so counting it there would overstate the work in hand."""
+    active = campaign.runs.filter(withdrawn_at__isnull=True)
+    counts = dict(active.values_list("status").annotate(n=Count("pk")).order_by())
+    rows = [{"status": value, "label": label, "count": counts.get(value, 0)} for value, label in RunStatus.choices]
+    rows.append({"status": "withdrawn", "label": "Withdrawn",
+                 "count": campaign.runs.filter(withdrawn_at__isnull=False).count()})
+    return rows
 
 
 def scoring_queue(campaign: Campaign) -> list[Run]:

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from campaign import audit, visibility
 from campaign.models import Campaign
+from campaign.subsets import draw_warning
 
 from . import dashboard as dash
 from . import export
@@ -41,6 +42,7 @@ def dashboard(request, slug: str):
         "failed": dash.failed_runs(campaign),
         "stuck_after_minutes": settings.PARSEVAL_STUCK_AFTER_SECONDS // 60,
         "recent": dash.recent_runs(campaign),
+        "draw_warning": draw_warning(campaign),
         "now": timezone.now(),
     })
 

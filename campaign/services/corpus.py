@@ -24,7 +24,7 @@ from annotations.models import GoldDocument, GoldSentence
 from campaign import audit, kinds
 from campaign.models import Campaign, CorpusDocument, Genre, Sentence
 from campaign.services.downloads import extra_file_name
-from annotations.names import genre_of
+from annotations.names import genre_name, genre_of
 
 
 @dataclass
@@ -113,7 +113,7 @@ def _store(campaign: Campaign, documents: list[StoredDocument], subset: str, sav
     for d in documents:
         code = d.genre or genre_of(d.name)
         if code not in genres:
-            genres[code] = Genre.objects.create(campaign=campaign, code=code, name=code.capitalize(),
+            genres[code] = Genre.objects.create(campaign=campaign, code=code, name=genre_name(code),
                                                 order=len(genres))
             summary.genres.append(code)
         words = sum(n for _, n in d.sentences)

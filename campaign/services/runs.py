@@ -22,6 +22,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from campaign import audit, kinds
+from config.unavailable import TemporarilyUnavailable
 from campaign.models import Campaign, Run, RunStatus, Team
 from campaign.tracks import resolve_track
 from campaign.rules import UploadRefused, WithdrawalRefused, check_upload_allowed, check_withdrawal_allowed
@@ -192,7 +193,10 @@ def upload_run(
     except ArchiveRefused as exc:
         raise UploadRefused(str(exc)) from None
 
-    staged, sha256, size = _stage(uploaded_file, limit)
+    try:
+        staged, sha256, size = _stage(uploaded_file, limit)
+    except OSError as exc:  # _stage removed what it had written
+        raise _unavailable(exc) from exc
     run = None
     try:
         with unpacked(campaign, staged, filename) as files:
@@ -214,13 +218,22 @@ def upload_run(
                          details={"sha256": sha256, "size": size, "filename": filename, "team": team.slug,
                                   "scope": scope, "track": track, "documents": len(documents)}, request=request)
             transaction.on_commit(lambda: enqueue_scoring(run.pk))
-    except BaseException:
+    except BaseException as exc:
         if run is not None and run.file.name:
             run.file.storage.delete(run.file.name)
+        if isinstance(exc, OSError):  # staging, storage: a fault of the system; nothing of the upload is kept
+            raise _unavailable(exc) from exc
         raise
     finally:
-        staged.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # left behind, the recovery sweep removes it with the stale staging
+            staged.unlink(missing_ok=True)
     return run
+
+
+def _unavailable(exc: OSError) -> TemporarilyUnavailable:
+    logger.error("upload not kept: %s: %s", type(exc).__name__, exc)
+    return TemporarilyUnavailable("the upload could not be stored (a fault on the server); nothing was kept, "
+                                  "send it again shortly")
 
 
 NO_TEAM_MESSAGE = "Join or create a team of this campaign before uploading a run."
@@ -233,10 +246,20 @@ def upload_run_from(data, *, campaign: Campaign, team: Team, user, request=None)
                       track=data.get("track") or "", uploaded_file=data["file"], request=request)
 
 
+def next_task(run: Run) -> str:
+    """The task that takes the run on from its status: validation, or the scoring of a valid test run."""
+    if run.scope == Run.Scope.TEST and run.status in (RunStatus.QUEUED, RunStatus.SCORING):
+        return kinds.SCORE_RUN_TASK
+    return kinds.VALIDATE_RUN_TASK  # a development check is validated and scored by one task
+
+
 def enqueue_scoring(run_id: int) -> bool:
-    """Queue the run's scoring; whether it was queued. The run's outbox mark stays set until it is."""
+    """Queue the run's next step; whether it was queued. The run's outbox mark stays set until it is."""
+    run = Run.objects.filter(pk=run_id).only("pk", "scope", "status").first()
+    if run is None:
+        return False
     try:
-        result = kinds.enqueue(kinds.SCORE_RUN_TASK, run_id)
+        result = kinds.enqueue(next_task(run), run_id)
     except Exception:
         # The upload is committed and its receipt given: never turn this into an error page.
         # In process (eager), the task has recorded any failure on the run; with a broker
@@ -293,20 +316,24 @@ def run_status(run: Run, user) -> dict:
 
     Before release, a team sees of its test-scope run only what the run file and the corpus decide
     (:func:`~campaign.visibility.can_see_scoring_state`): a run that passed validation is *accepted* from
-    then on, whether it is queued, being scored, scored or failed, with no time after its upload."""
+    then on, whether it is queued, being scored, scored or failed, with no time after its upload. A time
+    the viewer may not see is left out (no ``status_changed_at`` key), never sent as an always-null field:
+    whether it is there depends on the campaign, the run's scope and the viewer only."""
     if can_see_scoring_state(user, run):
-        return {
+        shown = {
             "id": run.pk,
             "status": run.status,
             "status_display": run.get_status_display(),
             "status_reason": run.status_reason,
             "progress": run.progress,
-            # from `released` a team sees that its run is scored, but not when: see can_see_scoring_times
-            "status_changed_at": run.status_changed_at.isoformat()
-            if can_see_run_scoring_time(user, run) else None,
             "withdrawn": run.withdrawn_at is not None,
             "finished": run.status in (RunStatus.INVALID, RunStatus.SCORED, RunStatus.FAILED),
         }
+        # from `released` a team sees that its run is scored, but not when (see can_see_scoring_times):
+        # a sealed time is left out, not sent as null
+        if can_see_run_scoring_time(user, run):
+            shown["status_changed_at"] = run.status_changed_at.isoformat()
+        return shown
     valid = bool((run.validation_report or {}).get("valid"))
     if run.status in (RunStatus.QUEUED, RunStatus.SCORING, RunStatus.SCORED) or \
             (run.status == RunStatus.FAILED and valid):
@@ -320,7 +347,7 @@ def run_status(run: Run, user) -> dict:
         "status_display": display,
         "status_reason": reason,
         "progress": progress,
-        "status_changed_at": None,
+        # no "status_changed_at": the time is sealed, so the field is left out rather than always null
         "withdrawn": run.withdrawn_at is not None,
         "finished": status in (RunStatus.INVALID, ACCEPTED, RunStatus.FAILED),
     }

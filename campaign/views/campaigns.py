@@ -9,6 +9,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from campaign import accounts, audit, visibility
+from campaign.subsets import subset_counts
 from campaign.tracks import accepted_tracks
 from campaign.forms import InvitationForm, RunUploadForm, TeamCreateForm, TeamJoinForm
 from campaign.models import Campaign, Invitation
@@ -54,7 +55,9 @@ def campaign_detail(request, slug: str):
         "is_organiser": visibility.is_organiser(request.user, campaign),
         "email_verified": accounts.is_verified(request.user),
         "can_download_corpus": visibility.can_download_corpus(request.user, campaign),
-        "can_download_dev_sample": visibility.can_download_dev_sample(request.user, campaign),
+        # The link only where there is a sample to download: the download answers 404 otherwise.
+        "can_download_dev_sample": (visibility.can_download_dev_sample(request.user, campaign)
+                                    and subset_counts(campaign)["dev"] > 0),
         "can_download_gold": visibility.can_download_gold(request.user, campaign),
         "can_change_team_settings": bool(team) and visibility.can_change_team_settings(request.user, team),
         "invitations": active_invitations(team) if team else [],

@@ -16,7 +16,7 @@ from campaign.services.runs import (
     NO_TEAM_MESSAGE, converted_download_name, record_run_download, run_status, upload_limit, upload_run_from,
     validation_report_for, withdraw_run,
 )
-from campaign.results import latest_result, result_summary
+from campaign.results import latest_result, limited_summary, result_summary
 from campaign.throttles import refused_by, upload_throttles
 
 from .campaigns import visible_campaign
@@ -62,6 +62,9 @@ def run_detail(request, pk: int):
     run = visible_run(request, pk)
     can_scores = visibility.can_see_own_scores(request.user, run)
     result = latest_result(run) if can_scores else None
+    summary = result_summary(result) if result else None
+    if summary and run.scope == Run.Scope.TEST and not visibility.is_organiser(request.user, run.campaign):
+        summary = limited_summary(summary, run.campaign)
     context = {
         "run": run,
         "campaign": run.campaign,
@@ -69,7 +72,7 @@ def run_detail(request, pk: int):
         "report": validation_report_for(run, request.user),
         "can_see_scores": can_scores,
         "result": result,
-        "summary": result_summary(result) if result else None,
+        "summary": summary,
         "result_count": run.results.count() if result else 0,
         "scored_at": result.created_at if result and visibility.can_see_run_scoring_time(request.user, run) else None,
         "diagnostics": run.status == RunStatus.SCORED and visibility.can_see_diagnostics(request.user, run)

@@ -31,8 +31,9 @@ def write_json(doc: dict, target: str, *, indent: int = 2) -> None:
 
 def add_bootstrap_arguments(parser) -> None:
     parser.add_argument("--bootstrap", type=int, default=0, metavar="N",
-                        help="add X_ci: [low, high], the 95%% bootstrap interval over N resamples of the sentences, "
-                             "beside every ratio figure X of the JSON document (default 0: none)")
+                        help="the 95%% bootstrap interval over N resamples of the sentences of every ratio figure: "
+                             "printed after the report, and as X_ci: [low, high] beside every figure X of the JSON "
+                             "document (default 0: none)")
     parser.add_argument("--seed", type=int, default=stats.DEFAULT_SEED, metavar="S",
                         help=f"seed of the bootstrap resampling (default {stats.DEFAULT_SEED})")
 
@@ -48,6 +49,25 @@ def bootstrap_intervals(doc: dict, metric, rows, bootstrap: int, seed: int, stra
                                  "strata": "genre" if len(set(strata)) > 1 else "none"})
     return with_intervals(doc, {key: intervals.get(stats.ALL, {}).get(key) for key in metric.ratios
                                 if value_at(doc, key) is not None})
+
+
+def intervals_report(doc: dict, metric) -> str:
+    """The bootstrap intervals :func:`bootstrap_intervals` put in ``doc``, as text (percentages, as the
+    reports print their figures); "" when there are none."""
+    boot = doc.get("bootstrap")
+    rows = [(key, value_at(doc, key), value_at(doc, f"{key}_ci")) for key in metric.ratios]
+    rows = [r for r in rows if r[1] is not None]
+    if not boot or not rows:
+        return ""
+    level = round(100 * boot.get("ci_level", stats.CI_LEVEL))
+    lines = [f"=== {level}% bootstrap intervals ({boot['resamples']} resamples of the sentences, "
+             f"seed {boot['seed']}) ===\n"]
+    names = [key.split(".", 1)[1] if key.startswith(("summary.", "totals.")) else key for key, _, _ in rows]
+    width = max(25, *map(len, names))
+    for name, (key, value, ci) in zip(names, rows):
+        shown = "undefined" if ci is None or ci[0] is None else f"[{100 * ci[0]:6.2f}, {100 * ci[1]:6.2f}]"
+        lines.append(f"{name:<{width}} = {100 * value:6.2f}  {shown}\n")
+    return "".join(lines)
 
 
 def write_result(result: dict, json_target: str | None, format_table: Callable[[dict], str]) -> int:

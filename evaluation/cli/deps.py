@@ -1,14 +1,14 @@
 """``python -m evaluation deps --gold G --test T [--preset conll18] [--json OUT] [--bootstrap N --seed S]``.
 
-Dependency scores. With ``--bootstrap N`` the JSON ``totals`` carry ``X_ci: [low, high]`` beside every
-ratio figure ``X``.
+Dependency scores. With ``--bootstrap N`` the text ends with the 95% interval of every ratio figure and
+the JSON ``totals`` carry ``X_ci: [low, high]`` beside every ratio figure ``X``.
 """
 from __future__ import annotations
 
 from annotations.conllu import read_conllu
 from annotations.errors import InputError
 from evaluation import metrics
-from evaluation.cli.common import add_bootstrap_arguments, bootstrap_intervals, write_result
+from evaluation.cli.common import add_bootstrap_arguments, bootstrap_intervals, intervals_report, write_result
 from evaluation.deps.metrics import PunctRule
 
 
@@ -33,6 +33,9 @@ def add_arguments(parser) -> None:
     add_bootstrap_arguments(parser)
 
 
+RAW_TEXT_HINT = ("a parse of the raw text (its own tokenisation and sentence segmentation) is scored with "
+                 "--preset conll18, which aligns it with the gold by characters.")
+
 # options of the project's own scorer; the CoNLL 2018 preset has fixed rules for all of them
 _OWN_OPTIONS = {"punct": "--punct", "pos": "--pos", "labels": "--labels", "no_labels": "--no-labels",
                 "no_cycle_check": "--no-cycle-check", "per_sentence": "--per-sentence", "bootstrap": "--bootstrap"}
@@ -54,6 +57,11 @@ def run(args) -> int:
     for path, sentences in ((args.gold, gold), (args.test, test)):
         if not sentences:
             raise InputError("empty input: no sentence found", file=path)
+    if len(gold) != len(test):
+        exc = InputError(f"gold has {len(gold)} sentences, test has {len(test)}: they cannot be paired one to one",
+                         file=args.test)
+        exc.hint = RAW_TEXT_HINT
+        raise exc
     labels = False if args.no_labels else ("universal" if args.labels == "universal" else True)
     metric = metrics.get("dependency")
     result, rows = metric.score_with_rows(gold, test, punct=punct,
@@ -62,4 +70,5 @@ def run(args) -> int:
     result["files"] = {"gold": args.gold, "test": args.test}
     if args.bootstrap:
         bootstrap_intervals(result, metric, rows, args.bootstrap, args.seed)
+        return write_result(result, args.json, lambda doc: metric.report(doc) + "\n" + intervals_report(doc, metric))
     return write_result(result, args.json, metric.report)

@@ -20,7 +20,7 @@ from annotations.errors import InputError, Problem
 from evaluation.cli.common import write_json
 from evaluation.easy.files import gold_sha256, list_xml, pair_files, read_genres
 from evaluation.easy.ranges import MATCHES, MODES
-from evaluation.easy.report import genre_type_table, ways_table
+from evaluation.easy.report import genre_type_table, intervals_table, ways_table
 from evaluation.easy.scoring import DEFAULT_BOOTSTRAP, DEFAULT_SEED, score_corpus
 
 
@@ -114,6 +114,9 @@ def _write_tables(result: dict, matches, modes, missing: list, json_written: boo
     else:
         out.write("relations: not submitted\n\n")
     out.write(ways_table(result))
+    intervals = intervals_table(result)
+    if intervals:
+        out.write("\n" + intervals)
     if missing:
         out.write(f"\n{len(missing)} gold document(s) without a run file, scored as empty output "
                   f"(--allow-missing): {', '.join(k for k, _ in missing)}\n")
@@ -122,5 +125,15 @@ def _write_tables(result: dict, matches, modes, missing: list, json_written: boo
         out.write(" (see the JSON document)\n" if json_written else ":\n")
         if not json_written:
             for w in result["warnings"][:20]:
-                where = ", ".join(str(w[k]) for k in ("file", "line", "sentence", "element") if w.get(k))
-                out.write(f"  {where}: {w['message']}\n" if where else f"  {w['message']}\n")
+                out.write(f"  {_where(w)}{w['message']}\n")
+
+
+def _where(warning: dict) -> str:
+    """``gold mail_10.xml, line 12, sentence E3, E3R2: `` — which side, then where."""
+    labels = {"line": "line ", "sentence": "sentence "}
+    parts = [f"{labels.get(k, '')}{warning[k]}" for k in ("file", "line", "sentence", "element") if warning.get(k)]
+    side = warning.get("side")
+    where = ", ".join(parts)
+    if side:
+        where = f"{side} {where}" if where else side
+    return f"{where}: " if where else ""

@@ -5,12 +5,13 @@
         [--transform SPEC] [--json OUT] [--bootstrap N --seed S]
 
 Text report on stdout (evalb's own layout for ``evalb``; a per-sentence table
-and a summary for the others); ``--json OUT`` also writes the JSON document
-(``-`` for stdout instead of the text). Exit status: 0, 1 when evalb stopped
-at MAX_ERROR (after printing the summary), 2 on unusable input. With
-``--bootstrap N`` the JSON document carries ``X_ci: [low, high]`` beside every
-ratio figure ``X`` (95% percentile interval over N resamples of the sentences,
-seeded by ``--seed``).
+and a summary for the others, whose ratios are percentages with two decimals
+as evalb prints them; the JSON keeps fractions); ``--json OUT`` also writes the
+JSON document (``-`` for stdout instead of the text). Exit status: 0, 1 when
+evalb stopped at MAX_ERROR (after printing the summary), 2 on unusable input.
+With ``--bootstrap N`` the text ends with the 95% percentile interval (over N
+resamples of the sentences, seeded by ``--seed``) of every ratio figure, and
+the JSON document carries ``X_ci: [low, high]`` beside every figure ``X``.
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ import tempfile
 from annotations.errors import InputError
 from annotations.trees.transforms import make_transform
 from evaluation import metrics
-from evaluation.cli.common import add_bootstrap_arguments, bootstrap_intervals, write_json
+from evaluation.cli.common import add_bootstrap_arguments, bootstrap_intervals, intervals_report, write_json
 from evaluation.trees import read_pair, score_trees
 
 
@@ -74,13 +75,20 @@ def run(args) -> int:
                 return code
         if evalb_layout(args.gold, args.format, args.layout) and evalb_layout(args.test, args.format, args.layout, test=True):
             return _stream_evalb(args, fast)
-    pair = read_pair(args.gold, args.test, args.metric, fmt=args.format, layout=args.layout, on_error=args.on_error,
-                     evalb_params=fast)
-    doc = score_trees(pair.pop("gold_trees"), pair.pop("test_trees"), args.metric, **pair, **params)
+    try:
+        pair = read_pair(args.gold, args.test, args.metric, fmt=args.format, layout=args.layout,
+                         on_error=args.on_error, evalb_params=fast)
+        doc = score_trees(pair.pop("gold_trees"), pair.pop("test_trees"), args.metric, **pair, **params)
+    except InputError as exc:
+        if args.on_error is None and metric.defaults.get("on_error", "raise") == "raise":
+            exc.hint = ("--on-error skip lists a malformed sentence, or a pair whose words differ, as an error "
+                        "sentence and scores the others, as evalb does")
+        raise
     if args.bootstrap:
         bootstrap_intervals(doc, metric, metric.rows(doc), args.bootstrap, args.seed)
     if args.json != "-":
-        sys.stdout.write(metric.report(doc))
+        # evalb's own report stays byte for byte evalb's; the intervals come after it
+        sys.stdout.write(metric.report(doc) + ("\n" + intervals_report(doc, metric) if args.bootstrap else ""))
     if args.json:
         write_json(doc, args.json, indent=1)
     _warn(doc)

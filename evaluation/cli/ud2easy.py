@@ -1,10 +1,11 @@
 """``python -m evaluation ud2easy``: UD parses (CoNLL-U) -> EASY run documents.
 
-CORPUS is an EASY file or a folder of them (forms and ids are what count;
-gold files work too). PARSES is a folder with one ``<document>.conllu`` per
-corpus document (or a single CoNLL-U file when CORPUS is one file), whose
-sentences carry ``# sent_id = <EASY sentence id>``. One run document per
-corpus document is written to RUN_DIR under the corpus file's name.
+``--corpus CORPUS``: an EASY file or a folder of them (forms and ids are what
+count; gold files work too). ``--conllu PARSES``: a folder with one
+``<document>.conllu`` per corpus document (or a single CoNLL-U file when CORPUS
+is one file), whose sentences carry ``# sent_id = <EASY sentence id>``.
+``--out RUN_DIR``: one run document per corpus document is written there under
+the corpus file's name.
 """
 from __future__ import annotations
 
@@ -21,9 +22,10 @@ from evaluation.ud2easy.convert import CONVERTER_VERSION, convert_document
 
 def add_arguments(parser) -> None:
     parser.add_argument("--corpus", required=True, help="EASY corpus file or folder (forms and sentence ids)")
-    parser.add_argument("--conllu", required=True,
+    parser.add_argument("--conllu", required=True, metavar="PARSES",
                         help="folder of <document>.conllu parses (or one .conllu file for a one-file corpus)")
-    parser.add_argument("--out", required=True, help="folder for the EASY run documents (created if missing)")
+    parser.add_argument("--out", required=True, metavar="RUN_DIR",
+                        help="folder for the EASY run documents (created if missing)")
 
 
 def _parse_file(conllu: Path, corpus_file: Path, single: bool) -> Path:

@@ -320,7 +320,8 @@ def format_table(result: dict) -> str:
         f"UAS {100 * t['uas']:6.2f}" + (f"   LAS {100 * t['las']:6.2f}   label accuracy {100 * t['label_accuracy']:6.2f}" if "las" in t else ""),
     ]
     if result["mismatched_sentences"]:
-        lines.append(f"warning: {len(result['mismatched_sentences'])} sentence(s) with different words in gold and test")
+        lines.append(f"warning: {len(result['mismatched_sentences'])} sentence(s) with different words in gold and test "
+                     "(a parse in its own tokenisation is scored with --preset conll18)")
     lines += ["", "per part of speech (gold words; P over test triples)",
               f"{'POS':<10}{'gold':>7}{'test':>7}{'P':>8}{'R':>8}{'UAS':>8}{'LAS':>8}"]
     for k, v in result["per_pos"].items():

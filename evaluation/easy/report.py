@@ -59,3 +59,27 @@ def ways_table(result: dict, genre: str = "ALL") -> str:
         lines.append(" " * 8 + "".join(m.rjust(cw) for m in matches if m in cons))
         lines.append(" " * 8 + "".join(_fmt(cons[m]["f"]).rjust(cw) for m in matches if m in cons))
     return "\n".join(lines) + "\n"
+
+
+def _interval(c) -> str:
+    ci = c.get("ci") if c else None
+    return "" if not ci or ci[0] is None else f"{_fmt(c['f']).strip()} [{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]"
+
+
+def intervals_table(result: dict, genre: str = "ALL") -> str:
+    """The pooled F of each way with its bootstrap interval (in %), or "" when none was computed."""
+    params = result.get("parameters", {})
+    cells = [c for c in result["cells"] if c["genre"] == genre and c["type"] == "ALL" and c.get("ci")]
+    if not params.get("bootstrap") or not cells:
+        return ""
+    cw = max(len(_interval(c)) for c in cells) + 2
+    level = round(100 * params.get("ci_level", 0.95))
+    lines = [f"F (%) with its {level}% bootstrap interval, all types pooled ({params['bootstrap']} resamples of "
+             f"the sentences within each genre, seed {params.get('seed')})",
+             "".ljust(14) + "".join(m.rjust(cw) for m in MATCHES)]
+    by = {(c["layer"], c["mode"], c["match"]): c for c in cells}
+    for layer, mode in [("constituents", None)] + [("relations", mo) for mo in MODES]:
+        if any((layer, mode, m) in by for m in MATCHES):
+            lines.append((mode or "constituents").ljust(14)
+                         + "".join(_interval(by.get((layer, mode, m))).rjust(cw) for m in MATCHES))
+    return "\n".join(lines) + "\n"

@@ -226,17 +226,19 @@ def score_corpus(
                        counting.submitted, bootstrap=bootstrap, seed=seed, compact=True)
     if progress is not None:
         progress(total, total)
-    warnings = gold.warnings + counting.warnings
+    # Each warning says which side it is about: a gold file and its run often share a name.
+    warnings = [dict(w.as_dict(), side="gold") for w in gold.warnings] + \
+        [dict(w.as_dict(), side="run") for w in counting.warnings]
     if len(warnings) > MAX_WARNINGS:
         extra = len(warnings) - MAX_WARNINGS
-        warnings = warnings[:MAX_WARNINGS] + [Problem(f"... and {extra} more warnings not shown")]
+        warnings = warnings[:MAX_WARNINGS] + [Problem(f"... and {extra} more warnings not shown").as_dict()]
     return {
         "signature": corpus_signature(matches, modes, bootstrap, seed),
         "scorer_version": SCORER_VERSION,
         "gold_sha256": gold_sha256,
         "cells": result["cells"],
         "macro": result["macro"],
-        "warnings": [w.as_dict() for w in warnings],
+        "warnings": warnings,
         "layers_submitted": counting.submitted,
         "parameters": {
             "matches": list(matches), "modes": list(modes), "bootstrap": bootstrap, "seed": seed,

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from annotations.errors import InputError
 from evaluation.models import ErrorLabJob
-from evaluation.worker import TASK_OPTIONS, TRANSIENT, out_of_retries
+from evaluation.worker import TASK_OPTIONS, TRANSIENT, out_of_retries, system_fault
 
 logger = logging.getLogger(__name__)
 
@@ -49,8 +49,7 @@ def run_error_lab_job(self, job_id: int) -> str:
         return _run(job)
     except TRANSIENT as exc:
         if out_of_retries(self):
-            _fail(job.pk, f"the database or queue was unavailable ({type(exc).__name__}) after "
-                          f"{self.max_retries} retries")
+            _fail(job.pk, system_fault(exc, subject="the uploaded files", remedy="start the lab again once it is fixed"))
         raise
     except SoftTimeLimitExceeded:
         _fail(job.pk, f"the lab took longer than {settings.CELERY_TASK_SOFT_TIME_LIMIT} seconds and was stopped")

@@ -13,15 +13,15 @@ COUNTS = ("key", "response", "matched", "violated")
 
 
 def _sentence(r: dict) -> list[str]:
-    return ["%7d  %-6s  %7d  %8d  %7d  %3d  %6.3f %6.3f %6.3f\n"
-            % (r["index"], r["status"], r["key"], r["response"], r["matched"], r["violated"], r["recall"],
-               r["precision"], r["conformance"])]
+    return ["%7d  %-6s  %7d  %8d  %7d  %3d  %6.2f %6.2f %6.2f\n"
+            % (r["index"], r["status"], r["key"], r["response"], r["matched"], r["violated"], 100 * r["recall"],
+               100 * r["precision"], 100 * r["conformance"])]
 
 
 def _summary(s: dict) -> list[str]:
     lines = ["=== Summary (pooled) ===\n"]
     lines += ["%-25s = %6d\n" % (key.capitalize(), s[key]) for key in ("sentences", "errors") + COUNTS]
-    lines += ["%-25s = %6.3f\n" % (key.capitalize(), s[key]) for key in ("recall", "precision", "conformance")]
+    lines += ["%-25s = %6.2f\n" % (key.capitalize(), 100 * s[key]) for key in ("recall", "precision", "conformance")]
     return lines
 
 

@@ -11,17 +11,17 @@ from .common import TreeMetric, rules_param, tree_report
 
 
 def _sentence(r: dict) -> list[str]:
-    return ["%7d  %-6s %4d  %4d  %5d  %6.3f %6.3f  %5d\n"
-            % (r["index"], r["status"], r["standard"], r["candidate"], r["matched"], r["recall"], r["precision"],
-               r["crossing"])]
+    return ["%7d  %-6s %4d  %4d  %5d  %6.2f %6.2f  %5d\n"
+            % (r["index"], r["status"], r["standard"], r["candidate"], r["matched"], 100 * r["recall"],
+               100 * r["precision"], r["crossing"])]
 
 
 def _summary(s: dict) -> list[str]:
     return ["=== Summary ===\n",
             "Sentences                 = %6d\n" % s["sentences"],
             "Error sentences           = %6d\n" % s["errors"],
-            "Mean recall               = %6.3f\n" % s["mean_recall"],
-            "Mean precision            = %6.3f\n" % s["mean_precision"],
+            "Mean recall               = %6.2f\n" % (100 * s["mean_recall"]),
+            "Mean precision            = %6.2f\n" % (100 * s["mean_precision"]),
             "Mean crossing             = %6.3f\n" % s["mean_crossing"],
             "Crossing distribution     = %s\n" % ", ".join(f"{k}: {v}" for k, v in s["crossing_distribution"].items())]
 

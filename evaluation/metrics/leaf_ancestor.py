@@ -11,11 +11,13 @@ from .common import TreeMetric, tree_report
 
 
 def _sentence(r: dict) -> list[str]:
-    lines = ["%7d  %-6s %5d  %6.3f  %6.3f  %6.3f\n"
-             % (r["index"], r["status"], len(r["words"]), r["score"], r["geig_unlabelled_f"], r["geig_labelled_f"])]
+    lines = ["%7d  %-6s %5d  %6.2f  %6.2f  %6.2f\n"
+             % (r["index"], r["status"], len(r["words"]), 100 * r["score"], 100 * r["geig_unlabelled_f"],
+                100 * r["geig_labelled_f"])]
     for w in r["words"]:
         if w["score"] < 1.0:
-            lines.append("         %-16s %6.3f  gold: %s | test: %s\n" % (w["word"], w["score"], w["gold"], w["test"]))
+            lines.append("         %-16s %6.2f  gold: %s | test: %s\n"
+                         % (w["word"], 100 * w["score"], w["gold"], w["test"]))
     return lines
 
 
@@ -24,14 +26,14 @@ def _summary(s: dict) -> list[str]:
             "Sentences                 = %6d\n" % s["sentences"],
             "Error sentences           = %6d\n" % s["errors"],
             "Words                     = %6d\n" % s["words"],
-            "LA, mean over words       = %6.3f\n" % s["word_mean"],
-            "LA, mean over sentences   = %6.3f\n" % s["sentence_mean"],
-            "GEIG unlabelled F (mean)  = %6.3f\n" % s["geig_unlabelled_f_mean"],
-            "GEIG labelled F (mean)    = %6.3f\n" % s["geig_labelled_f_mean"]]
+            "LA, mean over words       = %6.2f\n" % (100 * s["word_mean"]),
+            "LA, mean over sentences   = %6.2f\n" % (100 * s["sentence_mean"]),
+            "GEIG unlabelled F (mean)  = %6.2f\n" % (100 * s["geig_unlabelled_f_mean"]),
+            "GEIG labelled F (mean)    = %6.2f\n" % (100 * s["geig_labelled_f_mean"])]
 
 
 def report(doc: dict) -> str:
-    return tree_report(doc, "  Sent.  Status  Words   LA     GEIG-U  GEIG-L\n", _sentence, _summary)
+    return tree_report(doc, "  Sent.  Status  Words   LA(%)  GEIG-U  GEIG-L\n", _sentence, _summary)
 
 
 class LeafAncestor(TreeMetric):

@@ -59,7 +59,7 @@ def _add_form_data(client, **fields) -> dict:
     assert data, "no inline management form found"
     data.update({"name": "Admin-made", "slug": "admin-made", "language": "fr", "kind": "easy", "runs_per_team": 3,
                  "invalid_uploads_per_day": 10, "uploads_per_day": 10, "withdrawals_per_day": 2, "max_upload_bytes": 1000000, "publication": "coded", "team_admission": "open",
-                 "metrics": "{}", "description": ""})
+                 "metrics": "{}", "description": "", "team_figures": "pooled", "min_genre_sentences": 20})
     data.update(fields)
     return data
 

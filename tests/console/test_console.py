@@ -65,6 +65,9 @@ def test_dashboard_lists_teams_statuses_queue_and_stuck_runs(client, world, sett
     assert [r.name for r in dashboard.scoring_queue(c)] == ["old-scoring", "fresh-queued"]
     counts = {s["status"]: s["count"] for s in dashboard.runs_by_status(c)}
     assert counts[RunStatus.SCORED] == 3 and counts[RunStatus.QUEUED] == 1 and counts[RunStatus.SCORING] == 1
+    # the withdrawn run (left "validating") is counted apart, not as work in hand
+    assert counts[RunStatus.VALIDATING] == 0 and counts["withdrawn"] == 1
+    assert sum(counts.values()) == c.runs.count()
     settings.PARSEVAL_STUCK_AFTER_SECONDS = 10 ** 6
     assert dashboard.stuck_runs(c) == []
     settings.PARSEVAL_STUCK_AFTER_SECONDS = 600

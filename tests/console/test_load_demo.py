@@ -99,6 +99,20 @@ def test_load_demo_builds_a_published_campaign_of_synthetic_scored_runs(small_co
     (computed,) = SignificanceSet.objects.filter(campaign=campaign)
     assert len(computed.results) == expected
     assert text.index("Computing the paired significance tests") < text.index("Logins")
+    # one stored p-value per claim: the comparison page's headline is the API's and the ranking's, for the
+    # spaCy run against a synthetic one, in the EASY campaign and in the dependency campaign
+    from django.test import Client
+
+    from campaign import demo_kinds
+    from tests.significance.helpers import assert_one_p_value
+
+    other = runs.order_by("pk").first()
+    pair = assert_one_p_value(Client(), campaign.slug, real.pk, other.pk, "micro|relations|HYP|EQUAL")
+    assert pair["family"] == expected * (expected - 1) // 2  # every pair of the campaign for this figure
+    deps = Campaign.objects.get(slug=demo_kinds.DEP_SLUG)
+    dep_real = deps.runs.get(synthetic=False, track="gold-tokens")
+    dep_other = deps.runs.filter(synthetic=True, track="gold-tokens").order_by("pk").first()
+    assert_one_p_value(Client(), deps.slug, dep_real.pk, dep_other.pk, "micro|deps-las||")
 
     # the printed logins work
     assert "/results/demo-t/" in text
@@ -130,6 +144,17 @@ def test_load_demo_builds_a_published_campaign_of_synthetic_scored_runs(small_co
         seen = crawl(client, campaign.get_absolute_url(), follow=("/campaigns/", "/results/", "/runs/"))
         assert not {u: c for u, c in seen.items() if c >= 400}, who
         assert f"/campaigns/{campaign.slug}/guide/" in seen and f"/governance/campaigns/{campaign.slug}/dev-sample.zip" in seen
+
+    # the open practice campaign: every demo user has a team there and may upload; the others stay published
+    from campaign.demo_open import OPEN_SLUG
+    from campaign.rules import why_not_accepting_runs
+
+    practice = Campaign.objects.get(slug=OPEN_SLUG)
+    assert practice.state == CampaignState.OPEN and not why_not_accepting_runs(practice)
+    assert practice.teams.count() == 5 and not practice.runs.exists()
+    assert f"/campaigns/{OPEN_SLUG}/" in text and "data/demo-runs/" in text
+    published = Campaign.objects.exclude(slug=OPEN_SLUG)
+    assert published.count() == 3 and all(c.state == CampaignState.PUBLISHED for c in published)
 
     # a second call changes nothing
     call_command("load_demo", "--data", str(small_corpus), "--bootstrap", "20", "--slug", "demo-t", stdout=StringIO())

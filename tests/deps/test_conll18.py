@@ -1,7 +1,7 @@
 """``deps --preset conll18``: the CoNLL 2018 shared task's rows, worked out by hand.
 
 The fixtures in ``data/`` are two sentences of UD French Sequoia test
-(LGPL-LR, see ``../shared/data/ud-french/LICENSE-sequoia.txt``) and two real
+(LGPL-LR, see ``data/ud-french/LICENSE-sequoia.txt``) and two real
 spaCy 3.8 analyses of them, made with ``scripts/parse_with_spacy.py``:
 ``sequoia-2.sm-raw.conllu`` (fr_core_news_sm on the raw text: it keeps the
 contractions *Aux*, *au*, *du* whole, merges *12 h 30* into *12h30* and cuts

@@ -7,11 +7,18 @@ import random
 import pytest
 
 from annotations.errors import InputError
-from annotations.trees.penn import parse_penn, read_penn
+from annotations.trees.penn import parse_penn
 from evaluation.__main__ import main
 from evaluation.deps.errorlab import (
-    ERROR_TYPES, LabLabels, find_places, insert_error, insert_errors, load_lab_labels, run_error_lab,
+    ERROR_TYPES,
+    LabLabels,
+    find_places,
+    insert_error,
+    insert_errors,
+    load_lab_labels,
+    run_error_lab,
 )
+from tests.conftest import sequoia_trees
 
 # PP inside an NP ("the man with a telescope"), adverb phrase at the end
 T1 = ("(S (NP (PRP I)) (VP (VBD saw) (NP (NP (DT the) (NN man)) (PP (IN with) (NP (DT a) (NN telescope))))"
@@ -23,6 +30,11 @@ T4 = ("(S (NP (PRP He)) (VP (VBD left) (ADVP (RB early)) (PP (IN for) (NP (NN wo
       " (NP (DT the) (NN day)) (PP (IN at) (NP (NN noon)))) (. .))")
 # no PP at all
 T5 = "(S (NP (PRP He)) (VP (VBD slept)) (. .))"
+
+# The French Treebank scheme of the shipped Sequoia trees (data/sequoia-const): verbal nuclei VN,
+# clauses SENT/Sint/Ssub/Srel, tags ADV, NC/NPP, PONCT.
+FRENCH = LabLabels(pp=["PP"], np=["NP"], vp=["VN", "VPinf", "VPpart"], clause=["SENT", "Sint", "Ssub", "Srel"],
+                   adverb_tags=["ADV"], noun_tags=["NC", "NPP"], punct_tags=["PONCT"])
 
 
 def tree(text):
@@ -130,9 +142,8 @@ def test_lab_reports_types_without_place_and_is_json():
     assert rows["ATTACH II"]["A"] is None and rows["ATTACH II"]["B"]["insertions"] == 1
 
 
-def test_seed_reproducibility(ptb_sample):
-    trees = read_penn(ptb_sample / "wsj_0003.mrg") + read_penn(
-        ptb_sample / "wsj_0004.mrg")
+def test_seed_reproducibility():
+    trees = parse_penn(sequoia_trees("frwiki", 60))
     one = insert_errors(trees, "LABEL I", seed=7, per_type=5)
     two = insert_errors(trees, "LABEL I", seed=7, per_type=5)
     other = insert_errors(trees, "LABEL I", seed=8, per_type=5)
@@ -140,18 +151,16 @@ def test_seed_reproducibility(ptb_sample):
     assert one["indices"] == two["indices"]
     assert [t.to_penn() for t in one["damaged"]] == [t.to_penn() for t in two["damaged"]]
     assert one["indices"] != other["indices"]
-    assert [t.to_penn() for t in trees] == [t.to_penn() for t in
-                                           read_penn(ptb_sample / "wsj_0003.mrg")
-                                           + read_penn(ptb_sample / "wsj_0004.mrg")]
+    assert [t.to_penn() for t in trees] == [t.to_penn() for t in parse_penn(sequoia_trees("frwiki", 60))]
     a = run_error_lab({"P": trees}, seed=7, per_type=3)
     b = run_error_lab({"P": trees}, seed=7, per_type=3)
     assert a == b
 
 
-def test_flatter_scheme_is_punished_more_by_parseval(ptb_sample):
-    # the paper's effect on PTB: same sentences, one version with NP-in-PP removed (flatter):
-    # the same attachment errors cost more PARSEVAL F on the flatter version
-    trees = [t for i in range(1, 31) for t in read_penn(ptb_sample / f"wsj_{i:04d}.mrg")]
+def test_flatter_scheme_is_punished_more_by_parseval():
+    # the paper's effect (shown there on PTB), here on Sequoia: same sentences, one version with
+    # NP-in-PP removed (flatter): the same attachment errors cost more PARSEVAL F on the flatter version
+    trees = parse_penn(sequoia_trees("europar", 200))
     from annotations.trees.transforms import apply_transforms
     flat = apply_transforms(trees, "no-np-in-pp")
     r = run_error_lab({"penn": trees, "flat": flat}, seed=1, per_type=40, types=["ATTACH I", "LABEL I"])
@@ -219,34 +228,29 @@ def test_identical_sisters_the_right_one_moves():
 
 
 @pytest.mark.parametrize("kind", ERROR_TYPES)
-def test_every_insertion_keeps_the_words(ptb_sample, kind):
-    trees = [t for i in range(1, 41) for t in read_penn(ptb_sample / f"wsj_{i:04d}.mrg")]
-    from annotations.trees.transforms import apply_transforms
-    trees = apply_transforms(trees, "remove-null")
-    r = insert_errors(trees, kind, seed=2, per_type=None)
+def test_every_insertion_keeps_the_words(kind):
+    trees = parse_penn(sequoia_trees("annodis", 200))
+    r = insert_errors(trees, kind, FRENCH, seed=2, per_type=None)
     assert r["insertions"] == r["sentences_with_place"] > 0
     for i, d in zip(r["indices"], r["damaged"]):
         assert d.words() == trees[i].words()
         assert d.to_penn() != trees[i].to_penn()
 
 
-def test_pooled_equals_scoring_all_damaged_sentences_at_once(ptb_sample):
-    from annotations.trees.transforms import apply_transforms
+def test_pooled_equals_scoring_all_damaged_sentences_at_once():
     from evaluation.deps.convert import trees_to_dependencies
-    from evaluation.deps.metrics import score_dependencies
+    from evaluation.deps.metrics import PunctRule, score_dependencies
     from evaluation.deps.treemetrics import evalb_scores, leaf_ancestor_scores
 
-    trees = apply_transforms(read_penn(ptb_sample / "wsj_0003.mrg"), "remove-null")
+    trees = parse_penn(sequoia_trees("frwiki", 40))
     kinds = ["ATTACH I", "SPAN II"]
-    raw = read_penn(ptb_sample / "wsj_0003.mrg")
-    before = [t.to_penn() for t in raw]
-    assert run_error_lab({"P": raw}, seed=4, per_type=6, types=kinds)["treebanks"]["P"]["insertions"][
-        "ATTACH I"]["made"] == 6
-    assert [t.to_penn() for t in raw] == before  # the lab never changes its input (nulls included)
-    r = run_error_lab({"P": trees}, seed=4, per_type=6, types=kinds)
+    before = [t.to_penn() for t in trees]
+    r = run_error_lab({"P": trees}, FRENCH, seed=4, per_type=6, types=kinds)
+    assert [t.to_penn() for t in trees] == before  # the lab never changes its input
+    assert r["treebanks"]["P"]["insertions"]["SPAN II"]["made"] == 6
     gold, test = [], []
     for k in kinds:
-        ins = insert_errors(trees, k, seed=4, per_type=6)
+        ins = insert_errors(trees, k, FRENCH, seed=4, per_type=6)
         gold += [trees[i] for i in ins["indices"]]
         test += ins["damaged"]
     pooled = r["treebanks"]["P"]["pooled"]
@@ -255,14 +259,19 @@ def test_pooled_equals_scoring_all_damaged_sentences_at_once(ptb_sample):
     la = leaf_ancestor_scores(gold, test)
     assert pooled["leaf_ancestor"]["word_mean"] == pytest.approx(la["word_mean"])
     assert pooled["leaf_ancestor"]["sentence_mean"] == pytest.approx(la["sentence_mean"])
-    d = score_dependencies(trees_to_dependencies(gold), trees_to_dependencies(test), punct="penn", pos="xpos")
+    d = score_dependencies(trees_to_dependencies(gold), trees_to_dependencies(test),
+                           punct=PunctRule("xpos", frozenset(FRENCH.punct_tags)), pos="xpos")
     assert pooled["dependency"]["uas"] == pytest.approx(d["totals"]["uas"])
     assert pooled["dependency"]["f"] == pytest.approx(d["totals"]["f"])
 
 
 def test_adapter_calls_the_project_tree_metrics():
     from annotations.trees.square import parse_square
-    from evaluation.deps.treemetrics import evalb_scores, implementations, leaf_ancestor_scores
+    from evaluation.deps.treemetrics import (
+        evalb_scores,
+        implementations,
+        leaf_ancestor_scores,
+    )
 
     # the leaf-ancestor worked example of the constituency spec: sentence LA 0.833
     [g] = parse_square("[S [N1 two [N1 tax revision ] bills ] were passed ]")

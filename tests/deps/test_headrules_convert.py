@@ -6,11 +6,16 @@ import pytest
 from annotations.conllu import parse_conllu
 from annotations.errors import InputError
 from annotations.trees.headrules import load_head_rules, parse_head_rules, split_label
-from annotations.trees.penn import parse_penn, read_penn
-from evaluation.__main__ import main
-from evaluation.deps.convert import remove_null_elements, tree_to_dependencies, trees_to_dependencies
-from evaluation.deps.metrics import score_dependencies
+from annotations.trees.penn import parse_penn
 from annotations.trees.transforms import apply_transforms
+from evaluation.__main__ import main
+from evaluation.deps.convert import (
+    remove_null_elements,
+    tree_to_dependencies,
+    trees_to_dependencies,
+)
+from evaluation.deps.metrics import score_dependencies
+from tests.conftest import sequoia_trees
 
 
 def heads(text, rules="penn", **kw):
@@ -80,10 +85,10 @@ def test_split_label():
     assert split_label("-LRB-") == ("-LRB-", [])
 
 
-def test_conversion_with_and_without_function_tags_agrees_on_ptb(ptb_sample):
+def test_conversion_with_and_without_function_tags_agrees_on_a_treebank():
     # the paper's reliability check; with the Penn table no rule looks at function tags,
-    # so both conversions must agree completely
-    trees = [t for i in range(1, 21) for t in read_penn(ptb_sample / f"wsj_{i:04d}.mrg")]
+    # so both conversions must agree completely (Sequoia trees carry function tags: NP-SUJ, PP-MOD)
+    trees = parse_penn(sequoia_trees("europar", 250))
     a = trees_to_dependencies(trees)
     b = trees_to_dependencies(apply_transforms(trees, "strip-functions"))
     r = score_dependencies(a, b, punct="penn", pos="xpos")["totals"]
@@ -96,13 +101,15 @@ def test_conversion_with_and_without_function_tags_agrees_on_ptb(ptb_sample):
     assert all(sum(w.head == 0 for w in s.words) == 1 for s in again)
 
 
-def test_convert_cli(tmp_path, capsys, ptb_sample):
+def test_convert_cli(tmp_path, capsys):
     out = tmp_path / "o.conllu"
-    assert main(["convert", "--to", "conllu", "--head-rules", "penn", "-o", str(out),
-                 str(ptb_sample / "wsj_0001.mrg")]) == 0
+    trees = tmp_path / "two.mrg"
+    trees.write_text("( (S (NP-SBJ (NNP Pierre) (NNP Vinken)) (VP (MD will) (VP (VB join) (NP (DT the) (NN board))))"
+                     " (. .)) )\n( (S (NP-SBJ (PRP It)) (VP (VBD rained)) (. .)) )\n")
+    assert main(["convert", "--to", "conllu", "--head-rules", "penn", "-o", str(out), str(trees)]) == 0
     sents = parse_conllu(out.read_text())
     assert len(sents) == 2
-    # Pierre Vinken ... will join: "will" (MD) is the root of sentence 1
+    # Pierre Vinken will join: Collins' VP rule takes the modal first, so "will" (MD) is the root
     assert [w.form for w in sents[0].words if w.head == 0] == ["will"]
     bad = tmp_path / "bad.mrg"
     bad.write_text("(S (NP (DT a)\n")
@@ -159,11 +166,11 @@ def test_french_treebank_rules_on_a_sequoia_sentence():
     assert penn.words[1].upos == "NC"  # no @upos in Collins's table: the tag itself
 
 
-def test_a_table_for_another_tag_set_is_refused_with_the_place(tmp_path, capsys, ptb_sample):
+def test_a_table_for_another_tag_set_is_refused_with_the_place(tmp_path, capsys):
     """Collins's table on Sequoia: of the branching nodes of these two trees (tree 1 has none),
     none finds its head by a rule (SENT, VN, Ssub have no entry; NP's rule knows no DET or NC;
     PP's no P), so the conversion is refused, naming file, line and tree, and the table to try.
-    The French table on the PTB sample is refused the same way; each on its own trees converts, and
+    The French table on Penn Treebank trees is refused the same way; each on its own trees converts, and
     is the table chosen when none is given."""
     trees = tmp_path / "sequoia.mrg"
     trees.write_text("( (SENT (NP (NPP Gutenberg))))\n( " + SEQUOIA_2 + ")\n", encoding="utf-8")
@@ -177,7 +184,9 @@ def test_a_table_for_another_tag_set_is_refused_with_the_place(tmp_path, capsys,
     assert main(["convert", "--to", "conllu", str(trees)]) == 0
     out = capsys.readouterr().out
     assert "4\tapprend\t_\tVERB\tV\t_\t0\tROOT" in out and "# head_rules = ftb" in out
-    wsj = ptb_sample / "wsj_0001.mrg"
+    wsj = tmp_path / "english.mrg"  # Penn Treebank style (written here: the PTB sample is not shipped)
+    wsj.write_text("( (S (NP-SBJ (NNP Pierre) (NNP Vinken)) (VP (MD will) (VP (VB join) (NP (DT the) (NN board))))"
+                   " (. .)) )\n( (S (NP-SBJ (PRP It)) (VP (VBD rained) (PP (IN on) (NP (NNP Monday)))) (. .)) )\n")
     assert main(["convert", "--to", "conllu", "--head-rules", "ftb", str(wsj)]) == 2
     assert "head rules 'ftb' do not fit these trees" in capsys.readouterr().err
     assert main(["convert", "--to", "conllu", str(wsj)]) == 0

@@ -93,8 +93,8 @@ def test_corpus_is_identical_whatever_the_subsets(tmp_path):
     (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir(), (tmp_path / "c").mkdir()
     first = make_campaign("subset-one", tmp_path / "a", organiser)
     second = make_campaign("subset-two", tmp_path / "b", organiser)
-    sample_test_subset(first, ratio=0.5, seed=1, dev_ratio=0.2)
-    sample_test_subset(second, ratio=0.3, seed=2, dev_ratio=0.1)
+    sample_test_subset(first, ratio=0.5, dev_ratio=0.2)
+    sample_test_subset(second, ratio=0.3, dev_ratio=0.1)
     mark_subset(second, "dev", documents=[second.documents.first()])
     no_gold = make_campaign("no-gold", tmp_path / "c", organiser)
     GoldSentence.objects.filter(sentence__document__campaign=no_gold).delete()
@@ -119,7 +119,7 @@ def test_corpus_is_identical_whatever_the_subsets(tmp_path):
 
 def test_every_sentence_has_the_same_shape_and_id_pattern(tmp_path):
     c = make_campaign("shapes", tmp_path, user("shape-org"))
-    sample_test_subset(c, ratio=0.5, seed=3, dev_ratio=0.2)
+    sample_test_subset(c, ratio=0.5, dev_ratio=0.2)
     subsets = set(GoldSentence.objects.filter(sentence__document__campaign=c).values_list("subset", flat=True))
     assert subsets == {"test", "dev", "unused"}
     assert c.documents.first().sentences.filter(gold_membership__isnull=True).count() == EXTRA

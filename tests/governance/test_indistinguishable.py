@@ -37,11 +37,13 @@ from django.test import Client
 from django.utils import dateformat, timezone
 from lxml import etree
 
+from annotations import plausibility
 from annotations.limits import MAX_SENTENCE_RELATIONS, MAX_SENTENCE_WORDS, MAX_TREE_DEPTH
 from annotations.models import GoldSentence
 from campaign.models import CampaignKind, Run, RunStatus
 from tests import factories
-from tests.conftest import DATA, PTB
+from tests.conftest import DATA
+from tests.kinds.conftest import gold_bytes
 from tests.integration import test_worker_scoring as real_worker
 from tests.integration.test_worker_scoring import api_for, require_services
 
@@ -56,7 +58,8 @@ XLINK = "http://www.w3.org/1999/xlink"
 
 # -- payloads: each turns the gold file into a run file with something odd in sentence P -------------------
 
-def easy_relations(count: int, *, null_args: bool = False):
+def easy_relations(count: int | None, *, null_args: bool = False):
+    """``count`` more JUXT relations in sentence P; ``None``: as many as the plausibility bound allows."""
     def build(gold: bytes, sid: str) -> bytes:
         root = etree.fromstring(gold, etree.XMLParser(resolve_entities=False, load_dtd=False, no_network=True))
         sentence = root.find(f"E[@id='{sid}']")
@@ -65,7 +68,13 @@ def easy_relations(count: int, *, null_args: bool = False):
         if relations is None:
             relations = etree.SubElement(sentence, "relations")
         pairs = [(a, b) for a in items for b in items if a != b]
-        for k in range(count):
+        n = count
+        if n is None:
+            words = len(sentence.findall(".//F"))
+            types = [r.get("type") for r in sentence.iter("relation")]
+            n = min(plausibility.bound("relations_of_one_type", words) - types.count("JUXT"),
+                    plausibility.bound("relations", words) - len(types))
+        for k in range(n):
             a, b = (f"{sid}F0", items[k % len(items)]) if null_args else pairs[k % len(pairs)]
             rel = etree.SubElement(relations, "relation", {f"{{{XLINK}}}type": "extended", "type": "JUXT",
                                                           "id": f"{sid}R9{k}"})
@@ -94,6 +103,16 @@ def wrap_first_word(depth_total: int):
         extra = depth_total - depth
         return penn[:m.start()] + "(X " * extra + m.group(0) + ")" * extra + penn[m.end():]
     return transform
+
+
+def wrap_first_word_to_bound(penn: str) -> str:
+    """The first preterminal wrapped in as many unary X nodes as the plausibility bound allows the tree."""
+    from annotations.trees.penn import parse_penn
+
+    tree = parse_penn(penn)[0]
+    extra = plausibility.bound("brackets", len(tree.words())) - plausibility.tree_counts(tree)["brackets"]
+    m = re.search(r"\(([^\s()]+) ([^\s()]+)\)", penn)
+    return penn[:m.start()] + "(X " * extra + m.group(0) + ")" * extra + penn[m.end():]
 
 
 def wrap_every_word(times: int):
@@ -206,19 +225,19 @@ def kinds(tmp: Path) -> list[Kind]:
     tmp.mkdir(parents=True, exist_ok=True)
     easy = tmp / "mail_10.xml"
     easy.write_bytes(factories.gold_bytes("mail_10.xml"))
-    tree = tmp / "wsj_0001.mrg"
-    if not (PTB / "wsj_0001.mrg").is_file():
-        pytest.fail(f"this test needs the Penn Treebank sample (not shipped: LDC licence) in {PTB}")
-    tree.write_bytes((PTB / "wsj_0001.mrg").read_bytes())  # English trees, for the Penn head rules
+    tree = tmp / "annodis.mrg"
+    tree.write_bytes(gold_bytes("annodis"))  # Sequoia trees, shipped in data/
     blocks = (DATA / "ud-french" / "fr_sequoia-ud-test.conllu").read_text(encoding="utf-8").strip("\n").split("\n\n")
     deps = tmp / "sequoia.conllu"
     deps.write_text("\n\n".join(blocks[:3]) + "\n\n", encoding="utf-8")
     dep_ids = [re.search(r"# sent_id = (\S+)", b).group(1) for b in blocks[:2]]
     return [
         Kind("easy", CampaignKind.EASY, [easy], "E3", "E2", {
-            "relations-at-limit": easy_relations(MAX_SENTENCE_RELATIONS - 10),
+            # the plausibility bound (annotations/plausibility.py) comes before the scorability limits
+            "relations-at-bound": easy_relations(None),
+            "relations-implausible-refused": easy_relations(MAX_SENTENCE_RELATIONS - 10),
             "relations-beyond-limit": easy_relations(MAX_SENTENCE_RELATIONS + 1),
-            "null-arguments": easy_relations(40, null_args=True),
+            "null-arguments": easy_relations(8, null_args=True),
         }, {"bootstrap": 20}),
         Kind("easy-conllu", CampaignKind.EASY, [easy], "E3", "E2", {
             "conllu-odd-tree": easy_as_conllu(chain_with_unknown_heads),
@@ -226,9 +245,10 @@ def kinds(tmp: Path) -> list[Kind]:
             "conllu-unknown-sent-id-refused": easy_as_conllu(unknown_sent_id),
         }, {"bootstrap": 20, "run_formats": ["easy-xml", "conllu"]}, run_name="mail_10.conllu"),
         Kind("constituency", CampaignKind.CONSTITUENCY, [tree], "1", "2", {
-            "depth-at-limit": tree_payload(wrap_first_word(MAX_TREE_DEPTH)),
+            "depth-at-bound": tree_payload(wrap_first_word_to_bound),
+            "depth-implausible-refused": tree_payload(wrap_first_word(MAX_TREE_DEPTH)),
             "depth-beyond-limit": tree_payload(wrap_first_word(5 * MAX_TREE_DEPTH)),
-            "many-nodes": tree_payload(wrap_every_word(150)),
+            "many-nodes-refused": tree_payload(wrap_every_word(150)),
             "scorer-only-content": tree_payload(scorer_only_tree),
             "empty-bracket-refused": tree_payload(empty_bracket),
         }, {"tree_metrics": ["evalb", "geig1991", "conformance", "leaf-ancestor"],
@@ -444,9 +464,9 @@ def test_a_team_cannot_tell_test_sentences_from_the_others(workers, tmp_path):
 def test_self_test_catches_a_planted_difference(workers, tmp_path):
     """The comparison is not blind: the old behaviour (scoring state and times shown before release) and a
     one-figure change in one run's report both show as differences."""
-    runs, campaigns, _ = run_probes(workers, tmp_path, only=("constituency", "depth-at-limit"))
+    runs, campaigns, _ = run_probes(workers, tmp_path, only=("constituency", "depth-at-bound"))
     seen = collect(runs)
-    entry = seen[("constituency", "depth-at-limit")]
+    entry = seen[("constituency", "depth-at-bound")]
     assert not differences(entry["T"], entry["N"])
 
     # 0. the significance sets, live, as every scored run used to publish them (finding 3 of issue 19):
@@ -466,7 +486,7 @@ def test_self_test_catches_a_planted_difference(workers, tmp_path):
     # 1. the scoring state and its times, as they were shown before the rule
     with mock.patch("campaign.services.runs.can_see_scoring_state", return_value=True), \
             mock.patch("campaign.services.runs.can_see_run_scoring_time", return_value=True):
-        leaky = collect(runs)[("constituency", "depth-at-limit")]
+        leaky = collect(runs)[("constituency", "depth-at-bound")]
     found = differences(leaky["T"], leaky["N"])
     assert any(name.startswith("run (API)") for name in found), found
     assert any(name.startswith("live status") for name in found), found
@@ -475,7 +495,7 @@ def test_self_test_catches_a_planted_difference(workers, tmp_path):
     run_t = entry["runs"]["T"]
     report = dict(run_t.validation_report, sentences=run_t.validation_report["sentences"] + 1)
     Run.objects.filter(pk=run_t.pk).update(validation_report=report)
-    planted = collect(runs)[("constituency", "depth-at-limit")]
+    planted = collect(runs)[("constituency", "depth-at-bound")]
     found = differences(planted["T"], planted["N"])
     assert any(name.startswith("run (API)") for name in found), found
     assert any(name.startswith("run page") for name in found), found

@@ -1,7 +1,8 @@
-"""Test and development subsets: marking, seeded sampling per genre, the command, the dev-sample download."""
+"""Test and development subsets: marking, the keyed draw per genre, the command, the dev-sample download."""
 from __future__ import annotations
 
 import io
+import json
 import zipfile
 
 import pytest
@@ -11,7 +12,10 @@ from django.test import Client
 
 from annotations.easy import read_document
 from annotations.models import GoldSentence
-from campaign.subsets import SubsetRefused, mark_subset, sample_test_subset, sentence_ids_by_document, subset_counts
+from campaign.subsets import (
+    SubsetRefused, draw, key_fingerprint, mark_subset, sample_test_subset, sentence_ids_by_document, subset_counts,
+    verify_draw,
+)
 from campaign.models import AuditEntry, Campaign
 from campaign.services.corpus import import_corpus
 from tests.factories import SMALL_EASY_FILES, easy_gold_paths
@@ -33,25 +37,44 @@ def members(c, subset):
     return set(GoldSentence.objects.filter(sentence__document__campaign=c, subset=subset).values_list("pk", flat=True))
 
 
-def test_sampling_is_per_genre_seeded_and_audited(easy, organiser):
-    summary = sample_test_subset(easy, ratio=0.5, seed=42, dev_ratio=0.1, actor=organiser)
+def test_sampling_is_per_genre_keyed_and_audited(easy, organiser):
+    summary = sample_test_subset(easy, ratio=0.5, dev_ratio=0.1, actor=organiser)
     total = GoldSentence.objects.filter(sentence__document__campaign=easy).count()
     assert sum(summary.totals.values()) == total
     for genre, counts in summary.per_genre.items():
         n = sum(counts.values())
         assert counts["test"] == round(n * 0.5) and counts["dev"] == round(n * 0.1), genre
     assert subset_counts(easy) == summary.totals
+    easy.refresh_from_db()
+    key = easy.draw_key
+    assert len(key) == 64
     entry = AuditEntry.objects.get(campaign=easy, action="subset.sampled")
-    assert entry.details["seed"] == 42 and entry.details["counts"] == summary.totals and entry.actor == organiser
-    first_test = members(easy, "test")
-    sample_test_subset(easy, ratio=0.5, seed=42, dev_ratio=0.1)
-    assert members(easy, "test") == first_test  # reproducible from the recorded seed
-    sample_test_subset(easy, ratio=0.5, seed=43, dev_ratio=0.1)
-    assert members(easy, "test") != first_test
+    assert entry.details["counts"] == summary.totals and entry.actor == organiser
+    assert entry.details["key_sha256"] == key_fingerprint(key) and "seed" not in entry.details
+    assert key not in json.dumps(entry.details)  # the log keeps a fingerprint, never the key
+    first_test, first_dev = members(easy, "test"), members(easy, "dev")
+    assert verify_draw(easy) == []
+    sample_test_subset(easy, ratio=0.5, dev_ratio=0.1)  # a fresh key: another draw
+    easy.refresh_from_db()
+    assert easy.draw_key != key and members(easy, "test") != first_test
+    sample_test_subset(easy, ratio=0.5, dev_ratio=0.1, key=key)  # the organiser's key replays the draw
+    assert members(easy, "test") == first_test and members(easy, "dev") == first_dev
+    GoldSentence.objects.filter(pk=min(first_test)).update(subset="unused")
+    assert len(verify_draw(easy)) == 1
+
+
+def test_the_draw_does_not_depend_on_sentence_order():
+    by_genre = {"g": [("d1", f"E{i}") for i in range(1, 41)], "h": [("d2", f"E{i}") for i in range(1, 11)]}
+    key = "ab" * 32
+    one, counts = draw(key, by_genre, 0.5, 0.2)
+    two, _ = draw(key, {g: list(reversed(m)) for g, m in by_genre.items()}, 0.5, 0.2)
+    assert one == two and counts == {"g": {"test": 20, "dev": 8, "unused": 12},
+                                     "h": {"test": 5, "dev": 2, "unused": 3}}
+    assert draw("cd" * 32, by_genre, 0.5, 0.2)[0] != one
 
 
 def test_test_ids_are_not_contiguous(easy):
-    sample_test_subset(easy, ratio=0.5, seed=7)
+    sample_test_subset(easy, ratio=0.5)
     for name, sids in sentence_ids_by_document(easy, "test").items():
         positions = sorted(int(s[1:]) for s in sids)
         if len(positions) < 3:
@@ -62,15 +85,15 @@ def test_test_ids_are_not_contiguous(easy):
 @pytest.mark.parametrize("ratio,dev_ratio", [(0, 0), (1.5, 0), (0.6, 0.5), (0.5, -0.1)])
 def test_bad_ratios_are_refused(easy, ratio, dev_ratio):
     with pytest.raises(SubsetRefused):
-        sample_test_subset(easy, ratio=ratio, seed=1, dev_ratio=dev_ratio)
+        sample_test_subset(easy, ratio=ratio, dev_ratio=dev_ratio)
 
 
 def test_after_opening_nothing_moves_into_test_or_dev(easy):
-    sample_test_subset(easy, ratio=0.5, seed=1, dev_ratio=0.2)
+    sample_test_subset(easy, ratio=0.5, dev_ratio=0.2)
     easy.state = "open"
     easy.save()
     with pytest.raises(SubsetRefused, match="can no longer be put into the test subset"):
-        sample_test_subset(easy, ratio=0.5, seed=2)
+        sample_test_subset(easy, ratio=0.5)
     doc = easy.documents.first()
     with pytest.raises(SubsetRefused, match="dev"):
         mark_subset(easy, "dev", documents=[doc])
@@ -91,16 +114,21 @@ def test_mark_subset_checks_its_input(easy, organiser):
 
 
 def test_command(easy, organiser, capsys):
-    call_command("sample_test_subset", easy.slug, "--ratio", "0.5", "--seed", "9", "--dev-ratio", "0.1",
+    call_command("sample_test_subset", easy.slug, "--ratio", "0.5", "--dev-ratio", "0.1",
                  "--actor", organiser.username)
     out = capsys.readouterr().out
     counts = subset_counts(easy)
-    assert f"seed 9, test {counts['test']}, dev {counts['dev']}" in out
-    assert AuditEntry.objects.get(action="subset.sampled").details["seed"] == 9
+    easy.refresh_from_db()
+    assert f"key {key_fingerprint(easy.draw_key)} (fingerprint), test {counts['test']}, dev {counts['dev']}" in out
+    assert easy.draw_key not in out
+    call_command("sample_test_subset", easy.slug, "--verify")
+    assert "every annotated sentence is where the keyed draw put it" in capsys.readouterr().out
+    with pytest.raises(CommandError, match="--seed is no longer accepted"):
+        call_command("sample_test_subset", easy.slug, "--ratio", "0.5", "--seed", "2006")
     with pytest.raises(CommandError, match="No campaign"):
-        call_command("sample_test_subset", "nope", "--ratio", "0.5", "--seed", "1")
+        call_command("sample_test_subset", "nope", "--ratio", "0.5")
     with pytest.raises(CommandError, match="test ratio"):
-        call_command("sample_test_subset", easy.slug, "--ratio", "0", "--seed", "1")
+        call_command("sample_test_subset", easy.slug, "--ratio", "0")
 
 
 def _zip(response) -> dict[str, bytes]:
@@ -109,7 +137,7 @@ def _zip(response) -> dict[str, bytes]:
 
 
 def test_dev_sample_download_holds_only_dev_gold(easy, organiser, member_a):
-    sample_test_subset(easy, ratio=0.5, seed=5, dev_ratio=0.2)
+    sample_test_subset(easy, ratio=0.5, dev_ratio=0.2)
     easy.state = "open"
     easy.save()
     url = f"/governance/campaigns/{easy.slug}/dev-sample.zip"
@@ -135,7 +163,7 @@ def test_dev_sample_download_holds_only_dev_gold(easy, organiser, member_a):
 
 
 def test_no_dev_sample_is_a_clear_404(easy, organiser):
-    sample_test_subset(easy, ratio=0.5, seed=5)
+    sample_test_subset(easy, ratio=0.5)
     client = Client()
     client.force_login(organiser)
     response = client.get(f"/governance/campaigns/{easy.slug}/dev-sample.zip")
@@ -145,7 +173,7 @@ def test_no_dev_sample_is_a_clear_404(easy, organiser):
 def test_gold_download_only_after_gold_release(easy, organiser, member_a):
     from campaign import lifecycle
 
-    sample_test_subset(easy, ratio=0.5, seed=5, dev_ratio=0.2)
+    sample_test_subset(easy, ratio=0.5, dev_ratio=0.2)
     team(easy, member_a)
     url = f"/governance/campaigns/{easy.slug}/gold.zip"
     member = Client()
@@ -174,7 +202,7 @@ def test_gold_download_only_after_gold_release(easy, organiser, member_a):
 def test_archiving_without_gold_release_keeps_gold_hidden(easy, organiser):
     from campaign import lifecycle
 
-    sample_test_subset(easy, ratio=0.5, seed=5)
+    sample_test_subset(easy, ratio=0.5)
     for state in ["open", "closed", "scored", "released", "published", "archived"]:
         lifecycle.transition(easy, state, actor=organiser)
     assert Client().get(f"/governance/campaigns/{easy.slug}/gold.zip").status_code == 404
@@ -198,3 +226,30 @@ def test_mark_subset_command(easy, organiser, capsys):
     easy.save()
     with pytest.raises(CommandError, match="can no longer be put into the test subset"):
         call_command("mark_subset", easy.slug, "test", "--documents", doc.name)
+
+
+def test_state_page_draws_and_warns_of_a_seeded_draw(easy, organiser, member_a):
+    from campaign import audit
+
+    client = Client()
+    client.force_login(organiser)
+    url = f"/governance/campaigns/{easy.slug}/state/"
+    assert "Guessable draw" not in client.get(url).content.decode()
+    # A campaign drawn by the old seeded draw (its audit entry names the seed) warns its organisers.
+    audit.record(audit.SUBSET_SAMPLED, campaign=easy, target=easy.slug,
+                 details={"seed": 2006, "ratio": 0.5, "dev_ratio": 0.1})
+    page = client.get(url).content.decode()
+    assert "Guessable draw" in page and "seed 2006" in page and "Draw the subsets" in page
+    assert "Guessable draw" in client.get(f"/console/{easy.slug}/").content.decode()
+    response = client.post(url, {"ratio": "0.5", "dev_ratio": "0.1"})
+    assert response.status_code == 302
+    easy.refresh_from_db()
+    assert len(easy.draw_key) == 64 and subset_counts(easy)["dev"] > 0
+    page = client.get(url).content.decode()
+    assert "Guessable draw" not in page and easy.draw_key not in page
+    easy.state = "open"
+    easy.save()
+    assert "Draw the subsets" not in client.get(url).content.decode()  # only while a draft
+    member = Client()
+    member.force_login(member_a)
+    assert member.post(url, {"ratio": "0.5", "dev_ratio": "0.1"}).status_code == 404

@@ -209,12 +209,14 @@ def build_world(tmp: Path, *, slug: str = "leaky") -> World:
     from campaign.services.corpus import import_corpus
 
     organiser = _user("org")
+    # Full figures: the walk checks the visibility table with the planted scores printed exactly; what the
+    # default (pooled rates before the gold release) hides is tested in test_count_encoding.py.
     campaign = Campaign.objects.create(name="Leak campaign", slug=slug, state=CampaignState.DRAFT,
-                                       corpus_public=True, dev_sample_public=True)
+                                       corpus_public=True, dev_sample_public=True, team_figures="full")
     campaign.organisers.add(organiser)
     gold_paths = _gold_copies(tmp)
     import_corpus(campaign, gold_paths, actor=organiser)
-    sample_test_subset(campaign, ratio=0.5, seed=20061, dev_ratio=0.2, actor=organiser)
+    sample_test_subset(campaign, ratio=0.5, dev_ratio=0.2, actor=organiser)
     users = {"A": _user("alice"), "B": _user("bob"), "outsider": _user("olga"), "other organiser": _user("oscar")}
     # Staff, organiser of another campaign: the admin and console must show them nothing of this one.
     from django.contrib.auth.models import Group, Permission
@@ -287,6 +289,11 @@ def forbidden(world: World, role: str) -> dict[str, list]:
     published = state_at_least(c, CampaignState.PUBLISHED)
     gold_out = gold_is_released(c)
     out: dict[str, list] = {}
+    # The draw's key replays the draw: never shown to anyone but the organisers, not even its fingerprint.
+    from campaign.subsets import key_fingerprint
+
+    assert c.draw_key
+    out["the draw key"] = [c.draw_key, key_fingerprint(c.draw_key)]
     if not gold_out:
         out["gold content"] = [GOLD_COMMENT, world.test_ids_pattern]
         out["test-subset membership"] = [

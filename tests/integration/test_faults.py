@@ -23,7 +23,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from campaign.models import Run, RunStatus
 from evaluation.models import Result
 from tests import factories
-from tests.integration.test_worker_scoring import Workers, api_for, forget_connections, require_services
+from tests.integration.test_worker_scoring import Workers, api_for, forget_connections, queue_prefix, require_services
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -83,12 +83,13 @@ def own_redis(tmp_path):
 
 
 @pytest.fixture
-def stack(transactional_db, storage, own_redis):
-    """Publishing from this process, workers and beat all on the test's own Redis and queue."""
+def stack(transactional_db, storage, own_redis, settings):
+    """Publishing from this process, workers and beat all on the test's own Redis and queues."""
     from config.celery import app
 
     require_services()
     queue = f"parseval-faults-{os.getpid()}"
+    settings.PARSEVAL_QUEUE_PREFIX = queue_prefix(queue)
     saved = {k: app.conf.get(k) for k in ("task_always_eager", "broker_url", "result_backend", "task_default_queue")}
     app.conf.update(task_always_eager=False, broker_url=own_redis.url, result_backend=own_redis.url,
                     task_default_queue=queue)
@@ -147,6 +148,16 @@ def children(pid: int) -> list[int]:
     return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
 
 
+def wait_for_children(worker) -> list[int]:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        found = children(worker.pid)
+        if found:
+            return found
+        time.sleep(0.1)
+    pytest.fail("the worker started no pool process")
+
+
 def first_in_progress(run_ids):
     return Run.objects.filter(pk__in=run_ids, status__in=(RunStatus.VALIDATING, RunStatus.QUEUED,
                                                             RunStatus.SCORING)).first()
@@ -180,7 +191,8 @@ def test_the_whole_worker_killed_is_recovered_by_the_sweep(stack):
 
 
 def test_redis_stopped_while_scoring_and_an_upload_made_meanwhile(stack, own_redis):
-    """Redis away 20 s mid-scoring: the worker lives on; the upload made meanwhile is kept and scored later."""
+    """Redis away 20 s while tasks run and finish: the same worker process lives on and consumes again once
+    Redis is back; the upload made meanwhile is kept and scored later; each run is scored once."""
     campaign, api = campaign_and_api("redis-down")
     run_ids = [upload(api, campaign, f"run {i}") for i in range(6)]
     worker, log = stack.start("survivor", pool=("-P", "prefork", "-c", "2"), **FAST)
@@ -192,9 +204,64 @@ def test_redis_stopped_while_scoring_and_an_upload_made_meanwhile(stack, own_red
     time.sleep(20)
     own_redis.start()
     assert_each_ended_once([*run_ids, during], [log, beat_log])
+    after = upload(api, campaign, "uploaded once Redis is back")  # consumed by the same process, nobody else's
+    assert_each_ended_once([after], [log, beat_log])
     assert worker.poll() is None, f"the worker died:\n{log.read_text(errors='replace')[-6000:]}"
-    assert "Unrecoverable error" not in log.read_text(errors="replace")
+    text = log.read_text(errors="replace")
+    assert "Unrecoverable error" not in text and "has no attribute 'hostname'" not in text
     assert not Run.objects.get(pk=during).dispatch_pending
+
+
+def test_a_paused_holder_taken_over_writes_nothing_when_it_resumes(stack):
+    """SIGSTOP of the pool process holding a run, past its lease: the sweep hands the run to another worker,
+    which scores it; the paused process, resumed, finds its claim gone and writes nothing: the run stays
+    scored with its one result (it used to end failed, "interrupted 3 times", with its result present)."""
+    campaign, api = campaign_and_api("paused-holder")
+    run_id = upload(api, campaign, "run")
+    paused_worker, paused_log = stack.start("paused", pool=PREFORK, **FAST)
+    (child,) = wait_for_children(paused_worker)
+    wait_until(lambda: f":{child}:" in Run.objects.get(pk=run_id).claimed_by, "the run held by the pool process",
+               [paused_log], seconds=60)
+    os.kill(child, signal.SIGSTOP)
+    try:
+        run = Run.objects.get(pk=run_id)
+        assert f":{child}:" in run.claimed_by and run.status not in FINAL, \
+            f"the run left the paused process before the pause ({run.status}); the pause came too late"
+        _, other_log = stack.start("taker", pool=PREFORK, **FAST)
+        _, beat_log = start_beat(stack)
+        assert_each_ended_once([run_id], [paused_log, other_log, beat_log])
+    finally:
+        os.kill(child, signal.SIGCONT)
+    wait_until(lambda: "this delivery writes nothing more" in paused_log.read_text(errors="replace"),
+               "the resumed holder giving up", [paused_log])
+    time.sleep(3)  # anything else it would write comes now
+    run = Run.objects.get(pk=run_id)
+    assert run.status == RunStatus.SCORED, (run.status, run.status_reason)
+    assert Result.objects.filter(run=run, scoring_round=run.scoring_round).count() == 1
+    assert paused_worker.poll() is None
+
+
+def test_a_file_system_fault_in_the_worker_is_retried_until_it_clears(stack, storage):
+    """A real fault: the staging directory's path is taken by a file, so the worker cannot unpack the run. The
+    task is retried with back-off (not failed, not counted as an interrupted attempt); once the fault clears
+    the run is scored once."""
+    import shutil
+
+    from campaign.services.runs import staging_dir
+
+    campaign, api = campaign_and_api("fs-fault")
+    run_id = upload(api, campaign, "run")
+    staging = staging_dir()
+    shutil.rmtree(staging)
+    staging.write_text("in the way")
+    _, log = stack.start("retrying", pool=PREFORK, PARSEVAL_RETRY_BACKOFF_SECONDS="1", **FAST)
+    wait_until(lambda: log.read_text(errors="replace").count("FileExistsError") >= 2, "two retried attempts", [log])
+    run = Run.objects.get(pk=run_id)
+    # an attempt being made holds one; a retried one gives it back
+    assert run.status in (RunStatus.UPLOADED, RunStatus.VALIDATING) and run.scoring_attempts <= 1, \
+        (run.status, run.scoring_attempts)
+    staging.unlink()
+    assert_each_ended_once([run_id], [log])
 
 
 def test_a_gunicorn_worker_killed_under_uploads(stack, live_server_port):

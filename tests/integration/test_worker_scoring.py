@@ -20,6 +20,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotations.easy import read_document
+from config import queues
 from campaign.models import Run, RunStatus
 from evaluation.easy.files import gold_sha256, genre_of
 from evaluation.easy.scoring import score_corpus
@@ -61,17 +62,22 @@ def worker_storage(storage):
 
 
 @pytest.fixture
-def broker_queue():
-    """Send tasks to Redis (not in process) on a queue of this test session only."""
+def broker_queue(settings):
+    """Send tasks to Redis (not in process) on queues of this test session only."""
     from config.celery import app
 
     queue = f"parseval-test-{os.getpid()}"
+    settings.PARSEVAL_QUEUE_PREFIX = queue_prefix(queue)  # validation, scoring, significance: queues of this session
     saved = {k: app.conf.get(k) for k in ("task_always_eager", "broker_url", "result_backend", "task_default_queue")}
     app.conf.update(task_always_eager=False, broker_url=BROKER_URL, result_backend=BROKER_URL, task_default_queue=queue)
     forget_connections(app)
     yield queue
     app.conf.update(saved)
     forget_connections(app)
+
+
+def queue_prefix(queue: str) -> str:
+    return f"{queue}."
 
 
 def forget_connections(app) -> None:
@@ -100,6 +106,7 @@ class Workers:
             "CELERY_RESULT_BACKEND": self.broker_url,
             "CELERY_TASK_ALWAYS_EAGER": "0",
             "CELERY_TASK_DEFAULT_QUEUE": self.queue,
+            "PARSEVAL_QUEUE_PREFIX": queue_prefix(self.queue),
             "PARSEVAL_VAR_DIR": str(self.var_dir),
             "DATABASE_CONN_MAX_AGE": "0",
             **extra_env,
@@ -107,9 +114,14 @@ class Workers:
         return env
 
     def start(self, name: str = "worker", *, pool: tuple[str, ...] = ("-P", "solo", "-c", "1"),
-              **extra_env) -> tuple[subprocess.Popen, Path]:
+              roles: tuple[str, ...] = queues.ROLES, **extra_env) -> tuple[subprocess.Popen, Path]:
+        """A worker of the given ``roles`` (config.queues; all of them by default), as the compose file runs them."""
+        consumed = [queue_prefix(self.queue) + role for role in roles]
+        if queues.VALIDATION in roles:
+            consumed.append(self.queue)  # the default queue goes with validation
         return self.spawn(name, ["worker", *pool, "--without-gossip", "--without-mingle", "--without-heartbeat",
-                                 "-Q", self.queue, "--loglevel=INFO", "-n", f"{name}-{self.queue}@%h"], **extra_env)
+                                 "-Q", ",".join(consumed), "--loglevel=INFO", "-n", f"{name}-{self.queue}@%h"],
+                          **extra_env)
 
     def spawn(self, name: str, celery_args: list[str], *, command: list[str] | None = None,
               **extra_env) -> tuple[subprocess.Popen, Path]:

@@ -5,7 +5,7 @@ import pytest
 
 from campaign.models import CampaignKind
 from tests import factories
-from tests.conftest import DATA, PTB  # noqa: F401  (PTB re-exported for the tests)
+from tests.conftest import DATA, sequoia_trees
 
 UD = DATA / "ud-french"
 
@@ -22,13 +22,18 @@ def conllu_slice(path, count: int) -> str:
 
 
 @pytest.fixture
-def tree_gold(ptb_sample, tmp_path):
-    """Two PTB documents as gold files (genres wsj-00a and wsj-00b)."""
+def tree_gold(shared_data, tmp_path):
+    """Two documents of Sequoia trees as gold files: annodis.mrg (6 newspaper sentences, genre news)
+    and frwiki.mrg (30 Wikipedia sentences, genre wiki)."""
     out = tmp_path / "gold-trees"
     out.mkdir()
-    for name in ("wsj_0001", "wsj_0003"):
-        (out / f"{name}.mrg").write_bytes((PTB / f"{name}.mrg").read_bytes())
+    for name, count in GOLD_TREES.items():
+        (out / f"{name}.mrg").write_text(sequoia_trees(name, count), encoding="utf-8")
     return sorted(out.iterdir())
+
+
+GOLD_TREES = {"annodis": 6, "frwiki": 30}
+TREE_GENRES = {"annodis": "news", "frwiki": "wiki"}
 
 
 @pytest.fixture
@@ -52,7 +57,7 @@ def tree_campaign(db, storage, tree_gold, organiser):
     campaign = factories.make_campaign(slug="trees", kind=CampaignKind.CONSTITUENCY, organisers=[organiser],
                                        metrics={"tree_metrics": ["evalb", "leaf-ancestor"],
                                                 "dependency_via_head_rules": True})
-    get("constituency").import_corpus(campaign, tree_gold, genres={"wsj_0001": "wsj-00a", "wsj_0003": "wsj-00b"})
+    get("constituency").import_corpus(campaign, tree_gold, genres=TREE_GENRES)
     return campaign
 
 
@@ -63,3 +68,8 @@ def dep_campaign(db, storage, dep_gold, organiser):
     campaign = factories.make_campaign(slug="deps", kind=CampaignKind.DEPENDENCY, organisers=[organiser])
     get("dependency").import_corpus(campaign, dep_gold, genres={"sequoia": "sequoia", "gsd": "gsd"})
     return campaign
+
+
+def gold_bytes(name: str) -> bytes:
+    """The bytes of one ``tree_gold`` file, for tests that upload it."""
+    return sequoia_trees(name, GOLD_TREES[name]).encode("utf-8")

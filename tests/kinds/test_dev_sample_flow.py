@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 # Development sentences chosen apart from each other, so that a file of them is not a prefix of any document.
 DEV = {
-    "trees": {"wsj_0001": [1], "wsj_0003": [0, 3, 6]},  # 1 + 3 = 4 sentences, over both documents
+    "trees": {"annodis": [1], "frwiki": [0, 3, 6]},  # 1 + 3 = 4 sentences, over both documents
     "deps": {"sequoia": [0, 3, 5]},  # 3 sentences; gsd has none, so no file is asked for it
 }
 
@@ -113,7 +113,7 @@ def test_the_downloaded_dev_sample_uploads_back_unchanged_and_scores_1(campaign,
 def test_a_dev_file_missing_a_dev_sentence_is_invalid_where_it_is(campaign, alice, sample,
         django_capture_on_commit_callbacks):
     dev, team, files = sample
-    name = "wsj_0003" if campaign.slug == "trees" else "sequoia"
+    name = "frwiki" if campaign.slug == "trees" else "sequoia"
     member = next(f for f in files if f.startswith(f"dev/{name}."))
     sentences = sentences_of(campaign.slug, files[member])
     del sentences[1]  # the second development sentence of the document (corpus position 3) is left out

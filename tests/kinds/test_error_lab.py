@@ -12,12 +12,13 @@ from campaign.models import AuditEntry
 from evaluation.deps.errorlab import run_error_lab
 from evaluation.models import ErrorLabJob
 from tests import factories
+from tests.conftest import sequoia_trees
 
-from .conftest import PTB
+from .conftest import gold_bytes
 
 
 @pytest.fixture
-def campaign(db, storage, organiser, ptb_sample):
+def campaign(db, storage, organiser, shared_data):
     return factories.make_campaign(slug="lab", organisers=[organiser])
 
 
@@ -34,10 +35,10 @@ def _post(client, campaign, **files_and_fields):
 def test_two_treebanks_side_by_side(client, campaign, organiser, django_capture_on_commit_callbacks):
     from annotations.trees.detect import read_trees
 
-    a, b = (PTB / "wsj_0001.mrg").read_bytes() + (PTB / "wsj_0002.mrg").read_bytes(), (PTB / "wsj_0003.mrg").read_bytes()
+    a, b = gold_bytes("annodis") + sequoia_trees("annodis", 6, skip=6).encode(), gold_bytes("frwiki")
     client.force_login(organiser)
     with django_capture_on_commit_callbacks(execute=True):
-        response = _post(client, campaign, treebank_a=_upload("small.mrg", a), treebank_b=_upload("wsj3.mrg", b))
+        response = _post(client, campaign, treebank_a=_upload("small.mrg", a), treebank_b=_upload("frwiki.mrg", b))
     assert response.status_code == 302
     job = ErrorLabJob.objects.get()
     assert job.status == ErrorLabJob.Status.DONE and job.progress == 100 and job.created_by == organiser
@@ -45,15 +46,15 @@ def test_two_treebanks_side_by_side(client, campaign, organiser, django_capture_
 
     # The stored document is the library's on the same trees and parameters.
     (tmp := job.treebank_a.path)
-    expected = run_error_lab({"small.mrg": read_trees(job.treebank_a.path), "wsj3.mrg": read_trees(job.treebank_b.path)},
+    expected = run_error_lab({"small.mrg": read_trees(job.treebank_a.path), "frwiki.mrg": read_trees(job.treebank_b.path)},
                              labels="penn", seed=7, per_type=5)
     assert json.loads(json.dumps(expected)) == job.result and tmp
 
     html = client.get(response["Location"]).content.decode()
-    assert "small.mrg" in html and "wsj3.mrg" in html and "<svg" in html
+    assert "small.mrg" in html and "frwiki.mrg" in html and "<svg" in html
     for t in ("ATTACH I", "LABEL II", "SPAN III", "weighted", "pooled"):
         assert f'data-type="{t}"' in html
-    made = expected["treebanks"]["wsj3.mrg"]["insertions"]["LABEL I"]["made"]
+    made = expected["treebanks"]["frwiki.mrg"]["insertions"]["LABEL I"]["made"]
     assert f'data-made="{made}"' in html
     evalb_f = expected["comparison"][0]["small.mrg"]["evalb_f"]
     assert f'data-f="{evalb_f}"' in html
@@ -67,7 +68,7 @@ def test_label_file_and_status_json(client, campaign, organiser, django_capture_
     client.force_login(organiser)
     labels = json.dumps({"pp": ["PP"], "np": ["NP", "NX"]}).encode()
     with django_capture_on_commit_callbacks(execute=True):
-        _post(client, campaign, treebank_a=_upload("a.mrg", (PTB / "wsj_0003.mrg").read_bytes()),
+        _post(client, campaign, treebank_a=_upload("a.mrg", gold_bytes("frwiki")),
               labels_file=_upload("roles.json", labels))
     job = ErrorLabJob.objects.get()
     assert job.status == "done" and job.result["treebanks"]["a.mrg"]["labels"]["np"] == ["NP", "NX"]
@@ -90,7 +91,7 @@ def test_bad_treebank_is_refused_with_where_and_what(client, campaign, organiser
 
 def test_bad_label_file_is_refused(client, campaign, organiser):
     client.force_login(organiser)
-    response = _post(client, campaign, treebank_a=_upload("a.mrg", (PTB / "wsj_0001.mrg").read_bytes()),
+    response = _post(client, campaign, treebank_a=_upload("a.mrg", gold_bytes("annodis")),
                      labels_file=_upload("roles.json", b'{"preps": ["PP"]}'))
     assert response.status_code == 400 and "unknown label keys" in response.content.decode()
     assert not ErrorLabJob.objects.exists()
@@ -99,7 +100,7 @@ def test_bad_label_file_is_refused(client, campaign, organiser):
 def test_size_limit(client, campaign, organiser, settings):
     settings.PARSEVAL_ERROR_LAB_MAX_BYTES = 1000
     client.force_login(organiser)
-    response = _post(client, campaign, treebank_a=_upload("a.mrg", (PTB / "wsj_0003.mrg").read_bytes()))
+    response = _post(client, campaign, treebank_a=_upload("a.mrg", gold_bytes("frwiki")))
     assert response.status_code == 400 and "larger than" in response.content.decode()
 
 
@@ -108,7 +109,7 @@ def test_only_organisers(client, campaign, organiser, django_capture_on_commit_c
     factories.make_team(campaign, member, name="Team M")
     client.force_login(organiser)
     with django_capture_on_commit_callbacks(execute=True):
-        _post(client, campaign, treebank_a=_upload("a.mrg", (PTB / "wsj_0001.mrg").read_bytes()))
+        _post(client, campaign, treebank_a=_upload("a.mrg", gold_bytes("annodis")))
     job = ErrorLabJob.objects.get()
     url = reverse("lab:error_lab", kwargs={"slug": campaign.slug})
     status = reverse("lab:error_lab_status", kwargs={"slug": campaign.slug})
@@ -134,7 +135,7 @@ def test_task_records_a_failure(campaign, organiser, django_capture_on_commit_ca
 
     with django_capture_on_commit_callbacks(execute=False):
         job = services.create_job(campaign, user=organiser,
-                                  treebank_a=_upload("a.mrg", (PTB / "wsj_0001.mrg").read_bytes()))
+                                  treebank_a=_upload("a.mrg", gold_bytes("annodis")))
     with mock.patch("evaluation.deps.errorlab.run_error_lab", side_effect=KeyError("boom")):
         assert tasks.run_error_lab_job.apply(args=[job.pk]).get() == "failed"
     job.refresh_from_db()
@@ -146,7 +147,7 @@ def test_one_chart_per_measure(client, campaign, organiser, django_capture_on_co
     # evalb F, leaf-ancestor and LAS are different measures: each has its own chart and axis.
     client.force_login(organiser)
     with django_capture_on_commit_callbacks(execute=True):
-        response = _post(client, campaign, treebank_a=_upload("wsj3.mrg", (PTB / "wsj_0003.mrg").read_bytes()))
+        response = _post(client, campaign, treebank_a=_upload("frwiki.mrg", gold_bytes("frwiki")))
     html = client.get(response["Location"]).content.decode()
     assert html.count("<svg") == 3
     for axis in ("evalb F (%)", "Leaf-ancestor (%)", "LAS (%)"):
@@ -156,8 +157,9 @@ def test_one_chart_per_measure(client, campaign, organiser, django_capture_on_co
 
 def test_the_form_offers_the_preset_of_the_campaigns_gold_labels(client, storage, organiser, tree_campaign,
                                                                   shared_data, tmp_path):
-    """A constituency campaign whose gold is Sequoia's trees gets the ftb preset selected on the form;
-    one with PTB gold gets penn; a campaign of another kind, penn."""
+    """A constituency campaign whose gold is Sequoia's trees (the tree_campaign fixture's, and one made here)
+    gets the ftb preset selected on the form; one with Penn Treebank gold gets penn; a campaign of another
+    kind, penn."""
     from campaign.models import CampaignKind
     from evaluation.kinds import get
 
@@ -166,7 +168,15 @@ def test_the_form_offers_the_preset_of_the_campaigns_gold_labels(client, storage
         return re.search(r'<option value="(\w+)" selected>', html).group(1)
 
     client.force_login(organiser)
-    assert selected(tree_campaign) == "penn"
+    assert selected(tree_campaign) == "ftb"
+    english = tmp_path / "english"
+    english.mkdir()
+    (english / "wsj.mrg").write_text(
+        "( (S (NP-SBJ (NNP Pierre) (NNP Vinken)) (VP (MD will) (VP (VB join) (NP (DT the) (NN board)))) (. .)) )\n"
+        "( (S (NP-SBJ (PRP It)) (VP (VBD rained) (PP (IN on) (NP (NNP Monday)))) (. .)) )\n", encoding="utf-8")
+    penn = factories.make_campaign(slug="penn", kind=CampaignKind.CONSTITUENCY, organisers=[organiser])
+    get("constituency").import_corpus(penn, sorted(english.iterdir()), genres={"wsj": "wsj"})
+    assert selected(penn) == "penn"
     gold = tmp_path / "seq"
     gold.mkdir()
     lines = (shared_data / "sequoia-const" / "sequoia-corpus+fct.mrg_strict").read_text(encoding="utf-8").splitlines()

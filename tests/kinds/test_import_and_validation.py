@@ -10,31 +10,37 @@ from evaluation.kinds import get
 from evaluation.kinds.sentence.tokens import read_tokens
 from tests import factories
 
-from .conftest import PTB
+from .conftest import gold_bytes
 from .helpers import damaged_trees, upload
 
 
 def test_tree_import_keeps_words_only_in_the_corpus_text(tree_campaign):
     docs = {d.name: d for d in CorpusDocument.objects.filter(campaign=tree_campaign)}
-    assert set(docs) == {"wsj_0001", "wsj_0003"}
-    assert {d.genre.code for d in docs.values()} == {"wsj-00a", "wsj-00b"}
-    with docs["wsj_0001"].text_file.open("rb") as fh:
+    assert set(docs) == {"annodis", "frwiki"}
+    assert {d.genre.code for d in docs.values()} == {"news", "wiki"}
+    with docs["annodis"].text_file.open("rb") as fh:
         text = fh.read()
-    sentences = read_tokens(text, file="wsj_0001.tok")
-    assert sentences[0].words[:2] == ("Pierre", "Vinken")
-    assert b"(" not in text and b"-NONE-" not in text and b"NNP" not in text
-    assert docs["wsj_0003"].sentence_count == Sentence.objects.filter(document=docs["wsj_0003"]).count() > 20
-    gold = GoldDocument.objects.get(document=docs["wsj_0001"])
-    assert gold.file.read() == (PTB / "wsj_0001.mrg").read_bytes()
+    sentences = read_tokens(text, file="annodis.tok")
+    assert sentences[0].words == ("Gutenberg",) and sentences[1].words[:3] == ("Cette", "exposition", "nous")
+    assert b"(" not in text and b"NPP" not in text and b"SENT" not in text
+    assert docs["frwiki"].sentence_count == Sentence.objects.filter(document=docs["frwiki"]).count() > 20
+    gold = GoldDocument.objects.get(document=docs["annodis"])
+    assert gold.file.read() == gold_bytes("annodis")
     assert GoldSentence.objects.filter(sentence__document__campaign=tree_campaign).count() == sum(
         d.sentence_count for d in docs.values())
 
 
-def test_null_elements_are_not_words(tree_campaign):
-    doc = CorpusDocument.objects.get(campaign=tree_campaign, name="wsj_0003")
+def test_null_elements_are_not_words(db, storage, tmp_path):
+    # Penn Treebank style: traces and empty complementisers are -NONE- leaves, not words of the text.
+    gold = tmp_path / "nulls.mrg"
+    gold.write_text("( (S (NP-SBJ (-NONE- *-1)) (VP (VBD said) (SBAR (-NONE- 0) (S (NP (PRP it)) "
+                    "(VP (VBD rained) (NP (-NONE- *T*-2)) (NP (-NONE- *U*))))))))\n", encoding="utf-8")
+    campaign = factories.make_campaign(kind=CampaignKind.CONSTITUENCY)
+    get("constituency").import_corpus(campaign, [gold])
+    doc = CorpusDocument.objects.get(campaign=campaign, name="nulls")
     with doc.text_file.open("rb") as fh:
         sentences = read_tokens(fh.read(), file="x")
-    assert not any(w in ("*T*-1", "*-1", "0", "*U*") for s in sentences for w in s.words if w.startswith("*"))
+    assert [s.words for s in sentences] == [("said", "it", "rained")]
 
 
 def test_dependency_import_uses_sent_ids(dep_campaign):
@@ -44,7 +50,7 @@ def test_dependency_import_uses_sent_ids(dep_campaign):
 
 def test_bad_gold_is_refused_whole_with_file_and_line(db, storage, tmp_path, organiser):
     good = tmp_path / "good.mrg"
-    good.write_bytes((PTB / "wsj_0001.mrg").read_bytes())
+    good.write_bytes(gold_bytes("annodis"))
     bad = tmp_path / "bad.mrg"
     bad.write_text("( (S (NP (DT the) (NN cat)) (VP (VBD sat)))\n( (S (NP the cat)\n", encoding="utf-8")
     campaign = factories.make_campaign(kind=CampaignKind.CONSTITUENCY)
@@ -71,37 +77,37 @@ def team(tree_campaign, alice):
 
 def test_run_with_a_changed_word_is_invalid_with_file_line_sentence(tree_campaign, team, alice, tree_gold,
                                                                     django_capture_on_commit_callbacks):
-    first = tree_gold[0].read_text(encoding="utf-8").replace("Vinken", "Vincent", 1)
-    run = upload(tree_campaign, team, alice, {"wsj_0001.mrg": first, "wsj_0003.mrg": tree_gold[1].read_text()},
+    first = tree_gold[0].read_text(encoding="utf-8").replace("Gutenberg", "Gutenburg", 1)
+    run = upload(tree_campaign, team, alice, {"annodis.mrg": first, "frwiki.mrg": tree_gold[1].read_text()},
                  django_capture_on_commit_callbacks)
     assert run.status == RunStatus.INVALID
     [problem] = run.validation_report["problems"]
-    assert problem["file"] == "wsj_0001.mrg" and problem["sentence"] == "1" and problem["line"] == 2  # the file opens with a blank line
-    assert "'Vincent' where the corpus text has 'Vinken'" in problem["message"]
+    assert problem["file"] == "annodis.mrg" and problem["sentence"] == "1" and problem["line"] == 1
+    assert "'Gutenburg' where the corpus text has 'Gutenberg'" in problem["message"]
     assert not run.results.exists()
 
 
 def test_run_missing_a_sentence_or_a_document(tree_campaign, team, alice, tree_gold,
                                               django_capture_on_commit_callbacks):
     lines = damaged_trees(tree_gold[0]).splitlines()
-    run = upload(tree_campaign, team, alice, {"wsj_0001.mrg": "\n".join(lines[:-1]) + "\n"},
+    run = upload(tree_campaign, team, alice, {"annodis.mrg": "\n".join(lines[:-1]) + "\n"},
                  django_capture_on_commit_callbacks)
     assert run.status == RunStatus.INVALID
     messages = [p["message"] for p in run.validation_report["problems"]]
-    assert any("1 sentences where the corpus document has 2" in m for m in messages)
-    assert any("no file for corpus document wsj_0003" in m for m in messages)
+    assert any("5 sentences where the corpus document has 6" in m for m in messages)
+    assert any("no file for corpus document frwiki" in m for m in messages)
 
 
 def test_unbalanced_run_tree_is_reported_where_it_is(tree_campaign, team, alice, tree_gold,
                                                      django_capture_on_commit_callbacks):
     broken = damaged_trees(tree_gold[1]).splitlines()
     broken[4] = broken[4] + ")"
-    run = upload(tree_campaign, team, alice, {"wsj_0001.mrg": damaged_trees(tree_gold[0]),
-                                              "wsj_0003.mrg": "\n".join(broken) + "\n"},
+    run = upload(tree_campaign, team, alice, {"annodis.mrg": damaged_trees(tree_gold[0]),
+                                              "frwiki.mrg": "\n".join(broken) + "\n"},
                  django_capture_on_commit_callbacks)
     assert run.status == RunStatus.INVALID
     problem = run.validation_report["problems"][0]
-    assert problem["file"] == "wsj_0003.mrg" and problem["line"] == 5
+    assert problem["file"] == "frwiki.mrg" and problem["line"] == 5
 
 
 def test_upload_refuses_a_file_of_another_kind(tree_campaign, team, alice):

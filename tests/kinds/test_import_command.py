@@ -9,18 +9,17 @@ from django.core.management import CommandError, call_command
 from campaign.models import CampaignKind, CorpusDocument
 from tests import factories
 
-from .conftest import PTB
 
 
 @pytest.mark.django_db
 def test_tree_files_with_genres(storage, tree_gold):
     campaign = factories.make_campaign(slug="cmd-trees", kind=CampaignKind.CONSTITUENCY)
     out = StringIO()
-    call_command("import_corpus", "cmd-trees", *map(str, tree_gold), "--genre", "wsj_0001=a", "--genre",
-                 "wsj_0003=b", stdout=out)
+    call_command("import_corpus", "cmd-trees", *map(str, tree_gold), "--genre", "annodis=a", "--genre",
+                 "frwiki=b", stdout=out)
     assert "Imported 2 documents" in out.getvalue()
     assert dict(CorpusDocument.objects.filter(campaign=campaign).values_list("name", "genre__code")) == {
-        "wsj_0001": "a", "wsj_0003": "b"}
+        "annodis": "a", "frwiki": "b"}
 
 
 @pytest.mark.django_db
@@ -34,11 +33,11 @@ def test_bad_file_imports_nothing(storage, tmp_path):
 
 
 @pytest.mark.django_db
-def test_easy_campaign_goes_through_the_easy_import(storage):
+def test_easy_campaign_goes_through_the_easy_import(storage, tree_gold):
     from tests.factories import easy_gold_paths
 
     factories.make_campaign(slug="cmd-easy")
     call_command("import_corpus", "cmd-easy", *map(str, easy_gold_paths()[:1]), stdout=StringIO())
     assert CorpusDocument.objects.filter(campaign__slug="cmd-easy").count() == 1
     with pytest.raises(CommandError, match="--genre is for tree"):
-        call_command("import_corpus", "cmd-easy", str(PTB / "wsj_0001.mrg"), "--genre", "a=b")
+        call_command("import_corpus", "cmd-easy", str(tree_gold[0]), "--genre", "a=b")

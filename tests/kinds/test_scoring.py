@@ -63,8 +63,8 @@ def test_constituency_run_scored_with_the_chosen_metrics(tree_campaign, team, al
     # Per genre: the library on that genre's sentences alone.
     n1 = len(read_sentences(tree_gold[0])[0])
     genre_a = score_trees(gold[:n1], test[:n1], "evalb")
-    assert ResultCell.objects.get(result=result, layer="evalb", genre="wsj-00a").f == genre_a["summary"]["all"]["f"]
-    assert ResultCell.objects.filter(result=result, genre="wsj-00b").count() == 7  # evalb 2, leaf-ancestor 2, deps 3
+    assert ResultCell.objects.get(result=result, layer="evalb", genre="news").f == genre_a["summary"]["all"]["f"]
+    assert ResultCell.objects.filter(result=result, genre="wiki").count() == 7  # evalb 2, leaf-ancestor 2, deps 3
     assert doc["signature"].startswith("kind:constituency|evalb:") and doc["gold_sha256"] and doc["scorer_version"]
 
     # The publication snapshot dict carries them.
@@ -97,7 +97,7 @@ def test_wrong_scoring_options_fail_the_run_with_a_reason(metrics, named, tree_c
 def test_transform_and_other_metrics(tree_campaign, team, alice, tree_gold, django_capture_on_commit_callbacks):
     tree_campaign.metrics = {"tree_metrics": ["geig1991", "conformance"], "transform": "strip-functions"}
     tree_campaign.save()
-    run = upload(tree_campaign, team, alice, {p.name: damaged_trees(p, "SPAN I", seed=2) for p in tree_gold},
+    run = upload(tree_campaign, team, alice, {p.name: damaged_trees(p, "LABEL I", seed=2) for p in tree_gold},
                  django_capture_on_commit_callbacks)
     assert run.status == RunStatus.SCORED, run.status_reason
     doc = Result.objects.get(run=run).document

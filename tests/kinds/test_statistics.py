@@ -22,7 +22,7 @@ def test_constituency_scored_once_with_intervals(tree_campaign, alice, tree_gold
 
     monkeypatch.setattr(TreeMetric, "score_with_rows", counting)
     team = factories.make_team(tree_campaign, alice, name="Team S")
-    runs = {p.name: damaged_trees(p, "SPAN I", seed=5, per_type=6) for p in tree_gold}
+    runs = {p.name: damaged_trees(p, "ATTACH I", seed=5, per_type=6) for p in tree_gold}
     run = upload(tree_campaign, team, alice, runs, django_capture_on_commit_callbacks)
     assert run.status == RunStatus.SCORED, run.status_reason or run.validation_report
     gold = [t for p in tree_gold for t in read_sentences(p)[0]]
@@ -39,12 +39,12 @@ def test_constituency_scored_once_with_intervals(tree_campaign, alice, tree_gold
     for p in tree_gold:
         test += read_sentences(_write(p, runs[p.name]))[0]
     alone = score_trees(gold[:n1], test[:n1], "leaf-ancestor")
-    cell = ResultCell.objects.get(result=result, layer="la-sentence", genre="wsj-00a")
+    cell = ResultCell.objects.get(result=result, layer="la-sentence", genre="news")
     assert cell.f == alone["summary"]["sentence_mean"]
-    word_mean = ResultCell.objects.get(result=result, layer="leaf-ancestor", genre="wsj-00a").f
+    word_mean = ResultCell.objects.get(result=result, layer="leaf-ancestor", genre="news").f
     assert word_mean == alone["summary"]["word_mean"]
     assert any(c.f < 1.0 for c in ResultCell.objects.filter(result=result, layer="leaf-ancestor"))  # damage shows
-    assert result.document["genres"]["wsj-00a"]["leaf-ancestor"]["summary"]["sentence_mean"] == cell.f
+    assert result.document["genres"]["news"]["leaf-ancestor"]["summary"]["sentence_mean"] == cell.f
 
 
 def _write(path, text):

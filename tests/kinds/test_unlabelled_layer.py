@@ -65,7 +65,7 @@ def test_spans_right_labels_wrong(scored):
     assert lab.f < 0.1 and unl.ci_low <= unl.f <= unl.ci_high
     # per genre too, from the rows
     assert {c.genre: c.f for c in ResultCell.objects.filter(result__run=other, layer="evalb-unlabelled")} == {
-        "ALL": 1.0, "wsj-00a": 1.0, "wsj-00b": 1.0}
+        "ALL": 1.0, "news": 1.0, "wiki": 1.0}
     document = other.results.get().document
     assert document["metrics"]["evalb-unlabelled"]["signature"].startswith("metric:evalb|labeled:no|")
     assert "|evalb-unlabelled:metric:evalb|labeled:no|" in document["signature"]

@@ -17,7 +17,7 @@ from tests.integration.test_worker_scoring import (  # noqa: F401 (fixtures)
     api_for, broker_queue, celery_worker, logged_success, wait_for_final_status, worker_storage, workers,
 )
 
-from .conftest import PTB
+from .conftest import gold_bytes
 from .helpers import damaged_trees
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -27,9 +27,11 @@ def test_worker_scores_a_tree_run_and_runs_the_error_lab(celery_worker, tmp_path
     proc, log_path = celery_worker
     organiser, user = factories.make_user("org-w"), factories.make_user("team-w")
     campaign = factories.make_campaign(slug="trees-w", kind=CampaignKind.CONSTITUENCY, organisers=[organiser])
-    get("constituency").import_corpus(campaign, [PTB / "wsj_0001.mrg", PTB / "wsj_0003.mrg"])
+    for name in ("annodis", "frwiki"):
+        (tmp_path / f"{name}.mrg").write_bytes(gold_bytes(name))
+    get("constituency").import_corpus(campaign, [tmp_path / "annodis.mrg", tmp_path / "frwiki.mrg"])
     factories.make_team(campaign, user, name="Worker team")
-    files = {name: damaged_trees(PTB / name, "SPAN II", seed=4).encode() for name in ("wsj_0001.mrg", "wsj_0003.mrg")}
+    files = {name: damaged_trees(tmp_path / name, "ATTACH I", seed=4).encode() for name in ("annodis.mrg", "frwiki.mrg")}
     response = api_for(user).post(f"/api/campaigns/{campaign.slug}/runs/",
                                   {"name": "damaged", "file": SimpleUploadedFile("run.zip", factories.zip_of(files))},
                                   format="multipart")
@@ -41,7 +43,7 @@ def test_worker_scores_a_tree_run_and_runs_the_error_lab(celery_worker, tmp_path
 
     client.force_login(organiser)
     response = client.post(reverse("lab:error_lab", kwargs={"slug": campaign.slug}), {
-        "treebank_a": SimpleUploadedFile("wsj3.mrg", (PTB / "wsj_0003.mrg").read_bytes()),
+        "treebank_a": SimpleUploadedFile("frwiki.mrg", gold_bytes("frwiki")),
         "preset": "penn", "seed": "3", "per_type": "4"})
     assert response.status_code == 302
     job = ErrorLabJob.objects.get()
@@ -53,4 +55,4 @@ def test_worker_scores_a_tree_run_and_runs_the_error_lab(celery_worker, tmp_path
         job.refresh_from_db()
     assert job.status == ErrorLabJob.Status.DONE, f"{job.status} {job.status_reason}\n{log_path.read_text(errors='replace')}"
     assert job.task_id and logged_success(log_path, job.task_id), log_path.read_text(errors="replace")
-    assert job.result["treebanks"]["wsj3.mrg"]["insertions"]["ATTACH I"]["made"] > 0
+    assert job.result["treebanks"]["frwiki.mrg"]["insertions"]["ATTACH I"]["made"] > 0

@@ -29,6 +29,9 @@ def user(name: str, password: str = "pw-secret-123", **extra):
 
 def campaign(state: str = CampaignState.OPEN, *, organiser=None, slug: str | None = None, **extra) -> Campaign:
     n = next(_seq)
+    # These pages are checked against the exact stored figures; what teams see under the default
+    # (rates only before the gold release) is tested in tests/governance/test_count_encoding.py.
+    extra.setdefault("team_figures", "full")
     c = Campaign.objects.create(name=f"Campaign {n}", slug=slug or f"camp-{n}", state=state, **extra)
     for i, code in enumerate(GENRES):
         Genre.objects.create(campaign=c, code=code, name=code.capitalize(), order=i)

@@ -15,3 +15,25 @@ def gold_and_damaged(campaign, gold, alice, bob, capture, *, team_b: str = "Team
                  capture, name="damaged")
     assert good.status == bad.status == RunStatus.SCORED
     return good, bad
+
+
+def assert_one_p_value(client, slug: str, run_a: int, run_b: int, figure: str) -> dict:
+    """The comparison page's headline p-value for a pair and figure is the API's and the ranking's: one stored
+    test, one family (every pair of the figure), named the same on the page and in the API."""
+    import re
+    from urllib.parse import quote
+
+    page = client.get(f"/results/{slug}/compare/{run_a}/{run_b}/?figure={quote(figure)}").content.decode()
+    api = client.get(f"/api/campaigns/{slug}/significance/?figure={quote(figure)}").json()
+    [pair] = [p for p in api["pairs"] if {p["run_a"], p["run_b"]} == {run_a, run_b}]
+    headline = re.search(r'<p id="headline" data-p-holm="([^"]*)">(.*?)</p>', page, re.S)
+    assert headline, "the comparison page states the chosen figure's headline"
+    assert float(headline.group(1)) == pair["p_holm"]
+    assert f"Holm-adjusted across the {pair['family']} pairs of this figure" in headline.group(2)
+    assert pair["family_label"] == f"Holm, across the {pair['family']} pairs of this figure"
+    row = re.search(r'<tr data-figure="%s">.*?data-p-holm="([^"]*)"' % re.escape(figure), page, re.S)
+    assert float(row.group(1)) == pair["p_holm"]  # the summary row: the same value
+    ranking = client.get(f"/results/{slug}/ranking/?figure={quote(figure)}").content.decode()
+    for value in re.findall(r'data-p-holm="([^"]*)"', ranking):
+        assert float(value) in {p["p_holm"] for p in api["pairs"]}, value
+    return pair

@@ -6,7 +6,7 @@ import pytest
 from evaluation.models import PairedDifference, ResultCell, SignificanceSet
 from evaluation import significance
 
-from .helpers import gold_and_damaged
+from .helpers import assert_one_p_value, gold_and_damaged
 
 
 @pytest.fixture
@@ -20,7 +20,8 @@ def test_scoring_a_run_stores_the_paired_tests(scored):
     computed = SignificanceSet.objects.latest()  # the second scoring's set holds both runs
     ra, rb = good.results.get(), bad.results.get()
     assert computed.results == sorted([ra.pk, rb.pk])
-    assert computed.signature.startswith("metric:paired-bs|n:1000|seed:12345|strata:genre|corr:holm|alpha:0.05")
+    assert computed.signature.startswith(
+        "metric:paired-bs|n:1000|seed:12345|strata:genre|p:normal|corr:holm-pairs+bh-cells|alpha:0.05")
     row = PairedDifference.objects.get(set=computed, figure="micro|evalb||")
     # The difference is the stored figures' difference: the statistics layer sums the same rows.
     fa = ResultCell.objects.get(result=ra, layer="evalb", genre="ALL").f
@@ -31,7 +32,13 @@ def test_scoring_a_run_stores_the_paired_tests(scored):
     assert row.significant and row.p_holm < 0.05
     # one pair only: Holm across the campaign's pairs changes nothing
     assert row.p_holm == row.p_value
-    assert set(row.cells) == {"ALL", "wsj-00a", "wsj-00b"}
+    assert set(row.cells["genres"]) == {"news", "wiki", "ALL"} and row.cells["genres"][-1] == "ALL"
+    assert row.family == 1
+    # the headline cell is not stored twice: the table's family is the other cells (two genres, one type each)
+    assert row.cells["values"][2][0] == [None] * 4 and row.cells_family == 2
+    # the test sentences per genre, for the minimum detectable effect and the design aid
+    assert set(computed.sentences) == {"news", "wiki", "ALL"}
+    assert computed.sentences["news"] + computed.sentences["wiki"] == computed.sentences["ALL"] > 0
 
 
 def test_ranking_and_comparison_pages(scored, client, organiser):
@@ -45,6 +52,8 @@ def test_ranking_and_comparison_pages(scored, client, organiser):
     compare = client.get(f"/results/{good.campaign.slug}/compare/{good.pk}/{bad.pk}/?figure=micro|evalb||")
     assert compare.status_code == 200
     assert 'class="sig" data-significant="yes"' in compare.content.decode()
+    pair = assert_one_p_value(client, good.campaign.slug, good.pk, bad.pk, "micro|evalb||")
+    assert pair["family"] == 1 and pair["mde"] > 0 and pair["mde_family"] == pair["mde"]  # one pair: one step
     data = client.get(f"/results/{good.campaign.slug}/significance.json?figure=micro|evalb||").json()
     assert data["computed"]["correction"] == "holm"
     [pair] = data["pairs"]
@@ -104,3 +113,21 @@ def test_a_figure_with_no_f_is_ranked_by_its_recall(tree_campaign, tree_gold, al
     assert "Recall (%)" in page and "F (%)" not in page
     assert page.index("gold copy") < page.index("damaged")
     assert "100.0" in page  # the gold copy's recall, where the F column would show a dash
+
+
+def test_the_design_aid_for_organisers(scored, client, organiser, alice):
+    good, bad = scored
+    slug = good.campaign.slug
+    client.force_login(alice)  # a team member: the page does not exist for them
+    assert client.get(f"/results/{slug}/design/").status_code == 404
+    client.force_login(organiser)
+    assert 'id="design-link"' in client.get(f"/console/{slug}/").content.decode()
+    page = client.get(f"/results/{slug}/design/?figure=micro|evalb||&target=2").content.decode()
+    computed = significance.latest_set(good.campaign)
+    row = PairedDifference.objects.get(set=computed, figure="micro|evalb||")
+    # over all genres: the sentences now, scaled by (MDE / 2 points)²
+    n = computed.sentences["ALL"]
+    from evaluation import design
+    expected = design.needed(n, row.se, 0.02)
+    assert f'<tr data-stratum="ALL"><th scope="row">All genres</th><td>{n}</td>' in page
+    assert f'data-needed="{expected}"' in page

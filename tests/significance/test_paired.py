@@ -16,6 +16,60 @@ from annotations.easy.schema import DEFAULT_SCHEMA
 ACCURACY = FigureSet(("acc",), lambda s: (s[:, 0] / s[:, 1])[:, None])
 
 
+def test_benjamini_hochberg_by_hand():
+    # sorted 0.01, 0.02, 0.04 (m = 3): 0.01·3/1 = 0.03, 0.02·3/2 = 0.03, 0.04·3/3 = 0.04; step-up minimum from the top
+    assert paired.benjamini_hochberg([0.04, 0.01, 0.02]) == pytest.approx([0.04, 0.03, 0.03])
+    # 0.01, 0.04, 0.045 (m = 3): 0.03, 0.06, 0.045 -> the second takes the minimum above it, 0.045
+    assert paired.benjamini_hochberg([0.045, 0.04, 0.01]) == pytest.approx([0.045, 0.045, 0.03])
+    # undefined values do not count in m: 0.02·2/1 = 0.04, 0.03·2/2 = 0.03 -> 0.03, 0.03
+    assert paired.benjamini_hochberg([0.03, None, 0.02]) == pytest.approx([0.03, None, 0.03])
+    assert paired.benjamini_hochberg([0.9, 0.8]) == [0.9, 0.9]
+    # arrays: one family per row
+    rows = paired.bh_adjust(np.array([[0.04, 0.01, 0.02], [0.5, np.nan, 0.5]]))
+    assert rows[0] == pytest.approx([0.04, 0.03, 0.03]) and rows[1][0] == 0.5 and math.isnan(rows[1][1])
+
+
+def test_benjamini_hochberg_is_never_above_holm():
+    rng = np.random.default_rng(0)
+    for m in (1, 2, 5, 49, 105):
+        for _ in range(200):
+            p = rng.random(m) ** rng.uniform(0.2, 5)  # from all clearly null to many tiny values
+            p[rng.random(m) < 0.1] = np.nan
+            bh, ho = paired.bh_adjust(p), paired.holm_adjust(p)
+            known = ~np.isnan(p)
+            assert (np.isnan(bh) == ~known).all() and (bh[known] <= ho[known] + 1e-15).all()
+            assert (bh[known] >= p[known] * (1 - 1e-12)).all()
+
+
+def test_replicability_counts_by_hand():
+    # Dror et al. 2017: four genres, one-sided p 0.001, 0.01, 0.03, 0.4 at alpha 0.05.
+    p = [0.03, 0.001, 0.4, 0.01]
+    # Bonferroni partial conjunction: u=1: 4·0.001 = 0.004; u=2: 3·0.01 = 0.03; u=3: 2·0.03 = 0.06 > 0.05 -> k = 2
+    assert paired.partial_conjunction(p, 2) == pytest.approx(0.03)
+    assert paired.replicability(p) == 2
+    # = the number of Holm rejections: 0.004, 0.03, 0.06, 0.4
+    assert sum(1 for v in paired.holm(p) if v <= 0.05) == 2
+    # Fisher, u=3: -2 (ln 0.03 + ln 0.4) = 8.8456, χ² with 4 dof: e^(-4.4228) (1 + 4.4228) = 0.0648 > 0.05
+    assert paired.partial_conjunction(p, 3, "fisher") == pytest.approx(math.exp(-4.42279) * 5.42279, rel=1e-4)
+    # u=2: -2 (ln 0.01 + ln 0.03 + ln 0.4) = 18.0560, 6 dof: e^(-9.0280) (1 + 9.0280 + 9.0280²/2) = 0.006094
+    assert paired.partial_conjunction(p, 2, "fisher") == pytest.approx(0.006094, rel=1e-3)
+    assert paired.replicability(p, method="fisher") == 2
+    assert paired.replicability([0.2, None, 0.3]) == 0
+    # every row at once: the same counts
+    rng = np.random.default_rng(4)
+    rows = rng.random((300, 6)) ** 4
+    rows[rng.random((300, 6)) < 0.15] = np.nan
+    for method in ("bonferroni", "fisher"):
+        assert paired.replicability_counts(rows, 0.05, method).tolist() == [
+            paired.replicability(list(r), 0.05, method) for r in rows]
+
+
+def test_minimum_detectable_effect():
+    # (z(0.975) + z(0.8))·se = (1.959964 + 0.841621)·se; Bonferroni's first step for 45 pairs: z(1 - 0.05/90)
+    assert paired.detectable(0.01) == pytest.approx(0.0280159, rel=1e-5)
+    assert paired.detectable(0.01, family=45) == pytest.approx((3.260767 + 0.841621) * 0.01, rel=1e-5)
+
+
 def test_holm_by_hand():
     # sorted: 0.01 (x3 = 0.03), 0.02 (x2 = 0.04), 0.04 (x1 = 0.04); back in the given order
     assert holm([0.04, 0.01, 0.02]) == pytest.approx([0.04, 0.03, 0.04])
@@ -33,8 +87,17 @@ def test_a_clearly_better_run_is_significant_and_the_interval_excludes_zero():
     assert comp.diff["ALL"][0] == pytest.approx(0.75)   # 1 - 10/40
     assert comp.diff["web"][0] == pytest.approx(0.5)    # web holds the last 20: 10 of them right in B
     assert comp.low["ALL"][0] > 0
-    # No centred resample reaches 0.75 away from 0 (the spread is far smaller): p = 1 / (200 + 1)
-    assert comp.p["ALL"][0] == pytest.approx(1 / 201)
+    # The p-value is the normal tail of the bootstrap distribution: erfc(|d| / (se·√2)), with se the standard
+    # deviation of the 200 resampled differences (every resample holds the same 20 sentences of each genre).
+    from evaluation import stats
+    draws = list(stats.resampling_weights(strata, 200, 7))
+    resampled_b = sum(w @ b[idx] for _, idx, w in draws)
+    d = 1.0 - resampled_b[:, 0] / resampled_b[:, 1]  # A is 1 in every resample
+    assert comp.se["ALL"][0] == pytest.approx(d.std(ddof=1))
+    assert comp.p["ALL"][0] == pytest.approx(math.erfc(0.75 / (d.std(ddof=1) * math.sqrt(2))))
+    assert comp.p["ALL"][0] < 1e-20  # no floor at 1 / (B + 1): a family of thousands can reach its threshold
+    # the interval is d ± 1.96 se: it leaves out 0 exactly when p < 0.05
+    assert comp.low["ALL"][0] == pytest.approx(0.75 - 1.959964 * d.std(ddof=1), abs=1e-5)
 
 
 def test_identical_runs_differ_by_nothing():
@@ -42,8 +105,17 @@ def test_identical_runs_differ_by_nothing():
     a = np.column_stack([rng.integers(0, 5, 30), np.full(30, 5)])
     comp = paired_test(a, a.copy(), ["g"] * 30, ACCURACY, resamples=100, seed=1)
     assert comp.diff["ALL"][0] == 0.0
-    assert comp.p["ALL"][0] == 1.0  # every resampled difference is 0, as far from 0 as the observed one
+    assert comp.p["ALL"][0] == 1.0  # no difference, and none in any resample
     assert comp.low["ALL"][0] == comp.high["ALL"][0] == 0.0
+
+
+def test_no_spread_in_the_resamples_is_untestable_not_significant():
+    # one sentence holds the only item: in every resample that defines the figure, A has it and B not
+    a = np.array([[1, 1]] + [[0, 0]] * 9)
+    b = np.array([[0, 1]] + [[0, 0]] * 9)
+    comp = paired_test(a, b, ["g"] * 10, ACCURACY, resamples=100, seed=2)
+    assert comp.diff["ALL"][0] == 1.0 and comp.se["ALL"][0] == 0.0
+    assert math.isnan(comp.p["ALL"][0])
 
 
 def test_approximate_randomisation():
@@ -117,3 +189,34 @@ def test_every_pair_at_once_is_each_pair_alone():
 
 def test_methods_named():
     assert paired.METHODS == ("bootstrap", "ar")
+
+
+def test_sentences_needed_by_hand():
+    from evaluation import design
+
+    # 400 sentences give se 0.5 point: MDE (1.959964 + 0.841621) x 0.005 = 0.014008; to detect 1 point,
+    # 400 x (1.4008)² = 784.9 -> 785 sentences; to detect 2 points a quarter of that, 196.2 -> 197
+    assert design.needed(400, 0.005, 0.01) == 785
+    assert design.needed(400, 0.005, 0.02) == 197
+    rows = design.plan({"news": 300, "web": 100, "ALL": 400}, {"news": 0.006, "web": None, "ALL": 0.005}, 0.01)
+    assert [(r.stratum, r.needed) for r in rows] == [("news", math.ceil(300 * (2.801585 * 0.6) ** 2)),
+                                                     ("web", None), ("ALL", 785)]
+    assert rows[-1].detectable == pytest.approx(0.014008, abs=1e-6)
+    assert design.split(785, {"news": 300, "web": 100, "ALL": 400}) == {"news": 589, "web": 197}
+    with pytest.raises(ValueError):
+        design.needed(400, 0.005, 0)
+
+
+def test_a_family_of_thousands_can_reach_its_threshold_with_a_thousand_resamples():
+    # A counted p-value is at least 1/1001: Holm across 4,950 pairs needs p < 0.05/4950 = 1.0e-5 at its first
+    # step, which no count of 1,000 resamples can give. The bootstrap's normal p has no such floor.
+    rng = np.random.default_rng(3)
+    strata = ["a"] * 150 + ["b"] * 150
+    a = np.column_stack([rng.binomial(10, 0.85, 300), np.full(300, 10)])
+    b = np.column_stack([rng.binomial(10, 0.75, 300), np.full(300, 10)])
+    p = paired_test(a, b, strata, ACCURACY, resamples=1000, seed=1).p["ALL"][0]
+    assert p < 0.05 / 4950 / 100
+    assert paired.holm([p] + [0.5] * 4949)[0] < 0.05
+    # approximate randomisation counts: its shuffles are raised to what the family needs (twice m / alpha)
+    assert paired.shuffles_needed(4950) == 198000 and paired.shuffles_needed(45) == 1800
+    assert 1 / (paired.shuffles_needed(104) + 1) < 0.05 / 104

@@ -16,16 +16,17 @@ from evaluation import metrics, stats
 from evaluation.deps.errorlab import insert_errors
 from evaluation.metrics.base import value_at, with_intervals
 from evaluation.trees import score_trees
+from tests.conftest import sequoia_trees
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def ptb_pair(ptb_sample):
-    """Ten PTB sample files as gold, and the same trees with attachment and label errors inserted."""
-    gold = []
-    for n in range(1, 11):
-        gold += read_sentences(ptb_sample / f"wsj_{n:04d}.mrg")[0]
+def tree_pair(tmp_path_factory):
+    """300 Sequoia trees as gold, and the same trees with attachment and label errors inserted."""
+    path = tmp_path_factory.mktemp("trees") / "europar.mrg"
+    path.write_text(sequoia_trees("europar", 300), encoding="utf-8")
+    gold = read_sentences(path)[0]
     test = list(gold)
     for error in ("ATTACH I", "LABEL I"):
         out = insert_errors(test, error, seed=4, per_type=15)
@@ -35,8 +36,8 @@ def ptb_pair(ptb_sample):
 
 
 @pytest.mark.parametrize("name", metrics.TREE_METRICS)
-def test_tree_figures_from_summed_rows_are_the_engines(name, ptb_pair):
-    gold, test = ptb_pair
+def test_tree_figures_from_summed_rows_are_the_engines(name, tree_pair):
+    gold, test = tree_pair
     metric = metrics.get(name)
     doc = score_trees(gold, test, name)
     rows = metric.rows(doc)
@@ -113,10 +114,10 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("name", metrics.TREE_METRICS)
-def test_trees_bootstrap_adds_an_interval_beside_every_ratio(name, ptb_pair, tmp_path):
+def test_trees_bootstrap_adds_an_interval_beside_every_ratio(name, tree_pair, tmp_path):
     from annotations.trees.penn import write_penn
 
-    gold, test = ptb_pair
+    gold, test = tree_pair
     (tmp_path / "gold.mrg").write_text(write_penn(gold), encoding="utf-8")
     (tmp_path / "test.mrg").write_text(write_penn(test), encoding="utf-8")
     base = ["trees", "--gold", str(tmp_path / "gold.mrg"), "--test", str(tmp_path / "test.mrg"), "--metric", name,

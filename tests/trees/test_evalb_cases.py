@@ -34,6 +34,7 @@ from evaluation.trees.evalb import (
     read_evalb_text,
     score_evalb,
 )
+from tests.conftest import sequoia_mrg
 
 REPO = Path(__file__).resolve().parents[2]
 GOLD = "(S (A (P this)) (B (Q is) (A (R a) (T test))))"
@@ -167,7 +168,7 @@ def test_indented_line_and_empty_line_stay_line_layout(tmp_path):
     assert [r["status"] for r in doc["sentences"]] == ["ok", "skip", "ok"]
 
 
-def test_ambiguous_layout_is_refused(tmp_path, shared_data, ptb_sample):
+def test_ambiguous_layout_is_refused(tmp_path, shared_data):
     """Mostly one-line sentences, an empty line, and a tree broken over two lines: line layout
     (empty line = a sentence, two malformed lines) and tree layout (empty line = separator)
     pair the sentences differently. No guess: an error that asks for --layout."""
@@ -178,7 +179,7 @@ def test_ambiguous_layout_is_refused(tmp_path, shared_data, ptb_sample):
     sents, _ = read_sentences(tmp_path / "t", layout="trees")
     assert len(sents) == 4
     # a real .mrg file (indented, blank lines between multi-line trees) is still tree layout
-    assert detect_layout((ptb_sample / "wsj_0001.mrg").read_text()) == "trees"
+    assert detect_layout(sequoia_mrg("annodis", 4)) == "trees"
     proc = _evalb(tmp_path, (GOLD + "\n") * 5, text, None)
     assert proc.returncode == 2 and b"--layout" in proc.stderr
 
@@ -295,17 +296,17 @@ def test_streamed_json_is_the_document(tmp_path, shared_data):
     assert proc.stdout.decode() == format_evalb(doc)
 
 
-def test_plain_reader_equals_the_general_reader(shared_data, ptb_sample):
-    """_read_plain (str methods) and _read_line (one regex) read every line alike: the PTB sample
-    and Sequoia lines, plus damaged copies (tabs, an extra or missing bracket, "( )", a word
+def test_plain_reader_equals_the_general_reader(shared_data):
+    """_read_plain (str methods) and _read_line (one regex) read every line alike: Sequoia lines
+    (as shipped and as re-written by our writer), plus damaged copies (tabs, an extra or missing bracket, "( )", a word
     outside a terminal, "(X )", a space before a closing bracket)."""
     import random
 
     from annotations.trees.penn import read_penn
 
-    lines = [t.to_penn() for p in sorted((ptb_sample).glob("wsj_00[0-2]*.mrg"))
-             for t in read_penn(p, strip_outer=False)]
     seq = (shared_data / "sequoia-const" / "sequoia-corpus+fct.mrg_strict").read_text(encoding="utf-8")
+    lines = [t.to_penn() for t in read_penn(shared_data / "sequoia-const" / "sequoia-corpus+fct.mrg_strict",
+                                            strip_outer=False)[1500:2500]]
     lines += [s for s in seq.split("\n") if s.strip()][:1500]
     rng = random.Random(12)
     damaged = []

@@ -168,21 +168,6 @@ def test_stranded_adverb_before_negation():
     assert (row["standard"], row["candidate"], row["matched"]) == (2, 2, 2)
 
 
-def test_stranded_adverb_before_negation_in_the_ptb_sample(ptb_sample):
-    """wsj_0112.mrg, tree 23: "The president could probably not avoid this restriction ..." has the
-    same construction: "could" and "not" go, "probably" stays and opens the verb phrase."""
-    from annotations.trees.penn import read_penn
-
-    tree = read_penn(ptb_sample / "wsj_0112.mrg")[22]
-    words = tree.words()
-    assert words[:5] == ["The", "president", "could", "probably", "not"]
-    erase, moves = erasures(tree, PENN)
-    assert 2 in erase and 4 in erase and 3 not in erase
-    text = to_unlabelled(reduced(tree, erase, moves)[0])
-    assert text.startswith("((The president) (probably avoid (this restriction) (by ")
-    assert " not " not in f" {text} " and "could" not in text.split()
-
-
 # -- the readings this project takes where Black et al. (1991) are silent ----------------------------
 def test_negation_is_recognised_by_its_word_whatever_its_tag_in_the_penn_table():
     """The penn table has no negation tag, so *not* tagged NN (a tagger's slip) is still negation:

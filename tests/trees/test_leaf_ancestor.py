@@ -6,7 +6,7 @@ import random
 import pytest
 
 from annotations.errors import InputError
-from annotations.trees.penn import parse_penn, read_penn
+from annotations.trees.penn import parse_penn
 from annotations.trees.square import parse_square
 from evaluation.trees import score_trees
 from evaluation.trees.leaf_ancestor import (
@@ -19,6 +19,7 @@ from evaluation.trees.leaf_ancestor import (
     load_costs,
     parse_costs,
 )
+from tests.conftest import sequoia_trees
 
 GOLD = "[S [N1 two [N1 tax revision ] bills ] were passed ]"
 TEST = "[S [NP two tax revision bills ] were passed ]"
@@ -63,11 +64,11 @@ def test_strict_costs_are_indel_distance():
     assert round(la_sentence(g, t, STRICT)["score"], 3) == round((4 + 2 + 2 + 4 + 6 + 6) / 36, 3) == 0.667
 
 
-def test_rapidfuzz_indel_equals_the_general_dp(ptb_sample):
+def test_rapidfuzz_indel_equals_the_general_dp():
     """The strict table through the weighted DP gives rapidfuzz's Indel distance."""
     general = Costs("strict-dp", default=2.0, pairs={frozenset(("x", "y")): 2.0})  # forces the DP path
     assert not general.is_indel and STRICT.is_indel
-    trees = read_penn(ptb_sample / "wsj_0003.mrg")
+    trees = parse_penn(sequoia_trees("frwiki", 30))
     seqs = [lin for t in trees for _, lin in lineages(t)]
     rng = random.Random(7)
     for _ in range(300):
@@ -106,11 +107,11 @@ def test_words_differ_reported_with_location():
     assert (info.value.problems[0].line, info.value.problems[0].sentence) == (4, "1")
 
 
-def test_sampson_shortcut_is_exact(ptb_sample):
+def test_sampson_shortcut_is_exact():
     """The rapidfuzz shortcut used for sampson2003 gives the plain DP's distance."""
     from evaluation.trees.leaf_ancestor import _memo, _weighted
 
-    trees = read_penn(ptb_sample / "wsj_0010.mrg") + read_penn(ptb_sample / "wsj_0011.mrg")
+    trees = parse_penn(sequoia_trees("emea", 40))
     seqs = [lin for t in trees for _, lin in lineages(t)]
     rng = random.Random(11)
     extra = [["S", "[", "SBAR", "]"], ["SBAR", "S", "]"], ["NP", "N1", "[", "S"], ["[", "NX", "NP", "S", "]"]]

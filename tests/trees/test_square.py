@@ -5,8 +5,9 @@ import pytest
 
 from annotations.errors import InputError
 from annotations.trees.detect import detect_format, is_line_layout, parse_trees
-from annotations.trees.penn import parse_penn, read_penn, write_penn
+from annotations.trees.penn import parse_penn, write_penn
 from annotations.trees.square import parse_square, write_square
+from tests.conftest import sequoia_mrg, sequoia_trees
 
 
 def test_bare_words_and_single_word_phrases():
@@ -23,9 +24,9 @@ def test_square_round_trip_and_penn_conversion():
     assert parse_penn(write_penn(trees)) == trees
 
 
-def test_ptb_sample_through_square_keeps_brackets_and_words(ptb_sample):
-    for path in sorted((ptb_sample).glob("wsj_000*.mrg")):
-        trees = read_penn(path)
+def test_treebank_through_square_keeps_brackets_and_words():
+    for source in ("annodis", "europar", "frwiki"):
+        trees = parse_penn(sequoia_trees(source, 40))
         back = parse_square(write_square(trees))
         assert [t.words() for t in back] == [t.words() for t in trees]
         assert [[s for s in t.spans()] for t in back] == [[s for s in t.spans()] for t in trees]
@@ -40,12 +41,12 @@ def test_malformed_square():
     assert (info.value.problems[0].line, info.value.problems[0].sentence) == (2, "2")
 
 
-def test_detection(shared_data, ptb_sample):
+def test_detection(shared_data):
     assert detect_format("\n  (S (A a))") == "penn"
     assert detect_format("[S a ]") == "square"
     with pytest.raises(InputError):
         detect_format("S a", file="f")
     assert parse_trees("[S a b ]")[0].label == "S"
-    mrg = (ptb_sample / "wsj_0001.mrg").read_text()
+    mrg = sequoia_mrg("annodis", 4)
     assert not is_line_layout(mrg)
     assert is_line_layout((shared_data / "evalb-sample" / "sample.gld").read_text())

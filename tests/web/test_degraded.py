@@ -108,3 +108,63 @@ def test_the_embedded_sqlite_default_uses_wal_a_busy_timeout_and_immediate_trans
     assert out.stdout.split() == ["wal", "20000", "IMMEDIATE"]
     # WAL is a property of the file: another connection sees it too
     assert sqlite3.connect(tmp_path / "db.sqlite3").execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def _upload(api, campaign):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from tests import factories
+
+    return api.post(f"/api/campaigns/{campaign.slug}/runs/",
+                    {"name": "run", "file": SimpleUploadedFile("run.zip", factories.gold_run_zip())},
+                    format="multipart")
+
+
+def _kept_files(root) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and "gold" not in p.parts
+                  and "corpus" not in str(p))
+
+
+@pytest.fixture
+def team_api(campaign, team_a, alice):
+    api = APIClient()
+    api.force_authenticate(alice)
+    return api
+
+
+def test_a_staging_directory_that_cannot_be_written_gives_503_and_keeps_nothing(campaign, team_api, settings):
+    """A real fault: the staging directory's path is taken by a file, so no staging file can be made there."""
+    from pathlib import Path
+
+    from campaign.models import Run
+    from campaign.services.runs import staging_dir
+
+    staging = staging_dir()
+    staging.rmdir()
+    staging.write_text("in the way")
+    media_before = _kept_files(Path(settings.MEDIA_ROOT))
+    response = _upload(team_api, campaign)
+    assert response.status_code == 503, response.content
+    assert response["Retry-After"] == "30" and response.json()["retry_after"] == 30
+    assert not Run.objects.exists()
+    assert _kept_files(Path(settings.MEDIA_ROOT)) == media_before
+    staging.unlink()  # the fault clears: the same upload is accepted
+    assert _upload(team_api, campaign).status_code == 201
+
+
+@pytest.mark.parametrize("where", ["django.core.files.storage.FileSystemStorage._save",
+                                   "campaign.services.runs.unpack"])
+def test_storage_that_refuses_a_write_gives_503_and_keeps_nothing(campaign, team_api, settings, where):
+    from pathlib import Path
+
+    from campaign.models import Run
+    from campaign.services.runs import staging_dir
+
+    media_before = _kept_files(Path(settings.MEDIA_ROOT))
+    with mock.patch(where, side_effect=PermissionError(13, "Permission denied")):
+        response = _upload(team_api, campaign)
+    assert response.status_code == 503 and response["Retry-After"] == "30"
+    assert response["Content-Type"] == "application/json"
+    assert not Run.objects.exists()
+    assert _kept_files(Path(settings.MEDIA_ROOT)) == media_before
+    assert list(staging_dir().iterdir()) == []  # neither the staged upload nor an unpack folder stays

@@ -15,8 +15,8 @@ from campaign.models import Run, RunStatus
 from campaign.services.runs import staging_dir
 from evaluation import delivery, recovery, services
 from evaluation.models import Result
-from evaluation.tasks import score_run
-from tests.web.helpers import stored_run
+from evaluation.tasks import score_run, validate_run
+from tests.web.helpers import deliver, stored_run
 
 
 @pytest.fixture
@@ -34,8 +34,8 @@ def test_the_upload_commits_the_outbox_mark_with_the_run(uploaded):
 
 
 def test_a_second_delivery_is_a_no_op_that_says_so(uploaded):
-    assert score_run.apply(args=[uploaded.pk]).get() == "scored"
-    assert score_run.apply(args=[uploaded.pk]).get() == "already scored: duplicate delivery ignored"
+    assert deliver(uploaded.pk) == "scored"
+    assert deliver(uploaded.pk) == "already scored: duplicate delivery ignored"
     assert Result.objects.filter(run=uploaded).count() == 1
 
 
@@ -48,7 +48,7 @@ def test_a_delivery_finding_a_live_holder_leaves_the_run_alone(uploaded, setting
     assert 55 < refused.value.retry_in <= 56
     assert "duplicate delivery ignored" in str(refused.value)
     # in process there is nobody to wait for: the task says so and does nothing
-    assert "being scored by other-host" in score_run.apply(args=[uploaded.pk]).get()
+    assert "being scored by other-host" in deliver(uploaded.pk)
     assert not Result.objects.exists()
 
 
@@ -79,14 +79,14 @@ def test_a_delivery_that_lost_its_claim_stores_nothing(uploaded):
         return document
 
     with mock.patch.object(services, "score_run_files", score_then_lose_the_claim):
-        assert score_run.apply(args=[uploaded.pk]).get() == delivery.DUPLICATE
+        assert deliver(uploaded.pk) == delivery.DUPLICATE
     assert not Result.objects.exists()
     uploaded.refresh_from_db()
     assert uploaded.status == RunStatus.SCORING and uploaded.claimed_by == "the-new-holder"
 
 
 def test_the_database_allows_one_result_per_run_round_and_scorer_version(uploaded):
-    score_run.apply(args=[uploaded.pk])
+    deliver(uploaded.pk)
     first = Result.objects.get(run=uploaded)
     with pytest.raises(IntegrityError), transaction.atomic():
         Result.objects.create(run=uploaded, metric=first.metric, signature="x", scorer_version=first.scorer_version,
@@ -99,7 +99,7 @@ def test_the_database_allows_one_result_per_run_round_and_scorer_version(uploade
 def test_rescoring_opens_a_new_round(campaign, uploaded, django_capture_on_commit_callbacks):
     from tests import factories
 
-    score_run.apply(args=[uploaded.pk])
+    deliver(uploaded.pk)
     with django_capture_on_commit_callbacks(execute=True):
         services.rescore(uploaded, factories.make_user("organiser"))
     rounds = sorted(Result.objects.filter(run=uploaded).values_list("scoring_round", flat=True))
@@ -110,7 +110,7 @@ def test_rescoring_opens_a_new_round(campaign, uploaded, django_capture_on_commi
 
 def test_an_upload_while_the_broker_is_down_is_kept_and_queued_by_the_sweep(campaign, team_a, alice,
                                                                              django_capture_on_commit_callbacks):
-    with mock.patch.object(score_run, "delay", side_effect=OSError("broker away")):
+    with mock.patch.object(validate_run, "delay", side_effect=OSError("broker away")):
         run = stored_run(campaign, team_a, alice, capture=django_capture_on_commit_callbacks)
     assert run.status == RunStatus.UPLOADED and run.dispatch_pending
     assert "waiting for the scoring queue" in run.status_reason
@@ -171,3 +171,68 @@ def test_staging_cleanup_removes_what_dead_workers_left_only(storage):
     live.mkdir()
     assert recovery.clean_staging(max_age_seconds=3900) == 2
     assert sorted(p.name for p in root.iterdir()) == ["run-unpack-live"]
+
+
+def test_a_holder_that_lost_its_claim_writes_nothing(uploaded):
+    """Paused past its lease and taken over: every later write of the old holder is refused under the lock."""
+    old = delivery.claim(uploaded.pk, "old-holder")
+    delivery.write(old, status=RunStatus.VALIDATING, progress=10)
+    Run.objects.filter(pk=uploaded.pk).update(claimed_by="new-holder", scoring_attempts=2)  # the takeover
+    for write in ({"status": RunStatus.FAILED, "reason": "interrupted"}, {"progress": 90},
+                  {"validation_report": {"valid": True}}, {"status": RunStatus.QUEUED, "scoring_attempts": 0}):
+        with pytest.raises(delivery.LostClaim):
+            delivery.write(old, **write)
+    token = delivery._current.set(old)
+    try:
+        services.ThrottledProgress(uploaded.pk)(1, 1)  # progress goes through the same fence
+        assert services.store_result(uploaded, {"signature": "s", "scorer_version": "v"}, metric="easy") is None
+    finally:
+        delivery._current.reset(token)
+    delivery.release(old, attempt_used=False)  # nor does its release touch the new holder's claim or attempts
+    uploaded.refresh_from_db()
+    assert (uploaded.status, uploaded.progress, uploaded.validation_report) == (RunStatus.VALIDATING, 10, {})
+    assert (uploaded.claimed_by, uploaded.scoring_attempts) == ("new-holder", 2)
+    assert not Result.objects.exists()
+
+
+def test_a_run_holding_its_rounds_result_is_scored_never_failed(uploaded, settings):
+    """What a stale writer used to leave: a result of the current round under a working status, attempts used up.
+    The next claim (a sweep's re-queue) marks it scored instead of failing it."""
+    settings.PARSEVAL_MAX_SCORING_ATTEMPTS = 3
+    assert deliver(uploaded.pk) == "scored"
+    Run.objects.filter(pk=uploaded.pk).update(status=RunStatus.SCORING, scoring_attempts=3, claimed_by="",
+                                              status_changed_at=timezone.now() - timedelta(hours=2))
+    assert uploaded in recovery.runs_to_dispatch()
+    assert score_run.apply(args=[uploaded.pk]).get() == "already scored: duplicate delivery ignored"
+    uploaded.refresh_from_db()
+    assert uploaded.status == RunStatus.SCORED and Result.objects.filter(run=uploaded).count() == 1
+
+
+def test_validation_hands_a_test_run_to_the_scoring_queue_and_a_dev_check_is_scored_on_its_own(
+        campaign, team_a, alice, django_capture_on_commit_callbacks):
+    from annotations.models import GoldSentence
+    from config.celery import app
+
+    dev = GoldSentence.objects.filter(sentence__document__name="mail_10").order_by("sentence__position")[:20]
+    GoldSentence.objects.filter(pk__in=[g.pk for g in dev]).update(subset="dev")
+    campaign.runs_per_team = 10
+    campaign.save(update_fields=["runs_per_team"])
+    sent = []
+    with mock.patch.object(type(app.tasks["evaluation.tasks.score_run"]), "delay",
+                           side_effect=lambda *a: sent.append(("score_run", a)) or mock.Mock(id="t")):
+        test_run = stored_run(campaign, team_a, alice, capture=django_capture_on_commit_callbacks)
+        dev_run = stored_run(campaign, team_a, alice, scope="dev", capture=django_capture_on_commit_callbacks)
+    test_run.refresh_from_db()
+    dev_run.refresh_from_db()
+    # the test run waits, valid, for the scoring queue; its outbox mark is cleared once the task is sent
+    assert test_run.status == RunStatus.QUEUED and test_run.validation_report["valid"]
+    assert not test_run.dispatch_pending and test_run.scoring_attempts == 0 and test_run.claimed_by == ""
+    assert sent == [("score_run", (test_run.pk,))]
+    # the development check never went to the scoring queue
+    assert dev_run.status == RunStatus.SCORED and dev_run.results.count() == 1
+    from campaign import kinds
+    from config import queues
+
+    assert queues.route(kinds.VALIDATE_RUN_TASK, (), {}, {}) == {"queue": "validation"}
+    assert queues.route(kinds.SCORE_RUN_TASK, (), {}, {}) == {"queue": "scoring"}
+    assert queues.route(kinds.SIGNIFICANCE_TASK, (), {}, {}) == {"queue": "significance"}

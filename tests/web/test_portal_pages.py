@@ -39,7 +39,7 @@ def test_home_lists_visible_campaigns_only(client, campaign, db):
 def test_campaign_page_shows_genres_and_team_forms(client, campaign, alice):
     client.force_login(alice)
     page = client.get(reverse("portal:campaign", kwargs={"slug": campaign.slug})).content.decode()
-    for genre in ("General", "Mail", "Oral"):
+    for genre in ("General press", "E-mail", "Oral transcripts"):
         assert genre in page
     assert "Create a team" in page and "Join a team" in page
 
@@ -137,7 +137,14 @@ def test_campaign_page_links_each_role_to_its_governance_pages(client, campaign,
 
     client.force_login(alice)
     page = client.get(url).content.decode()
-    assert dev_sample in page and opt_in in page
+    # no development sample yet: no link (the download would answer 404)
+    assert opt_in in page and dev_sample not in page and client.get(dev_sample).status_code == 404
+    from annotations.models import GoldSentence
+
+    first = GoldSentence.objects.filter(sentence__document__campaign=campaign).order_by("pk").first()
+    GoldSentence.objects.filter(pk=first.pk).update(subset="dev")
+    page = client.get(url).content.decode()
+    assert dev_sample in page and opt_in in page and client.get(dev_sample).status_code == 200
     assert audit_log not in page and gold not in page  # gold is not released while the campaign is open
 
     client.force_login(bob)  # registered, in no team

@@ -27,22 +27,15 @@ from django.urls import reverse
 
 from annotations.easy import read_document, write_document
 from annotations.errors import InputError
+from annotations.names import EASY_GENRE_NAMES
 from campaign import demo, kinds
-from campaign.models import Campaign, CampaignState, Publication, Run, RunStatus
+from campaign.models import Campaign, CampaignState, Publication, Run, RunStatus, TeamFigures
 
 DEFAULT_SLUG = "easy-reference-demo"
 NAME = "EASY reference (demo)"
 ORGANISER = ("organiser", "demo-organiser-pw")
-GENRE_NAMES = {
-    "general": "General press",
-    "litteraire": "Literature",
-    "mail": "E-mail",
-    "medical": "Medical",
-    "oral": "Oral transcripts",
-    "questions": "Questions",
-}
+GENRE_NAMES = EASY_GENRE_NAMES
 DEV_RATIO = 0.1  # of each genre's annotated sentences: the public development sample
-DEV_SEED = 2026
 GUIDE_FILE = "easy-annotation-guide-examples.zip"
 PATH_TO_PUBLISHED = [CampaignState.OPEN, CampaignState.CLOSED, CampaignState.SCORED,
                      CampaignState.RELEASED, CampaignState.PUBLISHED]
@@ -82,7 +75,8 @@ def organisers_group() -> Group:
 
 
 class Command(BaseCommand):
-    help = "Load the demo campaign (EASY reference corpus, four teams, synthetic scored runs, published)."
+    help = ("Load the demo campaigns (EASY reference corpus, four teams, synthetic and real scored runs, published; "
+            "constituency and dependency demos; an open practice campaign where the demo teams can upload).")
 
     def add_arguments(self, parser):
         parser.add_argument("--slug", default=DEFAULT_SLUG, help=f"campaign slug (default {DEFAULT_SLUG})")
@@ -96,6 +90,8 @@ class Command(BaseCommand):
                             help="skip the constituency (French Sequoia trees) and dependency (UD French) demo campaigns")
         parser.add_argument("--no-real", action="store_true",
                             help="skip the real parser runs (spaCy), which parse the corpora the first time")
+        parser.add_argument("--no-open", action="store_true",
+                            help="skip the open campaign where the demo teams can try uploads (French UD practice)")
 
     def handle(self, *args, **options):
         # Each run scored in process would recompute its campaign's paired tests: once per campaign at the end.
@@ -104,7 +100,8 @@ class Command(BaseCommand):
             self.stdout.write("Computing the paired significance tests of each campaign ...")  # at the block's end
         self._summary(*summary)  # last, so that the URLs and logins end the output
 
-    def _build(self, *, slug, data, documents, bootstrap, base_url, no_kinds=False, no_real=False, **options):
+    def _build(self, *, slug, data, documents, bootstrap, base_url, no_kinds=False, no_real=False, no_open=False,
+               **options):
         source = Path(data) if data else Path(settings.DATA_DIR) / "easy-ref" / "ref"
         gold_paths = self._gold_paths(source, documents)
         organiser = self._organiser()
@@ -125,6 +122,8 @@ class Command(BaseCommand):
             teams.append(real_team)
         if not no_kinds:
             self._kinds(organiser, teams, base_url)
+        if not no_open:
+            self._open(organiser, teams, base_url)
         return campaign, teams, base_url
 
     # -- steps -------------------------------------------------------------------------------
@@ -165,6 +164,8 @@ class Command(BaseCommand):
             "publication": Publication.CODED,
             "corpus_public": True,
             "dev_sample_public": True,
+            # A demonstration shows every figure; its console says what that choice costs a real campaign.
+            "team_figures": TeamFigures.FULL,
             "runs_per_team": 3,
             # Real parsers' runs come as CoNLL-U (UD), converted to EASY on upload.
             "metrics": {"run_formats": ["easy-xml", "conllu"]},
@@ -191,11 +192,11 @@ class Command(BaseCommand):
                           f"{summary.words} words in {len(summary.genres) or campaign.genres.count()} genres.")
 
     def _dev_sample(self, campaign: Campaign, organiser) -> None:
-        """A seeded tenth of each genre's annotated sentences as the public development sample."""
+        """A tenth of each genre's annotated sentences, drawn under a secret key, as the public development sample."""
         from campaign.subsets import sample_test_subset, subset_counts
 
         if campaign.state == CampaignState.DRAFT and not subset_counts(campaign)["dev"]:
-            summary = sample_test_subset(campaign, ratio=1 - DEV_RATIO, dev_ratio=DEV_RATIO, seed=DEV_SEED,
+            summary = sample_test_subset(campaign, ratio=1 - DEV_RATIO, dev_ratio=DEV_RATIO,
                                          actor=organiser)
             self.stdout.write(f"Development sample: {summary.totals['dev']} sentences "
                               f"(test set: {summary.totals['test']}).")
@@ -344,6 +345,15 @@ class Command(BaseCommand):
             f"{base_url}{reverse('results:campaign', args=[campaign.slug])}" for campaign in built]
         self.kind_lines.append(f"  Error lab: {base_url}{reverse('lab:error_lab', args=[built[0].slug])}  (organiser)")
 
+    def _open(self, organiser, teams, base_url: str) -> None:
+        from campaign.demo_open import OPEN_SLUG, RUNS_DIR, load_open_demo
+
+        open_campaign = load_open_demo(organiser, {spec["user"]: user for spec, _, user in teams},
+                                       {spec["user"]: spec["name"] for spec, _, _ in teams}, self.stdout.write)
+        self.open_lines = [
+            f"  {open_campaign.name} ({open_campaign.state}): {base_url}{open_campaign.get_absolute_url()}",
+            f"  every demo user's team may upload there; files to try: data/{RUNS_DIR}/{OPEN_SLUG}/ (see its README)"]
+
     def _summary(self, campaign: Campaign, teams, base_url: str) -> None:
         runs = campaign.runs.filter(synthetic=True, status=RunStatus.SCORED).count()
         real = campaign.runs.filter(synthetic=False, status=RunStatus.SCORED).count()
@@ -358,6 +368,10 @@ class Command(BaseCommand):
         if getattr(self, "kind_lines", None):
             self.stdout.write("Other kinds:")
             for line in self.kind_lines:
+                self.stdout.write(line)
+        if getattr(self, "open_lines", None):
+            self.stdout.write("Try it as a team (open campaign):")
+            for line in self.open_lines:
                 self.stdout.write(line)
         self.stdout.write("Logins (user name / password):")
         self.stdout.write(f"  {ORGANISER[0]:<10} / {ORGANISER[1]:<20} organiser (console and admin)")

@@ -15,6 +15,7 @@ from django.shortcuts import redirect
 from annotations.errors import InputError, Problem
 from annotations.limits import tree_nodes
 from annotations.models import GoldDocument
+from annotations.plausibility import tree_counts
 from annotations.trees.detect import read_sentences
 from annotations.trees.penn import Forest, write_penn
 from annotations.trees.transforms import make_transform
@@ -79,6 +80,9 @@ class ConstituencyKind(SentenceKind):
                 problems.append(Problem("a bracket with no word under it, such as (NP ): not allowed in a tree",
                                         file=display, line=p.line, sentence=p.sid))
         return problems
+
+    def plausibility_counts(self, parsed: Parsed) -> dict[str, int]:
+        return tree_counts(parsed.unit)
 
     def sizes(self, parsed: Parsed) -> dict[str, int]:
         # the reader has already refused trees nested too deep

@@ -31,6 +31,13 @@ from .diagnostics import run_diagnostics as diagnose
 _MISSING = format_html('<td class="muted" title="{}">–</td>', "not scored or not submitted")
 
 
+def counts(cell: dict) -> str:
+    """The counts a cell's tooltip gives; before the gold release teams see rates only (evaluation.disclosure)."""
+    if cell["fc"] is None and cell["fp"] is None and cell["cr"] is None:
+        return "counts from the gold release"
+    return f"fc={cell['fc']} fp={cell['fp']} cr={cell['cr']}"
+
+
 def display(cell: dict | None) -> dict:
     """A cell as the tables print it, with its ``<td>`` built here rather than by an
     included template per cell (a page holds hundreds). The exact stored value
@@ -44,7 +51,7 @@ def display(cell: dict | None) -> dict:
         "r": percent(cell["r"]),
         "raw": "" if cell["f"] is None else repr(cell["f"]),
         "ci": f"{percent(ci[0])}–{percent(ci[1])}" if ci[0] is not None and ci[1] is not None else "",
-        "counts": f"fc={cell['fc']} fp={cell['fp']} cr={cell['cr']}",
+        "counts": counts(cell),
     }
     interval = format_html('<span class="ci">{}</span>', shown["ci"]) if shown["ci"] else ""
     shown["html"] = format_html('<td data-f="{}" title="P {} · R {} · {}">{}{}</td>', shown["raw"], shown["p"],
@@ -56,7 +63,7 @@ def _point(cell: dict | None) -> charts.Point:
     if cell is None:
         return charts.Point(None)
     ci = cell.get("ci") or [None, None]
-    return charts.Point(cell["f"], ci[0], ci[1], note=f"fc={cell['fc']} fp={cell['fp']} cr={cell['cr']}")
+    return charts.Point(cell["f"], ci[0], ci[1], note=counts(cell))
 
 
 def _run_title(run: dict) -> str:

@@ -6,6 +6,7 @@ import io
 from pathlib import Path
 
 from annotations.easy import EasySchema, read_document, reference_forms, validate_run
+from annotations.easy.validate import implausible_sentences
 from annotations.errors import Problem
 from campaign.subsets import missing_document_message
 from evaluation.deps import udvalidate
@@ -49,6 +50,9 @@ def check_document(check: RunCheck, doc, path: Path | None, cover: dict[str, set
         # named as the team named it: the unpacked copy has a temporary name
         check.problems.extend(validate_run(run_file, expected, schema=schema, warnings=check.warnings,
                                            name=f"{doc.name}.xml"))
+        check.problems.extend(implausible_sentences(
+            io.BytesIO(check.state["converted"][doc.name]) if check.state["conllu"] else path, expected,
+            name=f"{doc.name}.xml"))
     return len(expected)
 
 

@@ -19,6 +19,7 @@ from typing import Iterable, Mapping
 import numpy as np
 
 from annotations.errors import InputError, Problem
+from annotations import plausibility
 from annotations.limits import size_problems
 from campaign.services.corpus import ImportSummary, StoredDocument, store_corpus  # one import, every kind
 from campaign.subsets import missing_document_message, sentences_to_cover
@@ -157,6 +158,9 @@ class SentenceKind(DocumentKind):
         except UnicodeDecodeError as exc:
             return [Problem(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=display)]
         problems = self.scorability_problems(parsed, display)
+        for p in parsed:  # runs only: the bound is measured on gold and real parsers (annotations.plausibility)
+            problems += plausibility.problems(len(p.words), self.plausibility_counts(p), file=display, line=p.line,
+                                              sentence=p.sid)
         counts = f"{len(parsed)} sentences where {against} has {len(expected)}"
         if len(parsed) < len(expected):
             missing = expected[len(parsed)]
@@ -185,6 +189,11 @@ class SentenceKind(DocumentKind):
     def sizes(self, parsed: Parsed) -> dict[str, int]:
         """The counts of one sentence that :mod:`annotations.limits` bounds."""
         return {"words": len(parsed.words)}
+
+    def plausibility_counts(self, parsed: Parsed) -> dict[str, int]:
+        """The counts of one run sentence that :mod:`annotations.plausibility` bounds by its words: none by
+        default (a dependency run has one head per word, so its counts are its words)."""
+        return {}
 
     # -- released gold ---------------------------------------------------------------------
     def write(self, units: list) -> bytes:

@@ -74,17 +74,13 @@ def _point(cell: dict | None) -> charts.Point:
 
 
 def _chart(layer: Layer, indexes: list) -> str:
-    """One figure, every run: a chart never puts two measures on one axis."""
-    return charts.bar_chart(
-        [f"{run['label']} / {run['name']}" for run, _ in indexes],
-        [_point(ix.get((layer.code, ALL))) for _, ix in indexes],
-        title=f"{layer.label}, all genres pooled",
-        x_label="Run",
-        y_label=f"{layer.label} ({layer.unit})",
-        series_name=layer.label,
-        measure=layer.label,
-        desc=f"{layer.description or layer.label}; whiskers are 95% bootstrap intervals (genre-stratified).",
-    )
+    """One figure, every run, as a compact dot plot (a small multiple): a chart never puts two measures on
+    one axis, its axis spans the runs' values rather than 0-100, and its run names read horizontally."""
+    from evaluation.ranking_chart import dot_plot
+
+    points = [(f"{run['label']} / {run['name']}", _point(ix.get((layer.code, ALL)))) for run, ix in indexes]
+    return dot_plot([(label, p.value, p.low, p.high) for label, p in points],
+                    title=f"{layer.label}, all genres pooled")
 
 
 def tables(data: dict) -> dict:

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('campaign', '0008_team_admission'),
+        ('campaign', '0009_draw_key_team_figures'),
     ]
 
     operations = [

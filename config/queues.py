@@ -1,0 +1,45 @@
+"""Which queue each task goes to: the three kinds of work never wait behind each other.
+
+* ``validation``: validating every run, scoring development checks, and the short periodic
+  tasks (the recovery sweep, scheduled transitions; they stay on the default queue, which the
+  validation workers also consume). What a team sees before release comes from here only, so no
+  time it can observe depends on how long test runs take to score.
+* ``scoring``: scoring test runs once they are valid (``score_run``, chained by ``validate_run``).
+* ``significance``: the paired significance tests of a campaign's results table, at most one
+  pending computation per campaign (:mod:`evaluation.significance_tasks`), and the organisers'
+  error-lab jobs: slow analysis that must not hold up scoring.
+
+Queue names carry ``PARSEVAL_QUEUE_PREFIX`` (empty in production) and are read at each call, so a
+test session can route to queues of its own. Celery calls :func:`route` (``CELERY_TASK_ROUTES``);
+an explicit ``queue=`` given when sending wins over it.
+"""
+from __future__ import annotations
+
+from django.conf import settings
+
+VALIDATION, SCORING, SIGNIFICANCE = "validation", "scoring", "significance"
+ROLES = (VALIDATION, SCORING, SIGNIFICANCE)
+
+ROUTES = {
+    "evaluation.tasks.validate_run": VALIDATION,
+    "evaluation.tasks.score_run": SCORING,
+    "evaluation.significance_tasks.compute_significance": SIGNIFICANCE,
+    "evaluation.lab.tasks.run_error_lab_job": SIGNIFICANCE,
+}
+
+
+def queue_name(role: str) -> str:
+    return settings.PARSEVAL_QUEUE_PREFIX + role
+
+
+def worker_queues(role: str) -> str:
+    """The ``-Q`` argument of a worker of ``role``: validation workers also take the default queue."""
+    names = [queue_name(role)]
+    if role == VALIDATION:
+        names.append(settings.CELERY_TASK_DEFAULT_QUEUE)
+    return ",".join(names)
+
+
+def route(name, args, kwargs, options, task=None, **kw):
+    role = ROUTES.get(name)
+    return {"queue": queue_name(role)} if role else None

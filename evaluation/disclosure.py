@@ -1,0 +1,183 @@
+"""What teams and the public see of test-run figures before the gold release (docs/threat-model.md).
+
+A run's counts per genre × type are sums over the scored sentences only. A team that uploads a run
+whose sentences carry 1, 2, 4, ... 2^j items of one type reads from its own ``fp`` in each cell which
+of those sentences are scored: membership, decoded from the run's own figures at the results
+release. So, unless the campaign's organisers chose full figures (``Campaign.team_figures``), what
+anyone but the organisers sees of test-run results between the results release and the gold release
+is, cell by cell:
+
+* no counts: ``fc``, ``fp`` and ``cr`` are ``None`` (they come back at the gold release, when
+  membership is public anyway);
+* rates (P, R, F and their intervals) to 0.1 point, the precision the pages print: a rate is a ratio
+  of two sums over the scored sentences, and its full float would give those sums back;
+* with ``pooled`` (the default), only the cells of all genres and all types together: a difference
+  between two runs then reads a sum over the whole test set; with ``rates``, the cells per genre and
+  type too, but no cell of a genre with fewer than ``Campaign.min_genre_sentences`` scored sentences;
+  no cell at all if the whole test set is that small.
+
+The plausibility bound at validation (:mod:`annotations.plausibility`) refuses the runs that carry
+such an encoding in the first place; this module makes what a run that slips under it can show a
+rate over many sentences. Organisers always see everything.
+"""
+from __future__ import annotations
+
+from django.db.models import Count
+
+from campaign import visibility
+from campaign.models import Campaign, Sentence, TeamFigures
+
+COUNTS = ("fc", "fp", "cr")
+RATES = ("p", "r", "f")
+DECIMALS = 3  # fractions to 0.001: 0.1 point, as the pages print them
+ALL = "ALL"
+
+
+def limited(campaign: Campaign) -> bool:
+    """Whether figures shown to anyone but the organisers are limited now (before the gold release, unless the
+    organisers chose full figures)."""
+    return campaign.team_figures != TeamFigures.FULL and not visibility.gold_is_released(campaign)
+
+
+def _shown_type(campaign: Campaign, type_: str) -> bool:
+    return type_ == ALL or campaign.team_figures != TeamFigures.POOLED
+
+
+def limited_for(user, campaign: Campaign) -> bool:
+    return limited(campaign) and not visibility.is_organiser(user, campaign)
+
+
+def scored_sentences_by_genre(campaign: Campaign) -> dict[str, int]:
+    """Test sentences per genre code (counted through the reverse relation: no gold model imported here)."""
+    rows = (Sentence.objects.filter(document__campaign=campaign, gold_membership__subset="test")
+            .values("document__genre__code").annotate(n=Count("pk")).order_by())
+    return {row["document__genre__code"]: row["n"] for row in rows}
+
+
+def hidden_genres(campaign: Campaign) -> set[str]:
+    """Genre codes (``ALL`` included when the whole test set is small) whose cells are not shown."""
+    counts = scored_sentences_by_genre(campaign)
+    least = campaign.min_genre_sentences
+    pooled = campaign.team_figures == TeamFigures.POOLED
+    hidden = {code for code, n in counts.items() if pooled or n < least}
+    hidden |= {g for g in campaign.genres.values_list("code", flat=True) if pooled or counts.get(g, 0) < least}
+    if sum(counts.values()) < least:
+        hidden.add(ALL)
+    return hidden
+
+
+def _rounded(value):
+    return None if value is None else round(value, DECIMALS)
+
+
+def rate_cell(cell: dict) -> dict:
+    """A cell as :mod:`evaluation.summaries` shapes it, with rates rounded and no counts."""
+    out = dict(cell)
+    for key in COUNTS:
+        out[key] = None
+    for key in RATES:
+        out[key] = _rounded(cell.get(key))
+    if cell.get("ci"):
+        out["ci"] = [_rounded(v) for v in cell["ci"]]
+    return out
+
+
+def limit_cells(cells: list[dict], hidden: set[str], campaign: Campaign) -> list[dict]:
+    """Cells shaped by :mod:`evaluation.summaries` (pooled genres and types spelt ``ALL``) as teams may see them now."""
+    return [rate_cell(c) for c in cells if c["genre"] not in hidden and _shown_type(campaign, c["type"])]
+
+
+def limit_results(data: dict | None, campaign: Campaign) -> dict | None:
+    """A :func:`evaluation.summaries.campaign_results` dict (live or a snapshot's) as teams may see it now."""
+    if data is None or not limited(campaign):
+        return data
+    hidden = hidden_genres(campaign)
+    runs = []
+    for entry in data.get("runs", []):
+        if entry.get("scope") == "dev":  # a development check is scored on public gold: shown in full
+            runs.append(entry)
+            continue
+        runs.append(dict(entry, cells=limit_cells(entry.get("cells", []), hidden, campaign)))
+    return dict(data, runs=runs, figures=campaign.team_figures)
+
+
+def limit_document(document: dict, run) -> dict:
+    """The engine's result document of ``run`` as its team receives it
+    (:func:`evaluation.services.public_result_document`). Development checks are scored on public gold:
+    never limited."""
+    campaign = run.campaign
+    if run.scope == run.Scope.DEV or not limited(campaign):
+        return document
+    hidden = hidden_genres(campaign)
+
+    from .summaries import pooled  # the engine's spellings of "all genres/types"; summaries imports this module
+
+    def shaped(cells):
+        out = []
+        for cell in cells or []:
+            if pooled(cell.get("genre")) in hidden or not _shown_type(campaign, pooled(cell.get("type"))):
+                continue
+            out.append(rate_cell(cell))
+        return out
+
+    return dict(document, cells=shaped(document.get("cells")), macro=shaped(document.get("macro")),
+                figures=campaign.team_figures)
+
+
+def limit_summary(rows: list[dict], campaign: Campaign) -> list[dict] | None:
+    """The pooled rows a run page shows first (:func:`evaluation.services.result_summary`), limited as
+    :func:`limit_results`: rates to 0.1 point, nothing when the whole test set is below the minimum."""
+    if not limited(campaign):
+        return rows
+    if ALL in hidden_genres(campaign):
+        return None
+    out = []
+    for row in rows:
+        row = dict(row, **{k: _rounded(row.get(k)) for k in RATES if k in row})
+        if row.get("ci"):
+            row["ci"] = tuple(_rounded(v) for v in row["ci"])
+        out.append(row)
+    return out
+
+
+# -- the paired tests (evaluation.significance): the same limits on differences between runs ---------------
+
+_DIFFERENCES = ("diff", "se", "mde", "mde_family")
+
+
+def _rounded_difference(cell: dict) -> dict:
+    out = dict(cell)
+    for key in _DIFFERENCES:
+        if key in out:
+            out[key] = _rounded(out[key])
+    if out.get("ci"):
+        out["ci"] = [_rounded(v) for v in out["ci"]]
+    return out
+
+
+def limit_headline(head: dict | None, hidden: set[str]) -> dict | None:
+    """A pair's headline as anyone but the organisers may see it now: the difference of two pooled rates is
+    itself rounded to 0.1 point (its full float gives the difference of two sums over the scored sentences
+    back), and the agreement across genres (one one-sided test per genre) is left out while genre cells are."""
+    if head is None:
+        return None
+    out = _rounded_difference(head)
+    if hidden and "agreement" in out:
+        out["agreement"] = None
+    return out
+
+
+def limit_pair_tables(tables: dict, campaign: Campaign) -> dict:
+    """:func:`evaluation.significance.pair_tables` as anyone but the organisers may see it now: the cells of
+    the genres and types :func:`limit_results` hides are left out, the others rounded; nothing when the whole
+    test set is below the minimum."""
+    hidden = hidden_genres(campaign)
+    if ALL in hidden:
+        return {}
+    out = {}
+    for figure, table in tables.items():
+        cells = {genre: {t: (_rounded_difference(c) if c else c) for t, c in types.items()
+                         if _shown_type(campaign, t)}
+                 for genre, types in table["cells"].items() if genre not in hidden}
+        out[figure] = dict(table, headline=limit_headline(table["headline"], hidden), cells=cells)
+    return out
