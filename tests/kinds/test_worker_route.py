@@ -1,5 +1,6 @@
-"""The worker's route for one EASY upload: the kind and what it reads from the campaign are resolved once,
-and no campaign code calls back into evaluation code while a run is validated and scored.
+"""The worker's route for one EASY upload: the kind and what it reads from the campaign are resolved once per
+step (validation, scoring), and no campaign code calls back into evaluation code while a run is validated
+and scored.
 
 The route is traced with :func:`sys.setprofile`: every call entering a module of ``campaign`` or
 ``evaluation`` is recorded with the nearest project caller. ``pytest tests/kinds/test_worker_route.py -s``
@@ -29,9 +30,9 @@ def _module(filename: str) -> str | None:
     return ".".join(rel.with_suffix("").parts)
 
 
-def trace_route(task, *args) -> tuple[set[str], dict[str, int]]:
+def trace_route(step) -> tuple[set[str], dict[str, int]]:
     """``(modules entered, {"caller module:function -> callee module:function": calls})`` of the
-    calls between ``campaign`` and ``evaluation`` made while ``task`` runs in process."""
+    calls between ``campaign`` and ``evaluation`` made while ``step()`` runs in process."""
     modules, crossings = set(), {}
 
     def profile(frame, event, arg):
@@ -53,17 +54,16 @@ def trace_route(task, *args) -> tuple[set[str], dict[str, int]]:
 
     sys.setprofile(profile)
     try:
-        outcome = task.apply(args=args).get()
+        step()
     finally:
         sys.setprofile(None)
-    assert outcome == "scored"
     return modules, crossings
 
 
-def test_one_easy_upload_resolves_its_kind_once_and_campaign_never_calls_back(storage, alice, tmp_path):
+def test_one_easy_upload_resolves_its_kind_once_per_step_and_campaign_never_calls_back(storage, alice, tmp_path):
     import evaluation.kinds.easy as easy_kind
     from campaign.services.corpus import import_corpus
-    from evaluation.tasks import score_run
+    from evaluation.tasks import QUEUED, score_run, validate_run
 
     data = factories.gold_bytes("general_elda.xml").decode("utf-8")  # cut to three sentences: a quick trace
     gold = tmp_path / "general_elda.xml"
@@ -73,14 +73,25 @@ def test_one_easy_upload_resolves_its_kind_once_and_campaign_never_calls_back(st
     team = factories.make_team(campaign, alice, name="Route")
     run = stored_run(campaign, team, alice, gold.read_bytes(), "general_elda.xml")  # uploaded, not scored yet
     real_schema = easy_kind.campaign_schema
-    with mock.patch("evaluation.significance.enqueue") as enqueue, \
+    outcomes = []
+    # The two steps as the validation and scoring queues' workers run them (the scoring task is sent by name).
+    with mock.patch("evaluation.tasks.enqueue_scoring") as send_scoring, \
+            mock.patch("evaluation.significance.enqueue") as enqueue, \
             mock.patch.object(easy_kind, "campaign_schema", side_effect=real_schema) as schema:
-        modules, crossings = trace_route(score_run, run.pk)
+        modules, crossings = trace_route(lambda: outcomes.append(validate_run.apply(args=[run.pk]).get()))
+        validated = schema.call_count
+        scored_modules, scored = trace_route(lambda: outcomes.append(score_run.apply(args=[run.pk]).get()))
+    assert outcomes == [QUEUED, "scored"]
+    for key, n in scored.items():
+        crossings[key] = crossings.get(key, 0) + n
+    modules |= scored_modules
     for line in sorted(crossings):
         print(crossings[line], line)
     print(len(modules), "modules:", ", ".join(sorted(modules)))
+    send_scoring.assert_called_once_with(run.pk)
     enqueue.assert_called_once_with(campaign.pk)  # the results table changed
     lookups = {k: n for k, n in crossings.items() if k.endswith("campaign.kinds:for_campaign")}
-    assert lookups == {"evaluation.tasks:_process -> campaign.kinds:for_campaign": 1}
-    assert schema.call_count == 1  # the guide's schema, read once with the run's setup
+    assert lookups == {"evaluation.tasks:_validate -> campaign.kinds:for_campaign": 1,
+                       "evaluation.tasks:_score -> campaign.kinds:for_campaign": 1}  # once per step
+    assert (validated, schema.call_count) == (1, 2)  # the guide's schema, read once per step with its setup
     assert [k for k in crossings if k.startswith("campaign.")] == []  # nothing calls back up
