@@ -129,11 +129,13 @@ def _p_values(null: np.ndarray, observed: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(observed) | (n == 0), np.nan, p)
 
 
-def normal_p(diff, se, *, one_sided: bool = False) -> np.ndarray:
+def normal_p(diff, se, *, one_sided: bool = False, floor: float | None = None) -> np.ndarray:
     """p of ``diff`` against N(0, se²): two-sided erfc(|d| / (se·√2)), or one-sided (H1: d > 0) erfc(d/(se·√2))/2.
 
-    Where the resamples never vary (se = 0) the test has nothing to measure the difference against: p is 1
-    for no difference and undefined (NaN) otherwise, so such a cell is never called significant.
+    Where the resamples never vary (se = 0) there is no normal curve to read: p is 1 for no difference, and
+    for a difference the counted bootstrap's own answer, ``floor`` = 1 / (B + 1) (every resample gives the
+    observed difference and no centred one is as far from 0: two runs that differ by the same amount on
+    every sentence), or undefined (NaN) when no floor is given.
     """
     diff = np.asarray(diff, dtype=np.float64)
     se = np.asarray(se, dtype=np.float64)
@@ -144,6 +146,8 @@ def normal_p(diff, se, *, one_sided: bool = False) -> np.ndarray:
     p[known] = _erfc(z[known] / math.sqrt(2.0)).astype(np.float64) * (0.5 if one_sided else 1.0)
     if not one_sided:
         p = np.where((se == 0) & (diff == 0), 1.0, p)
+        if floor is not None:
+            p = np.where((se == 0) & (diff != 0) & ~np.isnan(diff), floor, p)
     return p
 
 
@@ -219,6 +223,7 @@ def compare_parts(runs: Mapping[Hashable, np.ndarray], strata: Sequence[str],
         if method == "bootstrap":
             se = np.sqrt(_pair_variances(_resampled(x, draws, part), ia, ib))
             p = normal_p(diff, se)
+            _constant_differences(p, diff, se, x, ia, ib, where, 1.0 / (resamples + 1))
             low, high = diff - Z_CI * se, diff + Z_CI * se
         else:
             p = np.stack([_randomised(x[i], x[j], labels, genres, part, resamples, seed) for i, j in zip(ia, ib)],
@@ -226,6 +231,18 @@ def compare_parts(runs: Mapping[Hashable, np.ndarray], strata: Sequence[str],
             se = low = high = np.full(diff.shape, np.nan)
         arrays = [np.moveaxis(v, 1, 0) for v in (diff, se, low, high, p)]   # (pairs, strata, keys)
         yield Compared(pairs, genres + [stats.ALL], part.keys, *arrays[:4], p=arrays[4], resamples=resamples)
+
+
+def _constant_differences(p, diff, se, x, ia, ib, where, floor: float) -> None:
+    """Where the resamples never vary yet the runs differ (se = 0, d ≠ 0), p is the counted bootstrap's own
+    answer, 1 / (B + 1), when the runs' rows differ on at least two sentences of the stratum: they differ by
+    the same amount everywhere, which every resample repeats. On one sentence only (a single item decides the
+    figure) there is nothing to resample and p stays undefined. Such cells are rare: looked at one by one."""
+    for s_, pair, key in zip(*np.nonzero((se == 0) & (diff != 0) & ~np.isnan(diff))):
+        rows = x[:, where[s_]] if s_ < len(where) else x
+        differing = np.any(rows[ia[pair]] != rows[ib[pair]], axis=1).sum()
+        if differing >= 2:
+            p[s_, pair, key] = floor
 
 
 def _stratum_figures(figures: FigureSet, sums: list[np.ndarray]) -> np.ndarray:

@@ -4,6 +4,7 @@ test-artifacts/."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 from django.db import connections
 
 from campaign import demo
@@ -75,7 +76,8 @@ def test_ranking_and_comparison_fit_and_mark_significant_cells(live_server, chro
         assert page.locator('table.compare-cells td.sig[data-significant="yes"]').count() >= 1
         # the explanation of significance opens from the table's header link
         page.locator('table.compare-summary caption a[href="#explain-difference"]').click()
-        assert page.locator("details#explain-difference").get_attribute("open") is not None
+        # the script opens it on "hashchange", which fires after the click returns: wait for it
+        expect(page.locator("details#explain-difference")).to_have_attribute("open", "")
         # a kind figure's explanation opens from its column header on the results page
         page.goto(live_server.url + urls["results"])
         assert page.locator("details#explain-layer-la-sentence").get_attribute("open") is None
@@ -86,7 +88,8 @@ def test_ranking_and_comparison_fit_and_mark_significant_cells(live_server, chro
             choice.check()
         page.locator('table.overview th[data-layer="la-sentence"] a[href="#explain-layer-la-sentence"]').click()
         explanation = page.locator("details#explain-layer-la-sentence")
-        assert explanation.get_attribute("open") is not None and explanation.is_visible()
+        expect(explanation).to_have_attribute("open", "")
+        assert explanation.is_visible()
         page.close()
     connections.close_all()
 
@@ -120,7 +123,7 @@ def test_easy_results_fit_and_a_mode_explains_itself(live_server, chromium, stor
             chooser.locator("label", has_text="DEFHYP").first.locator("input").check()
         header.click()
         explanation = page.locator("details#explain-mode-DEFHYP")
-        assert explanation.get_attribute("open") is not None
+        expect(explanation).to_have_attribute("open", "")
         assert "reference group" in explanation.inner_text()
         page.close()
     connections.close_all()

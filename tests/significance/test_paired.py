@@ -220,3 +220,14 @@ def test_a_family_of_thousands_can_reach_its_threshold_with_a_thousand_resamples
     # approximate randomisation counts: its shuffles are raised to what the family needs (twice m / alpha)
     assert paired.shuffles_needed(4950) == 198000 and paired.shuffles_needed(45) == 1800
     assert 1 / (paired.shuffles_needed(104) + 1) < 0.05 / 104
+
+
+def test_a_difference_the_resamples_never_vary_gets_the_counted_bootstrap_p():
+    # Run A right on every one of 10 sentences (1 of 1), run B wrong on every one (0 of 1): every resample
+    # gives the difference 1.0, se = 0; p is 1 / (B + 1) = 1/101, not undefined (the single-item case above
+    # stays undefined: the runs differ on one sentence only).
+    a = np.array([[1, 1]] * 10)
+    b = np.array([[0, 1]] * 10)
+    comp = paired_test(a, b, ["g"] * 10, ACCURACY, resamples=100, seed=2)
+    assert comp.diff["ALL"][0] == 1.0 and comp.se["ALL"][0] == 0.0
+    assert comp.p["ALL"][0] == pytest.approx(1 / 101) and comp.p["g"][0] == pytest.approx(1 / 101)
