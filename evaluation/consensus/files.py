@@ -114,20 +114,21 @@ def _has_relations(path: Path) -> bool:
         return _RELATION.search(handle.read()) is not None
 
 
-def _same_sentences(runs: list[list], paths: Sequence) -> int:
-    counts = {len(r) for r in runs}
+def _read_aligned(runs: Sequence, weights, read, out: Path) -> tuple[tuple[float, ...], list[list], int]:
+    """Shares, every run read whole by ``read``, and the number of sentences they all have; ``out`` made."""
+    shares = normalised(weights, len(runs))
+    parsed = [read(r) for r in runs]
+    counts = {len(r) for r in parsed}
     if len(counts) != 1:
-        detail = ", ".join(f"{Path(p).name}: {len(r)}" for p, r in zip(paths, runs))
+        detail = ", ".join(f"{Path(p).name}: {len(r)}" for p, r in zip(runs, parsed))
         raise InputError(f"the runs do not have the same number of sentences ({detail})")
-    return counts.pop()
+    out.mkdir(parents=True, exist_ok=True)
+    return shares, parsed, counts.pop()
 
 
 def combine_dependency_files(runs: Sequence[str | Path], out: Path, weights: Sequence[float] | None = None) -> Summary:
     """Combine CoNLL-U runs on the same tokens, sentence by sentence (paired by position)."""
-    shares = normalised(weights, len(runs))
-    parsed = [read_conllu(r) for r in runs]
-    n = _same_sentences(parsed, runs)
-    out.mkdir(parents=True, exist_ok=True)
+    shares, parsed, n = _read_aligned(runs, weights, read_conllu, out)
     summary = Summary()
     plain, plus = [], ["# global.columns = ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC CONSENSUS:AGREEMENT"]
     for i in range(n):
@@ -158,10 +159,7 @@ def combine_dependency_files(runs: Sequence[str | Path], out: Path, weights: Seq
 
 def combine_tree_files(runs: Sequence[str | Path], out: Path, weights: Sequence[float] | None = None) -> Summary:
     """Combine bracketed runs on the same words, tree by tree (paired by position)."""
-    shares = normalised(weights, len(runs))
-    parsed = [read_penn(r) for r in runs]
-    n = _same_sentences(parsed, runs)
-    out.mkdir(parents=True, exist_ok=True)
+    shares, parsed, n = _read_aligned(runs, weights, read_penn, out)
     summary = Summary()
     lines, table = [], ["sentence\titem\tlabel\tstart\tend\tagreement"]
     for i in range(n):
