@@ -220,8 +220,11 @@ def test_a_paused_holder_taken_over_writes_nothing_when_it_resumes(stack):
     run_id = upload(api, campaign, "run")
     paused_worker, paused_log = stack.start("paused", pool=PREFORK, **FAST)
     (child,) = wait_for_children(paused_worker)
-    wait_until(lambda: f":{child}:" in Run.objects.get(pk=run_id).claimed_by, "the run held by the pool process",
-               [paused_log], seconds=60)
+    # Paused once its claim and its "validating" write are committed: a process stopped inside a write's
+    # transaction would hold the run's row lock, and nobody could take the run over until it resumed.
+    wait_until(lambda: Run.objects.filter(pk=run_id, claimed_by__contains=f":{child}:",
+                                          status=RunStatus.VALIDATING).exists(),
+               "the run held by the pool process, validating", [paused_log], seconds=60)
     os.kill(child, signal.SIGSTOP)
     try:
         run = Run.objects.get(pk=run_id)
