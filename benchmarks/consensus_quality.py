@@ -132,6 +132,16 @@ def _metric_case(metric_name, figure, gold_files, run_files: dict[str, list[str]
     return out_rows
 
 
+def _run_files(tmp: Path, prefix, golds: list[Path], text_of) -> list[str]:
+    """One run's files, one per gold file: ``text_of(gold)`` written beside the gold."""
+    paths = []
+    for g in golds:
+        path = tmp / f"{prefix}-{g.name}"
+        path.write_text(text_of(g), encoding="utf-8")
+        paths.append(str(path))
+    return paths
+
+
 def deps_case(real: bool, synthetic: bool, tmp: Path):
     from django.conf import settings
 
@@ -140,7 +150,7 @@ def deps_case(real: bool, synthetic: bool, tmp: Path):
     from campaign.demo_parses import REAL_MODELS, default_cache
     from evaluation.consensus.files import combine_dependency_files
 
-    data = Path(settings.SHARED_DIR) / "data" / "ud-french"
+    data = Path(settings.DATA_DIR) / "ud-french"
     golds = []
     for genre, (filename, count) in DEP_SLICES.items():
         golds.append(tmp / f"{genre}.conllu")
@@ -150,20 +160,13 @@ def deps_case(real: bool, synthetic: bool, tmp: Path):
         for _, _, recipes in DEP_TEAMS:
             for recipe in recipes:
                 rng = random.Random(recipe.seed)
-                runs[recipe.name] = []
-                for g in golds:
-                    path = tmp / f"{recipe.seed}-{g.name}"
-                    path.write_text(damage_heads(g.read_text(encoding="utf-8"), recipe, rng), encoding="utf-8")
-                    runs[recipe.name].append(str(path))
+                runs[recipe.name] = _run_files(tmp, recipe.seed, golds, lambda g, recipe=recipe, rng=rng: damage_heads(
+                    g.read_text(encoding="utf-8"), recipe, rng))
     if real:
         cache = default_cache()
         for model in REAL_MODELS:
             files = real_dep_files(cache, model, {g.stem: g for g in golds})
-            runs[model] = []
-            for g in golds:
-                path = tmp / f"{model}-{g.name}"
-                path.write_text(files[g.name], encoding="utf-8")
-                runs[model].append(str(path))
+            runs[model] = _run_files(tmp, model, golds, lambda g, files=files: files[g.name])
 
     def combine(paths, out):
         combine_dependency_files(paths, out)
@@ -182,25 +185,18 @@ def trees_case(real: bool, synthetic: bool, tmp: Path):
 
     folder = tmp / "trees-gold"
     folder.mkdir()
-    golds = sequoia_documents(Path(settings.SHARED_DIR) / "data" / "sequoia-const", folder)
+    golds = sequoia_documents(Path(settings.DATA_DIR) / "sequoia-const", folder)
     runs: dict[str, list[str]] = {}
     if synthetic:
         for _, _, recipes in TREE_TEAMS:
             for recipe in recipes:
-                runs[recipe.name] = []
-                for g in golds:
-                    path = tmp / f"{recipe.seed}-{g.name}"
-                    path.write_text(damage_trees(g, recipe), encoding="utf-8")
-                    runs[recipe.name].append(str(path))
+                runs[recipe.name] = _run_files(tmp, recipe.seed, golds,
+                                               lambda g, recipe=recipe: damage_trees(g, recipe))
     if real:
         cache = default_cache()
         for model in REAL_MODELS:
             files = real_tree_files(cache, model, golds)
-            runs[model] = []
-            for g in golds:
-                path = tmp / f"{model}-{g.name}"
-                path.write_text(files[g.name], encoding="utf-8")
-                runs[model].append(str(path))
+            runs[model] = _run_files(tmp, model, golds, lambda g, files=files: files[g.name])
 
     def combine(paths, out):
         combine_tree_files(paths, out)

@@ -8,8 +8,8 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # The suite reads only the data the repository ships (data/, free licences; see data/README.md).
-# The Penn Treebank sample is not free and never ships: only the optional differential scripts and
-# benchmarks read it, from $PARSEVAL_SHARED/data/ptb-sample (../shared by default).
+# The Penn Treebank sample is not free and never ships: no test reads it; only the optional
+# differential scripts and benchmarks do (where, in docs/deployment.md).
 DATA = REPO_ROOT / "data"
 SEQUOIA_TREES = DATA / "sequoia-const" / "sequoia-corpus+fct.mrg_strict"
 # Where each Sequoia source starts in the tree file (data/sequoia-const/sent_ids.tsv, 0-based lines).
