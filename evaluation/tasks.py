@@ -21,7 +21,6 @@ and a delivery that lost its claim while paused writes nothing. Faults of the sy
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
@@ -32,6 +31,7 @@ from campaign import kinds
 from campaign.models import Run, RunStatus
 from campaign.rules import UploadRefused
 from campaign.services.runs import enqueue_scoring, unpacked
+from campaign.stored_files import local_copy
 from evaluation import delivery, services, significance
 from evaluation.worker import TASK_OPTIONS, TRANSIENT, out_of_retries, system_fault
 
@@ -137,8 +137,9 @@ def _validate(run: Run, held: delivery.Claim) -> str:
         return "failed"
     delivery.write(held, status=RunStatus.VALIDATING, progress=0)
     try:
-        with unpacked(run.campaign, Path(run.file.path), run.original_filename, stored=True,
-                      suffixes=setup.suffixes, kind=kind) as files:
+        with local_copy(run.file, sha256=run.sha256) as path, \
+                unpacked(run.campaign, path, run.original_filename, stored=True, suffixes=setup.suffixes,
+                         kind=kind) as files:
             report = services.validate_run_files(run, files, services.ThrottledProgress(run.pk), setup=setup)
             if not report["valid"]:
                 delivery.write(held, status=RunStatus.INVALID, reason=f"{report['problem_count']} problem(s) found",
@@ -164,8 +165,9 @@ def _score(run: Run, held: delivery.Claim) -> str:
     if setup is None:
         return "failed"
     try:
-        with unpacked(run.campaign, Path(run.file.path), run.original_filename, stored=True,
-                      suffixes=setup.suffixes, kind=kind) as files:
+        with local_copy(run.file, sha256=run.sha256) as path, \
+                unpacked(run.campaign, path, run.original_filename, stored=True, suffixes=setup.suffixes,
+                         kind=kind) as files:
             return _score_files(run, setup, held, files)
     except UploadRefused as exc:
         return _refused(run, held, exc)

@@ -31,6 +31,7 @@ from annotations.errors import InputError, Problem
 from annotations.limits import size_problems
 from campaign.services.downloads import read_extra_file
 from campaign.services.runs import unpacked
+from campaign.stored_files import local_copy
 from campaign.subsets import missing_document_message, sentences_to_cover
 
 from evaluation import metrics
@@ -257,7 +258,8 @@ class DependencyKind(SentenceKind):
         for gold in sorted(golds, key=lambda g: (g.document.order, g.document.name)):
             doc = gold.document
             display = self.display(doc.name)
-            parsed = self.read(Path(gold.file.path), display)
+            with local_copy(gold.file, sha256=gold.sha256) as path:
+                parsed = self.read(path, display)
             aligned = parsed if cover is None else [p for p in parsed if p.sid in cover.get(doc.name, set())]
             gold_tb = parse_conll18(write_conllu([p.unit for p in aligned]), file=display)
             test_tb = parse_conll18(Path(files[doc.name]).read_bytes().decode("utf-8"), file=display)
@@ -281,7 +283,8 @@ class DependencyKind(SentenceKind):
             return super().sentence_rows(result)
         run = result.run
         try:
-            with unpacked(run.campaign, Path(run.file.path), run.original_filename) as files:
+            with local_copy(run.file, sha256=run.sha256) as path, \
+                    unpacked(run.campaign, path, run.original_filename) as files:
                 where, checksum, counts = self.raw_text_counts(run, files)
         except FileNotFoundError as exc:
             raise RowsUnavailable(f"the run's file is gone ({exc.filename})") from None

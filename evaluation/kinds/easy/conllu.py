@@ -27,6 +27,7 @@ from annotations.easy.model import Document
 from annotations.errors import InputError, Problem
 from campaign.services.archives import EASY, FileNames, remove_tree
 from campaign.services.runs import staging_dir, unpacked
+from campaign.stored_files import local_copy
 from evaluation.signature import extend_signature
 from evaluation.ud2easy.convert import CONVERTER_VERSION, convert_document
 
@@ -151,7 +152,8 @@ def scored_files(run) -> Iterator[dict[str, Path]]:
         with converted_files(run, staging_dir()) as files:
             yield files
     else:
-        with unpacked(run.campaign, Path(run.file.path), run.original_filename, stored=True) as files:
+        with local_copy(run.file, sha256=run.sha256) as path, \
+                unpacked(run.campaign, path, run.original_filename, stored=True) as files:
             yield files
 
 

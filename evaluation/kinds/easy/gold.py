@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from annotations.easy import EasySchema, read_document
 from annotations.easy.model import Document
+from campaign.stored_files import local_copy
 
 from ..gold import subset_gold
 
@@ -13,7 +14,8 @@ from ..gold import subset_gold
 def cut(gold, wanted: set[str], schema: EasySchema) -> tuple[Document, bool]:
     """One stored gold file read with ``schema``, cut to the sentences in ``wanted``; whether it is whole."""
     name = f"{gold.document.name}.xml"
-    full = read_document(gold.file.path, gold=True, strict=True, schema=schema, name=name)
+    with local_copy(gold.file, sha256=gold.sha256) as path:
+        full = read_document(path, gold=True, strict=True, schema=schema, name=name)
     sentences = [s for s in full.sentences if s.id in wanted]
     return Document(name=name, sentences=sentences, warnings=full.warnings, has_constituents=full.has_constituents,
                     has_relations=full.has_relations), len(sentences) == len(full.sentences)

@@ -22,6 +22,7 @@ from annotations.errors import InputError, Problem
 from annotations import plausibility
 from annotations.limits import size_problems
 from campaign.services.corpus import ImportSummary, StoredDocument, store_corpus  # one import, every kind
+from campaign.stored_files import local_copy
 from campaign.subsets import missing_document_message, sentences_to_cover
 from evaluation import metrics, stats
 from evaluation.easy.scoring import DEFAULT_BOOTSTRAP
@@ -201,12 +202,14 @@ class SentenceKind(DocumentKind):
         raise NotImplementedError
 
     def gold_file(self, gold, keep: set[str]) -> bytes:
-        parsed = self.read(Path(gold.file.path), self.display(gold.document.name))
+        with local_copy(gold.file, sha256=gold.sha256) as path:
+            parsed = self.read(path, self.display(gold.document.name))
         return self.write([p.unit for p in parsed if p.sid in keep])
 
     # -- scoring: against the gold of the run's subset -----------------------------------
     def gold_sentences(self, gold, wanted: set[str], setup: RunSetup | None = None) -> tuple[list[Parsed], bool]:
-        parsed = self.read(Path(gold.file.path), self.display(gold.document.name))
+        with local_copy(gold.file, sha256=gold.sha256) as path:
+            parsed = self.read(path, self.display(gold.document.name))
         keep = [p for p in parsed if p.sid in wanted]
         return keep, len(keep) == len(parsed)
 
