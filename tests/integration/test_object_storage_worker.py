@@ -26,7 +26,7 @@ from .test_worker_scoring import (  # noqa: F401 - fixtures
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 
-def test_worker_on_another_var_folder_scores_a_run_stored_in_the_bucket(s3_storage, workers, tmp_path):
+def test_worker_on_another_var_folder_scores_a_run_stored_in_the_bucket(s3_storage, workers, tmp_path):  # noqa: F811
     server, bucket = s3_storage
     worker_var = tmp_path / "worker-var"  # the worker's own machine, as it were: no shared folder
     worker_var.mkdir()
