@@ -16,11 +16,15 @@ the tree and CoNLL-U readers. All of it asks :func:`local_copy`, and nothing els
   the least recently used go once the cache passes ``PARSEVAL_FILE_CACHE_BYTES``.
 * Without a checksum (a converted run), a temporary copy removed on exit.
 
+A stored file that is not there raises ``FileNotFoundError`` whatever the storage, as it does on disk; the
+object store's other errors are faults of the system (``config.storage.store_faults``), retried by the worker.
+
 A copy is scratch on the machine that reads it; what the store holds is the only copy that counts.
 """
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import logging
 import os
@@ -63,6 +67,12 @@ def local_copy(file, *, sha256: str | None = None) -> Iterator[Path]:
         yield local
         return
     suffix = _suffix(file.name)
+    if sha256 and (_cache_dir() / f"{sha256.lower()}{suffix}").is_file():
+        yield _cached(file, sha256.lower(), suffix)
+        return
+    if not file.storage.exists(file.name):
+        # As a missing file on disk reads: callers tell "the run's file is gone" from any other fault.
+        raise FileNotFoundError(errno.ENOENT, "no such stored file", file.name)
     if sha256:
         yield _cached(file, sha256.lower(), suffix)
         return

@@ -72,5 +72,11 @@ def storages_from_env(env: Mapping[str, str]) -> dict:
     }
 
 
-def uses_object_storage(storages: Mapping[str, dict]) -> bool:
-    return not storages["default"]["BACKEND"].endswith("FileSystemStorage")
+def store_faults() -> tuple[type[BaseException], ...]:
+    """The object store's errors (unreachable, timing out, refusing a request): faults of the system, which the
+    worker retries and the web answers with 503, as it does a file system's ``OSError``."""
+    try:
+        from botocore.exceptions import BotoCoreError, ClientError
+    except ImportError:  # no S3 client installed: no such errors either
+        return ()
+    return (BotoCoreError, ClientError)

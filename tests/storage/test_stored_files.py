@@ -104,3 +104,45 @@ def test_storage_settings_from_the_environment():
                           "both")):
         with pytest.raises(ValueError, match=message):
             storages_from_env(env)
+
+
+def test_on_s3_a_missing_object_reads_as_a_missing_file(s3_storage):
+    with pytest.raises(FileNotFoundError):
+        with local_copy(Stored("runs/x/never-stored.zip"), sha256="a" * 64):
+            pass
+
+
+def test_an_unreachable_store_is_a_fault_of_the_system_upload_answers_503_and_keeps_nothing(
+        storage, settings, db, alice):
+    from django.utils.functional import empty
+
+    from annotations.models import gold_storage
+    from campaign.models import Run
+    from botocore.config import Config
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from campaign.services.runs import upload_run
+    from config.unavailable import TemporarilyUnavailable
+    from evaluation.worker import TRANSIENT
+    from tests.object_store import free_ports
+
+    campaign = factories.make_easy_campaign(factories.SMALL_EASY_FILES, slug="store-away")
+    team = factories.make_team(campaign, alice)
+    (port,) = free_ports(1)  # nothing listens there
+    away = storages_from_env({"PARSEVAL_STORAGE": "s3", "PARSEVAL_S3_BUCKET": "b",
+                              "PARSEVAL_S3_ENDPOINT_URL": f"http://127.0.0.1:{port}",
+                              "PARSEVAL_S3_ACCESS_KEY_ID": "k", "PARSEVAL_S3_SECRET_ACCESS_KEY": "s"})
+    # one attempt, not boto3's back-off over several: the test needs the failure, not the wait
+    away["default"]["OPTIONS"]["client_config"] = Config(s3={"addressing_style": "path"}, signature_version="s3v4",
+                                                         retries={"max_attempts": 1}, connect_timeout=2)
+    settings.STORAGES = away
+    gold_storage._wrapped = empty
+
+    with pytest.raises(TemporarilyUnavailable) as raised:
+        upload_run(campaign=campaign, team=team, user=alice, name="r",
+                   uploaded_file=SimpleUploadedFile("run.zip", factories.gold_run_zip()))
+    assert isinstance(raised.value.__cause__, TRANSIENT)  # what the worker retries, too
+    assert not Run.objects.exists()
+    # neither a stored run nor the staged copy is left (the corpus was stored on disk before the switch)
+    assert factories.files_under(storage / "media" / "runs") == []
+    assert factories.files_under(storage / "media" / ".staging") == []
