@@ -23,6 +23,7 @@ from evaluation.stats import ALL, DEFAULT_SEED, f_from_counts, interval, prf, re
 from evaluation.version import SCORER_VERSION
 
 from .files import genre_of
+from .gold_index import IndexedDocument
 from .matching import match_counts
 from .ranges import BIT, MATCHES, MODES, HypothesisView, ReferenceView
 
@@ -340,18 +341,26 @@ class _GoldIndex:
         source = self.sources.get(key)
         if source is None or key in self.blocks:
             return None if source is None else {}
-        doc = source if isinstance(source, Document) else read_document(source, schema=self.schema, gold=True,
-                                                                       strict=False)
-        if doc.problems:
-            raise InputError(doc.problems)
-        self.doc_warnings[key] = list(doc.warnings)
+        if callable(source):  # a loader: the document (a stored index) is fetched only now
+            source = source()
+        if isinstance(source, IndexedDocument):
+            self.doc_warnings[key] = source.warnings
+            items = source.scoring_sentences()
+        else:
+            doc = source if isinstance(source, Document) else read_document(source, schema=self.schema, gold=True,
+                                                                           strict=False)
+            if doc.problems:
+                raise InputError(doc.problems)
+            self.doc_warnings[key] = list(doc.warnings)
+            roles = self.relation_roles
+            items = ((s.id, ReferenceView(s, roles), tuple((f.id, f.text) for f in s.forms), len(s.groups),
+                      len(s.relations)) for s in doc.sentences)
         sents = {}
         dedup = self.dedup
-        for s in doc.sentences:
-            ref = ReferenceView(s, self.relation_roles)
-            sents[s.id] = (len(sents), ref, tuple((f.id, f.text) for f in s.forms))
-            dedup["gold_groups_read"] += len(s.groups)
-            dedup["gold_relations_read"] += len(s.relations)
+        for sid, ref, forms, groups_read, relations_read in items:
+            sents[sid] = (len(sents), ref, forms)
+            dedup["gold_groups_read"] += groups_read
+            dedup["gold_relations_read"] += relations_read
             dedup["gold_groups_scored"] += sum(len(v) for v in ref.cons.values())
             dedup["gold_relations_scored"] += sum(len(v) for v in ref.rels.values())
         self.by_name[key]["gold_sentences"] = len(sents)
