@@ -19,7 +19,7 @@ from annotations.easy.schema import DEFAULT_SCHEMA, EasySchema
 from annotations.easy.validate import reference_forms
 from annotations.errors import InputError, Problem
 from evaluation.signature import make_signature
-from evaluation.stats import ALL, DEFAULT_SEED, f_from_counts, interval, prf, resampled_sums
+from evaluation.stats import ALL, DEFAULT_SEED, column_intervals, f_from_counts, interval, prf, resampled_sums
 from evaluation.version import SCORER_VERSION
 
 from .files import genre_of
@@ -536,12 +536,16 @@ def aggregate(fc, fp, cr, row_genre: list[str], plan: Plan, submitted: Mapping[s
         col += len(types) + 1
     genre_order = [ALL] + genres
     sig_cache = {}
+    boot_ci: dict = {}
     for layer, mode, match, types, base in layout:
         if not submitted.get(layer, True):
             continue
         for g in genre_order:
             sfc, sfp, scr = sums[g]
             bf = boot_f.get(g)
+            cis = boot_ci.get(g)
+            if bf is not None and cis is None:
+                cis = boot_ci[g] = column_intervals(bf)
             sig = sig_cache.setdefault((layer, mode, match, "micro"),
                                        cell_signature(layer, mode, match, "micro", bootstrap, seed))
             ps, rs, fs = [], [], []
@@ -549,7 +553,9 @@ def aggregate(fc, fp, cr, row_genre: list[str], plan: Plan, submitted: Mapping[s
                 c = base + k
                 a, b, d = int(sfc[c]), int(sfp[c]), int(scr[c])
                 p, r, f = prf(a, b, d)
-                ci = interval(bf[:, c]) if bf is not None and f is not None else None
+                ci = None
+                if bf is not None and f is not None:
+                    ci = cis.get(c) or interval(bf[:, c])
                 cells.append({"layer": layer, "mode": mode, "match": match, "genre": g, "type": t,
                               "fc": a, "fp": b, "cr": d, "p": p, "r": r, "f": f, "ci": ci, "signature": sig})
                 if t != ALL and f is not None:
