@@ -284,7 +284,9 @@ def score_corpus(
 
     ``gold_docs``: :class:`Document` objects (read with ``gold=True``) or paths
     (read one at a time, when their run comes), as an iterable or a ``{key:
-    Document or path}`` mapping. ``run_docs``: Documents or
+    Document or path}`` mapping; a mapping may also give stored gold indexes
+    (:class:`~evaluation.easy.gold_index.IndexedDocument`) or functions
+    returning one, called when the document's run comes. ``run_docs``: Documents or
     paths (streamed), iterable or mapping; documents are paired by key (the
     base file name without ``.xml``). ``genres`` maps a key to a genre
     (default: the name up to the first ``_``). ``corpus`` optionally maps a
