@@ -79,7 +79,10 @@ def test_easy_run_stored_validated_and_scored_on_s3_as_on_the_file_system(
     keys = object_store.keys(bucket)
     assert f"media/{s3_run.file.name}" in keys
     golds = GoldDocument.objects.filter(document__campaign=s3_run.campaign).order_by("document__name")
-    assert [f"gold/{g.file.name}" for g in golds] == sorted(k for k in keys if k.startswith("gold/"))
+    assert [f"gold/{g.file.name}" for g in golds] == sorted(k for k in keys if k.startswith("gold/")
+                                                             and "/index/" not in k)
+    # the scorer's gold index is kept beside the gold, in the bucket as well
+    assert len([k for k in keys if k.startswith(f"gold/{s3_run.campaign.slug}/index/")]) == len(FILES)
     assert len(golds) == len(FILES)
     corpus_texts = [k for k in keys if k.startswith("media/") and not k.startswith("media/runs/")]
     assert len(corpus_texts) >= len(FILES), keys
