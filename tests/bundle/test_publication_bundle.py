@@ -141,6 +141,16 @@ def test_demo_bundle_round_trip_rebuild_and_tampering(small_corpus, settings, tm
     code, out, err = reproduce(path, capsys)
     assert code == 2 and err.strip() == f"error: {path}: member results.json does not match its checksum in the manifest"
 
+    # Where the campaign publishes the runs' files, each is in the bundle under its run's name, as uploaded.
+    Campaign.objects.filter(pk=campaign.pk).update(bundle_run_files=True)
+    campaign.refresh_from_db()
+    with_files = publication_bundle.build(campaign)
+    assert with_files.with_run_files and with_files.pk != second.pk
+    files_members = members_of(stored_bytes(with_files))
+    for run in json.loads(files_members["bundle.json"])["runs"]:
+        member = run["file"]["member"]
+        assert member.startswith(f"runs/{run['name']}/") and fmt.sha256(files_members[member]) == run["file"]["sha256"]
+
     # The citation: valid YAML with CFF 1.2.0's required keys, and a BibTeX entry.
     cff = yaml.safe_load(members["CITATION.cff"].decode("utf-8"))
     assert cff["cff-version"] == "1.2.0" and cff["message"] and cff["title"].startswith(campaign.name)
