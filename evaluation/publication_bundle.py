@@ -95,6 +95,7 @@ def build_members(campaign: Campaign, *, base_url: str = "") -> tuple[dict[str, 
             "file": {"sha256": run.sha256, "name": PurePosixPath(run.original_filename).name,
                      "converter": run.converter or None, "member": None},
             "figures": [figure_sets.recipe_document(f) for f in kind.paired_figures(result)],
+            "rescoring": kind.rescoring(result),
             "rows": None,
         }
         if gold_released:

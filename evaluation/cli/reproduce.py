@@ -6,15 +6,25 @@ against the manifest's checksum. Then, for every run whose per-sentence rows are
 (F of every layer, way and type, per genre and over all genres, and the macro F) is computed
 again from the summed rows and compared with the figure in ``results.json``. Each difference is
 printed on its own line (run, figure, genre, published, recomputed); the exit status is 1 when
-there is any, 0 when every recomputed figure agrees. What could not be checked is said at the
-end: runs without rows (before the gold release), figures hidden in the publication, intervals
-(resampled, not recomputed here), and re-scoring the runs' files against a gold folder, which
-this version does not do (``--gold`` is accepted and reported as not used).
+there is any, 0 when every recomputed figure agrees.
+
+With ``--gold DIR`` (the campaign's released gold, unpacked) and the runs' files in the bundle,
+each run is also scored again: its rows counted anew from its file and the gold, with the
+ranges, modes, metrics and schema its result was made with (its ``rescoring`` in
+``bundle.json``), compared row by row with the bundle's rows (the first differing sentence is
+named) and, through the same figure definitions, with the published figures.
+
+What could not be checked is said at the end: runs without rows (before the gold release),
+figures hidden in the publication, intervals and counts (only the figures are recomputed),
+runs without files or whose kind gives no way to score them again here.
 """
 from __future__ import annotations
 
+import importlib
 import math
 import sys
+import tempfile
+from pathlib import Path
 
 import numpy as np
 
@@ -25,12 +35,16 @@ from evaluation.figure_sets import from_recipe
 from evaluation.stats import ALL
 
 DEFAULT_TOLERANCE = 1e-9
+# engine named by a run's ``rescoring`` -> module whose rescored_rows(gold_dir, run_file, keys, genres, spec)
+# counts its rows again from files
+RESCORERS = {"easy": "evaluation.easy.rescore"}
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("bundle", help="the publication bundle (.zip)")
     parser.add_argument("--gold", metavar="DIR",
-                        help="the released gold (not used by this version: the figures are recomputed from the rows)")
+                        help="the campaign's released gold, unpacked: score every run whose file is in the bundle "
+                             "again and compare its rows and figures")
     parser.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE,
                         help=f"largest difference taken as agreement (default {DEFAULT_TOLERANCE}: sums in another "
                              "order differ in the last bits)")
@@ -75,8 +89,10 @@ def _undefined(value) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-def compare_run(run: dict, entry: dict, keys, genres, rows, tolerance: float) -> tuple[list[dict], int, int]:
-    """``(differences, figures compared, figures recomputed but not published)`` of one run."""
+def compare_run(run: dict, entry: dict, keys, genres, rows, tolerance: float,
+                source: str = "rows") -> tuple[list[dict], int, int]:
+    """``(differences, figures compared, figures recomputed but not published)`` of one run; ``source`` says
+    what the figures were recomputed from (the bundle's rows, or the run's file scored again)."""
     published = published_figures(entry)
     differences, compared, unpublished = [], 0, 0
     for where, (value, field) in sorted(recomputed_figures(run, keys, genres, rows).items(), key=lambda kv: str(kv[0])):
@@ -90,14 +106,16 @@ def compare_run(run: dict, entry: dict, keys, genres, rows, tolerance: float) ->
             continue
         if _undefined(shown) != (value is None) or abs(float(shown) - value) > tolerance:
             aggregation, layer, mode, match, type_, genre = where
-            differences.append({"run": run["name"], "figure": "|".join((aggregation, layer, mode, match)),
+            differences.append({"run": run["name"], "from": source,
+                                "figure": "|".join((aggregation, layer, mode, match)),
                                 "type": type_, "genre": genre, "field": field,
                                 "published": shown, "recomputed": value})
     return differences, compared, unpublished
 
 
-def reproduce(bundle: fmt.Bundle, tolerance: float = DEFAULT_TOLERANCE) -> dict:
-    """The report: every difference, what was compared, and what could not be checked and why."""
+def reproduce(bundle: fmt.Bundle, tolerance: float = DEFAULT_TOLERANCE, gold: Path | None = None) -> dict:
+    """The report: every difference, what was compared, and what could not be checked and why. With ``gold``,
+    every run whose file is in the bundle is also scored again (:func:`rescore_run`)."""
     entries = {e.get("run"): e for e in bundle.results.get("runs", [])}
     report = {"campaign": bundle.meta.get("campaign", {}).get("slug"),
               "snapshot": bundle.meta.get("snapshot", {}).get("sha256"),
@@ -125,37 +143,98 @@ def reproduce(bundle: fmt.Bundle, tolerance: float = DEFAULT_TOLERANCE) -> dict:
         if unpublished:
             report["not_checked"].append(f"{run['name']}: {unpublished} recomputed figure(s) not in the publication "
                                          "(hidden before the gold release, or not published)")
+        if gold is not None:
+            rescore_run(bundle, run, entry, keys, genres, rows, gold, tolerance, summary, report)
     if any(r["compared"] for r in report["runs"]):
         report["not_checked"].append("intervals (bootstrap resamples) and counts: only the figures are recomputed")
     return report
 
 
+def rescore_run(bundle: fmt.Bundle, run: dict, entry: dict, keys, genres, rows, gold: Path, tolerance: float,
+                summary: dict, report: dict) -> None:
+    """Score ``run``'s file again against ``gold``: its rows against the bundle's, its figures against the published."""
+    spec = run.get("rescoring") or {}
+    member = (run.get("file") or {}).get("member")
+    if not member:
+        reason = (run.get("file") or {}).get("missing") or "not in the bundle"
+        report["not_checked"].append(f"{run['name']}: not scored again: no run file ({reason})")
+        return
+    if spec.get("engine") not in RESCORERS:
+        report["not_checked"].append(f"{run['name']}: not scored again: its kind gives no way to score it without "
+                                     "the platform (its figures are recomputed from its rows)")
+        return
+    if spec.get("converter"):
+        report["not_checked"].append(f"{run['name']}: not scored again: its file was converted ({spec['converter']}) "
+                                     "before scoring")
+        return
+    if member not in bundle.members:
+        raise fmt.BundleError(f"{member}: named by bundle.json but not in the archive")
+    with tempfile.TemporaryDirectory(prefix="reproduce-") as tmp:
+        path = Path(tmp) / Path(member).name
+        path.write_bytes(bundle.members[member])
+        engine = importlib.import_module(RESCORERS[spec["engine"]])
+        new_keys, new_genres, new_rows = engine.rescored_rows(gold, path, list(keys), list(genres), spec)
+    order = sorted(range(len(new_keys)), key=lambda i: new_keys[i])
+    new_keys = [new_keys[i] for i in order]
+    new_genres = [new_genres[i] for i in order]
+    new_rows = np.asarray(new_rows, dtype=np.float64)[order] if len(order) else np.zeros_like(rows)
+    summary["rescored"] = True
+    if new_keys != list(keys) or new_rows.shape != rows.shape:
+        report["differences"].append({"run": run["name"], "from": "run file", "figure": "rows", "type": "", "genre": "",
+                                      "field": "sentences", "published": len(keys), "recomputed": len(new_keys)})
+        return
+    differing = np.flatnonzero(np.any(np.abs(new_rows - rows) > tolerance, axis=1))
+    if len(differing):
+        first = int(differing[0])
+        report["differences"].append({"run": run["name"], "from": "run file", "figure": "rows", "type": "",
+                                      "genre": genres[first], "field": f"sentence {keys[first]}",
+                                      "published": f"{len(differing)} sentence(s) differ",
+                                      "recomputed": None})
+    differences, compared, _ = compare_run(run, entry, new_keys, new_genres, new_rows, tolerance, source="run file")
+    summary["rescored_compared"] = compared
+    report["differences"] += differences
+
+
 def _shown(value) -> str:
+    if isinstance(value, str):
+        return value
     return "undefined" if _undefined(value) else f"{value:.10g}"
 
 
 def text_report(report: dict) -> str:
     lines = []
     for d in report["differences"]:
-        lines.append(f"DIFFERENCE {d['run']}: {d['figure']} type {d['type']} genre {d['genre']} ({d['field']}): "
+        source = "" if d.get("from", "rows") == "rows" else f" [{d['from']} scored again]"
+        if d["figure"] == "rows":
+            lines.append(f"DIFFERENCE {d['run']}{source}: per-sentence rows, {d['field']}: bundle "
+                         f"{_shown(d['published'])}" + ("" if d["recomputed"] is None
+                                                        else f", scored again {_shown(d['recomputed'])}"))
+            continue
+        lines.append(f"DIFFERENCE {d['run']}{source}: {d['figure']} type {d['type']} genre {d['genre']} ({d['field']}): "
                      f"published {_shown(d['published'])}, recomputed {_shown(d['recomputed'])}")
     compared = sum(r["compared"] for r in report["runs"])
     checked = sum(1 for r in report["runs"] if r["compared"])
     lines.append(f"{report['campaign']}: {compared} figure(s) of {checked} of {len(report['runs'])} run(s) recomputed "
                  f"from the per-sentence rows; {len(report['differences'])} difference(s)")
+    rescored = [r for r in report["runs"] if r.get("rescored")]
+    if rescored:
+        lines.append(f"{len(rescored)} run(s) scored again from their files and the gold: "
+                     f"{sum(r.get('rescored_compared', 0) for r in rescored)} figure(s) compared")
     lines += [f"not checked: {reason}" for reason in report["not_checked"]]
     return "\n".join(lines) + "\n"
 
 
 def run(args) -> int:
     try:
+        gold = None
+        if args.gold:
+            gold = Path(args.gold)
+            if not gold.is_dir():
+                raise InputError(f"{gold}: not a folder (give the released gold, unpacked)")
         bundle = fmt.read_archive(args.bundle)
-        report = reproduce(bundle, args.tolerance)
+        report = reproduce(bundle, args.tolerance, gold)
     except fmt.BundleError as exc:
         raise InputError(str(exc)) from None
-    if args.gold:
-        report["not_checked"].append(f"re-scoring the runs' files against {args.gold}: not done by this version "
-                                     "(the figures are recomputed from the rows)")
     if args.json_out:
         write_json(report, args.json_out)
     if args.json_out != "-":

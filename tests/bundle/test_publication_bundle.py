@@ -14,6 +14,7 @@ from django.core.management import call_command
 
 from annotations.easy import read_document, write_document
 from campaign import lifecycle
+from campaign.subsets import released_gold_zip
 from campaign.models import Campaign, CampaignState, TeamFigures
 from evaluation import bundle_format as fmt
 from evaluation import publication_bundle
@@ -118,10 +119,10 @@ def test_demo_bundle_round_trip_rebuild_and_tampering(small_corpus, settings, tm
 
     # One published figure changed (and the manifest made to match): reported, located, exit 1.
     results = json.loads(members["results.json"])
-    run = results["runs"][0]
-    cell = next(c for c in run["cells"] if c["layer"] == "relations" and c["mode"] == "HYP"
-                and c["match"] == "EQUAL" and c["genre"] == "ALL" and c["type"] == "ALL"
-                and c["aggregation"] == "micro")
+    run, cell = next((r, c) for r in results["runs"] for c in r["cells"]
+                     if c["layer"] == "relations" and c["mode"] == "HYP" and c["match"] == "EQUAL"
+                     and c["genre"] == "ALL" and c["type"] == "ALL" and c["aggregation"] == "micro"
+                     and c["f"] is not None)
     cell["f"] += 0.0123
     tampered = dict(members, **{"results.json": fmt.json_bytes(results)})
     del tampered["MANIFEST.json"]
@@ -150,6 +151,35 @@ def test_demo_bundle_round_trip_rebuild_and_tampering(small_corpus, settings, tm
     for run in json.loads(files_members["bundle.json"])["runs"]:
         member = run["file"]["member"]
         assert member.startswith(f"runs/{run['name']}/") and fmt.sha256(files_members[member]) == run["file"]["sha256"]
+
+    # With the released gold, every run's file is scored again: rows and figures agree with the bundle's.
+    gold = tmp_path / "released"
+    with zipfile.ZipFile(io.BytesIO(released_gold_zip(campaign))) as archive:
+        archive.extractall(gold)
+    path = tmp_path / "with-files.zip"
+    path.write_bytes(stored_bytes(with_files))
+    code, out, _ = reproduce(path, capsys, "--gold", str(gold))
+    assert code == 0, out
+    assert "8 run(s) scored again from their files and the gold" in out and "not scored again" not in out
+    # A sentence's row changed in the bundle (manifest made to match): the figures from the rows no longer
+    # agree with the published ones, and scoring the file again names the sentence.
+    files_meta = json.loads(files_members["bundle.json"])
+    changed = files_meta["runs"][0]
+    lines = files_members[changed["rows"]].decode().splitlines()
+    cells = lines[1].split("\t")
+    cells[2] = str(int(cells[2]) + 1)
+    lines[1] = "\t".join(cells)
+    tampered = dict(files_members, **{changed["rows"]: ("\n".join(lines) + "\n").encode()})
+    del tampered["MANIFEST.json"]
+    path.write_bytes(fmt.write_archive(tampered))
+    code, out, _ = reproduce(path, capsys, "--gold", str(gold))
+    assert code == 1
+    assert (f"DIFFERENCE {changed['name']} [run file scored again]: per-sentence rows, sentence {cells[0]}: "
+            "bundle 1 sentence(s) differ") in out
+    from_rows = [line for line in out.splitlines() if line.startswith(f"DIFFERENCE {changed['name']}: ")]
+    assert from_rows and all(f"genre {cells[1]}" in line or "genre ALL" in line for line in from_rows)
+    assert not [line for line in out.splitlines() if line.startswith("DIFFERENCE")
+                and not line.startswith(f"DIFFERENCE {changed['name']}")]
 
     # The citation: valid YAML with CFF 1.2.0's required keys, and a BibTeX entry.
     cff = yaml.safe_load(members["CITATION.cff"].decode("utf-8"))
