@@ -37,7 +37,7 @@ from evaluation.stats import ALL
 DEFAULT_TOLERANCE = 1e-9
 # engine named by a run's ``rescoring`` -> module whose rescored_rows(gold_dir, run_file, keys, genres, spec)
 # counts its rows again from files
-RESCORERS = {"easy": "evaluation.easy.rescore"}
+RESCORERS = {"easy": "evaluation.easy.rescore", "trees": "evaluation.trees.rescore", "deps": "evaluation.deps.rescore"}
 
 
 def add_arguments(parser) -> None:
@@ -160,8 +160,9 @@ def rescore_run(bundle: fmt.Bundle, run: dict, entry: dict, keys, genres, rows, 
         report["not_checked"].append(f"{run['name']}: not scored again: no run file ({reason})")
         return
     if spec.get("engine") not in RESCORERS:
-        report["not_checked"].append(f"{run['name']}: not scored again: its kind gives no way to score it without "
-                                     "the platform (its figures are recomputed from its rows)")
+        why = spec.get("note") or "its kind gives no way to score it without the platform"
+        report["not_checked"].append(f"{run['name']}: not scored again: {why} (its figures are recomputed from "
+                                     "its rows)")
         return
     if spec.get("converter"):
         report["not_checked"].append(f"{run['name']}: not scored again: its file was converted ({spec['converter']}) "

@@ -225,3 +225,51 @@ def test_archives_are_the_same_bytes_whatever_the_members_order():
         infos = archive.infolist()
     assert [i.filename for i in infos] == ["MANIFEST.json", "a.txt", "b.txt", "rows/x.tsv"]
     assert {i.date_time for i in infos} == {fmt.STAMP} and {i.external_attr >> 16 for i in infos} == {fmt.MODE}
+
+
+@pytest.fixture
+def small_kind_demos(monkeypatch):
+    from campaign import demo_kinds
+
+    monkeypatch.setattr(demo_kinds, "TREES_PER_DOCUMENT", 4)
+    monkeypatch.setattr(demo_kinds, "DEP_SLICES", {"sequoia": ("fr_sequoia-ud-test.conllu", 6),
+                                                   "gsd": ("fr_gsd-ud-test.conllu", 6)})
+
+
+@pytest.mark.django_db(transaction=True)
+def test_constituency_and_dependency_bundles_are_recomputed_and_scored_again(small_corpus, small_kind_demos,
+                                                                             settings, tmp_path, capsys):
+    from campaign import demo_kinds
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    call_command("load_demo", "--data", str(small_corpus), "--bootstrap", "20", "--slug", SLUG,
+                 "--no-real", "--no-open", stdout=StringIO())
+    for slug in (demo_kinds.TREE_SLUG, demo_kinds.DEP_SLUG):
+        campaign = Campaign.objects.get(slug=slug)
+        Campaign.objects.filter(pk=campaign.pk).update(bundle_run_files=True)
+        lifecycle.transition(campaign, CampaignState.GOLD_RELEASED, actor=None)
+        bundle = publication_bundle.latest_bundle(campaign)
+        assert bundle.with_rows and bundle.with_run_files
+        data = stored_bytes(bundle)
+        assert publication_bundle.archive_bytes(campaign) == data
+        meta = json.loads(members_of(data)["bundle.json"])
+        gold = tmp_path / slug
+        with zipfile.ZipFile(io.BytesIO(released_gold_zip(campaign))) as archive:
+            archive.extractall(gold)
+        path = tmp_path / f"{slug}.zip"
+        path.write_bytes(data)
+        code, out, _ = reproduce(path, capsys, "--gold", str(gold))
+        assert code == 0, out
+        report = json.loads(_json_report_with(path, capsys, "--gold", str(gold)))
+        runs = report["runs"]
+        assert runs and all(r["compared"] > 0 for r in runs) and report["differences"] == []
+        rescored = [r for r in runs if r.get("rescored")]
+        raw_text = [r for r in meta["runs"] if r["parameters"].get("track") == "raw-text"]
+        assert len(rescored) == len(runs) - len(raw_text) > 0
+        assert all(r.get("rescored_compared", 0) > 0 for r in rescored)
+        assert len([n for n in report["not_checked"] if "raw-text run is aligned" in n]) == len(raw_text)
+
+
+def _json_report_with(path: Path, capsys, *extra) -> str:
+    assert main(["reproduce", str(path), "--json", "-", *extra]) == 0
+    return capsys.readouterr().out

@@ -21,14 +21,14 @@ from annotations.trees.penn import Forest, write_penn
 from annotations.trees.transforms import make_transform
 
 from evaluation import metrics
-from evaluation.deps.convert import trees_to_dependencies
+from evaluation.trees import campaign_scoring
+from evaluation.trees.campaign_scoring import DEPENDENCY
 from evaluation.deps.errorlab import labels_in_text
 
 from ..sentence import Parsed, SentenceKind, bootstrap_parameters
 
 logger = logging.getLogger(__name__)
 NULL_TAG = "-NONE-"
-DEPENDENCY = "dependency"
 DEFAULT_METRICS = ("evalb", "leaf-ancestor")
 
 
@@ -41,6 +41,7 @@ class ConstituencyKind(SentenceKind):
     name = "constituency"
     label = "Constituency trees"
     suffixes = (".mrg", ".tree", ".txt")
+    rescoring_engine = "trees"
     file_label = "tree file (Penn or square brackets)"
     file_help = ("One tree file (.mrg, .tree or .txt; Penn or square brackets, one tree per corpus sentence, in "
                  "order), or a .zip or .tar.gz with one such file per corpus document, named after it.")
@@ -109,11 +110,4 @@ class ConstituencyKind(SentenceKind):
                 **bootstrap_parameters(options)}
 
     def score_metric(self, metric: str, gold: list, test: list, params: dict):
-        transform = make_transform(params["transform"]) if params["transform"] else None
-        if metric == DEPENDENCY:  # the trees converted through head rules, then the dependency metric
-            if transform is not None:
-                gold, test = [transform(t.copy()) for t in gold], [transform(t.copy()) for t in test]
-            return metrics.get(DEPENDENCY).score_with_rows(
-                trees_to_dependencies(gold, params["head_rules"]), trees_to_dependencies(test, params["head_rules"]),
-                punct="penn", pos="xpos")
-        return metrics.get(metric).score_with_rows(gold, test, transform=transform)
+        return campaign_scoring.score_metric(metric, gold, test, params)
