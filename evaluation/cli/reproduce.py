@@ -174,7 +174,12 @@ def rescore_run(bundle: fmt.Bundle, run: dict, entry: dict, keys, genres, rows, 
         path = Path(tmp) / Path(member).name
         path.write_bytes(bundle.members[member])
         engine = importlib.import_module(RESCORERS[spec["engine"]])
-        new_keys, new_genres, new_rows = engine.rescored_rows(gold, path, list(keys), list(genres), spec)
+        try:
+            new_keys, new_genres, new_rows = engine.rescored_rows(gold, path, list(keys), list(genres), spec)
+        except InputError as exc:
+            raise InputError(f"{run['name']}: scoring it again: {exc}") from None
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise fmt.BundleError(f"{run['name']}: its rescoring in bundle.json cannot be used ({exc!r})") from None
     order = sorted(range(len(new_keys)), key=lambda i: new_keys[i])
     new_keys = [new_keys[i] for i in order]
     new_genres = [new_genres[i] for i in order]
