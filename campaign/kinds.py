@@ -21,6 +21,8 @@ VALIDATE_RUN_TASK = "evaluation.tasks.validate_run"
 SCORE_RUN_TASK = "evaluation.tasks.score_run"
 # The paired significance tests of a campaign's results table (evaluation.significance_tasks).
 SIGNIFICANCE_TASK = "evaluation.significance_tasks.compute_significance"
+# The publication bundle, built at publication and at the gold release (evaluation.bundle_tasks).
+BUNDLE_TASK = "evaluation.bundle_tasks.build_bundle"
 
 _KINDS: dict[str, object] = {}
 

@@ -6,8 +6,8 @@
   time it can observe depends on how long test runs take to score.
 * ``scoring``: scoring test runs once they are valid (``score_run``, chained by ``validate_run``).
 * ``significance``: the paired significance tests of a campaign's results table, at most one
-  pending computation per campaign (:mod:`evaluation.significance_tasks`), and the organisers'
-  error-lab jobs: slow analysis that must not hold up scoring.
+  pending computation per campaign (:mod:`evaluation.significance_tasks`), the organisers'
+  error-lab jobs and the publication bundle: slow analysis that must not hold up scoring.
 
 Queue names carry ``PARSEVAL_QUEUE_PREFIX`` (empty in production) and are read at each call, so a
 test session can route to queues of its own. Celery calls :func:`route` (``CELERY_TASK_ROUTES``);
@@ -25,6 +25,7 @@ ROUTES = {
     "evaluation.tasks.score_run": SCORING,
     "evaluation.significance_tasks.compute_significance": SIGNIFICANCE,
     "evaluation.lab.tasks.run_error_lab_job": SIGNIFICANCE,
+    "evaluation.bundle_tasks.build_bundle": SIGNIFICANCE,
 }
 
 

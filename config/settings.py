@@ -180,6 +180,8 @@ PARSEVAL_MAX_UPLOAD_BYTES = int(os.environ.get("PARSEVAL_MAX_UPLOAD_BYTES", str(
 PARSEVAL_MAX_REQUEST_BYTES = PARSEVAL_MAX_UPLOAD_BYTES + DATA_UPLOAD_MAX_MEMORY_SIZE
 PARSEVAL_MAX_UNPACKED_BYTES = int(os.environ.get("PARSEVAL_MAX_UNPACKED_BYTES", str(2 * 1024 * 1024 * 1024)))
 PARSEVAL_STUCK_AFTER_SECONDS = int(os.environ.get("PARSEVAL_STUCK_AFTER_SECONDS", "1800"))
+# The site's public address (https://parseval.example.org), cited in the publication bundle; none when empty.
+PARSEVAL_PUBLIC_URL = os.environ.get("PARSEVAL_PUBLIC_URL", "")
 
 # Celery: with no broker configured, tasks run in process (embedded default).
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")

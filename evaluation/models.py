@@ -103,6 +103,34 @@ class PublishedSnapshot(ImmutableModel):
         get_latest_by = "created_at"
 
 
+def bundle_upload_to(instance: "PublicationBundle", filename: str) -> str:
+    return f"bundles/{instance.campaign.slug}/{filename}"
+
+
+class PublicationBundle(models.Model):
+    """The citable archive of a published campaign (:mod:`evaluation.publication_bundle`), built from its
+    snapshot at publication, at the gold release and on an organiser's demand; the newest is served.
+
+    Built from the same stored results and state it gives the same bytes, so a rebuild that changes nothing
+    adds no row. Kept through Django's storage API, wherever the deployment keeps files."""
+
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="bundles")
+    snapshot = models.ForeignKey(PublishedSnapshot, on_delete=models.PROTECT, related_name="bundles")
+    created_at = models.DateTimeField(auto_now_add=True)
+    file = models.FileField(upload_to=bundle_upload_to, max_length=300)
+    sha256 = models.CharField(max_length=64, help_text="Checksum of the archive's bytes")
+    size = models.PositiveBigIntegerField(default=0)
+    with_rows = models.BooleanField(default=False, help_text="Carries the per-sentence rows (after the gold release)")
+    with_run_files = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        get_latest_by = "created_at"
+
+    def __str__(self) -> str:
+        return f"bundle {self.sha256[:12]} of {self.campaign}"
+
+
 def error_lab_upload_to(instance: "ErrorLabJob", filename: str) -> str:
     return f"error-lab/{instance.campaign.slug}/{instance.token}/{filename}"
 

@@ -354,6 +354,14 @@ def count_sentences(gold_docs, run_docs, genres=None, *, matches: Iterable[str] 
     return plan, gold, counting
 
 
+def counted_rows(plan: Plan, gold: "_GoldIndex", counting: "_Counting") -> tuple[list[str], list[str], np.ndarray]:
+    """What :func:`count_sentences` returns as ``(keys, genres, fc | fp | cr rows)``, a key being
+    ``document/sentence id`` (the rows the paired tests and the publication bundle carry)."""
+    keys = [f"{document}/{sid}" for document, sid in gold.row_ids]
+    r = counting.rows
+    return keys, gold.row_genre, np.hstack([extend_all(x, plan) for x in (r.fc, r.fp, r.cr)])
+
+
 def _check_options(matches: tuple, modes: tuple, bootstrap: int) -> tuple[tuple, tuple]:
     for m in matches:
         if m not in MATCHES:

@@ -167,6 +167,13 @@ class Kind(ABC):
     def paired_figures(self, result):
         """The :class:`evaluation.paired.FigureSet` list the significance layer tests for ``result``."""
 
+    def rescoring(self, result) -> dict | None:
+        """How a reader without the platform counts ``result``'s per-sentence rows again from the run's file and
+        the released gold (``python -m evaluation reproduce --gold``, docs/bundle.md): ``{"engine": one of
+        evaluation.cli.reproduce.RESCORERS, ...what that engine reads}``, or None. Default: None (the bundle's
+        figures are still recomputed from its rows)."""
+        return None
+
     def gold_tree_labels(self, campaign) -> set[str]:
         """The phrase labels of the campaign's gold trees (the error lab picks its label preset from them).
         Default: none (no trees)."""

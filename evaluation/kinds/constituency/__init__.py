@@ -28,16 +28,15 @@ from annotations.trees.penn import Forest, write_penn
 from annotations.trees.transforms import make_transform
 
 from evaluation import metrics
-from evaluation.deps.convert import trees_to_dependencies
+from evaluation.trees import campaign_scoring
+from evaluation.trees.campaign_scoring import DEPENDENCY
 from evaluation.deps.errorlab import labels_in_text
 from evaluation.services import GoldMismatch
-from evaluation.signature import extend_signature
 
 from ..sentence import Parsed, SentenceKind, bootstrap_parameters
 
 logger = logging.getLogger(__name__)
 NULL_TAG = "-NONE-"
-DEPENDENCY = "dependency"
 DEFAULT_METRICS = ("evalb", "leaf-ancestor")
 
 
@@ -50,6 +49,7 @@ class ConstituencyKind(SentenceKind):
     name = "constituency"
     label = "Constituency trees"
     suffixes = (".mrg", ".tree", ".txt")
+    rescoring_engine = "trees"
     file_label = "tree file (Penn or square brackets)"
     file_help = ("One tree file (.mrg, .tree or .txt; Penn or square brackets, one tree per corpus sentence, in "
                  "order), or a .zip or .tar.gz with one such file per corpus document, named after it.")
@@ -155,14 +155,7 @@ class ConstituencyKind(SentenceKind):
         return name
 
     def score_metric(self, metric: str, gold: list, test: list, params: dict):
-        transform = make_transform(params["transform"]) if params["transform"] else None
-        if metric == DEPENDENCY:  # the trees converted through head rules, then the dependency metric
+        if metric == DEPENDENCY and not params.get("head_rules"):
             # as resolved by score(); a result stored before the resolution names its table too
-            rules = params.get("head_rules") or self.head_rules(gold, params)
-            if transform is not None:
-                gold, test = [transform(t.copy()) for t in gold], [transform(t.copy()) for t in test]
-            doc, rows = metrics.get(DEPENDENCY).score_with_rows(
-                trees_to_dependencies(gold, rules), trees_to_dependencies(test, rules), punct="penn", pos="xpos")
-            doc["signature"] = extend_signature(doc["signature"], head_rules=rules)
-            return doc, rows
-        return metrics.get(metric).score_with_rows(gold, test, transform=transform)
+            params = dict(params, head_rules=self.head_rules(gold, params))
+        return campaign_scoring.score_metric(metric, gold, test, params)

@@ -34,8 +34,8 @@ from campaign.services.runs import unpacked
 from campaign.stored_files import local_copy
 from campaign.subsets import missing_document_message, sentences_to_cover
 
-from evaluation import metrics
-from evaluation.deps import udvalidate
+from evaluation.deps import campaign_scoring, udvalidate
+from evaluation.deps.campaign_scoring import CONLL18
 from evaluation.deps.conll18_reader import parse_conll18
 from evaluation.deps.metrics import PunctRule
 from evaluation.deps.rawtext import raw_text, tokenisation, tokenisation_characters
@@ -50,10 +50,8 @@ from ..gold import gold_checksum, read_gold_file, run_subset_gold
 from . import tracks
 
 METRIC = "dependency"
-CONLL18 = "conll18"
 RAW_SUFFIX = ".txt"
 TOKENS_SUFFIX = ".tokens.conllu"
-GOLD_TOKENS_UNPUBLISHED = ("Tokens", "Sentences", "Words")
 
 
 
@@ -65,6 +63,7 @@ class DependencyKind(SentenceKind):
     name = "dependency"
     label = "Dependency trees"
     suffixes = (".conllu", ".conll")
+    rescoring_engine = "deps"
     file_label = "CoNLL-U file"
     option_keys = ("punct", "pos", "tracks", "bootstrap", "seed", udvalidate.OPTION)
     options_help = ('Dependency: {"punct": "upos", "pos": "upos", "tracks": ["gold-tokens", "raw-text"], '
@@ -131,12 +130,7 @@ class DependencyKind(SentenceKind):
         return tracks.NOTES.get(track, "")
 
     def score_metric(self, metric: str, gold: list, test: list, params: dict):
-        if metric == CONLL18:
-            doc, rows = metrics.get(CONLL18).score_with_rows(gold, test)
-            for name in GOLD_TOKENS_UNPUBLISHED:  # 100% on the gold words by construction: not published
-                doc["rows"].pop(name)
-            return doc, rows
-        return metrics.get(metric).score_with_rows(gold, test, punct=params["punct"], pos=params["pos"])
+        return campaign_scoring.score_metric(metric, gold, test, params)
 
     # -- validation ------------------------------------------------------------------------
     def setup(self, run) -> RunSetup:
@@ -275,6 +269,12 @@ class DependencyKind(SentenceKind):
                          else "the campaign has no gold for its test set yet")
         scored = [f"{d}:{s}" for d, s, _ in where] if partial else None
         return where, gold_checksum(checksum_files, subset, scored), rows
+
+    def rescoring(self, result):
+        """Gold-tokens runs only: a raw-text run is aligned to the gold before it is scored."""
+        if (result.document.get("parameters") or {}).get("track") == tracks.RAW_TEXT:
+            return {"engine": "", "note": "a raw-text run is aligned to the gold tokens before it is scored"}
+        return super().rescoring(result)
 
     def sentence_rows(self, result):
         """Paired significance: a raw-text run's rows are its alignment's, computed again."""

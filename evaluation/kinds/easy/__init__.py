@@ -154,6 +154,13 @@ class EasyKind(DocumentKind):
         return easy_figures(Plan(campaign_schema(result.run.campaign), params.get("matches") or MATCHES,
                                  params.get("modes") or MODES))
 
+    def rescoring(self, result):
+        """The ranges, modes and schema the rows were counted with; a CoNLL-U run also names its converter."""
+        params = result.document.get("parameters") or {}
+        return {"engine": "easy", "matches": list(params.get("matches") or MATCHES),
+                "modes": list(params.get("modes") or MODES), "schema": campaign_schema(result.run.campaign).to_dict(),
+                "converter": (result.parameters or {}).get("converter") or result.run.converter or None}
+
     def campaign_page(self, request, campaign):
         return pages.campaign_page(request, campaign)
 

@@ -317,6 +317,21 @@ class SentenceKind(DocumentKind):
     def metrics_of(self, params: dict) -> list[str]:
         return list(params["metrics"])
 
+    #: The engine of ``python -m evaluation reproduce --gold`` that scores this kind's runs again ("": none).
+    rescoring_engine: str = ""
+
+    def rescoring(self, result):
+        """The result's parameters, the run files' names, and every corpus document's sentence ids in corpus
+        order: how a run file's sentences are named (:mod:`evaluation.sentence_rescore`)."""
+        if not self.rescoring_engine:
+            return None
+        run = result.run
+        cover = sentences_to_cover(run.campaign, run.scope)
+        documents = [[doc.name, [e.sid for e in self.expected_sentences(doc, cover)]]
+                     for doc in run.campaign.documents.order_by("order", "name")]
+        return {"engine": self.rescoring_engine, "parameters": result.document.get("parameters") or {},
+                "suffixes": list(self.suffixes), "documents": documents}
+
 
 def bootstrap_parameters(options: Mapping) -> dict:
     """Resamples and seed of the intervals: EASY's defaults unless the campaign sets them."""
