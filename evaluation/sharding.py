@@ -79,7 +79,8 @@ def score(run, setup, held: delivery.Claim, files, shards: list[list[str]], prog
         while True:
             shard = _take(held.token, held.token)
             if shard is not None:
-                _count(run, setup, shard, held.token, files=files)
+                if not _count(run, setup, shard, held.token, files=files):
+                    _still_held(held)  # its counts were refused: the run was taken over
                 continue
             rows = list(ScoringShard.objects.filter(token=held.token).values("index", "status", "reason",
                                                                               "beat_at"))
