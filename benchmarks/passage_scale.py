@@ -76,13 +76,14 @@ def _warm() -> None:
     import evaluation.easy.shards  # noqa: F401  (a long-lived worker has its imports done)
 
 
-def _count_shard(job: tuple[list[str], list[str]]) -> tuple[bytes, float, float]:
-    """In a worker process: one shard's counts (bytes), its CPU seconds and the process's peak RSS (MB)."""
+def _count_shard(job: tuple[list[str], list[str]]) -> tuple[bytes, float, float, int]:
+    """In a worker process: one shard's counts (bytes), its CPU seconds, the process's peak RSS (MB) and id."""
     from evaluation.easy.shards import count_shard
     gold, run = job
     cpu = time.process_time()
     counts = count_shard([Path(p) for p in gold], {Path(p).stem: Path(p) for p in run}).to_bytes()
-    return counts, time.process_time() - cpu, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    return (counts, time.process_time() - cpu, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+            os.getpid())
 
 
 def sharded(gold: Path, run: Path, workers: int, per_shard: int) -> dict:
@@ -99,16 +100,21 @@ def sharded(gold: Path, run: Path, workers: int, per_shard: int) -> dict:
     with multiprocessing.get_context("spawn").Pool(workers, initializer=_warm) as pool:
         pool.map(time.sleep, [0.2] * workers, chunksize=1)  # every process started and warm
         t = time.perf_counter()
-        parts, cpu, rss = [], 0.0, []
-        for counts, seconds, peak in pool.imap(_count_shard, jobs, chunksize=1):  # in shard order
+        parts, per_process, rss = [], {}, {}
+        for counts, seconds, peak, pid in pool.imap(_count_shard, jobs, chunksize=1):  # in shard order
             parts.append(counts)
-            cpu += seconds
-            rss.append(peak)
+            per_process[pid] = per_process.get(pid, 0.0) + seconds
+            rss[pid] = peak
         counted = time.perf_counter() - t
+        merge_cpu = time.process_time()
         document = merge([ShardCounts.from_bytes(b) for b in parts], gold_sha256=gold_sha256(gold_files))
+        merge_cpu = time.process_time() - merge_cpu
         wall = time.perf_counter() - t
+    # The time the same work takes on K free cores: the busiest process's CPU, then the merge's (serial).
+    critical = max(per_process.values()) + merge_cpu
     return {"workers": workers, "shards": len(shards), "per_shard": per_shard, "wall": wall,
-            "merge": wall - counted, "cpu": cpu, "rss_mb": max(rss), "document": document}
+            "merge": wall - counted, "merge_cpu": merge_cpu, "cpu": sum(per_process.values()) + merge_cpu,
+            "critical": critical, "rss_mb": max(rss.values()), "rss_all": sorted(rss.values()), "document": document}
 
 
 def load() -> str:
@@ -180,15 +186,22 @@ def main(argv=None) -> int:
               "counts merged and the bootstrap (1000) computed once here; wall seconds from the first shard sent "
               "to the merged document; peak RSS = the largest worker process's; identical = the command's JSON "
               f"document, canonical bytes; {os.cpu_count()} cores")
-        print(f"{'N':>4} {'K':>2} {'shards':>6} {'wall s':>7} {'merge s':>7} {'CPU s':>7} {'peak MB':>8} "
-              f"{'words/s':>9} {'speed-up':>8} {'of ideal':>8} {'load':>5} {'identical':>9}")
+        print("CPU path = the busiest worker's CPU seconds + the merge's (what K free cores would take; the wall "
+              "time says what this machine gave under its load); speed-ups are against K = 1, 'of ideal' = "
+              "speed-up / K (target >= 0.77, i.e. within 1.3x of ideal)")
+        print(f"{'N':>4} {'K':>2} {'shards':>6} {'wall s':>7} {'merge s':>7} {'CPU s':>7} {'CPU path':>8} "
+              f"{'merge CPU':>9} {'peak MB/proc':>16} {'words/s':>9} {'wall up':>7} {'of ideal':>8} {'CPU up':>6} "
+              f"{'of ideal':>8} {'load':>5} {'identical':>9}")
         for r in rows:
             base = next((x for x in r["sharded"] if x["workers"] == 1), None)
             for x in r["sharded"]:
                 up = base["wall"] / x["wall"] if base else float("nan")
+                cup = base["critical"] / x["critical"] if base else float("nan")
+                peaks = "/".join(f"{m:.0f}" for m in x["rss_all"])
                 print(f"{r['copies']:>3}x {x['workers']:>2} {x['shards']:>6} {x['wall']:>7.2f} {x['merge']:>7.2f} "
-                      f"{x['cpu']:>7.2f} {x['rss_mb']:>8.0f} {r['words'] / x['wall']:>9,.0f} {up:>8.2f} "
-                      f"{up / x['workers']:>8.2f} {x['load']:>5.1f} {'yes' if x['identical'] else 'NO':>9}")
+                      f"{x['cpu']:>7.2f} {x['critical']:>8.2f} {x['merge_cpu']:>9.2f} {peaks:>16} "
+                      f"{r['words'] / x['wall']:>9,.0f} {up:>7.2f} {up / x['workers']:>8.2f} {cup:>6.2f} "
+                      f"{cup / x['workers']:>8.2f} {x['load']:>5.1f} {'yes' if x['identical'] else 'NO':>9}")
     big = max(rows, key=lambda r: r["words"])
     rate = big["words"] / big["cpu"]
     hours = TARGET_WORDS / rate / 3600
