@@ -209,6 +209,10 @@ def main(argv=None) -> int:
     print(f"  time: {hours:.1f} CPU hours for one run on one process at {rate:,.0f} words/s "
           f"(assumes: time linear in words, as measured; every sentence with gold; bootstrap 1000; "
           f"the run as realistic as this one; local disk)")
+    for x in big["sharded"]:
+        print(f"  sharded over {x['workers']} free cores: {TARGET_WORDS / (big['words'] / x['critical']) / 3600:.1f} "
+              f"hours (the CPU path measured at {big['copies']}x, scaled linearly; the merge is serial: "
+              f"{x['merge_cpu'] / x['critical']:.0%} of it there)")
     if len(rows) > 1:
         small = min(rows, key=lambda r: r["words"])
         slope = (big["rss_mb"] - small["rss_mb"]) / max(1, big["words"] - small["words"])
