@@ -19,10 +19,11 @@ from annotations.easy.schema import DEFAULT_SCHEMA, EasySchema
 from annotations.easy.validate import reference_forms
 from annotations.errors import InputError, Problem
 from evaluation.signature import make_signature
-from evaluation.stats import ALL, DEFAULT_SEED, f_from_counts, interval, prf, resampled_sums
+from evaluation.stats import ALL, DEFAULT_SEED, column_intervals, f_from_counts, interval, prf, resampled_sums
 from evaluation.version import SCORER_VERSION
 
 from .files import genre_of
+from .gold_index import IndexedDocument
 from .matching import match_counts
 from .ranges import BIT, MATCHES, MODES, HypothesisView, ReferenceView
 
@@ -174,6 +175,82 @@ class _Rows:
         return self.cr_compact[:, self.plan.expand]
 
 
+# rows are kept in chunks of this many (about 11 MB with the default plan): large enough to be returned to the
+# system when freed, small enough that the copy into one array at the end adds one chunk, not a second corpus
+CHUNK_ROWS = 16384
+
+
+class _RowStore:
+    """Every gold sentence's count rows, in the order documents are loaded, in :data:`CHUNK_ROWS` chunks.
+
+    A document's rows are a :class:`_Block` of consecutive rows. :meth:`take` copies the blocks into one
+    :class:`_Rows` in gold order, freeing each chunk once copied when the documents were loaded in that order
+    (runs come in gold order from the command line and the worker), so that the copy never holds the rows
+    twice."""
+
+    def __init__(self, plan: Plan):
+        self.plan = plan
+        self.chunks: list[_Rows | None] = []
+        self.size = 0
+
+    def block(self, n: int) -> "_Block":
+        start = self.size
+        self.size += n
+        while len(self.chunks) * CHUNK_ROWS < self.size:
+            self.chunks.append(_Rows(CHUNK_ROWS, self.plan))
+        return _Block(self, start, n)
+
+    def take(self, segments: list[tuple[int, int]]) -> _Rows:
+        """The rows of ``segments`` (``(start, count)`` of each block, in the wanted order), one after the other."""
+        total = sum(n for _, n in segments)
+        rows = _Rows(total, self.plan)
+        in_order = [start for start, _ in segments] == list(np.cumsum([0] + [n for _, n in segments[:-1]]))
+        at = 0
+        for start, n in segments:
+            g = start
+            while g < start + n:
+                c, r = divmod(g, CHUNK_ROWS)
+                k = min(CHUNK_ROWS - r, start + n - g)
+                chunk = self.chunks[c]
+                rows.fc[at:at + k] = chunk.fc[r:r + k]
+                rows.fp_compact[at:at + k] = chunk.fp_compact[r:r + k]
+                rows.cr_compact[at:at + k] = chunk.cr_compact[r:r + k]
+                rows.done[at:at + k] = chunk.done[r:r + k]
+                at += k
+                g += k
+                if in_order and r + k == CHUNK_ROWS:
+                    self.chunks[c] = None  # copied whole: free it now
+        self.chunks = []
+        return rows
+
+
+class _Block:
+    """One document's rows in a :class:`_RowStore`: row ``i`` of the document is row ``start + i`` of the store."""
+
+    __slots__ = ("store", "start", "n")
+
+    def __init__(self, store: _RowStore, start: int, n: int):
+        self.store, self.start, self.n = store, start, n
+
+    def set(self, i: int, rows) -> None:
+        c, r = divmod(self.start + i, CHUNK_ROWS)
+        self.store.chunks[c].set(r, rows)
+
+    def is_done(self, i: int) -> bool:
+        c, r = divmod(self.start + i, CHUNK_ROWS)
+        return bool(self.store.chunks[c].done[r])
+
+    def all_done(self) -> bool:
+        g, end = self.start, self.start + self.n
+        while g < end:
+            c, r = divmod(g, CHUNK_ROWS)
+            k = min(CHUNK_ROWS - r, end - g)
+            if not self.store.chunks[c].done[r:r + k].all():
+                return False
+            g += k
+        return True
+
+
 def _as_docs(docs) -> list:
     if docs is None:
         return []
@@ -207,7 +284,9 @@ def score_corpus(
 
     ``gold_docs``: :class:`Document` objects (read with ``gold=True``) or paths
     (read one at a time, when their run comes), as an iterable or a ``{key:
-    Document or path}`` mapping. ``run_docs``: Documents or
+    Document or path}`` mapping; a mapping may also give stored gold indexes
+    (:class:`~evaluation.easy.gold_index.IndexedDocument`) or functions
+    returning one, called when the document's run comes. ``run_docs``: Documents or
     paths (streamed), iterable or mapping; documents are paired by key (the
     base file name without ``.xml``). ``genres`` maps a key to a genre
     (default: the name up to the first ``_``). ``corpus`` optionally maps a
@@ -331,7 +410,8 @@ class _GoldIndex:
             self.sources[key] = doc
         self.order = [key for key, _ in gold_list]
         self.genre_fn, self.relation_roles, self.schema = genre_fn, relation_roles, schema
-        self.blocks: dict[str, _Rows] = {}
+        self.store: _RowStore | None = None  # created with the plan, by the first load
+        self.blocks: dict[str, _Block] = {}
         self.loaded: dict[str, dict[str, tuple[int, ReferenceView, tuple]]] = {}
         self.ids: dict[str, list[str]] = {}
         self.doc_warnings: dict[str, list[Problem]] = {}
@@ -341,11 +421,15 @@ class _GoldIndex:
         self.dedup = {"gold_groups_read": 0, "gold_groups_scored": 0, "gold_relations_read": 0,
                       "gold_relations_scored": 0}
         self.row_genre: list[str] = []  # filled by assemble()
-        self.row_ids: list[tuple[str, str]] = []
 
     @property
     def warnings(self) -> list[Problem]:
         return [w for key in self.order for w in self.doc_warnings.get(key, ())]
+
+    @property
+    def row_ids(self) -> list[tuple[str, str]]:
+        """``(document, sentence id)`` of each row, in row order (built when asked: only paired tests ask)."""
+        return [(key, sid) for key in self.order for sid in self.ids.get(key, ())]
 
     def load(self, key: str, plan: Plan) -> dict[str, tuple[int, ReferenceView, tuple]] | None:
         """``{sentence id: (row in the document's block, reference view, forms)}``, or None (no such gold)."""
@@ -354,23 +438,33 @@ class _GoldIndex:
         source = self.sources.get(key)
         if source is None or key in self.blocks:
             return None if source is None else {}
-        doc = source if isinstance(source, Document) else read_document(source, schema=self.schema, gold=True,
-                                                                       strict=False)
-        if doc.problems:
-            raise InputError(doc.problems)
-        self.doc_warnings[key] = list(doc.warnings)
+        if callable(source):  # a loader: the document (a stored index) is fetched only now
+            source = source()
+        if isinstance(source, IndexedDocument):
+            self.doc_warnings[key] = source.warnings
+            items = source.scoring_sentences()
+        else:
+            doc = source if isinstance(source, Document) else read_document(source, schema=self.schema, gold=True,
+                                                                           strict=False)
+            if doc.problems:
+                raise InputError(doc.problems)
+            self.doc_warnings[key] = list(doc.warnings)
+            roles = self.relation_roles
+            items = ((s.id, ReferenceView(s, roles), tuple((f.id, f.text) for f in s.forms), len(s.groups),
+                      len(s.relations)) for s in doc.sentences)
         sents = {}
         dedup = self.dedup
-        for s in doc.sentences:
-            ref = ReferenceView(s, self.relation_roles)
-            sents[s.id] = (len(sents), ref, tuple((f.id, f.text) for f in s.forms))
-            dedup["gold_groups_read"] += len(s.groups)
-            dedup["gold_relations_read"] += len(s.relations)
+        for sid, ref, forms, groups_read, relations_read in items:
+            sents[sid] = (len(sents), ref, forms)
+            dedup["gold_groups_read"] += groups_read
+            dedup["gold_relations_read"] += relations_read
             dedup["gold_groups_scored"] += sum(len(v) for v in ref.cons.values())
             dedup["gold_relations_scored"] += sum(len(v) for v in ref.rels.values())
         self.by_name[key]["gold_sentences"] = len(sents)
         self.ids[key] = list(sents)
-        self.blocks[key] = _Rows(len(sents), plan)
+        if self.store is None:
+            self.store = _RowStore(plan)
+        self.blocks[key] = self.store.block(len(sents))
         self.loaded[key] = sents
         return sents
 
@@ -380,20 +474,14 @@ class _GoldIndex:
     def assemble(self, plan: Plan) -> "_Rows":
         """The count rows of every gold sentence in gold order (one block after the other), and their genres
         and ids; the blocks are freed as they are copied."""
-        total = sum(len(self.ids[key]) for key in self.order)
-        rows = _Rows(total, plan)
-        at = 0
+        segments = []
         for key in self.order:
             block = self.blocks.pop(key)
-            n = len(block.done)
-            rows.fc[at:at + n] = block.fc
-            rows.fp_compact[at:at + n], rows.cr_compact[at:at + n] = block.fp_compact, block.cr_compact
-            rows.done[at:at + n] = block.done
-            genre = self.by_name[key]["genre"]
-            self.row_genre.extend([genre] * n)
-            self.row_ids.extend((key, sid) for sid in self.ids[key])
-            at += n
-        return rows
+            segments.append((block.start, block.n))
+            self.row_genre.extend([self.by_name[key]["genre"]] * block.n)
+        store = self.store if self.store is not None else _RowStore(plan)
+        self.store = None
+        return store.take(segments)
 
 
 class _Counting:
@@ -484,10 +572,10 @@ class _Counting:
     def _count_missing(self, key: str) -> None:
         """Gold sentences of a document that its run did not give: scored as empty output."""
         block = self.gold.blocks[key]
-        if block.done.all():
+        if block.all_done():
             return
         for row, ref, _ in self.gold.loaded[key].values():
-            if not block.done[row]:
+            if not block.is_done(row):
                 block.set(row, count_sentence(ref, None, self.plan))
 
     def finish(self) -> None:
@@ -543,12 +631,16 @@ def aggregate(fc, fp, cr, row_genre: list[str], plan: Plan, submitted: Mapping[s
         col += len(types) + 1
     genre_order = [ALL] + genres
     sig_cache = {}
+    boot_ci: dict = {}
     for layer, mode, match, types, base in layout:
         if not submitted.get(layer, True):
             continue
         for g in genre_order:
             sfc, sfp, scr = sums[g]
             bf = boot_f.get(g)
+            cis = boot_ci.get(g)
+            if bf is not None and cis is None:
+                cis = boot_ci[g] = column_intervals(bf)
             sig = sig_cache.setdefault((layer, mode, match, "micro"),
                                        cell_signature(layer, mode, match, "micro", bootstrap, seed))
             ps, rs, fs = [], [], []
@@ -556,7 +648,9 @@ def aggregate(fc, fp, cr, row_genre: list[str], plan: Plan, submitted: Mapping[s
                 c = base + k
                 a, b, d = int(sfc[c]), int(sfp[c]), int(scr[c])
                 p, r, f = prf(a, b, d)
-                ci = interval(bf[:, c]) if bf is not None and f is not None else None
+                ci = None
+                if bf is not None and f is not None:
+                    ci = cis.get(c) or interval(bf[:, c])
                 cells.append({"layer": layer, "mode": mode, "match": match, "genre": g, "type": t,
                               "fc": a, "fp": b, "cr": d, "p": p, "r": r, "f": f, "ci": ci, "signature": sig})
                 if t != ALL and f is not None:

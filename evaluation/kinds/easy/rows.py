@@ -8,13 +8,13 @@ from evaluation.models import Result
 from evaluation.sentence_rows import RowsUnavailable
 
 from .conllu import scored_files
-from .gold import load_gold
+from .gold import scoring_gold
 
 
 def easy_rows(result: Result, schema) -> tuple[list[str], list[str], np.ndarray]:
     """Rows of an EASY result: its run counted again against its gold (read with ``schema``)."""
     run = result.run
-    gold_docs, genres, checksum, _ = load_gold(run, schema)
+    gold_docs, genres, checksum, _ = scoring_gold(run, schema)
     if checksum != result.gold_sha256:
         raise RowsUnavailable("the gold changed since this result was scored")
     params = result.document.get("parameters") or {}
