@@ -31,7 +31,7 @@ FILES = ("general_elda.xml", "general_senat.xml", "mail_10.xml", "oral_delic_2.x
 SHARDS = {"PARSEVAL_SHARD_SENTENCES": "100"}  # 494 gold sentences: five shards of one document
 
 
-def test_two_scoring_workers_share_the_shards_and_store_the_single_pass_result(workers, tmp_path):
+def test_two_scoring_workers_share_the_shards_and_store_the_single_pass_result(workers, tmp_path):  # noqa: F811
     validation, validation_log = workers.start("validation", roles=(queues.VALIDATION,), **SHARDS)
     scorers = [workers.start(f"scoring-{k}", roles=(queues.SCORING,), **SHARDS) for k in (1, 2)]
     campaign = factories.make_easy_campaign(FILES, slug="sharded-workers", metrics={"bootstrap": 100, "seed": 3})
