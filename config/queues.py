@@ -4,7 +4,8 @@
   tasks (the recovery sweep, scheduled transitions; they stay on the default queue, which the
   validation workers also consume). What a team sees before release comes from here only, so no
   time it can observe depends on how long test runs take to score.
-* ``scoring``: scoring test runs once they are valid (``score_run``, chained by ``validate_run``).
+* ``scoring``: scoring test runs once they are valid (``score_run``, chained by ``validate_run``), and
+  the shards of a large run scored across workers (``score_shard``, :mod:`evaluation.sharding`).
 * ``significance``: the paired significance tests of a campaign's results table, at most one
   pending computation per campaign (:mod:`evaluation.significance_tasks`), the organisers'
   error-lab jobs and the publication bundle: slow analysis that must not hold up scoring.
@@ -23,6 +24,7 @@ ROLES = (VALIDATION, SCORING, SIGNIFICANCE)
 ROUTES = {
     "evaluation.tasks.validate_run": VALIDATION,
     "evaluation.tasks.score_run": SCORING,
+    "evaluation.sharding.score_shard": SCORING,
     "evaluation.significance_tasks.compute_significance": SIGNIFICANCE,
     "evaluation.lab.tasks.run_error_lab_job": SIGNIFICANCE,
     "evaluation.bundle_tasks.build_bundle": SIGNIFICANCE,

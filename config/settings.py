@@ -234,6 +234,9 @@ PARSEVAL_RETRY_BACKOFF_SECONDS = int(os.environ.get("PARSEVAL_RETRY_BACKOFF_SECO
 PARSEVAL_RETRY_BACKOFF_MAX_SECONDS = int(os.environ.get("PARSEVAL_RETRY_BACKOFF_MAX_SECONDS", "120"))
 PARSEVAL_TRANSIENT_RETRIES = int(os.environ.get("PARSEVAL_TRANSIENT_RETRIES", "6"))
 PARSEVAL_MAX_SCORING_ATTEMPTS = int(os.environ.get("PARSEVAL_MAX_SCORING_ATTEMPTS", "3"))
+# A test run whose gold holds more sentences than this is scored in shards of whole documents of about this
+# many sentences, across the scoring workers (evaluation.sharding); 0 scores every run in one task.
+PARSEVAL_SHARD_SENTENCES = int(os.environ.get("PARSEVAL_SHARD_SENTENCES", "20000"))
 PARSEVAL_RECOVERY_SWEEP_SECONDS = float(os.environ.get("PARSEVAL_RECOVERY_SWEEP_SECONDS", "30"))
 PARSEVAL_OUTBOX_GRACE_SECONDS = float(os.environ.get("PARSEVAL_OUTBOX_GRACE_SECONDS", "20"))
 PARSEVAL_REQUEUE_UPLOADED_AFTER_SECONDS = float(os.environ.get(

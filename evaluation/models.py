@@ -256,3 +256,32 @@ class PairedDifference(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["set", "figure"]), models.Index(fields=["set", "result_a", "result_b"])]
+
+
+class ScoringShard(models.Model):
+    """One shard of a run scored across workers (:mod:`evaluation.sharding`): its documents and, once
+    counted, what it leaves for the merge. Rows belong to one scoring delivery (``token``, the run's claim)
+    and are deleted when it stores the result or fails; a delivery that took the run over plans anew."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    run = models.ForeignKey("campaign.Run", on_delete=models.CASCADE, related_name="scoring_shards")
+    token = models.CharField(max_length=200, help_text="The claim of the scoring delivery the shard belongs to")
+    index = models.PositiveIntegerField(help_text="Position of the shard in corpus order")
+    documents = models.JSONField(default=list, help_text="Corpus documents of the shard, in corpus order")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
+    taken_by = models.CharField(max_length=200, blank=True, help_text="The process counting it now")
+    beat_at = models.DateTimeField(null=True, blank=True, help_text="Last sign of life of that process")
+    counts = models.BinaryField(null=True, blank=True, help_text="What the kind's merge reads (its own format)")
+    reason = models.TextField(blank=True, help_text="Why the shard failed")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["token", "index"], name="one_shard_per_delivery_index")]
+        ordering = ["run", "token", "index"]
+
+    def __str__(self) -> str:
+        return f"run {self.run_id} shard {self.index} ({self.status})"

@@ -301,13 +301,27 @@ def score_corpus(
                                            progress=progress, schema=schema, corpus=corpus,
                                            max_problems=max_problems)
     total = counting.documents_read + 1
-    result = aggregate(counting.rows.fc, counting.rows.fp_compact, counting.rows.cr_compact, gold.row_genre, plan,
-                       counting.submitted, bootstrap=bootstrap, seed=seed, compact=True)
+    rows = counting.rows
+    document = result_document(
+        plan, rows.fc, rows.fp_compact, rows.cr_compact, gold.row_genre, counting.submitted,
+        gold_warnings=[w.as_dict() for w in gold.warnings], run_warnings=[w.as_dict() for w in counting.warnings],
+        documents=gold.documents, counts={"gold_sentences": len(gold.row_genre), **counting.stats, **gold.dedup},
+        bootstrap=bootstrap, seed=seed, gold_sha256=gold_sha256, schema=schema)
     if progress is not None:
         progress(total, total)
+    return document
+
+
+def result_document(plan: Plan, fc, fp_compact, cr_compact, row_genre: list[str], submitted: Mapping[str, bool], *,
+                    gold_warnings: list[dict], run_warnings: list[dict], documents: list[dict], counts: dict,
+                    bootstrap: int, seed: int, gold_sha256: str, schema: EasySchema) -> dict:
+    """The result document from every gold sentence's count rows (in gold order) and what the counting said:
+    what :func:`score_corpus` returns, and what :func:`evaluation.easy.shards.merge` rebuilds from shards."""
+    matches, modes = plan.matches, plan.modes
+    result = aggregate(fc, fp_compact, cr_compact, row_genre, plan, submitted, bootstrap=bootstrap, seed=seed,
+                       compact=True)
     # Each warning says which side it is about: a gold file and its run often share a name.
-    warnings = [dict(w.as_dict(), side="gold") for w in gold.warnings] + \
-        [dict(w.as_dict(), side="run") for w in counting.warnings]
+    warnings = [dict(w, side="gold") for w in gold_warnings] + [dict(w, side="run") for w in run_warnings]
     if len(warnings) > MAX_WARNINGS:
         extra = len(warnings) - MAX_WARNINGS
         warnings = warnings[:MAX_WARNINGS] + [Problem(f"... and {extra} more warnings not shown").as_dict()]
@@ -318,14 +332,14 @@ def score_corpus(
         "cells": result["cells"],
         "macro": result["macro"],
         "warnings": warnings,
-        "layers_submitted": counting.submitted,
+        "layers_submitted": dict(submitted),
         "parameters": {
             "matches": list(matches), "modes": list(modes), "bootstrap": bootstrap, "seed": seed,
             "schema": schema.name, "bootstrap_strata": "genre", "ci_level": 0.95,
         },
         "genres": result["genres"],
-        "documents": gold.documents,
-        "counts": {"gold_sentences": len(gold.row_genre), **counting.stats, **gold.dedup},
+        "documents": documents,
+        "counts": counts,
     }
 
 
@@ -490,6 +504,7 @@ class _Counting:
         self.documents_read = 0
         self.stats = {"run_sentences": 0, "run_sentences_without_gold": 0, "gold_sentences_missing_from_run": 0}
         self.warnings: list[Problem] = []
+        self.run_warnings_read = 0  # how many of the warnings reading the runs said (the rest: finish())
 
     def add_run(self, key: str, run) -> None:
         gold_sents = self.gold.load(key, self.plan)
@@ -575,6 +590,7 @@ class _Counting:
         """Raise the runs' problems, if any; otherwise count what the runs never gave as empty output."""
         if len(self.sink):
             raise InputError(self.sink.result())
+        self.run_warnings_read = len(self.warnings)
         for key, d in self.gold.by_name.items():
             if not d["run"]:
                 self.warnings.append(Problem(f"no run for gold document {key}: its sentences score as empty "

@@ -19,7 +19,7 @@ from evaluation.stats import ALL
 
 from ..contract import RunSetup
 from ..documents import DocumentKind, RunCheck
-from . import conllu as easy_conllu, gold as easy_gold, pages, validation
+from . import conllu as easy_conllu, gold as easy_gold, pages, shards, validation
 from .corpus import import_corpus
 from .figures import easy_figures
 from .options import campaign_schema, scoring_parameters
@@ -117,6 +117,15 @@ class EasyKind(DocumentKind):
 
     def score_run_files(self, run, files, setup: RunSetup, progress=None) -> dict:
         return score_run_files(run, files, setup.context["schema"], progress, params=setup.parameters)
+
+    def shard_documents(self, run, files, setup: RunSetup, sentences_per_shard: int) -> list[list[str]]:
+        return shards.shard_documents(run, setup, sentences_per_shard)
+
+    def score_shard(self, run, files, setup: RunSetup, documents: list[str]) -> bytes:
+        return shards.score_shard(run, files, setup, documents)
+
+    def merge_shards(self, run, setup: RunSetup, counts: list[bytes]) -> dict:
+        return shards.merge_shards(run, setup, counts)
 
     def result_parameters(self, setup: RunSetup, document: dict) -> dict:
         """A CoNLL-U run's converter is part of what produced its result."""
