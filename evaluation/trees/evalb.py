@@ -413,6 +413,26 @@ def read_evalb_lines(lines, params: EvalbParams | None = None, layout=None):
             yield _read_line(line, delete, delete_len, quote)
 
 
+def line_reader(params: EvalbParams | None = None):
+    """A function reading one line as :func:`read_evalb_lines` reads each of its lines."""
+    p = params or EvalbParams()
+    delete = frozenset(p.delete_labels)
+    delete_len = frozenset(p.delete_labels_for_length)
+    quote = frozenset(p.quote_labels)
+    special = delete | delete_len
+    table = _label_table(p)
+    kept = table if table.canon is not None else None
+
+    def read(line: str) -> _Side:
+        if not quote:
+            side = _read_plain(line, delete, delete_len, special, kept)
+            if side is not None:
+                return side
+        return _read_line(line, delete, delete_len, quote)
+
+    return read
+
+
 _TO_SPACE = str.maketrans("\t\n\r\f\v", "     ")
 
 
@@ -828,6 +848,11 @@ class EvalbRun:
         if row[0] == STATUS_ERROR:
             self._check_max_error(f"stopped at sentence {index}")
         return row
+
+    def add_scored(self, row: tuple) -> None:
+        """Count a pair scored elsewhere (``evaluation.trees.evalb_batch``: status ok or skip only)."""
+        self.count += 1
+        _add(self.all, row, self.cut if row[1] <= self.params.cutoff_len else None)
 
     def _check_max_error(self, where: str) -> None:
         # evalb.c Error(): exit when Error_count++ > Max_error, i.e. at error number MAX_ERROR + 2:
