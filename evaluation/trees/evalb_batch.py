@@ -319,7 +319,9 @@ def score_blocks(gold: Block, test: Block, tables: Tables, pairs: int) -> list:
     t_span = (t_line * _SPAN + t_s) * _SPAN + t_e
     rest = ~_member(t_span, np.sort(g_span))
     r_line, r_s, r_e = t_line[rest], t_s[rest], t_e[rest]
-    g_first = np.cumsum(n_gold) - n_gold  # gold brackets are in line order
+    by_line = np.argsort(g_line, kind="stable")  # the block reader gives them in order of depth
+    g_s, g_e = g_s[by_line], g_e[by_line]
+    g_first = np.cumsum(n_gold) - n_gold
     reps = n_gold[r_line]
     total = int(reps.sum())
     crossing = np.zeros(p, np.int64)
