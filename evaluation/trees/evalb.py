@@ -849,10 +849,20 @@ class EvalbRun:
             self._check_max_error(f"stopped at sentence {index}")
         return row
 
-    def add_scored(self, row: tuple) -> None:
-        """Count a pair scored elsewhere (``evaluation.trees.evalb_batch``: status ok or skip only)."""
-        self.count += 1
-        _add(self.all, row, self.cut if row[1] <= self.params.cutoff_len else None)
+    def add_scored(self, rows: list[tuple]) -> None:
+        """Count pairs scored elsewhere (``evaluation.trees.evalb_batch``: status ok or skip only)."""
+        self.count += len(rows)
+        cutoff = self.params.cutoff_len
+        for block, chosen in ((self.all, rows), (self.cut, [r for r in rows if r[1] <= cutoff])):
+            ok = [r for r in chosen if r[0] == STATUS_OK]
+            if not ok:
+                block[:] = map(operator.add, block, (len(chosen), 0, len(chosen)) + (0,) * 10)
+                continue
+            _, _, match, gold, test, crossing, words, correct, _ = zip(*ok)
+            complete = sum(m == g == t for m, g, t in zip(match, gold, test))
+            delta = (len(chosen), 0, len(chosen) - len(ok), len(ok), sum(match), sum(gold), sum(test), sum(crossing),
+                     sum(words), sum(correct), complete, crossing.count(0), sum(c <= 2 for c in crossing))
+            block[:] = map(operator.add, block, delta)
 
     def _check_max_error(self, where: str) -> None:
         # evalb.c Error(): exit when Error_count++ > Max_error, i.e. at error number MAX_ERROR + 2:

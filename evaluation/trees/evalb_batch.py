@@ -106,11 +106,11 @@ def _keys(labels) -> np.ndarray:
 
 class Block:
     """One file's lines read: per line ``good`` (this path's shape), ``length`` (evalb's r_wn1),
-    ``words`` (kept words); per kept word its line, tag key, byte start and length; per kept
+    ``words`` (kept words), ``indented``, ``blank`` (spaces only); per kept word its line, tag key, byte start and length; per kept
     bracket (not deleted, not empty) its line, label class, start and end; ``u64``: the eight bytes
     at every offset of the text (as little-endian integers), for comparing words."""
 
-    __slots__ = ("good", "length", "words", "indented", "w_line", "w_tag", "w_start", "w_len", "b_line",
+    __slots__ = ("good", "length", "words", "indented", "blank", "w_line", "w_tag", "w_start", "w_len", "b_line",
                  "b_class", "b_start", "b_end", "u64")
 
 
@@ -136,7 +136,7 @@ def read_block(lines: list[bytes], tables: Tables) -> Block:
     if len(keep) != k:  # back to the block's line numbers
         block.w_line = keep[block.w_line]
         block.b_line = keep[block.b_line]
-        for name in ("length", "words", "indented"):
+        for name in ("length", "words", "indented", "blank"):
             full = np.zeros(k, getattr(block, name).dtype)
             full[keep] = getattr(block, name)
             setattr(block, name, full)
@@ -157,11 +157,11 @@ def _read(lines: list[bytes], tables: Tables):
     u64 = np.ndarray((n + 1,), "<u8", buffer=padded, strides=(1,))
     a = arr[:n]
     # every byte that is not a word byte, in order: the runs of word bytes are the gaps between them
-    sep = np.flatnonzero(_SEPARATOR[a])
+    sep = np.flatnonzero((a == 32) | (a == 40) | (a == 41) | (a == 10))
     kind = a[sep]
     gap = np.diff(sep) - 1  # gap[j]: the run between sep[j] and sep[j + 1]
     is_nl = kind == 10
-    lid = np.cumsum(is_nl) - is_nl  # line of every separator
+    lid = np.cumsum(is_nl, dtype=np.int32) - is_nl  # line of every separator
     before, after = kind[:-1], kind[1:]
     run = gap > 0
     label = run & (before == 40)
@@ -183,11 +183,15 @@ def _read(lines: list[bytes], tables: Tables):
     kept, counted = tables.terminals(tag_key)
     terminals = np.bincount(t_line, minlength=k)
     words = np.bincount(t_line[kept], minlength=k)
-    bad_lines.append(np.flatnonzero((terminals == 0) | (words >= _SPAN)))
+    bad_lines.append(np.flatnonzero(words >= _SPAN))
+    blank = terminals == 0
+    if blank.any():  # a line of spaces only (a parser's failure) is read here; anything else without a word is not
+        marks = np.bincount(lid[kind != 32], minlength=k) - 1 + np.bincount(lid[1:][run], minlength=k)
+        bad_lines.append(np.flatnonzero(blank & (marks > 0)))
 
     # brackets: every "(" and ")" that is not a terminal's
-    step = (kind == 40).astype(np.int32) - (kind == 41)
-    depth = np.cumsum(step)
+    step = _STEP.take(kind)
+    depth = np.cumsum(step, dtype=np.int32)
     bracket = step != 0
     bracket[term - 1] = False
     bracket[term + 1] = False
@@ -226,11 +230,12 @@ def _read(lines: list[bytes], tables: Tables):
     block.length = np.bincount(t_line[counted], minlength=k)
     block.words = words
     block.indented = arr[np.concatenate(([0], sep[is_nl][:-1] + 1))] == 32
+    block.blank = blank
 
     # spans: kept words before each end of a bracket, in its line
     kflag = np.zeros(len(sep), np.int32)
     kflag[term[kept]] = 1
-    cumk = np.cumsum(kflag)
+    cumk = np.cumsum(kflag, dtype=np.int32)
     base = np.concatenate(([0], cumk[is_nl][:-1]))
     # inside a level, opens and closes alternate through the whole block (every line is balanced):
     # sorting both by level (stable) pairs them
@@ -254,8 +259,8 @@ def _read(lines: list[bytes], tables: Tables):
     return block, None
 
 
-_SEPARATOR = np.zeros(256, bool)
-_SEPARATOR[list(b" \n()")] = True
+_STEP = np.zeros(256, np.int8)
+_STEP[ord("(")], _STEP[ord(")")] = 1, -1
 _ONES = np.uint64(0x0101010101010101)
 _HIGHS = np.uint64(0x8080808080808080)
 _DASHES = np.uint64(0x2D2D2D2D2D2D2D2D)

@@ -157,23 +157,15 @@ def _score_blocks(run: EvalbRun, gold_path, test_path, report, js, message, layo
             if layouts:
                 for raw, block, counter in ((gold_raw, gold_block, layouts[0]), (test_raw, test_block, layouts[1])):
                     _count_layout(raw, block, pairs, counter)
-            out = []
-            for i, row in enumerate(rows):
-                if row is None:
-                    row = run.add(exact(_text(gold_raw[i])), exact(_text(test_raw[i])),
-                                  gold_line=first + i + 1, test_line=first + i + 1)
-                    if message and row[8] is not None:
-                        message(f"{run.count} : {row[8]}")
-                else:
-                    run.add_scored(row)
-                if report:
-                    out.append(format_row(run.count, row))
-                if js:
-                    js.row(row_dict(row, run.count))
-                if run.stopped:
-                    break
-            if out:
-                report("".join(out))
+            if None in rows:
+                rows = _score_alone(run, rows, gold_raw, test_raw, exact, message)
+            else:
+                run.add_scored(rows)
+            if report and rows:
+                report("".join(map(format_row, range(first + 1, first + len(rows) + 1), rows)))
+            if js:
+                for i, row in enumerate(rows, first + 1):
+                    js.row(row_dict(row, i))
             used = run.count - first  # lines of each file read by scoring (one more for a file with lines left)
             if not run.stopped:
                 if len(gold_raw) > pairs:
@@ -199,18 +191,37 @@ def _score_blocks(run: EvalbRun, gold_path, test_path, report, js, message, layo
     return summary
 
 
+def _score_alone(run: EvalbRun, rows: list, gold_raw, test_raw, exact, message) -> list:
+    """A block's rows with the pairs it left (None) read and scored alone, in their place, up to
+    where evalb stops (MAX_ERROR); the block's own rows are counted in the totals too."""
+    first = run.count
+    done: list = []
+    for i, row in enumerate(rows):
+        if row is None:
+            row = run.add(exact(_text(gold_raw[i])), exact(_text(test_raw[i])),
+                          gold_line=first + i + 1, test_line=first + i + 1)
+            if message and row[8] is not None:
+                message(f"{run.count} : {row[8]}")
+        else:
+            run.add_scored([row])
+        done.append(row)
+        if run.stopped:
+            break
+    return done
+
+
 def _text(raw: bytes) -> str:
     return raw.decode(*ENCODING).removesuffix("\n")
 
 
 def _count_layout(raw: list[bytes], block, pairs: int, counter: LayoutCounter) -> None:
     """Count a block's lines for the layout check: the lines the block read as whole trees at once."""
-    good = block.good if block is not None else ()
+    whole = block.good & ~block.blank if block is not None else ()
     if pairs:
-        counter.balanced += int(good.sum())
-        counter.indented += int((good & block.indented).sum())
+        counter.balanced += int(whole.sum())
+        counter.indented += int((whole & block.indented).sum())
     for i, line in enumerate(raw):
-        if i >= pairs or not good[i]:
+        if i >= pairs or not whole[i]:
             counter.add(_text(line))
 
 
