@@ -157,8 +157,9 @@ def _score_blocks(run: EvalbRun, gold_path, test_path, report, js, message, layo
             if layouts:
                 for raw, block, counter in ((gold_raw, gold_block, layouts[0]), (test_raw, test_block, layouts[1])):
                     _count_layout(raw, block, pairs, counter)
+            failure = None
             if None in rows:
-                rows = _score_alone(run, rows, gold_raw, test_raw, exact, message)
+                rows, failure = _score_alone(run, rows, gold_raw, test_raw, exact, message)
             else:
                 run.add_scored(rows)
             if report and rows:
@@ -166,6 +167,8 @@ def _score_blocks(run: EvalbRun, gold_path, test_path, report, js, message, layo
             if js:
                 for i, row in enumerate(rows, first + 1):
                     js.row(row_dict(row, i))
+            if failure is not None:  # --on-error raise: the rows before it were written, as pair by pair
+                raise failure
             used = run.count - first  # lines of each file read by scoring (one more for a file with lines left)
             if not run.stopped:
                 if len(gold_raw) > pairs:
@@ -193,13 +196,17 @@ def _score_blocks(run: EvalbRun, gold_path, test_path, report, js, message, layo
 
 def _score_alone(run: EvalbRun, rows: list, gold_raw, test_raw, exact, message) -> list:
     """A block's rows with the pairs it left (None) read and scored alone, in their place, up to
-    where evalb stops (MAX_ERROR); the block's own rows are counted in the totals too."""
+    where evalb stops (MAX_ERROR); the block's own rows are counted in the totals too. With
+    ``on_error="raise"``, also the error that stopped it (the caller raises it after writing the rows)."""
     first = run.count
     done: list = []
     for i, row in enumerate(rows):
         if row is None:
-            row = run.add(exact(_text(gold_raw[i])), exact(_text(test_raw[i])),
-                          gold_line=first + i + 1, test_line=first + i + 1)
+            try:
+                row = run.add(exact(_text(gold_raw[i])), exact(_text(test_raw[i])),
+                              gold_line=first + i + 1, test_line=first + i + 1)
+            except InputError as failure:
+                return done, failure
             if message and row[8] is not None:
                 message(f"{run.count} : {row[8]}")
         else:
@@ -207,7 +214,7 @@ def _score_alone(run: EvalbRun, rows: list, gold_raw, test_raw, exact, message) 
         done.append(row)
         if run.stopped:
             break
-    return done
+    return done, None
 
 
 def _text(raw: bytes) -> str:

@@ -13,6 +13,7 @@ import re
 
 import pytest
 
+from annotations.errors import InputError
 from annotations.trees.detect import LayoutCounter
 from evaluation.trees import evalb_batch, evalb_files
 from evaluation.trees.evalb import COLLINS, EvalbParams, EvalbScorer, load_prm, read_evalb_lines
@@ -196,7 +197,8 @@ def test_block_path_keeps_multiset_and_crossing_counts():
     assert rows[3] == (2, 2, 0, 0, 0, 0, 0, 0, None)  # no word left in the test line: a skip sentence
 
 
-def _run(tmp_path, gold: list[str], test: list[str], params, monkeypatch, blocks: bool, block: int = 7) -> tuple:
+def _run(tmp_path, gold: list[str], test: list[str], params, monkeypatch, blocks: bool, block: int = 7,
+         on_error: str = "skip") -> tuple:
     (tmp_path / "g").write_bytes(b"".join(_raw(gold)))
     (tmp_path / "t").write_bytes(b"".join(_raw(test)))
     monkeypatch.setattr(evalb_files, "BLOCK", block)
@@ -204,8 +206,12 @@ def _run(tmp_path, gold: list[str], test: list[str], params, monkeypatch, blocks
         monkeypatch.setattr(evalb_batch, "usable", lambda params: False)
     report, js, messages = io.StringIO(), io.StringIO(), []
     layouts = (LayoutCounter(), LayoutCounter())
-    summary = evalb_files.evalb_files(tmp_path / "g", tmp_path / "t", params, report=report.write,
-                                      json_write=js.write, message=messages.append, layouts=layouts)
+    try:
+        summary = evalb_files.evalb_files(tmp_path / "g", tmp_path / "t", params, report=report.write,
+                                          json_write=js.write, message=messages.append, layouts=layouts,
+                                          on_error=on_error)
+    except InputError as error:
+        summary = error.problems[0].as_dict()
     monkeypatch.undo()
     counts = [tuple(getattr(c, name) for name in LayoutCounter.__slots__) for c in layouts]
     return summary, report.getvalue(), js.getvalue(), messages, counts
@@ -237,6 +243,17 @@ def test_streamed_blocks_equal_the_pair_by_pair_stream(tmp_path, monkeypatch, ca
         assert by_pair[0]["stopped"]["index"] < 41
         assert sorted((p["file"][-1], p["line"]) for p in by_pair[0]["problems"] if "longer" in p["message"]) == [
             ("g", 4), ("t", 4)]
+
+
+def test_raise_mode_writes_the_rows_before_the_error(tmp_path, monkeypatch):
+    """--on-error raise: the first error pair raises, located, after the rows before it were written."""
+    gold, test = _pairs(60, seed=3)
+    test[20] = test[20].replace(")", ") stray)", 1)
+    by_pair = _run(tmp_path, gold, test, COLLINS, monkeypatch, blocks=False, on_error="raise")
+    assert by_pair[0]["line"] <= 21 and by_pair[1].count("\n") > 3
+    for block in (1, 7, 64):  # (the layout counts do not matter here: the command stops on the error)
+        raised = _run(tmp_path, gold, test, COLLINS, monkeypatch, blocks=True, block=block, on_error="raise")
+        assert raised[:4] == by_pair[:4]
 
 
 def test_quote_label_and_overlapping_eq_labels_stay_pair_by_pair(shared_data):
