@@ -413,6 +413,26 @@ def read_evalb_lines(lines, params: EvalbParams | None = None, layout=None):
             yield _read_line(line, delete, delete_len, quote)
 
 
+def line_reader(params: EvalbParams | None = None):
+    """A function reading one line as :func:`read_evalb_lines` reads each of its lines."""
+    p = params or EvalbParams()
+    delete = frozenset(p.delete_labels)
+    delete_len = frozenset(p.delete_labels_for_length)
+    quote = frozenset(p.quote_labels)
+    special = delete | delete_len
+    table = _label_table(p)
+    kept = table if table.canon is not None else None
+
+    def read(line: str) -> _Side:
+        if not quote:
+            side = _read_plain(line, delete, delete_len, special, kept)
+            if side is not None:
+                return side
+        return _read_line(line, delete, delete_len, quote)
+
+    return read
+
+
 _TO_SPACE = str.maketrans("\t\n\r\f\v", "     ")
 
 
@@ -828,6 +848,21 @@ class EvalbRun:
         if row[0] == STATUS_ERROR:
             self._check_max_error(f"stopped at sentence {index}")
         return row
+
+    def add_scored(self, rows: list[tuple]) -> None:
+        """Count pairs scored elsewhere (``evaluation.trees.evalb_batch``: status ok or skip only)."""
+        self.count += len(rows)
+        cutoff = self.params.cutoff_len
+        for block, chosen in ((self.all, rows), (self.cut, [r for r in rows if r[1] <= cutoff])):
+            ok = [r for r in chosen if r[0] == STATUS_OK]
+            if not ok:
+                block[:] = map(operator.add, block, (len(chosen), 0, len(chosen)) + (0,) * 10)
+                continue
+            _, _, match, gold, test, crossing, words, correct, _ = zip(*ok)
+            complete = sum(m == g == t for m, g, t in zip(match, gold, test))
+            delta = (len(chosen), 0, len(chosen) - len(ok), len(ok), sum(match), sum(gold), sum(test), sum(crossing),
+                     sum(words), sum(correct), complete, crossing.count(0), sum(c <= 2 for c in crossing))
+            block[:] = map(operator.add, block, delta)
 
     def _check_max_error(self, where: str) -> None:
         # evalb.c Error(): exit when Error_count++ > Max_error, i.e. at error number MAX_ERROR + 2:

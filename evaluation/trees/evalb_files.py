@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import json
 import os
+from itertools import islice
 from typing import Callable, Iterator
 
 from annotations.errors import InputError
 from annotations.trees.detect import LayoutCounter, detect_format, layout_of_lines
 
-from .evalb import (EVALB_LINE_BYTES, HEADER, EvalbParams, EvalbRun, format_row, format_summary, long_line_problem,
-                    read_evalb_lines, row_dict)
+from . import evalb_batch
+from .evalb import (EVALB_LINE_BYTES, HEADER, EvalbParams, EvalbRun, format_row, format_summary, line_reader,
+                    long_line_problem, read_evalb_lines, row_dict)
 
 ENCODING = ("utf-8", "surrogateescape")
 
@@ -113,12 +115,126 @@ def evalb_files(
     JSON document, ``message`` each error sentence's ``"N : message"`` as it
     comes (evalb's stderr). ``layouts`` (gold, test) count every line of both
     files, those read after scoring stopped too, to confirm the line layout.
+
+    Blocks of :data:`BLOCK` pairs are read and scored together
+    (``evaluation.trees.evalb_batch``) when the parameters allow it; a pair of
+    another shape is read and scored alone, in its place, the way evalb does.
     """
     gold_file, test_file = os.fspath(gold_path), os.fspath(test_path)
     run = EvalbRun(params, on_error=on_error, gold_file=gold_file, test_file=test_file, metric=metric)
     js = _JsonRows(json_write, run.head()) if json_write else None
     if report:
         report(HEADER)
+    if evalb_batch.usable(run.params):
+        summary = _score_blocks(run, gold_path, test_path, report, js, message, layouts)
+    else:
+        summary = _score_lines(run, gold_path, test_path, report, js, message, layouts)
+    if report:
+        report(format_summary(summary))
+    if js:
+        js.close(summary)
+    return summary
+
+
+BLOCK = 256  # pairs read and scored together (a few hundred kB: the arrays stay in the processor's cache)
+
+
+def _score_blocks(run: EvalbRun, gold_path, test_path, report, js, message, layouts) -> dict:
+    tables = evalb_batch.Tables(run.params)
+    exact = line_reader(run.params)
+    gold_long: list[int] = []
+    test_long: list[int] = []
+    extra = None
+    with open(gold_path, "rb") as gold_handle, open(test_path, "rb") as test_handle:
+        while True:
+            first = run.count  # pairs scored before this block
+            gold_raw = list(islice(gold_handle, BLOCK))
+            test_raw = list(islice(test_handle, BLOCK))
+            pairs = min(len(gold_raw), len(test_raw))
+            gold_block = evalb_batch.read_block(gold_raw[:pairs], tables) if pairs else None
+            test_block = evalb_batch.read_block(test_raw[:pairs], tables) if pairs else None
+            rows = evalb_batch.score_blocks(gold_block, test_block, tables, pairs) if pairs else []
+            if layouts:
+                for raw, block, counter in ((gold_raw, gold_block, layouts[0]), (test_raw, test_block, layouts[1])):
+                    _count_layout(raw, block, pairs, counter)
+            failure = None
+            if None in rows:
+                rows, failure = _score_alone(run, rows, gold_raw, test_raw, exact, message)
+            else:
+                run.add_scored(rows)
+            if report and rows:
+                report("".join(map(format_row, range(first + 1, first + len(rows) + 1), rows)))
+            if js:
+                for i, row in enumerate(rows, first + 1):
+                    js.row(row_dict(row, i))
+            if failure is not None:  # --on-error raise: the rows before it were written, as pair by pair
+                raise failure
+            used = run.count - first  # lines of each file read by scoring (one more for a file with lines left)
+            if not run.stopped:
+                if len(gold_raw) > pairs:
+                    extra, gold_used, test_used = "gold", used + 1, used
+                elif len(test_raw) > pairs:
+                    extra, gold_used, test_used = "test", used, used + 1
+                else:
+                    gold_used = test_used = used
+            else:
+                gold_used = test_used = used
+            for raw, used_lines, long_lines in ((gold_raw, gold_used, gold_long), (test_raw, test_used, test_long)):
+                long_lines.extend(first + i + 1 for i, line in enumerate(raw[:used_lines])
+                                  if len(line) > EVALB_LINE_BYTES)
+            if run.stopped or extra or len(gold_raw) < BLOCK:
+                break
+        for name, lines in ((run.gold_file, gold_long), (run.test_file, test_long)):
+            run.problems.extend(long_line_problem(name, line).as_dict() for line in lines)
+        summary = run.finish(extra=extra, line=run.count + 1) if extra and not run.stopped else run.finish()
+        if layouts:
+            for handle, counter in ((gold_handle, layouts[0]), (test_handle, layouts[1])):
+                for raw in handle:  # what scoring left unread
+                    counter.add(_text(raw))
+    return summary
+
+
+def _score_alone(run: EvalbRun, rows: list, gold_raw, test_raw, exact, message) -> list:
+    """A block's rows with the pairs it left (None) read and scored alone, in their place, up to
+    where evalb stops (MAX_ERROR); the block's own rows are counted in the totals too. With
+    ``on_error="raise"``, also the error that stopped it (the caller raises it after writing the rows)."""
+    first = run.count
+    done: list = []
+    for i, row in enumerate(rows):
+        if row is None:
+            try:
+                row = run.add(exact(_text(gold_raw[i])), exact(_text(test_raw[i])),
+                              gold_line=first + i + 1, test_line=first + i + 1)
+            except InputError as failure:
+                return done, failure
+            if message and row[8] is not None:
+                message(f"{run.count} : {row[8]}")
+        else:
+            run.add_scored([row])
+        done.append(row)
+        if run.stopped:
+            break
+    return done, None
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode(*ENCODING).removesuffix("\n")
+
+
+def _count_layout(raw: list[bytes], block, pairs: int, counter: LayoutCounter) -> None:
+    """Count a block's lines for the layout check: the lines the block read as whole trees at once."""
+    whole = block.good & ~block.blank if block is not None else ()
+    if pairs:
+        counter.balanced += int(whole.sum())
+        counter.indented += int((whole & block.indented).sum())
+    for i, line in enumerate(raw):
+        if i >= pairs or not whole[i]:
+            counter.add(_text(line))
+
+
+def _score_lines(run: EvalbRun, gold_path, test_path, report, js, message, layouts) -> dict:
+    """One pair at a time (parameters the block reader does not take: QUOTE_LABEL, overlapping EQ_LABEL)."""
+    params = run.params
     gold_long: list[int] = []
     test_long: list[int] = []
     gold_lines, test_lines = file_lines(gold_path, gold_long), file_lines(test_path, test_long)
@@ -142,7 +258,7 @@ def evalb_files(
     else:
         if next(test_iter, None) is not None:
             extra = "test"
-    for name, lines in ((gold_file, gold_long), (test_file, test_long)):
+    for name, lines in ((run.gold_file, gold_long), (run.test_file, test_long)):
         run.problems.extend(long_line_problem(name, line).as_dict() for line in lines)
     if run.stopped:
         summary = run.finish()
@@ -154,8 +270,4 @@ def evalb_files(
         for lines, counter in zip((gold_lines, test_lines), layouts):
             for line in lines:  # what scoring left unread
                 counter.add(line)
-    if report:
-        report(format_summary(summary))
-    if js:
-        js.close(summary)
     return summary
