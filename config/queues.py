@@ -4,7 +4,9 @@
   tasks (the recovery sweep, scheduled transitions; they stay on the default queue, which the
   validation workers also consume). What a team sees before release comes from here only, so no
   time it can observe depends on how long test runs take to score.
-* ``scoring``: scoring test runs once they are valid (``score_run``, chained by ``validate_run``).
+* ``scoring``: scoring test runs once they are valid (``score_run``, chained by ``validate_run``), and
+  building the consensus of a campaign's runs (:mod:`evaluation.consensus_tasks`), which follows their scoring
+  and is itself a run to score.
 * ``significance``: the paired significance tests of a campaign's results table, at most one
   pending computation per campaign (:mod:`evaluation.significance_tasks`), and the organisers'
   error-lab jobs: slow analysis that must not hold up scoring.
@@ -24,6 +26,7 @@ ROUTES = {
     "evaluation.tasks.validate_run": VALIDATION,
     "evaluation.tasks.score_run": SCORING,
     "evaluation.significance_tasks.compute_significance": SIGNIFICANCE,
+    "evaluation.consensus_tasks.build_consensus": SCORING,
     "evaluation.lab.tasks.run_error_lab_job": SIGNIFICANCE,
 }
 

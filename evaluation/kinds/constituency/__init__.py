@@ -21,6 +21,8 @@ from annotations.trees.penn import Forest, write_penn
 from annotations.trees.transforms import make_transform
 
 from evaluation import metrics
+from evaluation.consensus.files import combine_tree_files
+from evaluation.stats import ALL
 from evaluation.deps.convert import trees_to_dependencies
 from evaluation.deps.errorlab import labels_in_text
 
@@ -107,6 +109,18 @@ class ConstituencyKind(SentenceKind):
                 raise ValueError(str(exc)) from None
         return {"metrics": chosen, "transform": transform, "head_rules": options.get("head_rules") or "penn",
                 **bootstrap_parameters(options)}
+
+    def combine_document(self, paths, folder, weights):
+        """Henderson and Brill's constituent voting (:mod:`evaluation.consensus.trees`); the trees and a side
+        file of every span's and tag's agreement."""
+        summary = combine_tree_files(paths, folder, weights)
+        return folder / "consensus.mrg", [folder / "consensus.agreement.tsv"], summary
+
+    def consensus_figure(self, parameters: dict) -> tuple | None:
+        """evalb F (labelled brackets) when the campaign scores it."""
+        if "evalb" in self.metrics_of(parameters):
+            return ("micro", "evalb", "", "", ALL)
+        return super().consensus_figure(parameters)
 
     def score_metric(self, metric: str, gold: list, test: list, params: dict):
         transform = make_transform(params["transform"]) if params["transform"] else None
