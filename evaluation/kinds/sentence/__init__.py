@@ -304,7 +304,8 @@ class SentenceKind(DocumentKind):
 
     def combine(self, runs, weights, out: Path) -> Combined:
         """Document by document (every valid test run has a file for every corpus document): the run's file is
-        named as a team's would be, the treebank files after the document (``NAME.conllup``...)."""
+        named as a team's would be, the treebank's side files after the document (``NAME.conllup``...); the
+        treebank is both."""
         names = sorted(set.intersection(*(set(files) for _, files in runs))) if runs else []
         (out / "run").mkdir(parents=True, exist_ok=True)
         (out / "treebank").mkdir(parents=True, exist_ok=True)
@@ -317,7 +318,7 @@ class SentenceKind(DocumentKind):
                 treebank.append(path.rename(out / "treebank" / (name + path.name.removeprefix("consensus"))))
             sentences, items, agreement = (sentences + summary.sentences, items + summary.items,
                                            agreement + summary.agreement_sum)
-        return Combined(files=made, treebank=treebank, sentences=sentences, items=items,
+        return Combined(files=made, treebank=sorted([*made.values(), *treebank]), sentences=sentences, items=items,
                         mean_agreement=agreement / items if items else None)
 
     def consensus_figure(self, parameters: dict) -> tuple | None:
