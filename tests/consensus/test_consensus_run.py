@@ -145,7 +145,6 @@ def test_development_weights_never_read_the_test_subset(tree_campaign, tree_gold
 
 
 def published_tree_consensus(tree_campaign, tree_gold, organiser, capture):
-    from campaign.lifecycle import transition
 
     users, teams, runs = three_runs(tree_campaign, tree_gold, capture)
     enable(tree_campaign)

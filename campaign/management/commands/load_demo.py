@@ -117,6 +117,9 @@ class Command(BaseCommand):
             self._runs(campaign, teams, gold_paths)
             if real_team:
                 self._real_runs(campaign, real_team, gold_paths)
+        from campaign.demo_kinds import build_consensus
+
+        build_consensus(campaign, self.stdout.write)
         self._advance(campaign, organiser, until=CampaignState.PUBLISHED)
         if real_team:
             teams.append(real_team)
