@@ -166,10 +166,14 @@ def test_nothing_of_the_consensus_is_seen_before_publication(tree_campaign, tree
     org.force_login(organiser)
     urls = [f"/results/{slug}/", f"/results/{slug}/data.json", f"/results/{slug}/runs/{run.pk}/",
             f"/results/{slug}/ranking/", f"/results/{slug}/significance.json",
-            f"/api/campaigns/{slug}/significance/", f"/api/campaigns/{slug}/results/"]
-    # Organisers see it live; it is marked and not ranked.
+            f"/api/campaigns/{slug}/significance/", f"/api/campaigns/{slug}/runs/", f"/api/runs/{run.pk}/",
+            f"/api/runs/{run.pk}/results/", f"/api/campaigns/{slug}/"]
+    # Organisers see it live, in the results and in the significance tests; it is marked and not ranked.
     ranking = org.get(f"/results/{slug}/ranking/").content.decode()
     assert "consensus of 3 runs" in ranking and 'class="consensus-row"' in ranking
+    assert run.pk in {r["run"] for r in org.get(f"/results/{slug}/data.json").json()["data"]["runs"]}
+    pairs = org.get(f"/results/{slug}/significance.json").json()["pairs"]
+    assert any(run.pk in (p["run_a"], p["run_b"]) for p in pairs)
     with capture(execute=True):
         for state in (CampaignState.CLOSED, CampaignState.SCORED, CampaignState.RELEASED):
             transition(tree_campaign, state, actor=organiser)
@@ -180,6 +184,7 @@ def test_nothing_of_the_consensus_is_seen_before_publication(tree_campaign, tree
             assert "Consensus" not in body and f'"run": {run.pk},' not in body and \
                 f'"run_a": {run.pk}' not in body and f'"run_b": {run.pk}' not in body, (url, body[:300])
         assert client.get(f"/results/{slug}/runs/{run.pk}/").status_code in (403, 404)
+        assert client.get(f"/api/runs/{run.pk}/results/").status_code in (401, 403, 404)
         assert client.get(f"/results/{slug}/consensus/treebank.zip").status_code in (302, 403, 404)
         assert client.get(f"/results/{slug}/consensus/").status_code in (302, 403, 404)
     # After publication: in the snapshot, marked; the treebank is downloadable, in the kind's format.
