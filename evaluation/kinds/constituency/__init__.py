@@ -110,6 +110,9 @@ class ConstituencyKind(SentenceKind):
         return {"metrics": chosen, "transform": transform, "head_rules": options.get("head_rules") or "penn",
                 **bootstrap_parameters(options)}
 
+    def consensus_track(self, campaign) -> str | None:
+        return ""  # no tracks: every run is on the corpus's words
+
     def combine_document(self, paths, folder, weights):
         """Henderson and Brill's constituent voting (:mod:`evaluation.consensus.trees`); the trees and a side
         file of every span's and tag's agreement."""

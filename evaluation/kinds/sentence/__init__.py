@@ -294,9 +294,6 @@ class SentenceKind(DocumentKind):
         }
 
     # -- consensus (evaluation.consensus_runs) ------------------------------------------------
-    def consensus_track(self, campaign) -> str | None:
-        return ""
-
     def combine_document(self, paths: list[Path], folder: Path, weights) -> tuple[Path, list[Path], object]:
         """The consensus of one document's run files (one per run, the same sentences in the same order):
         ``(the consensus as a run file, the treebank files, the engine's summary)``."""
@@ -322,7 +319,8 @@ class SentenceKind(DocumentKind):
                         mean_agreement=agreement / items if items else None)
 
     def consensus_figure(self, parameters: dict) -> tuple | None:
-        """The headline of the first published layer of the first metric (kinds may prefer another)."""
+        """The headline of the first published layer of the first metric (kinds may prefer another); it is read
+        only for a kind that combines (:meth:`consensus_track`, None here as in the contract)."""
         for name in self.metrics_of(parameters):
             for layer in metrics.get(name).layers:
                 if layer.headline:
