@@ -303,6 +303,8 @@ class SentenceKind(DocumentKind):
         """Document by document (every valid test run has a file for every corpus document): the run's file is
         named as a team's would be, the treebank's side files after the document (``NAME.conllup``...); the
         treebank is both."""
+        if self.consensus_track(None if not runs else runs[0][0].campaign) is None:
+            return super().combine(runs, weights, out)  # refused: the kind says it cannot combine
         names = sorted(set.intersection(*(set(files) for _, files in runs))) if runs else []
         (out / "run").mkdir(parents=True, exist_ok=True)
         (out / "treebank").mkdir(parents=True, exist_ok=True)
