@@ -275,3 +275,11 @@ def test_easy_consensus_is_scored_like_a_run(organiser, storage, django_capture_
     with zipfile.ZipFile(run.file.path) as zf:
         assert sorted(zf.namelist()) == sorted(p.name for p in factories.easy_gold_paths())
         assert b'agreement="' in zf.read(zf.namelist()[0])
+    # Development weights: the runs scored by the EASY scorer on the development sentences only.
+    from annotations.models import GoldSentence
+
+    dev = GoldSentence.objects.filter(sentence__document__name="mail_10").order_by("sentence__position")[:20]
+    GoldSentence.objects.filter(pk__in=[g.pk for g in dev]).update(subset="dev")
+    weights, scores = consensus_runs.weights_for(runs, ConsensusSetting.Weighting.DEVELOPMENT)
+    assert all(0 < s < 1 for s in scores) and weights == scores  # development F, sharpness 1
+    assert scores != [f[r.pk] for r in runs]  # not the test figures
