@@ -37,10 +37,8 @@ COVERED = "already covered by a newer build"
 def request(campaign_id: int) -> None:
     """Ask a worker for the campaign's consensus; never lets a broker problem fail the caller."""
     try:
-        campaign = Campaign.objects.filter(pk=campaign_id).first()
-        if campaign is None or kinds.for_campaign(campaign).consensus_track(campaign) is None or \
-                not ConsensusSetting.objects.filter(campaign=campaign, enabled=True).exists():
-            return  # no consensus asked for: nothing to queue
+        if not ConsensusSetting.objects.filter(campaign_id=campaign_id, enabled=True).exists():
+            return  # no consensus asked for: nothing to queue (and no kind looked up in the scoring step)
         with transaction.atomic():
             ConsensusSetting.objects.get_or_create(campaign_id=campaign_id)
             marker = ConsensusSetting.objects.select_for_update().get(campaign_id=campaign_id)
