@@ -13,7 +13,8 @@ COPY requirements.txt .
 RUN pip install -r requirements.txt
 
 COPY . .
-# Static files are collected into the image (served by WhiteNoise); media and gold are volumes under /data.
+# Static files are collected into the image (served by WhiteNoise). /data is the container's scratch (staging,
+# local copies of stored files); the stored files themselves are in the object store (docker-compose.yml).
 # collectstatic needs settings but no secret: the build runs it in development mode.
 RUN PARSEVAL_DEVELOPMENT=1 python manage.py collectstatic --noinput \
     && mkdir -p /data/media /data/gold \

@@ -7,14 +7,24 @@ checks that no team-facing module does.
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.files.storage import FileSystemStorage
+from django.core.files.storage import FileSystemStorage, storages
 from django.db import models
 from django.utils.functional import LazyObject
 
 
+class GoldFileSystemStorage(FileSystemStorage):
+    """The embedded default for gold: files under ``GOLD_ROOT``, apart from the media root, never served."""
+
+    def __init__(self, location=None, base_url=None, **options):
+        super().__init__(location=location or settings.GOLD_ROOT, base_url=base_url, **options)
+
+
 class GoldStorage(LazyObject):
+    """The ``gold`` entry of ``STORAGES`` (config/storage.py): a folder of its own, or the gold prefix or
+    bucket of the object store. Built afresh when reset, so a test that moves ``GOLD_ROOT`` gets a new one."""
+
     def _setup(self):
-        self._wrapped = FileSystemStorage(location=settings.GOLD_ROOT, base_url=None)
+        self._wrapped = storages.create_storage(settings.STORAGES["gold"])
 
 
 gold_storage = GoldStorage()

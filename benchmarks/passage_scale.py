@@ -13,16 +13,33 @@ the project's writer), then measures, in the same run:
   done in this process with every fast path off (lxml reads every sentence,
   the detailed parser builds it): identical bytes or not.
 
-Scoring is single-process: one run is one task (sharding a run over several
-worker processes is not built yet). It ends with a projection to 100 million
-words from the largest N, with its assumptions.
+and, with ``--workers K...`` (default 1 2 4), the same run scored SHARDED over K
+worker processes as the scoring workers do it (:mod:`evaluation.easy.shards`,
+:mod:`evaluation.sharding`): the corpus cut by documents into shards of about
+``--shard-sentences`` sentences (default: the corpus over 4 K, so that K busy
+processes balance), each process taking the next shard when it is free and
+sending back its counts as bytes, the counts merged and the bootstrap computed
+once in this process. Timed from the first shard sent to the merged document
+(the processes are started and their imports done before, as long-lived
+workers' are), with each process's peak RSS; the merged document must be the
+command's, byte for byte (canonical JSON). Speed-up is against K = 1 (the same
+path in one process) and "of ideal" is ``(T1 / TK) / K``: the target is at
+least 1 / 1.3 = 0.77. A machine with fewer cores than K cannot reach it, nor
+one whose cores are busy with other work: the load average is printed.
 
-    .venv/bin/python benchmarks/passage_scale.py [--copies 1 12 24] [--identity] [--keep DIR]
+It ends with a projection to 100 million words from the largest N, with its
+assumptions.
+
+    .venv/bin/python benchmarks/passage_scale.py [--copies 1 12 24] [--workers 1 2 4] [--identity] [--keep DIR]
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import multiprocessing
+import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -55,7 +72,56 @@ def all_lxml_result(gold: Path, run: Path) -> dict:
         reader._fast_path = real
 
 
-def measure(folder: Path, copies: int, identity: bool) -> dict:
+def _warm() -> None:
+    import evaluation.easy.shards  # noqa: F401  (a long-lived worker has its imports done)
+
+
+def _count_shard(job: tuple[list[str], list[str]]) -> tuple[bytes, float, float, int]:
+    """In a worker process: one shard's counts (bytes), its CPU seconds, the process's peak RSS (MB) and id."""
+    from evaluation.easy.shards import count_shard
+    gold, run = job
+    cpu = time.process_time()
+    counts = count_shard([Path(p) for p in gold], {Path(p).stem: Path(p) for p in run}).to_bytes()
+    return (counts, time.process_time() - cpu, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+            os.getpid())
+
+
+def sharded(gold: Path, run: Path, workers: int, per_shard: int) -> dict:
+    """The run scored over ``workers`` processes in shards of about ``per_shard`` sentences, merged here."""
+    from evaluation.easy.files import gold_sha256, list_xml
+    from evaluation.easy.shards import ShardCounts, merge, split
+
+    gold_files = list_xml(gold)
+    sizes = [(str(p), p.read_bytes().count(b"<E ")) for p in gold_files]
+    if per_shard <= 0:
+        per_shard = math.ceil(sum(n for _, n in sizes) / (4 * workers))
+    shards = split(sizes, per_shard)
+    jobs = [(docs, [str(run / Path(d).name) for d in docs if (run / Path(d).name).exists()]) for docs in shards]
+    with multiprocessing.get_context("spawn").Pool(workers, initializer=_warm) as pool:
+        pool.map(time.sleep, [0.2] * workers, chunksize=1)  # every process started and warm
+        t = time.perf_counter()
+        parts, per_process, rss = [], {}, {}
+        for counts, seconds, peak, pid in pool.imap(_count_shard, jobs, chunksize=1):  # in shard order
+            parts.append(counts)
+            per_process[pid] = per_process.get(pid, 0.0) + seconds
+            rss[pid] = peak
+        counted = time.perf_counter() - t
+        merge_cpu = time.process_time()
+        document = merge([ShardCounts.from_bytes(b) for b in parts], gold_sha256=gold_sha256(gold_files))
+        merge_cpu = time.process_time() - merge_cpu
+        wall = time.perf_counter() - t
+    # The time the same work takes on K free cores: the busiest process's CPU, then the merge's (serial).
+    critical = max(per_process.values()) + merge_cpu
+    return {"workers": workers, "shards": len(shards), "per_shard": per_shard, "wall": wall,
+            "merge": wall - counted, "merge_cpu": merge_cpu, "cpu": sum(per_process.values()) + merge_cpu,
+            "critical": critical, "rss_mb": max(rss.values()), "rss_all": sorted(rss.values()), "document": document}
+
+
+def load() -> str:
+    return "load average %.2f %.2f %.2f on %d cores" % (*os.getloadavg(), os.cpu_count() or 0)
+
+
+def measure(folder: Path, copies: int, identity: bool, workers=(), per_shard: int = 0) -> dict:
     if not (folder / "run").is_dir():
         t = time.perf_counter()
         s = build(folder, copies)
@@ -67,9 +133,17 @@ def measure(folder: Path, copies: int, identity: bool) -> dict:
     gold, run, out = folder / "gold", folder / "run", folder / "out.json"
     every = lxml_pass([gold, run], True)
     tag_e = lxml_pass([gold, run], False)
+    print(f"[{copies}x] single: {load()}", flush=True)
     ours = run_command(["easy", "--gold", str(gold), "--run", str(run), "--json", str(out)])
     row = {"copies": copies, "words": s["words"], "sentences": s["sentences"], **ours,
-           "every": every[1], "tag_e": tag_e[1], "identical": None}
+           "every": every[1], "tag_e": tag_e[1], "identical": None, "sharded": []}
+    single = json.dumps(json.loads(out.read_text()), sort_keys=True)
+    for k in workers:
+        print(f"[{copies}x] sharded over {k}: {load()}", flush=True)
+        r = sharded(gold, run, k, per_shard)
+        r["identical"] = json.dumps(json.loads(json.dumps(r.pop("document"))), sort_keys=True) == single
+        r["load"] = os.getloadavg()[0]
+        row["sharded"].append(r)
     if identity:
         ref = all_lxml_result(gold, run)
         row["identical"] = json.loads(out.read_text()) == json.loads(json.dumps(ref))
@@ -82,13 +156,17 @@ def main(argv=None) -> int:
     ap.add_argument("--identity", action="store_true",
                     help="also score with every fast path off and compare the documents (slow, holds the gold)")
     ap.add_argument("--keep", help="build the corpora under this folder and keep them (reused when present)")
+    ap.add_argument("--workers", type=int, nargs="*", default=[1, 2, 4],
+                    help="score sharded over K worker processes, for each K given (default 1 2 4; none: skip)")
+    ap.add_argument("--shard-sentences", type=int, default=0,
+                    help="sentences per shard (default: the corpus over 4 K)")
     args = ap.parse_args(argv)
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="passage-scale-"))
     rows = []
     try:
         for n in args.copies:
             folder = base / f"c{n}"
-            rows.append(measure(folder, n, args.identity))
+            rows.append(measure(folder, n, args.identity, args.workers, args.shard_sentences))
             if not args.keep:
                 shutil.rmtree(folder, ignore_errors=True)
     finally:
@@ -103,7 +181,27 @@ def main(argv=None) -> int:
         print(f"{r['copies']:>3}x {r['words']:>11,} {r['cpu']:>7.2f} [{r['wall']:>5.1f}] {r['rss_mb']:>8.0f} "
               f"{r['words'] / r['cpu']:>9,.0f} {r['every']:>10.2f} {r['tag_e']:>7.2f} {r['cpu'] / r['every']:>7.2f} "
               f"{r['cpu'] / r['tag_e']:>7.2f} {ident:>9}")
-    print("sharded scoring (K worker processes): not built; one run is scored by one process")
+    if any(r["sharded"] for r in rows):
+        print("\nsharded (evaluation.easy.shards): K worker processes take shards of documents as they come free; "
+              "counts merged and the bootstrap (1000) computed once here; wall seconds from the first shard sent "
+              "to the merged document; peak RSS = the largest worker process's; identical = the command's JSON "
+              f"document, canonical bytes; {os.cpu_count()} cores")
+        print("CPU path = the busiest worker's CPU seconds + the merge's (what K free cores would take; the wall "
+              "time says what this machine gave under its load); speed-ups are against K = 1, 'of ideal' = "
+              "speed-up / K (target >= 0.77, i.e. within 1.3x of ideal)")
+        print(f"{'N':>4} {'K':>2} {'shards':>6} {'wall s':>7} {'merge s':>7} {'CPU s':>7} {'CPU path':>8} "
+              f"{'merge CPU':>9} {'peak MB/proc':>16} {'words/s':>9} {'wall up':>7} {'of ideal':>8} {'CPU up':>6} "
+              f"{'of ideal':>8} {'load':>5} {'identical':>9}")
+        for r in rows:
+            base = next((x for x in r["sharded"] if x["workers"] == 1), None)
+            for x in r["sharded"]:
+                up = base["wall"] / x["wall"] if base else float("nan")
+                cup = base["critical"] / x["critical"] if base else float("nan")
+                peaks = "/".join(f"{m:.0f}" for m in x["rss_all"])
+                print(f"{r['copies']:>3}x {x['workers']:>2} {x['shards']:>6} {x['wall']:>7.2f} {x['merge']:>7.2f} "
+                      f"{x['cpu']:>7.2f} {x['critical']:>8.2f} {x['merge_cpu']:>9.2f} {peaks:>16} "
+                      f"{r['words'] / x['wall']:>9,.0f} {up:>7.2f} {up / x['workers']:>8.2f} {cup:>6.2f} "
+                      f"{cup / x['workers']:>8.2f} {x['load']:>5.1f} {'yes' if x['identical'] else 'NO':>9}")
     big = max(rows, key=lambda r: r["words"])
     rate = big["words"] / big["cpu"]
     hours = TARGET_WORDS / rate / 3600
@@ -111,6 +209,10 @@ def main(argv=None) -> int:
     print(f"  time: {hours:.1f} CPU hours for one run on one process at {rate:,.0f} words/s "
           f"(assumes: time linear in words, as measured; every sentence with gold; bootstrap 1000; "
           f"the run as realistic as this one; local disk)")
+    for x in big["sharded"]:
+        print(f"  sharded over {x['workers']} free cores: {TARGET_WORDS / (big['words'] / x['critical']) / 3600:.1f} "
+              f"hours (the CPU path measured at {big['copies']}x, scaled linearly; the merge is serial: "
+              f"{x['merge_cpu'] / x['critical']:.0%} of it there)")
     if len(rows) > 1:
         small = min(rows, key=lambda r: r["words"])
         slope = (big["rss_mb"] - small["rss_mb"]) / max(1, big["words"] - small["words"])

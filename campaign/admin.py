@@ -162,7 +162,7 @@ class CampaignAdmin(OrganisedOnly, admin.ModelAdmin):
         ("Schedule", {"fields": ("opens_at", "deadline", "results_release_at", "publish_at", "gold_release_at", "archive_at")}),
         ("Rules", {"fields": ("runs_per_team", "uploads_per_day", "withdrawals_per_day", "invalid_uploads_per_day",
                               "max_upload_bytes", "publication", "team_admission",
-                              "corpus_public", "dev_sample_public", "metrics")}),
+                              "corpus_public", "dev_sample_public", "bundle_run_files", "metrics")}),
         ("Secrecy of the test set", {"fields": ("team_figures", "min_genre_sentences"), "description":
             "What a team sees of its own test runs between the results release and the gold release. Rates only "
             "keep membership hidden; full figures (exact counts per genre and type) let a crafted run read "

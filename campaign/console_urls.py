@@ -9,4 +9,5 @@ urlpatterns = [
     path("", views.index, name="index"),
     path("<slug:slug>/", views.dashboard, name="dashboard"),
     path("<slug:slug>/results.csv", views.export_results, name="export"),
+    path("<slug:slug>/bundle/", views.build_bundle, name="build-bundle"),
 ]

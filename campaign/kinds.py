@@ -24,6 +24,8 @@ SCORE_RUN_TASK = "evaluation.tasks.score_run"
 SIGNIFICANCE_TASK = "evaluation.significance_tasks.compute_significance"
 # The consensus pseudo-run of a campaign, built again when what it combines changes (evaluation.consensus_tasks).
 CONSENSUS_TASK = "evaluation.consensus_tasks.build_consensus"
+# The publication bundle, built at publication and at the gold release (evaluation.bundle_tasks).
+BUNDLE_TASK = "evaluation.bundle_tasks.build_bundle"
 
 _KINDS: dict[str, object] = {}
 

@@ -154,7 +154,15 @@ def _publish(campaign: Campaign) -> dict:
     transaction.on_commit(lambda: _enqueue_significance(campaign.pk))
     # The consensus is built again if what it combines changed; once scored, a new snapshot takes it in.
     kinds.consensus_changed(campaign.pk)
+    # So is the publication bundle, the citable archive of the snapshot (evaluation.publication_bundle).
+    transaction.on_commit(lambda: _enqueue_bundle(campaign.pk))
     return {"snapshot": snapshot.pk, "snapshot_sha256": snapshot.sha256}
+
+
+def _gold_release(campaign: Campaign) -> dict:
+    # The per-sentence rows may now be given out: the bundle is built again with them.
+    transaction.on_commit(lambda: _enqueue_bundle(campaign.pk))
+    return {}
 
 
 def _enqueue_significance(campaign_id: int) -> None:
@@ -164,6 +172,13 @@ def _enqueue_significance(campaign_id: int) -> None:
         logger.exception("could not enqueue the significance tests of campaign %s", campaign_id)
 
 
+def _enqueue_bundle(campaign_id: int) -> None:
+    try:
+        kinds.enqueue(kinds.BUNDLE_TASK, campaign_id)
+    except Exception:  # the transition stands; an organiser can build the bundle from the console
+        logger.exception("could not enqueue the publication bundle of campaign %s", campaign_id)
+
+
 _PRECONDITIONS = {
     S.DRAFT: _nothing,
     S.OPEN: _open,
@@ -171,7 +186,7 @@ _PRECONDITIONS = {
     S.SCORED: _scored,
     S.RELEASED: _nothing,
     S.PUBLISHED: _publish,
-    S.GOLD_RELEASED: _nothing,
+    S.GOLD_RELEASED: _gold_release,
     S.ARCHIVED: _nothing,
 }
 

@@ -98,6 +98,10 @@ class Campaign(models.Model):
     team_admission = models.CharField(max_length=10, choices=TeamAdmission.choices, default=TeamAdmission.OPEN)
     corpus_public = models.BooleanField(default=False, help_text="Anyone may download the corpus text")
     dev_sample_public = models.BooleanField(default=False, help_text="Anyone may download the development sample")
+    bundle_run_files = models.BooleanField(
+        default=False, verbose_name="runs' files in the publication bundle",
+        help_text="The published bundle carries every published run's files (the teams agreed to publish their "
+                  "output), so that anyone can score them again; otherwise only their checksums (docs/bundle.md)")
     metrics = models.JSONField(default=dict, blank=True, help_text="Scoring options (metric names and parameters)")
     team_figures = models.CharField(
         max_length=8, choices=TeamFigures.choices, default=TeamFigures.POOLED,

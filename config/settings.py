@@ -11,6 +11,9 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from config.storage import storages_from_env
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("PARSEVAL_VAR_DIR", BASE_DIR / "var"))
@@ -36,8 +39,6 @@ KNOWN_SECRET_KEYS = {DEVELOPMENT_SECRET_KEY, "change-me-in-production", "change-
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "").strip() or (DEVELOPMENT_SECRET_KEY if DEVELOPMENT else "")
 DEBUG = env_bool("DJANGO_DEBUG", DEVELOPMENT)
 if not DEVELOPMENT:
-    from django.core.exceptions import ImproperlyConfigured
-
     if not SECRET_KEY or SECRET_KEY in KNOWN_SECRET_KEYS:
         raise ImproperlyConfigured(
             "DJANGO_SECRET_KEY is missing or is a published default. Set it to a long random value "
@@ -153,16 +154,21 @@ STATIC_ROOT = VAR_DIR / "staticfiles"
 # the image collects them at build time. An absent root only makes WhiteNoise warn.
 WHITENOISE_USE_FINDERS = True
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
-STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-}
+# Stored files (runs, conversions, corpus texts, guides; gold apart): the file system under VAR_DIR, or an
+# S3 bucket with PARSEVAL_STORAGE=s3 (config/storage.py, docs/deployment.md).
+try:
+    STORAGES = storages_from_env(os.environ)
+except ValueError as exc:
+    raise ImproperlyConfigured(str(exc)) from None
 
 # Uploaded files are never served directly: every download goes through a view
 # that checks permissions. Gold lives in its own directory, apart from the corpus.
 MEDIA_ROOT = VAR_DIR / "media"
 MEDIA_URL = "/media-not-served/"
 GOLD_ROOT = VAR_DIR / "gold"
+# Local copies of stored files for readers that need a path (object storage only), keyed by checksum.
+PARSEVAL_FILE_CACHE_DIR = Path(os.environ.get("PARSEVAL_FILE_CACHE_DIR") or VAR_DIR / "cache" / "files")
+PARSEVAL_FILE_CACHE_BYTES = int(os.environ.get("PARSEVAL_FILE_CACHE_BYTES", str(4 * 1024 * 1024 * 1024)))
 
 # Uploads: stream to disk above 2.5 MB; hard limits per run are campaign settings.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
@@ -174,6 +180,8 @@ PARSEVAL_MAX_UPLOAD_BYTES = int(os.environ.get("PARSEVAL_MAX_UPLOAD_BYTES", str(
 PARSEVAL_MAX_REQUEST_BYTES = PARSEVAL_MAX_UPLOAD_BYTES + DATA_UPLOAD_MAX_MEMORY_SIZE
 PARSEVAL_MAX_UNPACKED_BYTES = int(os.environ.get("PARSEVAL_MAX_UNPACKED_BYTES", str(2 * 1024 * 1024 * 1024)))
 PARSEVAL_STUCK_AFTER_SECONDS = int(os.environ.get("PARSEVAL_STUCK_AFTER_SECONDS", "1800"))
+# The site's public address (https://parseval.example.org), cited in the publication bundle; none when empty.
+PARSEVAL_PUBLIC_URL = os.environ.get("PARSEVAL_PUBLIC_URL", "")
 
 # Celery: with no broker configured, tasks run in process (embedded default).
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
@@ -226,6 +234,9 @@ PARSEVAL_RETRY_BACKOFF_SECONDS = int(os.environ.get("PARSEVAL_RETRY_BACKOFF_SECO
 PARSEVAL_RETRY_BACKOFF_MAX_SECONDS = int(os.environ.get("PARSEVAL_RETRY_BACKOFF_MAX_SECONDS", "120"))
 PARSEVAL_TRANSIENT_RETRIES = int(os.environ.get("PARSEVAL_TRANSIENT_RETRIES", "6"))
 PARSEVAL_MAX_SCORING_ATTEMPTS = int(os.environ.get("PARSEVAL_MAX_SCORING_ATTEMPTS", "3"))
+# A test run whose gold holds more sentences than this is scored in shards of whole documents of about this
+# many sentences, across the scoring workers (evaluation.sharding); 0 scores every run in one task.
+PARSEVAL_SHARD_SENTENCES = int(os.environ.get("PARSEVAL_SHARD_SENTENCES", "20000"))
 PARSEVAL_RECOVERY_SWEEP_SECONDS = float(os.environ.get("PARSEVAL_RECOVERY_SWEEP_SECONDS", "30"))
 PARSEVAL_OUTBOX_GRACE_SECONDS = float(os.environ.get("PARSEVAL_OUTBOX_GRACE_SECONDS", "20"))
 PARSEVAL_REQUEUE_UPLOADED_AFTER_SECONDS = float(os.environ.get(

@@ -1,4 +1,4 @@
-"""When something the app needs is down (the database, Redis), answer 503 with a retry hint, not a 500.
+"""When something the app needs is down (the database, Redis, the object store), answer 503 with a retry hint, not a 500.
 
 The API answers JSON (``{"detail": ..., "retry_after": seconds}``) for these and for
 any other server error, so clients never have to parse an HTML error page; the
@@ -34,8 +34,10 @@ def _unavailable_errors() -> tuple[type[BaseException], ...]:
     from redis.exceptions import ConnectionError as RedisConnectionError
     from redis.exceptions import TimeoutError as RedisTimeoutError
 
+    from config.storage import store_faults
+
     return (OperationalError, InterfaceError, RedisConnectionError, RedisTimeoutError, BrokerUnavailable,
-            TemporarilyUnavailable)
+            TemporarilyUnavailable, *store_faults())
 
 
 def is_api(request) -> bool:

@@ -24,6 +24,7 @@ COMMANDS = {
     "errors": ("evaluation.cli.errors", "the error-insertion lab"),
     "ud2easy": ("evaluation.cli.ud2easy", "convert UD parses (CoNLL-U) into EASY run documents"),
     "combine": ("evaluation.cli.combine", "combine several runs into a consensus annotation, by weighted vote"),
+    "reproduce": ("evaluation.cli.reproduce", "recompute a publication bundle's figures and report any difference"),
 }
 
 

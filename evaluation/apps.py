@@ -9,7 +9,7 @@ class EvaluationConfig(AppConfig):
         # The campaign layer reaches kinds and the scoring task by name; this app provides both.
         from campaign import kinds as registry, results
 
-        from . import kinds, tasks  # noqa: F401  (registers the scoring task with Celery)
+        from . import bundle_tasks, kinds, tasks  # noqa: F401  (registers the scoring and bundle tasks with Celery)
         from .services import ResultsProvider
 
         for kind in kinds.KINDS.values():

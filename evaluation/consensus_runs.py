@@ -56,6 +56,7 @@ from annotations.errors import InputError
 from campaign import audit, kinds
 from campaign.models import Campaign, Run, RunStatus, Team
 from campaign.services.runs import enqueue_scoring, staging_dir, unpacked
+from campaign.stored_files import local_copy
 from evaluation import paired
 from evaluation.consensus.easy import DEFAULT_GROUP_THRESHOLD, DEFAULT_RELATION_THRESHOLD
 from evaluation.consensus.weights import weights_from_development
@@ -180,8 +181,9 @@ def development_score(run: Run) -> float | None:
     key = kind.consensus_figure(setup.parameters)
     if key is None:
         return None
-    with unpacked(run.campaign, Path(run.file.path), run.original_filename, stored=True, suffixes=setup.suffixes,
-                  kind=kind) as files:
+    with local_copy(run.file, sha256=run.sha256) as path, \
+            unpacked(run.campaign, path, run.original_filename, stored=True, suffixes=setup.suffixes,
+                     kind=kind) as files:
         try:
             document = kind.score_run_files(OnDevelopment(run), files, setup)
         except NoGold:
@@ -309,7 +311,8 @@ def build(campaign: Campaign, *, force: bool = False, actor=None) -> Run | None:
             unpacked_runs = []
             for run in runs:
                 setup_suffixes = kind.run_suffixes(campaign, stored=True)
-                files = stack.enter_context(unpacked(campaign, Path(run.file.path), run.original_filename,
+                path = stack.enter_context(local_copy(run.file, sha256=run.sha256))
+                files = stack.enter_context(unpacked(campaign, path, run.original_filename,
                                                      stored=True, suffixes=setup_suffixes, kind=kind))
                 unpacked_runs.append((run, files))
             made = kind.combine(unpacked_runs, weights, work / "out")

@@ -27,8 +27,10 @@ lease (a stopped process, a long garbage collection, a frozen virtual machine) m
 taken over without knowing it, and then resume. So every write it makes to the run
 goes through :func:`write` (status, reason, progress, report, attempts), which compares
 the claim token under the row lock and raises :class:`LostClaim` when another delivery
-holds the run now: the stale holder writes nothing and stops. The result is stored only
-under the same check (:func:`may_store`, in :func:`evaluation.services.store_result`),
+holds the run now: the stale holder writes nothing and stops. A file kept beside the run
+(a CoNLL-U run's converted XML) is replaced under the same check (:func:`locked_run`).
+The result is stored only under the same check (:func:`may_store`, in
+:func:`evaluation.services.store_result`),
 and the database allows one result per run, round and scorer version. A run that holds a
 result of its current round is scored, whatever asks to fail it (:func:`_claim` repairs
 such a run instead of failing it).
@@ -173,10 +175,7 @@ def write(held: Claim, *, status: str | None = None, reason: str = "", **fields)
     """Write ``fields`` (and ``status`` with its ``reason``) to the run if ``held`` still holds it, else raise
     :class:`LostClaim`. Compared under the row lock, so nobody takes the run over between check and write."""
     with transaction.atomic():
-        run = Run.objects.select_for_update().filter(pk=held.run_id).first()
-        if run is None or not holds(run, held):
-            raise LostClaim(f"run {held.run_id}: taken over by {run.claimed_by if run else 'nobody'!r} "
-                            f"({run.status if run else 'deleted'}); this delivery writes nothing more")
+        run = _held_row(held)
         for name, value in fields.items():
             setattr(run, name, value)
         update = list(fields)
@@ -185,6 +184,26 @@ def write(held: Claim, *, status: str | None = None, reason: str = "", **fields)
             update += ["status", "status_reason", "status_changed_at"]
         run.save(update_fields=update)
         return run
+
+
+def _held_row(held: Claim) -> Run:
+    """Inside a transaction: the run's row, locked, if ``held`` still holds it; else :class:`LostClaim`."""
+    run = Run.objects.select_for_update().filter(pk=held.run_id).first()
+    if run is None or not holds(run, held):
+        raise LostClaim(f"run {held.run_id}: taken over by {run.claimed_by if run else 'nobody'!r} "
+                        f"({run.status if run else 'deleted'}); this delivery writes nothing more")
+    return run
+
+
+@contextlib.contextmanager
+def locked_run(run_id: int):
+    """The run's row under its lock, for a write that is more than fields: a file kept beside the run (the
+    converted XML of a CoNLL-U run), whose old version is replaced. Fenced as :func:`write` is: raises
+    :class:`LostClaim` before the body runs when the current delivery no longer holds the run, so a stale holder
+    neither deletes nor replaces what the current one wrote. Outside a delivery, the row under its lock."""
+    held = _current.get()
+    with transaction.atomic():
+        yield Run.objects.select_for_update().get(pk=run_id) if held is None else _held_row(held)
 
 
 def current() -> Claim | None:

@@ -155,10 +155,10 @@ def _rounded_difference(cell: dict) -> dict:
     return out
 
 
-def limit_headline(head: dict | None, hidden: set[str]) -> dict | None:
-    """A pair's headline as anyone but the organisers may see it now: the difference of two pooled rates is
-    itself rounded to 0.1 point (its full float gives the difference of two sums over the scored sentences
-    back), and the agreement across genres (one one-sided test per genre) is left out while genre cells are."""
+def _limited_headline(head: dict | None, hidden: set[str]) -> dict | None:
+    # The difference of two pooled rates is itself rounded to 0.1 point (its full float gives the difference of
+    # two sums over the scored sentences back), and the agreement across genres (one one-sided test per genre) is
+    # left out while genre cells are.
     if head is None:
         return None
     out = _rounded_difference(head)
@@ -167,17 +167,31 @@ def limit_headline(head: dict | None, hidden: set[str]) -> dict | None:
     return out
 
 
-def limit_pair_tables(tables: dict, campaign: Campaign) -> dict:
-    """:func:`evaluation.significance.pair_tables` as anyone but the organisers may see it now: the cells of
-    the genres and types :func:`limit_results` hides are left out, the others rounded; nothing when the whole
-    test set is below the minimum."""
+def limit_pair_tables(tables: dict, user, campaign: Campaign) -> dict:
+    """The paired tests as ``user`` may see them now: the one place that limits them, for the comparison page,
+    the ranking page and the significance document (page JSON and API) alike.
+
+    ``tables``: ``{key: {"headline": headline, "cells": {genre: {type: cell}}, ...}}``, as
+    :func:`evaluation.significance.pair_tables` gives them by figure (or headlines alone, with empty cells:
+    :func:`limit_headlines`). For anyone but the organisers while figures are limited: the cells of the genres
+    and types :func:`limit_results` hides are left out, the other cells and the headline rounded, the headline's
+    agreement across genres left out while genre cells are; nothing when the whole test set is below the
+    minimum."""
+    if not limited_for(user, campaign):
+        return tables
     hidden = hidden_genres(campaign)
     if ALL in hidden:
         return {}
     out = {}
-    for figure, table in tables.items():
+    for key, table in tables.items():
         cells = {genre: {t: (_rounded_difference(c) if c else c) for t, c in types.items()
                          if _shown_type(campaign, t)}
                  for genre, types in table["cells"].items() if genre not in hidden}
-        out[figure] = dict(table, headline=limit_headline(table["headline"], hidden), cells=cells)
+        out[key] = dict(table, headline=_limited_headline(table["headline"], hidden), cells=cells)
     return out
+
+
+def limit_headlines(heads: dict, user, campaign: Campaign) -> dict:
+    """``{key: headline}`` (pairs with their headline only) as ``user`` may see them now: :func:`limit_pair_tables`."""
+    tables = limit_pair_tables({key: {"headline": head, "cells": {}} for key, head in heads.items()}, user, campaign)
+    return {key: table["headline"] for key, table in tables.items()}

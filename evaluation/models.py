@@ -103,6 +103,34 @@ class PublishedSnapshot(ImmutableModel):
         get_latest_by = "created_at"
 
 
+def bundle_upload_to(instance: "PublicationBundle", filename: str) -> str:
+    return f"bundles/{instance.campaign.slug}/{filename}"
+
+
+class PublicationBundle(models.Model):
+    """The citable archive of a published campaign (:mod:`evaluation.publication_bundle`), built from its
+    snapshot at publication, at the gold release and on an organiser's demand; the newest is served.
+
+    Built from the same stored results and state it gives the same bytes, so a rebuild that changes nothing
+    adds no row. Kept through Django's storage API, wherever the deployment keeps files."""
+
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="bundles")
+    snapshot = models.ForeignKey(PublishedSnapshot, on_delete=models.PROTECT, related_name="bundles")
+    created_at = models.DateTimeField(auto_now_add=True)
+    file = models.FileField(upload_to=bundle_upload_to, max_length=300)
+    sha256 = models.CharField(max_length=64, help_text="Checksum of the archive's bytes")
+    size = models.PositiveBigIntegerField(default=0)
+    with_rows = models.BooleanField(default=False, help_text="Carries the per-sentence rows (after the gold release)")
+    with_run_files = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        get_latest_by = "created_at"
+
+    def __str__(self) -> str:
+        return f"bundle {self.sha256[:12]} of {self.campaign}"
+
+
 def error_lab_upload_to(instance: "ErrorLabJob", filename: str) -> str:
     return f"error-lab/{instance.campaign.slug}/{instance.token}/{filename}"
 
@@ -254,3 +282,30 @@ class ConsensusSetting(models.Model):
 
     def __str__(self) -> str:
         return f"consensus of {self.campaign_id}: {self.weighting}, requested {self.requested}"
+class ScoringShard(models.Model):
+    """One shard of a run scored across workers (:mod:`evaluation.sharding`): its documents and, once
+    counted, what it leaves for the merge. Rows belong to one scoring delivery (``token``, the run's claim)
+    and are deleted when it stores the result or fails; a delivery that took the run over plans anew."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    run = models.ForeignKey("campaign.Run", on_delete=models.CASCADE, related_name="scoring_shards")
+    token = models.CharField(max_length=200, help_text="The claim of the scoring delivery the shard belongs to")
+    index = models.PositiveIntegerField(help_text="Position of the shard in corpus order")
+    documents = models.JSONField(default=list, help_text="Corpus documents of the shard, in corpus order")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
+    taken_by = models.CharField(max_length=200, blank=True, help_text="The process counting it now")
+    beat_at = models.DateTimeField(null=True, blank=True, help_text="Last sign of life of that process")
+    counts = models.BinaryField(null=True, blank=True, help_text="What the kind's merge reads (its own format)")
+    reason = models.TextField(blank=True, help_text="Why the shard failed")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["token", "index"], name="one_shard_per_delivery_index")]
+        ordering = ["run", "token", "index"]
+
+    def __str__(self) -> str:
+        return f"run {self.run_id} shard {self.index} ({self.status})"

@@ -65,6 +65,9 @@ class FigureSet:
     keys: tuple[Hashable, ...]
     compute: Callable[[np.ndarray], np.ndarray]
     columns: np.ndarray | None = None  # the row columns it reads (all when None), in the order compute expects
+    # ``compute`` as data, for readers without the platform (a publication bundle): (name, arguments, the
+    # cell field each key is published in); see evaluation.figure_sets.from_recipe. Empty: none.
+    recipe: tuple = ()
 
 
 def split(figures: FigureSet | Sequence[FigureSet]) -> list[FigureSet]:

@@ -61,6 +61,11 @@ class NoGold(Exception):
     """There is nothing to score against (a permanent error, said to the team as is)."""
 
 
+class GoldMismatch(NoGold):
+    """The campaign's options do not fit its gold (head rules for another tag set): nothing to score against with
+    them. Said to the team as is, so the message holds no figure of the hidden gold."""
+
+
 # -- storing ---------------------------------------------------------------------------------
 
 def cells_from_document(result: Result, document: dict) -> list[ResultCell]:

@@ -77,7 +77,8 @@ def ranking_context(request, campaign) -> dict:
         # F, else recall (GEIG 1991 publishes no F): the figure the layer heads its pages with.
         headline = "f" if any(c.get("f") is not None for c in cells[figure].values()) else "r"
         scores = {rid: cells[figure].get(rid, {}).get(headline) for rid in by_result}
-        pairs = significance.headline_pairs(computed, figure, by_result)
+        pairs = disclosure.limit_headlines(significance.headline_pairs(computed, figure, by_result), request.user,
+                                           campaign)
         tested = computed is not None and all(rid in computed.results for rid in by_result)
         ranked = significance.ranking(scores, pairs if tested else {})
         power = _power_summary(pairs.values() if tested else [], computed)
@@ -160,8 +161,7 @@ def comparison_page(request, slug: str, run_a: int, run_b: int):
     run_a, run_b = _run_entry(runs, run_a), _run_entry(runs, run_b)
     computed = summaries.visible_significance(request.user, campaign)
     tables = significance.pair_tables(computed, run_a["result"]["id"], run_b["result"]["id"])
-    if disclosure.limited_for(request.user, campaign):  # per-genre differences read sums over scored sentences
-        tables = disclosure.limit_pair_tables(tables, campaign)
+    tables = disclosure.limit_pair_tables(tables, request.user, campaign)  # genre cells read sums over scored sentences
     figure = request.GET.get("figure")
     if figure not in tables:
         figure = _choose_figure(request, tables)
@@ -253,14 +253,12 @@ def significance_document(user, campaign, figure: str | None = None) -> dict:
         "figure", "result_a", "result_b").values(*significance.HEADLINE_FIELDS)
     if figure:
         pairs = pairs.filter(figure=figure)
+    pairs = list(pairs)
+    heads = disclosure.limit_headlines({k: significance.headline(p, 1, computed.alpha) for k, p in enumerate(pairs)},
+                                       user, campaign)
     out = []
-    hidden = disclosure.hidden_genres(campaign) if disclosure.limited_for(user, campaign) else None
-    for p in pairs:
-        if hidden is not None and ALL in hidden:  # the whole test set is below the minimum: no figure at all
-            break
-        head = significance.headline(p, 1, computed.alpha)
-        if hidden is not None:
-            head = disclosure.limit_headline(head, hidden)
+    for k, head in heads.items():
+        p = pairs[k]
         out.append({"figure": p["figure"], "run_a": by_result[p["result_a_id"]], "run_b": by_result[p["result_b_id"]],
                     "result_a": p["result_a_id"], "result_b": p["result_b_id"], **head,
                     "family_label": f"Holm, across the {head['family']} pairs of this figure"})

@@ -7,7 +7,8 @@ observe before release (a validation report, a development score) waits behind
 test-run scoring, whose duration depends on the hidden test set (:mod:`config.queues`).
 
 ``score_run`` (queue ``scoring``): ``queued -> scoring -> scored`` (with a new
-Result). Either step may end ``failed``, with a reason that says whether the run
+Result); a large run is counted in shards across the scoring workers and merged by this delivery
+(:mod:`evaluation.sharding`). Either step may end ``failed``, with a reason that says whether the run
 or the system was at fault.
 
 The result and the ``scored`` status are written in one transaction, so a worker
@@ -21,7 +22,6 @@ and a delivery that lost its claim while paused writes nothing. Faults of the sy
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
@@ -32,7 +32,8 @@ from campaign import kinds
 from campaign.models import Run, RunStatus
 from campaign.rules import UploadRefused
 from campaign.services.runs import enqueue_scoring, unpacked
-from evaluation import consensus_tasks, delivery, services, significance
+from campaign.stored_files import local_copy
+from evaluation import consensus_tasks, delivery, services, sharding, significance
 from evaluation.worker import TASK_OPTIONS, TRANSIENT, out_of_retries, system_fault
 
 logger = logging.getLogger(__name__)
@@ -92,6 +93,9 @@ def _guarded(self, run: Run, held: delivery.Claim, work) -> str:
         else:
             logger.warning("run %s: %s: %s; retried", run.pk, type(exc).__name__, exc)
         raise
+    except sharding.ShardFailed as exc:  # located by the shard that failed; no result is stored
+        _fail(held, str(exc))
+        return "failed"
     except SoftTimeLimitExceeded:
         _fail(held, f"caused by the run: it took longer than {settings.CELERY_TASK_SOFT_TIME_LIMIT} seconds "
                     f"and was stopped")
@@ -137,8 +141,9 @@ def _validate(run: Run, held: delivery.Claim) -> str:
         return "failed"
     delivery.write(held, status=RunStatus.VALIDATING, progress=0)
     try:
-        with unpacked(run.campaign, Path(run.file.path), run.original_filename, stored=True,
-                      suffixes=setup.suffixes, kind=kind) as files:
+        with local_copy(run.file, sha256=run.sha256) as path, \
+                unpacked(run.campaign, path, run.original_filename, stored=True, suffixes=setup.suffixes,
+                         kind=kind) as files:
             report = services.validate_run_files(run, files, services.ThrottledProgress(run.pk), setup=setup)
             if not report["valid"]:
                 delivery.write(held, status=RunStatus.INVALID, reason=f"{report['problem_count']} problem(s) found",
@@ -164,16 +169,22 @@ def _score(run: Run, held: delivery.Claim) -> str:
     if setup is None:
         return "failed"
     try:
-        with unpacked(run.campaign, Path(run.file.path), run.original_filename, stored=True,
-                      suffixes=setup.suffixes, kind=kind) as files:
-            return _score_files(run, setup, held, files)
+        with local_copy(run.file, sha256=run.sha256) as path, \
+                unpacked(run.campaign, path, run.original_filename, stored=True, suffixes=setup.suffixes,
+                         kind=kind) as files:
+            return _score_files(run, setup, held, files, across_workers=True)
     except UploadRefused as exc:
         return _refused(run, held, exc)
 
 
-def _score_files(run: Run, setup, held: delivery.Claim, files) -> str:
+def _score_files(run: Run, setup, held: delivery.Claim, files, *, across_workers: bool = False) -> str:
+    """Score and store; a large test run (``across_workers``) in shards on the scoring queue (:mod:`.sharding`)."""
     run.refresh_from_db(fields=["converted_file", "converter"])  # written by validation, perhaps in another process
-    document = services.score_run_files(run, files, services.ThrottledProgress(run.pk), setup=setup)
+    shards = sharding.plan(run, setup, files) if across_workers else []
+    if shards:
+        document = sharding.score(run, setup, held, files, shards, services.ThrottledProgress(run.pk))
+    else:
+        document = services.score_run_files(run, files, services.ThrottledProgress(run.pk), setup=setup)
     stored = services.store_result(run, document, metric=setup.kind.name,
                                    parameters=setup.kind.result_parameters(setup, document))
     if not stored:
@@ -212,5 +223,6 @@ def _refused(run: Run, held: delivery.Claim, exc: UploadRefused) -> str:
 # Registered with the worker beside the run tasks (autodiscovery reads this module only).
 from evaluation.lab.tasks import run_error_lab_job  # noqa: E402,F401
 from evaluation.recovery import recover_runs  # noqa: E402,F401
+from evaluation.sharding import score_shard  # noqa: E402,F401
 from evaluation.significance_tasks import compute_significance  # noqa: E402,F401
 from evaluation.consensus_tasks import build_consensus  # noqa: E402,F401

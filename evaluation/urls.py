@@ -1,13 +1,14 @@
 """Results pages (namespace ``results``)."""
 from django.urls import path
 
-from . import consensus_views, significance_views, views
+from . import bundle_views, consensus_views, significance_views, views
 
 app_name = "results"
 
 urlpatterns = [
     path("<slug:slug>/", views.campaign_results, name="campaign"),
     path("<slug:slug>/data.json", views.campaign_results_json, name="campaign-json"),
+    path("<slug:slug>/bundle.zip", bundle_views.bundle_download, name="bundle"),
     path("<slug:slug>/runs/<int:pk>/", views.run_results, name="run"),
     path("<slug:slug>/ranking/", significance_views.ranking_page, name="ranking"),
     path("<slug:slug>/compare/<int:run_a>/<int:run_b>/", significance_views.comparison_page, name="compare"),

@@ -4,11 +4,14 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
+from config.storage import store_faults
+
 # Faults of the system that a later attempt may not meet: the database or the broker away, a file system that
 # refuses a write or a read for a while (a full or remounted disk, permissions being repaired, network storage).
-# OSError covers ConnectionError and TimeoutError. Celery retries them with exponential back-off (full jitter):
+# OSError covers ConnectionError and TimeoutError; an object store's errors are the same kind of fault (a bucket
+# unreachable, refusing, or missing an object the database names). Celery retries them with exponential back-off (full jitter):
 # with the defaults, 5, 10, 20, 40, 80 and 120 s at most, so a fault lasting up to about 4.5 minutes is ridden out.
-TRANSIENT = (OperationalError, InterfaceError, OSError)
+TRANSIENT = (OperationalError, InterfaceError, OSError, *store_faults())
 
 # acks_late + reject_on_worker_lost: a worker killed mid-task hands the message back, so every task must be
 # safe to start again from the beginning.

@@ -89,6 +89,40 @@ def storage(settings, tmp_path):
     gold_storage._wrapped = empty
 
 
+@pytest.fixture(scope="session")
+def object_store(tmp_path_factory):
+    """A SeaweedFS server with an S3 gateway, for this test session (tests/object_store.py)."""
+    from tests.object_store import ObjectStoreUnavailable, SeaweedFS
+
+    server = SeaweedFS(tmp_path_factory.mktemp("seaweedfs"))
+    try:
+        server.start()
+    except ObjectStoreUnavailable as exc:
+        pytest.fail(f"the S3 test server could not start: {exc}")
+    yield server
+    server.stop()
+
+
+_buckets = iter(range(1, 10**6))
+
+
+@pytest.fixture
+def s3_storage(settings, storage, object_store):
+    """Stored files (media and gold) in a fresh bucket of the test server, as ``PARSEVAL_STORAGE=s3`` sets them.
+
+    ``storage`` still points the var folders at the test's tmp_path, so a test can check nothing lands there.
+    Yields ``(server, bucket)``."""
+    from django.utils.functional import empty
+
+    from annotations.models import gold_storage
+    from tests.object_store import use_bucket
+
+    bucket = f"parseval-test-{os.getpid()}-{next(_buckets)}"
+    use_bucket(settings, object_store, bucket, storage / "cache")
+    yield object_store, bucket
+    gold_storage._wrapped = empty
+
+
 @pytest.fixture
 def alice(db):
     from tests import factories

@@ -13,7 +13,8 @@ PURE = ["annotations/easy", "annotations/trees", "annotations/conllu.py", "annot
         "annotations/names.py", "evaluation/easy", "evaluation/trees", "evaluation/deps", "evaluation/metrics",
         "evaluation/cli", "evaluation/stats.py", "evaluation/signature.py", "evaluation/version.py",
         "evaluation/__main__.py", "evaluation/paired.py", "evaluation/figure_sets.py",
-        "evaluation/calibration.py", "evaluation/design.py"]
+        "evaluation/calibration.py", "evaluation/design.py", "evaluation/bundle_format.py",
+        "evaluation/sentence_rescore.py"]
 
 
 def _modules(paths: list[str]) -> list[str]:

@@ -21,7 +21,8 @@ KIND_PACKAGES = "evaluation/kinds/"
 PURE = ["annotations/easy", "annotations/trees", "annotations/conllu.py", "annotations/errors.py",
         "annotations/names.py", "evaluation/easy", "evaluation/trees", "evaluation/deps", "evaluation/metrics",
         "evaluation/cli", "evaluation/consensus", "evaluation/stats.py", "evaluation/signature.py",
-        "evaluation/version.py", "evaluation/__main__.py", "evaluation/paired.py", "evaluation/figure_sets.py"]
+        "evaluation/version.py", "evaluation/__main__.py", "evaluation/paired.py", "evaluation/figure_sets.py",
+        "evaluation/bundle_format.py", "evaluation/sentence_rescore.py"]
 # The demo builder names the kind of each campaign it creates (a value, never a question).
 NAMING_ALLOWED = ("campaign/demo_kinds.py", "campaign/demo_open.py", "campaign/models.py")
 

@@ -220,6 +220,16 @@ class TextPath:
             return None
         if codec == "utf-8" and ("\ufffe" in text or "\uffff" in text):
             return None
+        if build:  # the same checks, on what is built (one pass over the text instead of five)
+            if line is None or line + text.count("\n") >= _MAX_LINE:
+                return None
+            if "\r" in text:
+                text = text.replace("\r\n", "\n")  # as lxml reads texts (a lone CR never gets here)
+            built = self._build(text, sid, line)
+            if built is None or not _consistent(built[0], sid):
+                return None
+            sent, texts = built
+            return [f.id for f in sent.forms], texts, bool(sent.groups), bool(sent.relations), sent
         fids = self.fid_re.findall(buf, start, end)
         if fids != self._expected_fids(prefix, len(fids)):
             return None
@@ -235,18 +245,10 @@ class TextPath:
             fset.add(prefix + b"0")
             if not fset.issuperset(self.href_re.findall(buf, start, end)):
                 return None
-        if not (want_texts or build):
+        if not want_texts:
             return [], None, bool(gids), bool(rids), None
         if "\r" in text:
             text = text.replace("\r\n", "\n")  # as lxml reads texts (a lone CR never gets here)
-        if build:
-            if line is None or line + text.count("\n") >= _MAX_LINE:
-                return None
-            built = self._build(text, sid, line)
-            if built is None:
-                return None
-            sent, texts = built
-            return [f.id for f in sent.forms], texts, bool(gids), bool(rids), sent
         pairs = self.form_re.findall(text)
         texts = [_text(t) for _, t in pairs]
         if "" in texts:
@@ -295,6 +297,40 @@ class TextPath:
                 pos = m.end()
                 r.line = k
         return Sentence(sid, forms, groups, relations, line), texts
+
+
+_STR_NUMBERS: list[str] = []
+
+
+def _consistent(sent: Sentence, sid: str) -> bool:
+    """The id checks of :meth:`TextPath.check` on a built sentence: forms numbered ``<sid>F1..Fk`` in text
+    order, no id used twice, every pointer to a form, a group or the null argument."""
+    prefix = sid + "F"
+    forms = sent.forms
+    n = len(forms)
+    if n > len(_STR_NUMBERS):
+        _STR_NUMBERS.extend(str(k) for k in range(len(_STR_NUMBERS) + 1, n + 1))
+    fids = [f.id for f in forms]
+    if fids != [prefix + x for x in _STR_NUMBERS[:n]]:
+        return False
+    groups, relations = sent.groups, sent.relations
+    if not groups and not relations:
+        return True
+    fset = set(fids)
+    gset = {g.id for g in groups}
+    rset = {r.id for r in relations}
+    if len(gset) != len(groups) or len(rset) != len(relations):
+        return False
+    if (gset and (not gset.isdisjoint(fset) or not gset.isdisjoint(rset))) or (rset and not rset.isdisjoint(fset)):
+        return False
+    if relations:
+        fset |= gset
+        fset.add(prefix + "0")
+        for r in relations:
+            for h in r.args.values():
+                if h not in fset:
+                    return False
+    return True
 
 
 def _text(t: str) -> str:

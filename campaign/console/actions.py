@@ -16,14 +16,28 @@ def _check_organiser(actor, run: Run) -> None:
 
 
 def mark_failed(run: Run, *, actor, reason: str, request=None) -> Run:
+    """Fail a run that will not finish by itself (stuck, or its re-score went wrong).
+
+    Refused (``ValueError``) for a run that holds the result of its current scoring round: it was scored,
+    and a failed status beside a stored result would leave the run out of the ranking while its page and the
+    exports show the result. Disqualifying (audited, with a reason) is how a scored run leaves the results.
+    Checked under the row lock under which the worker stores a result, so a result stored meanwhile is seen.
+    The results of earlier rounds stay stored (a re-score that fails keeps them too); the audit entry counts them.
+    """
     _check_organiser(actor, run)
     reason = reason.strip() or "marked failed by an organiser"
     with transaction.atomic():
         locked = Run.objects.select_for_update().get(pk=run.pk)
+        stored = results.model("Result").objects.filter(run_id=locked.pk)
+        if stored.filter(scoring_round=locked.scoring_round).exists():
+            raise ValueError(f"it holds the result of its scoring round {locked.scoring_round}, so it was scored; "
+                             "marking it failed would contradict that result. To take it out of the results, "
+                             "disqualify it (with a reason); to score it again, re-score it.")
         previous = locked.status
         locked.set_status(RunStatus.FAILED, reason=reason)
         audit.record("run.mark_failed", actor=actor, campaign=run.campaign, target=f"run {run.pk}",
-                     details={"previous_status": previous, "reason": reason}, request=request)
+                     details={"previous_status": previous, "reason": reason, "earlier_results": stored.count()},
+                     request=request)
     run.refresh_from_db()
     return run
 

@@ -3,13 +3,15 @@ console does not even confirm that a campaign exists."""
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Q
 from django.http import StreamingHttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils import timezone
+from django.views.decorators.http import require_POST
 
-from campaign import audit, visibility
+from campaign import audit, kinds, results, visibility
 from campaign.models import Campaign
 from campaign.subsets import draw_warning
 
@@ -43,8 +45,25 @@ def dashboard(request, slug: str):
         "stuck_after_minutes": settings.PARSEVAL_STUCK_AFTER_SECONDS // 60,
         "recent": dash.recent_runs(campaign),
         "draw_warning": draw_warning(campaign),
+        "bundle": results.model("PublicationBundle").objects.filter(campaign=campaign).order_by("-created_at", "-pk")
+        .first(),
+        "can_build_bundle": visibility.can_see_published_results(request.user, campaign),
         "now": timezone.now(),
     })
+
+
+@login_required
+@require_POST
+def build_bundle(request, slug: str):
+    """Build the publication bundle again now (a worker does it; the same state gives the same archive)."""
+    campaign = _organised(request.user, slug)
+    if not visibility.can_see_published_results(request.user, campaign):
+        messages.error(request, "The bundle is built from the published snapshot: publish the campaign first.")
+    else:
+        audit.record("bundle.request", campaign=campaign, target=campaign.slug, request=request)
+        kinds.enqueue(kinds.BUNDLE_TASK, campaign.pk)
+        messages.success(request, "The publication bundle is being built; its link below leads to the newest one.")
+    return redirect("console:dashboard", slug=campaign.slug)
 
 
 @login_required

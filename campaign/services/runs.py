@@ -22,6 +22,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from campaign import audit, kinds
+from config.storage import store_faults
 from config.unavailable import TemporarilyUnavailable
 from campaign.models import Campaign, Run, RunStatus, Team
 from campaign.tracks import resolve_track
@@ -221,7 +222,7 @@ def upload_run(
     except BaseException as exc:
         if run is not None and run.file.name:
             run.file.storage.delete(run.file.name)
-        if isinstance(exc, OSError):  # staging, storage: a fault of the system; nothing of the upload is kept
+        if isinstance(exc, (OSError, *store_faults())):  # staging, storage: a fault of the system; nothing is kept
             raise _unavailable(exc) from exc
         raise
     finally:

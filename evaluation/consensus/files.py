@@ -59,14 +59,20 @@ def _share(value: float) -> str:
 def combine_easy_files(runs: Sequence[str | Path], out: Path, weights: Sequence[float] | None = None, *,
                        corpus: str | Path | None = None,
                        group_threshold: float = easy.DEFAULT_GROUP_THRESHOLD,
-                       relation_threshold: float = easy.DEFAULT_RELATION_THRESHOLD) -> Summary:
+                       relation_threshold: float = easy.DEFAULT_RELATION_THRESHOLD,
+                       relations: Sequence[bool] | None = None) -> Summary:
     """Combine EASY runs (files or folders, documents paired by base name) document by document.
 
     The sentences and forms are the corpus's (``corpus``, EASY files with the
     forms) or, without it, those of the first run that has the document.
+    ``relations``: which runs submitted relations at all, when the caller knows
+    it from an earlier read (a scored run's ``layers_submitted``); otherwise
+    the files are scanned for a relation first (the command line).
     """
     by_run = [{document_key(p.name): p for p in list_xml(r)} for r in runs]
-    shares, relation_shares = _layer_shares(weights, by_run)
+    if relations is not None and len(relations) != len(by_run):
+        raise InputError(f"{len(relations)} relation layers said for {len(by_run)} runs")
+    shares, relation_shares = _layer_shares(weights, by_run, relations)
     references = {document_key(p.name): p for p in list_xml(corpus)} if corpus else None
     keys = sorted(references) if references is not None else sorted(set().union(*by_run))
     out.mkdir(parents=True, exist_ok=True)
@@ -91,7 +97,8 @@ def combine_easy_files(runs: Sequence[str | Path], out: Path, weights: Sequence[
     return summary
 
 
-def _layer_shares(weights, by_run: list[dict[str, Path]]) -> tuple[tuple[float, ...], tuple[float, ...] | None]:
+def _layer_shares(weights, by_run: list[dict[str, Path]],
+                  relations: Sequence[bool] | None = None) -> tuple[tuple[float, ...], tuple[float, ...] | None]:
     """Normalised weights for the group votes and for the relation votes.
 
     A run that submitted no relation at all (a chunker's run: EASY scores
@@ -100,7 +107,8 @@ def _layer_shares(weights, by_run: list[dict[str, Path]]) -> tuple[tuple[float, 
     no run has relations the relation weights are the group weights.
     """
     shares = normalised(weights, len(by_run))
-    has_relations = [any(_has_relations(p) for p in files.values()) for files in by_run]
+    has_relations = list(relations) if relations is not None else \
+        [any(_has_relations(p) for p in files.values()) for files in by_run]
     if all(has_relations) or not any(has_relations):
         return shares, None
     return shares, normalised([w if has else 0.0 for w, has in zip(shares, has_relations)], len(by_run))

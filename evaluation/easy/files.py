@@ -4,7 +4,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from annotations.easy.reader import document_key
 from annotations.errors import InputError, Problem
@@ -105,11 +105,15 @@ def gold_sha256(paths: Iterable) -> str:
     return h.hexdigest()
 
 
-def gold_sha256_bytes(files: Mapping[str, bytes]) -> str:
-    """Same checksum as :func:`gold_sha256` from ``{file name: bytes}`` (e.g. files stored in a database)."""
+def gold_sha256_bytes(files: Mapping[str, bytes | Callable[[], bytes]]) -> str:
+    """Same checksum as :func:`gold_sha256` from ``{file name: bytes}`` (e.g. files stored in a database); a
+    value may be a function returning the bytes, called when the file is hashed, so that one file at a time
+    is held."""
     h = hashlib.sha256()
     for name in sorted(files, key=lambda n: Path(n).name):
         data = files[name]
+        if callable(data):
+            data = data()
         base = Path(name).name
         h.update(base.encode("utf-8") + b"\0" + str(len(data)).encode("ascii") + b"\0")
         h.update(data)

@@ -108,6 +108,38 @@ class ReferenceView:
                 items.add(tuple(args))
         self.rels = rels
 
+    @classmethod
+    def from_parts(cls, n: int, groups, relations) -> "ReferenceView":
+        """The view of a sentence of ``n`` forms given as ``groups`` ``(start, end, type)`` and ``relations``
+        ``(type, argument ranges)`` already resolved (a stored gold index's): the same sets as from the
+        sentence. Form and group ids are not kept (scoring works on ranges)."""
+        self = cls.__new__(cls)
+        self.n = n
+        cover: list = [None] * n
+        cons: dict[str, set] = {}
+        ranges = []
+        for start, end, gtype in groups:
+            rng = (start, end)
+            ranges.append(rng)
+            for p in range(start, end):
+                cover[p] = rng
+            items = cons.get(gtype)
+            if items is None:
+                cons[gtype] = {rng}
+            else:
+                items.add(rng)
+        rels: dict[str, set] = {}
+        for rtype, args in relations:
+            items = rels.get(rtype)
+            if items is None:
+                rels[rtype] = {args}
+            else:
+                items.add(args)
+        self.cover, self.cons, self.rels = cover, cons, rels
+        self.group_ranges = sorted(ranges)
+        self.group_by_id = self.form_pos = None
+        return self
+
     def best_group(self, rng):
         """REF mode: the reference group sharing most forms with ``rng`` (leftmost on a tie), else ``rng``."""
         s, e = rng

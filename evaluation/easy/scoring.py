@@ -19,10 +19,11 @@ from annotations.easy.schema import DEFAULT_SCHEMA, EasySchema
 from annotations.easy.validate import reference_forms
 from annotations.errors import InputError, Problem
 from evaluation.signature import make_signature
-from evaluation.stats import ALL, DEFAULT_SEED, f_from_counts, interval, prf, resampled_sums
+from evaluation.stats import ALL, DEFAULT_SEED, column_intervals, f_from_counts, interval, prf, resampled_sums
 from evaluation.version import SCORER_VERSION
 
 from .files import genre_of
+from .gold_index import IndexedDocument
 from .matching import match_counts
 from .ranges import BIT, MATCHES, MODES, HypothesisView, ReferenceView
 
@@ -174,6 +175,82 @@ class _Rows:
         return self.cr_compact[:, self.plan.expand]
 
 
+# rows are kept in chunks of this many (about 11 MB with the default plan): large enough to be returned to the
+# system when freed, small enough that the copy into one array at the end adds one chunk, not a second corpus
+CHUNK_ROWS = 16384
+
+
+class _RowStore:
+    """Every gold sentence's count rows, in the order documents are loaded, in :data:`CHUNK_ROWS` chunks.
+
+    A document's rows are a :class:`_Block` of consecutive rows. :meth:`take` copies the blocks into one
+    :class:`_Rows` in gold order, freeing each chunk once copied when the documents were loaded in that order
+    (runs come in gold order from the command line and the worker), so that the copy never holds the rows
+    twice."""
+
+    def __init__(self, plan: Plan):
+        self.plan = plan
+        self.chunks: list[_Rows | None] = []
+        self.size = 0
+
+    def block(self, n: int) -> "_Block":
+        start = self.size
+        self.size += n
+        while len(self.chunks) * CHUNK_ROWS < self.size:
+            self.chunks.append(_Rows(CHUNK_ROWS, self.plan))
+        return _Block(self, start, n)
+
+    def take(self, segments: list[tuple[int, int]]) -> _Rows:
+        """The rows of ``segments`` (``(start, count)`` of each block, in the wanted order), one after the other."""
+        total = sum(n for _, n in segments)
+        rows = _Rows(total, self.plan)
+        in_order = [start for start, _ in segments] == list(np.cumsum([0] + [n for _, n in segments[:-1]]))
+        at = 0
+        for start, n in segments:
+            g = start
+            while g < start + n:
+                c, r = divmod(g, CHUNK_ROWS)
+                k = min(CHUNK_ROWS - r, start + n - g)
+                chunk = self.chunks[c]
+                rows.fc[at:at + k] = chunk.fc[r:r + k]
+                rows.fp_compact[at:at + k] = chunk.fp_compact[r:r + k]
+                rows.cr_compact[at:at + k] = chunk.cr_compact[r:r + k]
+                rows.done[at:at + k] = chunk.done[r:r + k]
+                at += k
+                g += k
+                if in_order and r + k == CHUNK_ROWS:
+                    self.chunks[c] = None  # copied whole: free it now
+        self.chunks = []
+        return rows
+
+
+class _Block:
+    """One document's rows in a :class:`_RowStore`: row ``i`` of the document is row ``start + i`` of the store."""
+
+    __slots__ = ("store", "start", "n")
+
+    def __init__(self, store: _RowStore, start: int, n: int):
+        self.store, self.start, self.n = store, start, n
+
+    def set(self, i: int, rows) -> None:
+        c, r = divmod(self.start + i, CHUNK_ROWS)
+        self.store.chunks[c].set(r, rows)
+
+    def is_done(self, i: int) -> bool:
+        c, r = divmod(self.start + i, CHUNK_ROWS)
+        return bool(self.store.chunks[c].done[r])
+
+    def all_done(self) -> bool:
+        g, end = self.start, self.start + self.n
+        while g < end:
+            c, r = divmod(g, CHUNK_ROWS)
+            k = min(CHUNK_ROWS - r, end - g)
+            if not self.store.chunks[c].done[r:r + k].all():
+                return False
+            g += k
+        return True
+
+
 def _as_docs(docs) -> list:
     if docs is None:
         return []
@@ -207,7 +284,9 @@ def score_corpus(
 
     ``gold_docs``: :class:`Document` objects (read with ``gold=True``) or paths
     (read one at a time, when their run comes), as an iterable or a ``{key:
-    Document or path}`` mapping. ``run_docs``: Documents or
+    Document or path}`` mapping; a mapping may also give stored gold indexes
+    (:class:`~evaluation.easy.gold_index.IndexedDocument`) or functions
+    returning one, called when the document's run comes. ``run_docs``: Documents or
     paths (streamed), iterable or mapping; documents are paired by key (the
     base file name without ``.xml``). ``genres`` maps a key to a genre
     (default: the name up to the first ``_``). ``corpus`` optionally maps a
@@ -222,13 +301,27 @@ def score_corpus(
                                            progress=progress, schema=schema, corpus=corpus,
                                            max_problems=max_problems)
     total = counting.documents_read + 1
-    result = aggregate(counting.rows.fc, counting.rows.fp_compact, counting.rows.cr_compact, gold.row_genre, plan,
-                       counting.submitted, bootstrap=bootstrap, seed=seed, compact=True)
+    rows = counting.rows
+    document = result_document(
+        plan, rows.fc, rows.fp_compact, rows.cr_compact, gold.row_genre, counting.submitted,
+        gold_warnings=[w.as_dict() for w in gold.warnings], run_warnings=[w.as_dict() for w in counting.warnings],
+        documents=gold.documents, counts={"gold_sentences": len(gold.row_genre), **counting.stats, **gold.dedup},
+        bootstrap=bootstrap, seed=seed, gold_sha256=gold_sha256, schema=schema)
     if progress is not None:
         progress(total, total)
+    return document
+
+
+def result_document(plan: Plan, fc, fp_compact, cr_compact, row_genre: list[str], submitted: Mapping[str, bool], *,
+                    gold_warnings: list[dict], run_warnings: list[dict], documents: list[dict], counts: dict,
+                    bootstrap: int, seed: int, gold_sha256: str, schema: EasySchema) -> dict:
+    """The result document from every gold sentence's count rows (in gold order) and what the counting said:
+    what :func:`score_corpus` returns, and what :func:`evaluation.easy.shards.merge` rebuilds from shards."""
+    matches, modes = plan.matches, plan.modes
+    result = aggregate(fc, fp_compact, cr_compact, row_genre, plan, submitted, bootstrap=bootstrap, seed=seed,
+                       compact=True)
     # Each warning says which side it is about: a gold file and its run often share a name.
-    warnings = [dict(w.as_dict(), side="gold") for w in gold.warnings] + \
-        [dict(w.as_dict(), side="run") for w in counting.warnings]
+    warnings = [dict(w, side="gold") for w in gold_warnings] + [dict(w, side="run") for w in run_warnings]
     if len(warnings) > MAX_WARNINGS:
         extra = len(warnings) - MAX_WARNINGS
         warnings = warnings[:MAX_WARNINGS] + [Problem(f"... and {extra} more warnings not shown").as_dict()]
@@ -239,14 +332,14 @@ def score_corpus(
         "cells": result["cells"],
         "macro": result["macro"],
         "warnings": warnings,
-        "layers_submitted": counting.submitted,
+        "layers_submitted": dict(submitted),
         "parameters": {
             "matches": list(matches), "modes": list(modes), "bootstrap": bootstrap, "seed": seed,
             "schema": schema.name, "bootstrap_strata": "genre", "ci_level": 0.95,
         },
         "genres": result["genres"],
-        "documents": gold.documents,
-        "counts": {"gold_sentences": len(gold.row_genre), **counting.stats, **gold.dedup},
+        "documents": documents,
+        "counts": counts,
     }
 
 
@@ -273,6 +366,14 @@ def count_sentences(gold_docs, run_docs, genres=None, *, matches: Iterable[str] 
     counting.documents_read = len(run_list)
     counting.finish()
     return plan, gold, counting
+
+
+def counted_rows(plan: Plan, gold: "_GoldIndex", counting: "_Counting") -> tuple[list[str], list[str], np.ndarray]:
+    """What :func:`count_sentences` returns as ``(keys, genres, fc | fp | cr rows)``, a key being
+    ``document/sentence id`` (the rows the paired tests and the publication bundle carry)."""
+    keys = [f"{document}/{sid}" for document, sid in gold.row_ids]
+    r = counting.rows
+    return keys, gold.row_genre, np.hstack([extend_all(x, plan) for x in (r.fc, r.fp, r.cr)])
 
 
 def _check_options(matches: tuple, modes: tuple, bootstrap: int) -> tuple[tuple, tuple]:
@@ -317,7 +418,8 @@ class _GoldIndex:
             self.sources[key] = doc
         self.order = [key for key, _ in gold_list]
         self.genre_fn, self.relation_roles, self.schema = genre_fn, relation_roles, schema
-        self.blocks: dict[str, _Rows] = {}
+        self.store: _RowStore | None = None  # created with the plan, by the first load
+        self.blocks: dict[str, _Block] = {}
         self.loaded: dict[str, dict[str, tuple[int, ReferenceView, tuple]]] = {}
         self.ids: dict[str, list[str]] = {}
         self.doc_warnings: dict[str, list[Problem]] = {}
@@ -327,11 +429,15 @@ class _GoldIndex:
         self.dedup = {"gold_groups_read": 0, "gold_groups_scored": 0, "gold_relations_read": 0,
                       "gold_relations_scored": 0}
         self.row_genre: list[str] = []  # filled by assemble()
-        self.row_ids: list[tuple[str, str]] = []
 
     @property
     def warnings(self) -> list[Problem]:
         return [w for key in self.order for w in self.doc_warnings.get(key, ())]
+
+    @property
+    def row_ids(self) -> list[tuple[str, str]]:
+        """``(document, sentence id)`` of each row, in row order (built when asked: only paired tests ask)."""
+        return [(key, sid) for key in self.order for sid in self.ids.get(key, ())]
 
     def load(self, key: str, plan: Plan) -> dict[str, tuple[int, ReferenceView, tuple]] | None:
         """``{sentence id: (row in the document's block, reference view, forms)}``, or None (no such gold)."""
@@ -340,23 +446,33 @@ class _GoldIndex:
         source = self.sources.get(key)
         if source is None or key in self.blocks:
             return None if source is None else {}
-        doc = source if isinstance(source, Document) else read_document(source, schema=self.schema, gold=True,
-                                                                       strict=False)
-        if doc.problems:
-            raise InputError(doc.problems)
-        self.doc_warnings[key] = list(doc.warnings)
+        if callable(source):  # a loader: the document (a stored index) is fetched only now
+            source = source()
+        if isinstance(source, IndexedDocument):
+            self.doc_warnings[key] = source.warnings
+            items = source.scoring_sentences()
+        else:
+            doc = source if isinstance(source, Document) else read_document(source, schema=self.schema, gold=True,
+                                                                           strict=False)
+            if doc.problems:
+                raise InputError(doc.problems)
+            self.doc_warnings[key] = list(doc.warnings)
+            roles = self.relation_roles
+            items = ((s.id, ReferenceView(s, roles), tuple((f.id, f.text) for f in s.forms), len(s.groups),
+                      len(s.relations)) for s in doc.sentences)
         sents = {}
         dedup = self.dedup
-        for s in doc.sentences:
-            ref = ReferenceView(s, self.relation_roles)
-            sents[s.id] = (len(sents), ref, tuple((f.id, f.text) for f in s.forms))
-            dedup["gold_groups_read"] += len(s.groups)
-            dedup["gold_relations_read"] += len(s.relations)
+        for sid, ref, forms, groups_read, relations_read in items:
+            sents[sid] = (len(sents), ref, forms)
+            dedup["gold_groups_read"] += groups_read
+            dedup["gold_relations_read"] += relations_read
             dedup["gold_groups_scored"] += sum(len(v) for v in ref.cons.values())
             dedup["gold_relations_scored"] += sum(len(v) for v in ref.rels.values())
         self.by_name[key]["gold_sentences"] = len(sents)
         self.ids[key] = list(sents)
-        self.blocks[key] = _Rows(len(sents), plan)
+        if self.store is None:
+            self.store = _RowStore(plan)
+        self.blocks[key] = self.store.block(len(sents))
         self.loaded[key] = sents
         return sents
 
@@ -366,20 +482,14 @@ class _GoldIndex:
     def assemble(self, plan: Plan) -> "_Rows":
         """The count rows of every gold sentence in gold order (one block after the other), and their genres
         and ids; the blocks are freed as they are copied."""
-        total = sum(len(self.ids[key]) for key in self.order)
-        rows = _Rows(total, plan)
-        at = 0
+        segments = []
         for key in self.order:
             block = self.blocks.pop(key)
-            n = len(block.done)
-            rows.fc[at:at + n] = block.fc
-            rows.fp_compact[at:at + n], rows.cr_compact[at:at + n] = block.fp_compact, block.cr_compact
-            rows.done[at:at + n] = block.done
-            genre = self.by_name[key]["genre"]
-            self.row_genre.extend([genre] * n)
-            self.row_ids.extend((key, sid) for sid in self.ids[key])
-            at += n
-        return rows
+            segments.append((block.start, block.n))
+            self.row_genre.extend([self.by_name[key]["genre"]] * block.n)
+        store = self.store if self.store is not None else _RowStore(plan)
+        self.store = None
+        return store.take(segments)
 
 
 class _Counting:
@@ -394,6 +504,7 @@ class _Counting:
         self.documents_read = 0
         self.stats = {"run_sentences": 0, "run_sentences_without_gold": 0, "gold_sentences_missing_from_run": 0}
         self.warnings: list[Problem] = []
+        self.run_warnings_read = 0  # how many of the warnings reading the runs said (the rest: finish())
 
     def add_run(self, key: str, run) -> None:
         gold_sents = self.gold.load(key, self.plan)
@@ -469,16 +580,17 @@ class _Counting:
     def _count_missing(self, key: str) -> None:
         """Gold sentences of a document that its run did not give: scored as empty output."""
         block = self.gold.blocks[key]
-        if block.done.all():
+        if block.all_done():
             return
         for row, ref, _ in self.gold.loaded[key].values():
-            if not block.done[row]:
+            if not block.is_done(row):
                 block.set(row, count_sentence(ref, None, self.plan))
 
     def finish(self) -> None:
         """Raise the runs' problems, if any; otherwise count what the runs never gave as empty output."""
         if len(self.sink):
             raise InputError(self.sink.result())
+        self.run_warnings_read = len(self.warnings)
         for key, d in self.gold.by_name.items():
             if not d["run"]:
                 self.warnings.append(Problem(f"no run for gold document {key}: its sentences score as empty "
@@ -527,12 +639,16 @@ def aggregate(fc, fp, cr, row_genre: list[str], plan: Plan, submitted: Mapping[s
         col += len(types) + 1
     genre_order = [ALL] + genres
     sig_cache = {}
+    boot_ci: dict = {}
     for layer, mode, match, types, base in layout:
         if not submitted.get(layer, True):
             continue
         for g in genre_order:
             sfc, sfp, scr = sums[g]
             bf = boot_f.get(g)
+            cis = boot_ci.get(g)
+            if bf is not None and cis is None:
+                cis = boot_ci[g] = column_intervals(bf)
             sig = sig_cache.setdefault((layer, mode, match, "micro"),
                                        cell_signature(layer, mode, match, "micro", bootstrap, seed))
             ps, rs, fs = [], [], []
@@ -540,7 +656,9 @@ def aggregate(fc, fp, cr, row_genre: list[str], plan: Plan, submitted: Mapping[s
                 c = base + k
                 a, b, d = int(sfc[c]), int(sfp[c]), int(scr[c])
                 p, r, f = prf(a, b, d)
-                ci = interval(bf[:, c]) if bf is not None and f is not None else None
+                ci = None
+                if bf is not None and f is not None:
+                    ci = cis.get(c) or interval(bf[:, c])
                 cells.append({"layer": layer, "mode": mode, "match": match, "genre": g, "type": t,
                               "fc": a, "fp": b, "cr": d, "p": p, "r": r, "f": f, "ci": ci, "signature": sig})
                 if t != ALL and f is not None:

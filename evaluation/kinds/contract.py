@@ -166,6 +166,25 @@ class Kind(ABC):
         """The parameters stored with a result scored as ``document``. Default: the setup's parameters."""
         return setup.parameters
 
+    # -- one run scored across workers (evaluation.sharding) ------------------------------------
+    def shard_documents(self, run, files: dict[str, Path], setup: RunSetup, sentences_per_shard: int) -> list[list[str]]:
+        """The corpus documents of each shard ``run`` can be scored in, in corpus order: consecutive documents
+        of at most ``sentences_per_shard`` gold sentences each (a larger document alone). One shard or none:
+        the run is scored by one task. Default: ``[]``, the kind cannot shard and every run is one task."""
+        return []
+
+    def score_shard(self, run, files: dict[str, Path], setup: RunSetup, documents: list[str]) -> bytes:
+        """What one shard (``documents``, as :meth:`shard_documents` gave them) counts, in a form only
+        :meth:`merge_shards` reads; raises as :meth:`score_run_files` would. Called only for the shards of a
+        kind that gives some. Default: none."""
+        raise NotImplementedError(f"the {self.name} kind does not score runs in shards")
+
+    def merge_shards(self, run, setup: RunSetup, counts: list[bytes]) -> dict:
+        """The result document of ``run`` from its shards' :meth:`score_shard` output, in shard order: byte for
+        byte what :meth:`score_run_files` returns for the whole run (the signature and gold checksum included;
+        the bootstrap, if any, computed once on the merged rows). Default: none."""
+        raise NotImplementedError(f"the {self.name} kind does not score runs in shards")
+
     # -- results, significance, pages ---------------------------------------------------------
     @abstractmethod
     def result_summary(self, result, **selection) -> list[dict]:
@@ -178,6 +197,13 @@ class Kind(ABC):
     @abstractmethod
     def paired_figures(self, result):
         """The :class:`evaluation.paired.FigureSet` list the significance layer tests for ``result``."""
+
+    def rescoring(self, result) -> dict | None:
+        """How a reader without the platform counts ``result``'s per-sentence rows again from the run's file and
+        the released gold (``python -m evaluation reproduce --gold``, docs/bundle.md): ``{"engine": one of
+        evaluation.cli.reproduce.RESCORERS, ...what that engine reads}``, or None. Default: None (the bundle's
+        figures are still recomputed from its rows)."""
+        return None
 
     def gold_tree_labels(self, campaign) -> set[str]:
         """The phrase labels of the campaign's gold trees (the error lab picks its label preset from them).

@@ -9,6 +9,7 @@ from typing import Callable, Iterable
 
 from annotations.models import GoldDocument, GoldSentence
 from campaign.models import Run
+from campaign.stored_files import read_bytes
 from evaluation.easy.files import gold_sha256_bytes
 
 
@@ -25,8 +26,8 @@ def run_subset_gold(run) -> tuple[str, dict[int, set[str]], list[GoldDocument]]:
 
 
 def read_gold_file(gold: GoldDocument) -> bytes:
-    with gold.file.open("rb") as fh:
-        return fh.read()
+    # Through the local copy the readers made of it: on object storage, one download per machine.
+    return read_bytes(gold.file, sha256=gold.sha256)
 
 
 def gold_checksum(files: dict[str, bytes], subset: str, scored: Iterable[str] | None) -> str:

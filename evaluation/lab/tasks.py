@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import logging
 import time
-from pathlib import Path
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
@@ -11,6 +10,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from annotations.errors import InputError
+from campaign.stored_files import local_copy
 from evaluation.models import ErrorLabJob
 from evaluation.worker import TASK_OPTIONS, TRANSIENT, out_of_retries, system_fault
 
@@ -74,7 +74,8 @@ def _run(job: ErrorLabJob) -> str:
     treebanks = {}
     for name, fieldfile in zip(names, (job.treebank_a, job.treebank_b)):
         try:
-            treebanks[name] = read_trees(Path(fieldfile.path))
+            with local_copy(fieldfile) as path:
+                treebanks[name] = read_trees(path)
         except InputError as exc:
             for p in exc.problems:
                 p.file = name

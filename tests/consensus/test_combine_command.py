@@ -8,7 +8,10 @@ consensus is the gold again, scored by the EASY scorer at F = 1.
 import json
 from pathlib import Path
 
+import pytest
+
 from annotations.easy.reader import read_document
+from annotations.errors import InputError
 from annotations.easy.writer import write_document
 from evaluation.__main__ import main
 
@@ -73,3 +76,33 @@ def test_wrong_weights_and_single_run_are_refused(tmp_path, capsys):
     assert main(["combine", "--kind", "deps", "--run", str(UD), "--run", str(UD), "--weights", "1",
                  "--out", str(tmp_path / "x")]) == 2
     assert "1 weights given for 2 runs" in capsys.readouterr().err
+
+
+def test_runs_known_to_have_relations_or_not_are_read_once(tmp_path, monkeypatch):
+    """A caller that read the runs before (the platform: each run's scoring stored ``layers_submitted``) says which
+    submitted relations: the files are then not scanned for them, only read by the combination itself, and the
+    consensus is the one the scan gives (a run without relations takes no part in the relation votes)."""
+    from evaluation.consensus import files as consensus_files
+
+    gold = read_document(GOLD)
+    chunker = read_document(GOLD)
+    for s in chunker.sentences:
+        s.relations = []
+    runs = [_write(d, tmp_path / name) for d, name in ((gold, "a"), (chunker, "b"), (chunker, "c"))]
+    scanned = consensus_files.combine_easy_files(runs, tmp_path / "scanned")
+
+    def no_scan(path):
+        raise AssertionError(f"{path} read a second time")
+
+    monkeypatch.setattr(consensus_files, "_has_relations", no_scan)
+    told = consensus_files.combine_easy_files(runs, tmp_path / "told", relations=[True, False, False])
+    written = (tmp_path / "told" / GOLD.name).read_text(encoding="utf-8")
+    assert written == (tmp_path / "scanned" / GOLD.name).read_text(encoding="utf-8")
+    assert (told.sentences, told.items) == (scanned.sentences, scanned.items)
+    # the one run with relations votes alone on them, so they are kept; said to have relations, the two chunkers
+    # would outvote them (what the parameter says is what counts)
+    assert "<relation" in written
+    consensus_files.combine_easy_files(runs, tmp_path / "all", relations=[True, True, True])
+    assert "<relation" not in (tmp_path / "all" / GOLD.name).read_text(encoding="utf-8")
+    with pytest.raises(InputError, match="3 runs"):
+        consensus_files.combine_easy_files(runs, tmp_path / "x", relations=[True, False])

@@ -144,10 +144,41 @@ def test_organiser_actions_are_applied_and_audited(client, world):
     entry = AuditEntry.objects.get(action="run.disqualify")
     assert entry.actor == world["org"] and entry.campaign == world["c"] and entry.details["reason"] == "tuned on the test set"
 
-    _act(client, world["org"], "mark_runs_failed", [rb], reason="worker lost")
+    stuck = b.scored_run(world["c"], world["tb"], "beta-stuck", status=RunStatus.SCORING)
+    _act(client, world["org"], "mark_runs_failed", [stuck], reason="worker lost")
+    stuck.refresh_from_db()
+    assert stuck.status == RunStatus.FAILED and stuck.status_reason == "worker lost"
+    entry = AuditEntry.objects.get(action="run.mark_failed")
+    assert entry.details == {"previous_status": RunStatus.SCORING, "reason": "worker lost", "earlier_results": 0}
+
+    # a scored run holds the result of its round: marking it failed is refused, saying what to do instead
+    page = _act(client, world["org"], "mark_runs_failed", [rb], reason="looks wrong").content.decode()
+    assert "holds the result of its scoring round 1" in page and "disqualify it" in page
     rb.refresh_from_db()
-    assert rb.status == RunStatus.FAILED and rb.status_reason == "worker lost"
-    assert AuditEntry.objects.get(action="run.mark_failed").details["previous_status"] == RunStatus.SCORED
+    assert rb.status == RunStatus.SCORED and AuditEntry.objects.filter(action="run.mark_failed").count() == 1
+
+
+def test_mark_failed_never_contradicts_a_stored_result(world):
+    """The rule is the service's (any caller, not only the admin), checked under the run's row lock, the lock
+    under which a worker stores a result and marks the run scored: a run holding the result of its current round
+    is scored and stays so, on the pages and in the ranking. A re-score in progress (a new round, no result of it
+    yet) can be marked failed: the earlier results stay stored, as when a re-score fails on its own."""
+    from campaign.console import actions
+    from evaluation import summaries
+
+    c, rb, org = world["c"], world["rb"], world["org"]
+    with pytest.raises(ValueError, match="re-score it"):
+        actions.mark_failed(rb, actor=org, reason="")
+    rb.refresh_from_db()
+    assert rb.status == RunStatus.SCORED and rb in summaries.scored_runs(c)
+    assert not AuditEntry.objects.filter(action="run.mark_failed").exists()
+
+    Run.objects.filter(pk=rb.pk).update(scoring_round=2, status=RunStatus.SCORING)  # re-scored, stuck
+    actions.mark_failed(rb, actor=org, reason="")
+    rb.refresh_from_db()
+    assert rb.status == RunStatus.FAILED and rb.results.count() == 1 and rb not in summaries.scored_runs(c)
+    assert AuditEntry.objects.get(action="run.mark_failed").details == {
+        "previous_status": RunStatus.SCORING, "reason": "marked failed by an organiser", "earlier_results": 1}
 
 
 def test_rescore_action_goes_through_the_scoring_service(client, world, django_capture_on_commit_callbacks, monkeypatch):

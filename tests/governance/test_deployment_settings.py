@@ -72,9 +72,14 @@ def test_compose_requires_a_secret_key_from_the_environment():
     assert _resolve(env["DJANGO_SECRET_KEY"], {"DJANGO_SECRET_KEY": STRONG_KEY}) == STRONG_KEY
 
 
+# What compose requires from the shell besides the key: the object store's credentials.
+COMPOSE_GIVEN = {"DJANGO_SECRET_KEY": STRONG_KEY, "PARSEVAL_S3_ACCESS_KEY_ID": "parseval",
+                 "PARSEVAL_S3_SECRET_ACCESS_KEY": "a-long-random-object-store-secret"}
+
+
 def test_check_deploy_passes_with_the_compose_environment(tmp_path):
     compose = _compose()
-    env = {k: _resolve(str(v), {"DJANGO_SECRET_KEY": STRONG_KEY}) for k, v in compose["services"]["web"]["environment"].items()}
+    env = {k: _resolve(str(v), COMPOSE_GIVEN) for k, v in compose["services"]["web"]["environment"].items()}
     assert env["DJANGO_DEBUG"] == "0" and env["DJANGO_HTTPS"] == "1"
     proc = _django(["check", "--deploy", "--fail-level", "WARNING"], env, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -82,6 +87,24 @@ def test_check_deploy_passes_with_the_compose_environment(tmp_path):
     # The same environment over plain HTTP would not pass: the check above is not vacuous.
     plain = _django(["check", "--deploy", "--fail-level", "WARNING"], {**env, "DJANGO_HTTPS": "0"}, tmp_path)
     assert plain.returncode != 0 and "security.W004" in plain.stderr + plain.stdout
+
+
+def test_compose_keeps_stored_files_in_the_object_store_and_shares_no_volume_between_app_containers():
+    services = _compose()["services"]
+    store = services["objectstore"]
+    assert store["image"].startswith("chrislusf/seaweedfs:") and "-s3" in store["command"]
+    app = {name: s for name, s in services.items() if s.get("image") == "parseval-app"}
+    assert {"web", "worker-validation", "worker-scoring", "worker-significance", "beat"} <= set(app)
+    for name, service in app.items():
+        env = {k: _resolve(str(v), COMPOSE_GIVEN) for k, v in service["environment"].items()}
+        assert env["PARSEVAL_STORAGE"] == "s3" and env["PARSEVAL_S3_ENDPOINT_URL"] == "http://objectstore:8333", name
+        assert not service.get("volumes"), f"{name} mounts {service.get('volumes')}: hosts would have to share it"
+        assert "objectstore" in service["depends_on"], name
+    # the store's credentials come from the environment, as the secret key does: no default to publish
+    for where in (services["web"]["environment"]["PARSEVAL_S3_SECRET_ACCESS_KEY"],
+                  store["environment"]["AWS_SECRET_ACCESS_KEY"]):
+        with pytest.raises(KeyError, match="PARSEVAL_S3_SECRET_ACCESS_KEY"):
+            _resolve(where, {"DJANGO_SECRET_KEY": STRONG_KEY})
 
 
 def test_compose_web_runs_gunicorn_with_its_limits_and_trusted_proxies():

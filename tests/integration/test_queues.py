@@ -60,7 +60,8 @@ def test_validation_and_development_checks_never_wait_for_test_run_scoring(worke
     first = upload("test run", "test")
     wait_for(lambda: Run.objects.get(pk=first).status == RunStatus.QUEUED, "the test run validated", [validation_log])
     scoring_queue = queue_prefix(workers.queue) + queues.SCORING
-    assert queued_messages(scoring_queue) == 1  # its scoring waits on the scoring queue, which nobody consumes
+    # its scoring waits on the scoring queue, which nobody consumes (sent just after the queued status is written)
+    wait_for(lambda: queued_messages(scoring_queue) == 1, "the scoring message queued", [validation_log])
 
     # Behind that scoring: another test run's validation and a development check, both done at once.
     second, check = upload("second test run", "test"), upload("dev check", "dev")
@@ -70,7 +71,7 @@ def test_validation_and_development_checks_never_wait_for_test_run_scoring(worke
     assert Run.objects.get(pk=second).validation_report["valid"] is True
     assert Result.objects.filter(run_id=check).count() == 1
     assert not Result.objects.filter(run_id__in=[first, second]).exists()
-    assert queued_messages(scoring_queue) == 2
+    wait_for(lambda: queued_messages(scoring_queue) == 2, "the second scoring message queued", [validation_log])
 
     _, scoring_log = workers.start("scoring", roles=(queues.SCORING,))
     wait_for(lambda: Run.objects.filter(pk__in=[first, second], status=RunStatus.SCORED).count() == 2,

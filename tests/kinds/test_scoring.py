@@ -9,6 +9,7 @@ from campaign.models import RunStatus
 from evaluation.deps import score_dependencies
 from evaluation.deps.convert import trees_to_dependencies
 from evaluation.models import Result, ResultCell
+from evaluation.signature import extend_signature
 from evaluation.summaries import campaign_results
 from evaluation.trees import score_trees
 from tests import factories
@@ -46,7 +47,10 @@ def test_constituency_run_scored_with_the_chosen_metrics(tree_campaign, team, al
     gold, test = _trees(tree_gold), _trees(sorted(test_paths))
     evalb = score_trees(gold, test, "evalb")
     la = score_trees(gold, test, "leaf-ancestor")
-    deps = score_dependencies(trees_to_dependencies(gold), trees_to_dependencies(test), punct="penn", pos="xpos")
+    # Sequoia's labels are the French Treebank's: converted by the ftb table, chosen by them (no head_rules option)
+    deps = score_dependencies(trees_to_dependencies(gold, "ftb"), trees_to_dependencies(test, "ftb"), punct="penn",
+                              pos="xpos")
+    deps["signature"] = extend_signature(deps["signature"], head_rules="ftb")
     assert doc["metrics"]["evalb"] == evalb
     assert doc["metrics"]["leaf-ancestor"] == la
     assert doc["metrics"]["dependency"] == deps
@@ -92,6 +96,45 @@ def test_wrong_scoring_options_fail_the_run_with_a_reason(metrics, named, tree_c
                  django_capture_on_commit_callbacks)
     assert run.status == RunStatus.FAILED and named in run.status_reason
     assert not Result.objects.exists()
+
+
+def test_head_rules_are_chosen_by_the_gold_trees_labels(tree_campaign, team, alice, tree_gold,
+                                                         django_capture_on_commit_callbacks):
+    """Without a head_rules option, the built-in table that fits the gold trees' labels converts them: ftb for
+    Sequoia's (penn finds 2% of their heads by a rule), and the result says which, in its parameters and signature."""
+    assert "head_rules" not in tree_campaign.metrics
+    run = upload(tree_campaign, team, alice, {p.name: p.read_text() for p in tree_gold},
+                 django_capture_on_commit_callbacks)
+    assert run.status == RunStatus.SCORED, run.status_reason
+    result = Result.objects.get(run=run)
+    assert result.parameters["head_rules"] == result.document["parameters"]["head_rules"] == "ftb"
+    assert "|head_rules:ftb|" in result.document["metrics"]["dependency"]["signature"]
+    assert "|head_rules:ftb|" in result.signature
+
+
+def test_head_rules_that_do_not_fit_the_gold_fail_the_run_saying_so(tree_campaign, team, alice, tree_gold,
+                                                                     django_capture_on_commit_callbacks, caplog):
+    """The organisers' table is refused when it does not fit the gold trees' labels (Penn rules on French trees):
+    the run fails, not caused by it, with a reason that names the table and the others; no figure of the hidden
+    gold in the reason (the detail, with counts, goes to the log)."""
+    tree_campaign.metrics = {**tree_campaign.metrics, "head_rules": "penn"}
+    tree_campaign.save()
+    run = upload(tree_campaign, team, alice, {p.name: p.read_text() for p in tree_gold},
+                 django_capture_on_commit_callbacks)
+    assert run.status == RunStatus.FAILED
+    assert run.status_reason.startswith("not caused by the run: cannot score: the campaign's head rules 'penn' do not "
+                                        "fit the labels of its gold trees")
+    assert "ftb" in run.status_reason and not any(ch.isdigit() for ch in run.status_reason)
+    assert "branching nodes" in caplog.text and not Result.objects.exists()
+
+
+def test_unknown_head_rules_are_a_wrong_option():
+    from campaign.admin_forms import check_metrics
+    from django import forms
+
+    with pytest.raises(forms.ValidationError, match="no-such-table"):
+        check_metrics("constituency", {"dependency_via_head_rules": True, "head_rules": "no-such-table"})
+    check_metrics("constituency", {"dependency_via_head_rules": True, "head_rules": "ftb"})
 
 
 def test_transform_and_other_metrics(tree_campaign, team, alice, tree_gold, django_capture_on_commit_callbacks):

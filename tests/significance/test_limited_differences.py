@@ -8,9 +8,11 @@ headline difference only, rounded to 0.1 point, with no agreement across genres;
 from __future__ import annotations
 
 import re
+from unittest import mock
 
 from campaign import lifecycle
 from campaign.models import CampaignState, TeamFigures
+from evaluation import disclosure
 from evaluation.disclosure import DECIMALS
 from tests import factories
 from tests.kinds.helpers import damaged_trees, upload
@@ -69,3 +71,27 @@ def test_full_figures_chosen_by_the_organisers_show_every_cell(tree_campaign, tr
     client.force_login(alice)
     seen = client.get(f"/results/{tree_campaign.slug}/significance.json?figure={FIGURE}").json()["pairs"][0]
     assert seen["agreement"] and round(seen["diff"], DECIMALS) != seen["diff"]
+
+
+def test_pages_and_json_limit_the_pairs_in_one_place(tree_campaign, tree_gold, alice, organiser, client,
+                                                     django_capture_on_commit_callbacks):
+    """The ranking, the comparison, the significance JSON and the API all pass what they show of the paired tests
+    through :func:`disclosure.limit_pair_tables`, for the user who asks: the same limits whatever the way in."""
+    good, bad = _two_runs_of_one_team(tree_campaign, tree_gold, alice, django_capture_on_commit_callbacks)
+    slug = tree_campaign.slug
+    urls = {"ranking": f"/results/{slug}/ranking/?figure={FIGURE}",
+            "comparison": f"/results/{slug}/compare/{good.pk}/{bad.pk}/?figure={FIGURE}",
+            "json": f"/results/{slug}/significance.json?figure={FIGURE}",
+            "api": f"/api/campaigns/{slug}/significance/?figure={FIGURE}"}
+    for user, limited in ((alice, True), (organiser, False)):
+        client.force_login(user)
+        for way, url in urls.items():
+            with mock.patch.object(disclosure, "limit_pair_tables", wraps=disclosure.limit_pair_tables) as spy:
+                response = client.get(url)
+            assert response.status_code == 200, (way, response.status_code)
+            assert spy.call_count == 1 and spy.call_args.args[1] == user, way
+            tables, _, campaign = spy.call_args.args
+            limits = disclosure.limit_pair_tables(tables, user, campaign)
+            heads = [t["headline"] for t in limits.values()]
+            assert heads and all((h["agreement"] is None) == limited for h in heads), way
+            assert all(h["diff"] == round(h["diff"], DECIMALS) for h in heads) or not limited, way

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+from pathlib import Path
 
 import pytest
 from django import forms
@@ -193,6 +194,44 @@ def test_a_conllu_run_is_converted_validated_and_scored(conllu_campaign, alice, 
     figures = lambda r: sorted((c.layer, c.aggregation, c.mode, c.match, c.genre, c.type, c.fc, c.fp, c.cr, c.f)
                                for c in r.cells.all())  # noqa: E731
     assert figures(result) == figures(xml_result)
+
+
+def test_a_superseded_delivery_neither_replaces_nor_removes_the_conversion(
+        conllu_campaign, alice, django_capture_on_commit_callbacks):
+    """A validating delivery paused past its lease and taken over converts what it had read and, on resuming,
+    stores it: its conversion is refused under the run's lock, as every other write of a stale holder is, and
+    the current holder's file (same name: same upload, same converter) is neither deleted nor replaced."""
+    from evaluation import delivery
+    from evaluation.kinds.easy import conllu as easy_conllu
+
+    team = factories.make_team(conllu_campaign, alice)
+    run = conllu_run(conllu_campaign, team, alice, django_capture_on_commit_callbacks)
+    name, kept = run.converted_file.name, run.converted_file.open("rb").read()
+    Run.objects.filter(pk=run.pk).update(status=RunStatus.VALIDATING, claimed_by="new-holder")  # the takeover
+    stale = delivery.Claim(run.pk, "old-holder", run.scoring_round)
+    token = delivery._current.set(stale)
+    try:
+        with pytest.raises(delivery.LostClaim):
+            easy_conllu.store_converted(run, {"general_elda": b"<DOCUMENT>stale</DOCUMENT>"})
+    finally:
+        delivery._current.reset(token)
+    run.refresh_from_db()
+    assert (run.converted_file.name, run.converter) == (name, CONVERTER_VERSION)
+    assert run.converted_file.open("rb").read() == kept
+    assert [p.name for p in Path(run.converted_file.path).parent.glob("*.easy*.zip")] == [
+        name.rsplit("/", 1)[-1]]  # and no second conversion beside it
+
+    # the holder of the run stores its conversion (a re-validation: the same name, replaced in place)
+    held = delivery.Claim(run.pk, "new-holder", run.scoring_round)
+    token = delivery._current.set(held)
+    try:
+        easy_conllu.store_converted(run, {"general_elda": b"<DOCUMENT>new</DOCUMENT>"})
+    finally:
+        delivery._current.reset(token)
+    run.refresh_from_db()
+    assert run.converted_file.name == name
+    with zipfile.ZipFile(run.converted_file.open("rb")) as zf:
+        assert zf.read("general_elda.xml") == b"<DOCUMENT>new</DOCUMENT>"
 
 
 def test_an_archive_of_conllu_files_is_accepted(conllu_campaign, alice, django_capture_on_commit_callbacks):

@@ -1,9 +1,15 @@
 """Constituency campaigns: Penn or square-bracket tree files, the tree metrics the organiser picks.
 
 ``Campaign.metrics``: ``{"tree_metrics": ["evalb", "leaf-ancestor"], "transform": "",
-"dependency_via_head_rules": true, "head_rules": "penn"}`` (all optional; these are the defaults
-except ``dependency_via_head_rules``, off unless set). The tree metrics are the registry's
+"dependency_via_head_rules": true, "head_rules": "ftb"}`` (all optional; these are the defaults
+except ``dependency_via_head_rules``, off unless set, and ``head_rules``). The tree metrics are the registry's
 (``evaluation.metrics.TREE_METRICS``), e.g. ``evalb-unlabelled`` for trees labelled by another scheme.
+
+Head rules are written for one tag set: Collins's Penn table finds 2% of the heads of French Treebank trees by
+a rule, the rest by its fallback. So, without a ``head_rules`` option, the gold trees' labels choose the built-in
+table at scoring (:meth:`ConstituencyKind.head_rules`), and a table that does not fit them, chosen or given, is
+refused: the run fails saying so, rather than being scored on arbitrary heads. The table used goes into the
+result's parameters and the dependency figures' signature.
 """
 from __future__ import annotations
 
@@ -16,6 +22,7 @@ from annotations.errors import InputError, Problem
 from annotations.limits import tree_nodes
 from annotations.models import GoldDocument
 from annotations.plausibility import tree_counts
+from annotations.trees.headrules import BUILTIN, best_builtin, check_fit, load_head_rules
 from annotations.trees.detect import read_sentences
 from annotations.trees.penn import Forest, write_penn
 from annotations.trees.transforms import make_transform
@@ -23,14 +30,15 @@ from annotations.trees.transforms import make_transform
 from evaluation import metrics
 from evaluation.consensus.files import combine_tree_files
 from evaluation.stats import ALL
-from evaluation.deps.convert import trees_to_dependencies
+from evaluation.trees import campaign_scoring
+from evaluation.trees.campaign_scoring import DEPENDENCY
 from evaluation.deps.errorlab import labels_in_text
+from evaluation.services import GoldMismatch
 
 from ..sentence import Parsed, SentenceKind, bootstrap_parameters
 
 logger = logging.getLogger(__name__)
 NULL_TAG = "-NONE-"
-DEPENDENCY = "dependency"
 DEFAULT_METRICS = ("evalb", "leaf-ancestor")
 
 
@@ -43,12 +51,14 @@ class ConstituencyKind(SentenceKind):
     name = "constituency"
     label = "Constituency trees"
     suffixes = (".mrg", ".tree", ".txt")
+    rescoring_engine = "trees"
     file_label = "tree file (Penn or square brackets)"
     file_help = ("One tree file (.mrg, .tree or .txt; Penn or square brackets, one tree per corpus sentence, in "
                  "order), or a .zip or .tar.gz with one such file per corpus document, named after it.")
     option_keys = ("tree_metrics", "dependency_via_head_rules", "head_rules", "transform", "bootstrap", "seed")
     options_help = ('Constituency: {"tree_metrics": ["evalb", "evalb-unlabelled", "leaf-ancestor"], '
-                    '"dependency_via_head_rules": true, "head_rules": "penn", "transform": "strip-functions"}.')
+                    '"dependency_via_head_rules": true, "head_rules": "penn" or "ftb" (default: the one that '
+                    'fits the gold trees\' labels), "transform": "strip-functions"}.')
     has_word_view = True  # the leaf-ancestor word-by-word view is this kind's diagnostics
 
     def diagnostics_page(self, request, run):
@@ -101,14 +111,50 @@ class ConstituencyKind(SentenceKind):
             raise ValueError(f"unknown tree metric(s) {', '.join(unknown)}; choose from {', '.join(metrics.TREE_METRICS)}")
         if options.get("dependency_via_head_rules"):
             chosen.append(DEPENDENCY)
+        head_rules = options.get("head_rules") or None  # None: chosen by the gold trees' labels when scoring
+        if head_rules is not None:
+            try:
+                load_head_rules(head_rules)
+            except InputError as exc:
+                raise ValueError(exc.problems[0].message) from None
         transform = options.get("transform") or ""
         if transform:
             try:
                 make_transform(transform)
             except InputError as exc:
                 raise ValueError(str(exc)) from None
-        return {"metrics": chosen, "transform": transform, "head_rules": options.get("head_rules") or "penn",
-                **bootstrap_parameters(options)}
+        return {"metrics": chosen, "transform": transform, "head_rules": head_rules, **bootstrap_parameters(options)}
+
+    def score(self, gold, test, genres, params, checksum, **kwargs) -> dict:
+        if DEPENDENCY in self.metrics_of(params):  # the table is resolved once, and stored as resolved
+            params = dict(params, head_rules=self.head_rules([g.unit for g in gold], params))
+        return super().score(gold, test, genres, params, checksum, **kwargs)
+
+    def result_parameters(self, setup, document: dict) -> dict:
+        return {**setup.parameters, "head_rules": document["parameters"]["head_rules"]}  # as score() resolved it
+
+    def head_rules(self, gold: list, params: dict) -> str:
+        """The head-rule table the trees are converted with: the organisers' (``head_rules``), else the built-in
+        table that finds the most heads of the gold trees by a rule; :class:`GoldMismatch` when it does not fit
+        them (:func:`annotations.trees.headrules.check_fit`). The detail, with counts over the hidden gold, goes
+        to the log; the run's reason names the table only."""
+        if params["transform"]:
+            transform = make_transform(params["transform"])
+            gold = [transform(t.copy()) for t in gold]
+        given = params.get("head_rules")
+        name = given or best_builtin(gold)
+        try:
+            check_fit(gold, load_head_rules(name))
+        except InputError as exc:
+            logger.error("head rules %r refused for the gold trees: %s", name, exc.problems[0].message)
+            others = ", ".join(n for n in BUILTIN if n != name)
+            raise GoldMismatch(
+                (f"the campaign's head rules {name!r} do not fit the labels of its gold trees (a table written for "
+                 f"another tag set; the built-in ones: {', '.join(BUILTIN)}); the organisers can set head_rules to "
+                 f"{others or 'a table of this tag set'} and re-score") if given else
+                ("no built-in head-rule table fits the labels of the campaign's gold trees "
+                 f"({', '.join(BUILTIN)}); the organisers can give a table of their tag set as head_rules")) from None
+        return name
 
     def consensus_track(self, campaign) -> str | None:
         return ""  # no tracks: every run is on the corpus's words
@@ -126,11 +172,7 @@ class ConstituencyKind(SentenceKind):
         return super().consensus_figure(parameters)
 
     def score_metric(self, metric: str, gold: list, test: list, params: dict):
-        transform = make_transform(params["transform"]) if params["transform"] else None
-        if metric == DEPENDENCY:  # the trees converted through head rules, then the dependency metric
-            if transform is not None:
-                gold, test = [transform(t.copy()) for t in gold], [transform(t.copy()) for t in test]
-            return metrics.get(DEPENDENCY).score_with_rows(
-                trees_to_dependencies(gold, params["head_rules"]), trees_to_dependencies(test, params["head_rules"]),
-                punct="penn", pos="xpos")
-        return metrics.get(metric).score_with_rows(gold, test, transform=transform)
+        if metric == DEPENDENCY and not params.get("head_rules"):
+            # as resolved by score(); a result stored before the resolution names its table too
+            params = dict(params, head_rules=self.head_rules(gold, params))
+        return campaign_scoring.score_metric(metric, gold, test, params)

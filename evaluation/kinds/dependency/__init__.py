@@ -31,11 +31,12 @@ from annotations.errors import InputError, Problem
 from annotations.limits import size_problems
 from campaign.services.downloads import read_extra_file
 from campaign.services.runs import unpacked
+from campaign.stored_files import local_copy
 from campaign.subsets import missing_document_message, sentences_to_cover
 
-from evaluation import metrics
 from evaluation.consensus.files import combine_dependency_files
-from evaluation.deps import udvalidate
+from evaluation.deps import campaign_scoring, udvalidate
+from evaluation.deps.campaign_scoring import CONLL18
 from evaluation.deps.conll18_reader import parse_conll18
 from evaluation.deps.metrics import PunctRule
 from evaluation.deps.rawtext import raw_text, tokenisation, tokenisation_characters
@@ -51,10 +52,8 @@ from ..gold import gold_checksum, read_gold_file, run_subset_gold
 from . import tracks
 
 METRIC = "dependency"
-CONLL18 = "conll18"
 RAW_SUFFIX = ".txt"
 TOKENS_SUFFIX = ".tokens.conllu"
-GOLD_TOKENS_UNPUBLISHED = ("Tokens", "Sentences", "Words")
 
 
 
@@ -66,6 +65,7 @@ class DependencyKind(SentenceKind):
     name = "dependency"
     label = "Dependency trees"
     suffixes = (".conllu", ".conll")
+    rescoring_engine = "deps"
     file_label = "CoNLL-U file"
     option_keys = ("punct", "pos", "tracks", "bootstrap", "seed", udvalidate.OPTION)
     options_help = ('Dependency: {"punct": "upos", "pos": "upos", "tracks": ["gold-tokens", "raw-text"], '
@@ -149,12 +149,7 @@ class DependencyKind(SentenceKind):
         return super().consensus_figure(parameters)
 
     def score_metric(self, metric: str, gold: list, test: list, params: dict):
-        if metric == CONLL18:
-            doc, rows = metrics.get(CONLL18).score_with_rows(gold, test)
-            for name in GOLD_TOKENS_UNPUBLISHED:  # 100% on the gold words by construction: not published
-                doc["rows"].pop(name)
-            return doc, rows
-        return metrics.get(metric).score_with_rows(gold, test, punct=params["punct"], pos=params["pos"])
+        return campaign_scoring.score_metric(metric, gold, test, params)
 
     # -- validation ------------------------------------------------------------------------
     def setup(self, run) -> RunSetup:
@@ -276,7 +271,8 @@ class DependencyKind(SentenceKind):
         for gold in sorted(golds, key=lambda g: (g.document.order, g.document.name)):
             doc = gold.document
             display = self.display(doc.name)
-            parsed = self.read(Path(gold.file.path), display)
+            with local_copy(gold.file, sha256=gold.sha256) as path:
+                parsed = self.read(path, display)
             aligned = parsed if cover is None else [p for p in parsed if p.sid in cover.get(doc.name, set())]
             gold_tb = parse_conll18(write_conllu([p.unit for p in aligned]), file=display)
             test_tb = parse_conll18(Path(files[doc.name]).read_bytes().decode("utf-8"), file=display)
@@ -293,6 +289,12 @@ class DependencyKind(SentenceKind):
         scored = [f"{d}:{s}" for d, s, _ in where] if partial else None
         return where, gold_checksum(checksum_files, subset, scored), rows
 
+    def rescoring(self, result):
+        """Gold-tokens runs only: a raw-text run is aligned to the gold before it is scored."""
+        if (result.document.get("parameters") or {}).get("track") == tracks.RAW_TEXT:
+            return {"engine": "", "note": "a raw-text run is aligned to the gold tokens before it is scored"}
+        return super().rescoring(result)
+
     def sentence_rows(self, result):
         """Paired significance: a raw-text run's rows are its alignment's, computed again."""
         params = result.document.get("parameters") or {}
@@ -300,7 +302,8 @@ class DependencyKind(SentenceKind):
             return super().sentence_rows(result)
         run = result.run
         try:
-            with unpacked(run.campaign, Path(run.file.path), run.original_filename) as files:
+            with local_copy(run.file, sha256=run.sha256) as path, \
+                    unpacked(run.campaign, path, run.original_filename) as files:
                 where, checksum, counts = self.raw_text_counts(run, files)
         except FileNotFoundError as exc:
             raise RowsUnavailable(f"the run's file is gone ({exc.filename})") from None

@@ -19,7 +19,7 @@ from evaluation.stats import ALL
 
 from ..contract import Combined, RunSetup
 from ..documents import DocumentKind, RunCheck
-from . import consensus, conllu as easy_conllu, gold as easy_gold, pages, validation
+from . import consensus, conllu as easy_conllu, gold as easy_gold, pages, shards, validation
 from .corpus import import_corpus
 from .figures import easy_figures
 from .options import campaign_schema, scoring_parameters
@@ -118,6 +118,15 @@ class EasyKind(DocumentKind):
     def score_run_files(self, run, files, setup: RunSetup, progress=None) -> dict:
         return score_run_files(run, files, setup.context["schema"], progress, params=setup.parameters)
 
+    def shard_documents(self, run, files, setup: RunSetup, sentences_per_shard: int) -> list[list[str]]:
+        return shards.shard_documents(run, setup, sentences_per_shard)
+
+    def score_shard(self, run, files, setup: RunSetup, documents: list[str]) -> bytes:
+        return shards.score_shard(run, files, setup, documents)
+
+    def merge_shards(self, run, setup: RunSetup, counts: list[bytes]) -> dict:
+        return shards.merge_shards(run, setup, counts)
+
     def result_parameters(self, setup: RunSetup, document: dict) -> dict:
         """A CoNLL-U run's converter is part of what produced its result."""
         converter = (document.get("parameters") or {}).get("converter")
@@ -167,6 +176,13 @@ class EasyKind(DocumentKind):
         """Relations, micro F, in the first way the campaign scores (HYP and EQUAL by default)."""
         modes, matches = parameters.get("modes") or MODES, parameters.get("matches") or MATCHES
         return ("micro", "relations", modes[0], matches[0], ALL)
+
+    def rescoring(self, result):
+        """The ranges, modes and schema the rows were counted with; a CoNLL-U run also names its converter."""
+        params = result.document.get("parameters") or {}
+        return {"engine": "easy", "matches": list(params.get("matches") or MATCHES),
+                "modes": list(params.get("modes") or MODES), "schema": campaign_schema(result.run.campaign).to_dict(),
+                "converter": (result.parameters or {}).get("converter") or result.run.converter or None}
 
     def campaign_page(self, request, campaign):
         return pages.campaign_page(request, campaign)

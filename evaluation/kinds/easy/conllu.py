@@ -27,6 +27,8 @@ from annotations.easy.model import Document
 from annotations.errors import InputError, Problem
 from campaign.services.archives import EASY, FileNames, remove_tree
 from campaign.services.runs import staging_dir, unpacked
+from campaign.stored_files import local_copy
+from evaluation import delivery
 from evaluation.signature import extend_signature
 from evaluation.ud2easy.convert import CONVERTER_VERSION, convert_document
 
@@ -107,18 +109,22 @@ def store_converted(run, converted: dict[str, bytes]) -> None:
     """Keep the converted EASY XML (one ``<document>.xml`` per document, zipped) beside the upload.
 
     A later conversion (a re-score) replaces the file of the same converter version only: the upload
-    itself is never touched."""
+    itself is never touched. The file has the same name in every delivery of the run, so it is replaced
+    under the run's lock and only by the delivery that holds the run (:func:`evaluation.delivery.locked_run`):
+    a stale one, taken over while paused, raises ``LostClaim`` before it deletes or writes anything."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for name in sorted(converted):
             zf.writestr(f"{name}.xml", converted[name])
-    old = run.converted_file.name
     name = converted_name(run)
-    if old and old.rsplit("/", 1)[-1] == name:
-        run.converted_file.storage.delete(old)
-    run.converted_file.save(name, ContentFile(buf.getvalue()), save=False)
-    run.converter = CONVERTER_VERSION
-    run.save(update_fields=["converted_file", "converter"])
+    with delivery.locked_run(run.pk) as locked:
+        old = locked.converted_file.name
+        if old and old.rsplit("/", 1)[-1] == name:
+            locked.converted_file.storage.delete(old)
+        locked.converted_file.save(name, ContentFile(buf.getvalue()), save=False)
+        locked.converter = CONVERTER_VERSION
+        locked.save(update_fields=["converted_file", "converter"])
+    run.converted_file.name, run.converter = locked.converted_file.name, locked.converter
 
 
 # -- scoring: the stored EASY XML ----------------------------------------------------------------
@@ -151,7 +157,8 @@ def scored_files(run) -> Iterator[dict[str, Path]]:
         with converted_files(run, staging_dir()) as files:
             yield files
     else:
-        with unpacked(run.campaign, Path(run.file.path), run.original_filename, stored=True) as files:
+        with local_copy(run.file, sha256=run.sha256) as path, \
+                unpacked(run.campaign, path, run.original_filename, stored=True) as files:
             yield files
 
 

@@ -8,15 +8,14 @@ Pure: numpy and the engine only.
 """
 from __future__ import annotations
 
-import warnings
 from functools import partial
 
 import numpy as np
 
 from evaluation.easy.scoring import Plan
-from evaluation.figure_sets import MACRO, MICRO
+from evaluation.figure_sets import MACRO, MICRO, counts_f_and_macro
 from evaluation.paired import FigureSet
-from evaluation.stats import ALL, f_from_counts
+from evaluation.stats import ALL
 
 
 def easy_layout(plan: Plan) -> list[tuple[str, str, str, tuple[str, ...], int]]:
@@ -37,14 +36,6 @@ def easy_figures(plan: Plan) -> list[FigureSet]:
         t = len(types)
         cols = np.concatenate([np.arange(start, start + t) + k * width for k in range(3)])
         keys = tuple((MICRO, layer, mode, match, type_) for type_ in types) + ((MACRO, layer, mode, match, ALL),)
-        out.append(FigureSet(keys, partial(_way_figures, t), cols))
+        # fc | fp | cr of the way's types, then all types: micro F of each, then the way's macro F
+        out.append(FigureSet(keys, partial(counts_f_and_macro, t), cols, ("counts_f", (t,), ("f",) * len(keys))))
     return out
-
-
-def _way_figures(t: int, sums: np.ndarray) -> np.ndarray:
-    """``sums`` = fc | fp | cr of one way (its types, then all types): micro F of each, then the macro F."""
-    f = f_from_counts(sums[:, :t], sums[:, t:2 * t], sums[:, 2 * t:3 * t])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a way with no defined type: macro undefined
-        macro = np.nanmean(f[:, :t - 1], axis=1) if t > 1 else np.full(len(f), np.nan)
-    return np.hstack([f, macro[:, None]])

@@ -3,18 +3,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from evaluation.easy.scoring import count_sentences, extend_all
+from evaluation.easy.scoring import count_sentences, counted_rows
 from evaluation.models import Result
 from evaluation.sentence_rows import RowsUnavailable
 
 from .conllu import scored_files
-from .gold import load_gold
+from .gold import scoring_gold
 
 
 def easy_rows(result: Result, schema) -> tuple[list[str], list[str], np.ndarray]:
     """Rows of an EASY result: its run counted again against its gold (read with ``schema``)."""
     run = result.run
-    gold_docs, genres, checksum, _ = load_gold(run, schema)
+    gold_docs, genres, checksum, _ = scoring_gold(run, schema)
     if checksum != result.gold_sha256:
         raise RowsUnavailable("the gold changed since this result was scored")
     params = result.document.get("parameters") or {}
@@ -28,8 +28,4 @@ def easy_rows(result: Result, schema) -> tuple[list[str], list[str], np.ndarray]
     return counted_rows(plan, gold, counting)
 
 
-def counted_rows(plan, gold, counting) -> tuple[list[str], list[str], np.ndarray]:
-    """What :func:`evaluation.easy.scoring.count_sentences` returns as (keys, genres, fc | fp | cr) rows."""
-    keys = [f"{document}/{sid}" for document, sid in gold.row_ids]
-    r = counting.rows
-    return keys, gold.row_genre, np.hstack([extend_all(x, plan) for x in (r.fc, r.fp, r.cr)])
+__all__ = ["easy_rows", "counted_rows"]

@@ -11,14 +11,14 @@ from evaluation.services import NoGold
 
 from ..contract import Progress
 from . import conllu as easy_conllu
-from .gold import load_gold
+from .gold import scoring_gold
 from .options import scoring_parameters
 
 
 def score_run_files(run, files: dict[str, Path], schema: EasySchema, progress: Progress | None = None, *,
                     params: dict | None = None) -> dict:
     """The engine's result document for a validated run (``params``: :func:`scoring_parameters`, when known)."""
-    gold_docs, genres, checksum, count = load_gold(run, schema)
+    gold_docs, genres, checksum, count = scoring_gold(run, schema)
     if not count:
         raise NoGold("the development sample is empty" if run.scope == Run.Scope.DEV
                      else "the campaign has no gold for its test set yet")

@@ -22,6 +22,7 @@ from annotations.errors import InputError, Problem
 from annotations import plausibility
 from annotations.limits import size_problems
 from campaign.services.corpus import ImportSummary, StoredDocument, store_corpus  # one import, every kind
+from campaign.stored_files import local_copy
 from campaign.subsets import missing_document_message, sentences_to_cover
 from evaluation import metrics, stats
 from evaluation.easy.scoring import DEFAULT_BOOTSTRAP
@@ -201,12 +202,14 @@ class SentenceKind(DocumentKind):
         raise NotImplementedError
 
     def gold_file(self, gold, keep: set[str]) -> bytes:
-        parsed = self.read(Path(gold.file.path), self.display(gold.document.name))
+        with local_copy(gold.file, sha256=gold.sha256) as path:
+            parsed = self.read(path, self.display(gold.document.name))
         return self.write([p.unit for p in parsed if p.sid in keep])
 
     # -- scoring: against the gold of the run's subset -----------------------------------
     def gold_sentences(self, gold, wanted: set[str], setup: RunSetup | None = None) -> tuple[list[Parsed], bool]:
-        parsed = self.read(Path(gold.file.path), self.display(gold.document.name))
+        with local_copy(gold.file, sha256=gold.sha256) as path:
+            parsed = self.read(path, self.display(gold.document.name))
         keep = [p for p in parsed if p.sid in wanted]
         return keep, len(keep) == len(parsed)
 
@@ -357,6 +360,21 @@ class SentenceKind(DocumentKind):
 
     def metrics_of(self, params: dict) -> list[str]:
         return list(params["metrics"])
+
+    #: The engine of ``python -m evaluation reproduce --gold`` that scores this kind's runs again ("": none).
+    rescoring_engine: str = ""
+
+    def rescoring(self, result):
+        """The result's parameters, the run files' names, and every corpus document's sentence ids in corpus
+        order: how a run file's sentences are named (:mod:`evaluation.sentence_rescore`)."""
+        if not self.rescoring_engine:
+            return None
+        run = result.run
+        cover = sentences_to_cover(run.campaign, run.scope)
+        documents = [[doc.name, [e.sid for e in self.expected_sentences(doc, cover)]]
+                     for doc in run.campaign.documents.order_by("order", "name")]
+        return {"engine": self.rescoring_engine, "parameters": result.document.get("parameters") or {},
+                "suffixes": list(self.suffixes), "documents": documents}
 
 
 def bootstrap_parameters(options: Mapping) -> dict:

@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 
 import numpy as np
 
 from campaign.services.runs import unpacked
+from campaign.stored_files import local_copy
 from evaluation.models import Result
 from evaluation.sentence_rows import RowsUnavailable
 
@@ -22,7 +22,8 @@ def rescored_rows(kind, result: Result) -> tuple[list[str], list[str], np.ndarra
         raise RowsUnavailable("the gold changed since this result was scored")
     params = result.document.get("parameters") or {}
     try:
-        with unpacked(run.campaign, Path(run.file.path), run.original_filename) as files:
+        with local_copy(run.file, sha256=run.sha256) as path, \
+                unpacked(run.campaign, path, run.original_filename) as files:
             by_doc = {name: {p.sid: p for p in kind.run_sentences(files[name], name, run)}
                       for name in {d for d, _, _ in where}}
     except FileNotFoundError as exc:

@@ -7,8 +7,8 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('campaign', '0011_consensus_team'),
-        ('evaluation', '0006_significance_request'),
+        ('campaign', '0012_consensus_team'),
+        ('evaluation', '0008_scoring_shards'),
     ]
 
     operations = [

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('campaign', '0010_kind_choices_from_registry'),
+        ('campaign', '0011_bundle_run_files'),
     ]
 
     operations = [

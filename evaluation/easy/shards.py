@@ -1,0 +1,154 @@
+"""One EASY run scored in shards of documents, merged into exactly the document :func:`score_corpus` returns.
+
+A large run is cut BY DOCUMENTS into shards, each a run of consecutive gold documents in gold order,
+counted apart (:func:`count_shard`, in any process) and merged once (:func:`merge`). Nothing of the
+scoring is summed in a shard: a shard keeps its per-sentence count rows, its per-document statistics
+and its warnings, and the merge lays them end to end in shard order, which is gold order. What the
+single pass computes over the whole corpus is then computed once, on the merged rows: the sums per
+genre, the bootstrap (it draws over every sentence of a genre, so it cannot be split), the layers
+submitted and the warnings that depend on them. The merged document is byte for byte the single
+pass's, given the same gold in the same order (``tests/easy/test_shards.py``).
+
+The warnings keep the single pass's order: the gold's warnings per document; then what reading the
+runs said, document after document; then what the end of the counting said (gold documents without a
+run); then the layers missing from the whole run. A shard keeps the second and third apart so that the
+merge can lay all of one before all of the other.
+
+A shard travels between processes as bytes (:meth:`ShardCounts.to_bytes`: numpy's ``.npz`` with the
+statistics as JSON, read back without pickle).
+"""
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+import numpy as np
+
+from annotations.easy.reader import DEFAULT_MAX_PROBLEMS
+from annotations.easy.schema import DEFAULT_SCHEMA, EasySchema
+from annotations.errors import InputError, Problem
+from evaluation.stats import DEFAULT_SEED
+
+from .ranges import MATCHES, MODES
+from .scoring import DEFAULT_BOOTSTRAP, LAYERS, Plan, _check_options, count_sentences, result_document
+
+_ARRAYS = ("fc", "fp_compact", "cr_compact")
+
+
+@dataclass
+class ShardCounts:
+    """What one shard's counting leaves for the merge (rows in the shard's gold order)."""
+
+    fc: np.ndarray
+    fp_compact: np.ndarray
+    cr_compact: np.ndarray
+    documents: list[dict]  # the result's "documents" entries of the shard's gold documents
+    gold_warnings: list[dict]
+    run_warnings: list[dict]  # said while the run documents were read
+    late_warnings: list[dict]  # said at the end of the counting (gold documents without a run)
+    submitted: dict[str, bool]
+    stats: dict[str, int]
+    dedup: dict[str, int]
+    extra: dict = field(default_factory=dict)  # the caller's own (JSON)
+
+    def to_bytes(self) -> bytes:
+        meta = {"documents": self.documents, "gold_warnings": self.gold_warnings,
+                "run_warnings": self.run_warnings, "late_warnings": self.late_warnings,
+                "submitted": self.submitted, "stats": self.stats, "dedup": self.dedup, "extra": self.extra}
+        out = io.BytesIO()
+        np.savez(out, meta=np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8),
+                 **{name: getattr(self, name) for name in _ARRAYS})
+        return out.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "ShardCounts":
+        with np.load(io.BytesIO(data), allow_pickle=False) as z:
+            meta = json.loads(z["meta"].tobytes().decode("utf-8"))
+            arrays = {name: z[name] for name in _ARRAYS}
+        return cls(**arrays, **meta)
+
+
+def count_shard(gold_docs, run_docs, genres=None, *, matches: Iterable[str] = MATCHES,
+                modes: Iterable[str] = MODES, schema: EasySchema = DEFAULT_SCHEMA, corpus=None,
+                max_problems: int | None = DEFAULT_MAX_PROBLEMS,
+                progress: Callable[[int, int], None] | None = None) -> ShardCounts:
+    """Count one shard: ``gold_docs`` its gold documents (in gold order) and ``run_docs`` their runs, as
+    :func:`score_corpus` takes them. Raises :class:`InputError` as the single pass would for these documents."""
+    matches, modes = _check_options(tuple(matches), tuple(modes), 0)
+    plan, gold, counting = count_sentences(gold_docs, run_docs, genres, matches=matches, modes=modes,
+                                           progress=progress, schema=schema, corpus=corpus,
+                                           max_problems=max_problems)
+    warnings = [w.as_dict() for w in counting.warnings]
+    # count_sentences ended with the shard's own "no <layer>" warnings: the merge says them for the whole run
+    missing_layers = sum(1 for layer in LAYERS if not counting.submitted[layer])
+    warnings = warnings[:len(warnings) - missing_layers]
+    read = counting.run_warnings_read
+    rows = counting.rows
+    return ShardCounts(rows.fc, rows.fp_compact, rows.cr_compact, documents=gold.documents,
+                       gold_warnings=[w.as_dict() for w in gold.warnings], run_warnings=warnings[:read],
+                       late_warnings=warnings[read:], submitted=dict(counting.submitted), stats=dict(counting.stats),
+                       dedup=dict(gold.dedup))
+
+
+def merge(shards: list[ShardCounts], *, matches: Iterable[str] = MATCHES, modes: Iterable[str] = MODES,
+          bootstrap: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED, gold_sha256: str = "",
+          schema: EasySchema = DEFAULT_SCHEMA) -> dict:
+    """The result document of the shards of one run, given in gold order (as :func:`score_corpus` returns)."""
+    matches, modes = _check_options(tuple(matches), tuple(modes), bootstrap)
+    if not shards:
+        raise InputError("no gold document")
+    plan = Plan(schema, matches, modes)
+    names: set[str] = set()
+    for shard in shards:
+        for d in shard.documents:
+            if d["name"] in names:
+                raise InputError(f"two gold documents share the name {d['name']}")
+            names.add(d["name"])
+        if shard.fc.shape[1:] != (plan.ncols,) or shard.fp_compact.shape[1:] != (plan.ncompact,):
+            raise ValueError("a shard was counted with other range functions, modes or schema")
+    documents = [d for shard in shards for d in shard.documents]
+    row_genre = [d["genre"] for d in documents for _ in range(d["gold_sentences"])]
+    fc, fp, cr = (np.concatenate([getattr(shard, name) for shard in shards]) for name in _ARRAYS)
+    if len(fc) != len(row_genre):
+        raise ValueError("the shards' rows do not match their documents")
+    submitted = {layer: any(shard.submitted[layer] for shard in shards) for layer in shards[0].submitted}
+    missing_layers = [Problem(f"the run has no {layer}: layer reported as not submitted").as_dict()
+                      for layer in LAYERS if not submitted[layer]]
+    stats = _summed(shard.stats for shard in shards)
+    dedup = _summed(shard.dedup for shard in shards)
+    return result_document(
+        plan, fc, fp, cr, row_genre, submitted,
+        gold_warnings=[w for shard in shards for w in shard.gold_warnings],
+        run_warnings=[w for shard in shards for w in shard.run_warnings]
+        + [w for shard in shards for w in shard.late_warnings] + missing_layers,
+        documents=documents, counts={"gold_sentences": len(row_genre), **stats, **dedup},
+        bootstrap=bootstrap, seed=seed, gold_sha256=gold_sha256, schema=schema)
+
+
+def _summed(parts) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for part in parts:
+        for key, value in part.items():
+            total[key] = total.get(key, 0) + value
+    return total
+
+
+def split(sizes: list[tuple[str, int]], per_shard: int) -> list[list[str]]:
+    """Consecutive documents ``(name, sentences)`` grouped into shards of at most ``per_shard`` sentences (a
+    larger document is a shard of its own); one shard when ``per_shard`` is 0 or the run fits in one."""
+    if per_shard <= 0:
+        return [[name for name, _ in sizes]] if sizes else []
+    shards: list[list[str]] = []
+    current: list[str] = []
+    filled = 0
+    for name, n in sizes:
+        if current and filled + n > per_shard:
+            shards.append(current)
+            current, filled = [], 0
+        current.append(name)
+        filled += n
+    if current:
+        shards.append(current)
+    return shards

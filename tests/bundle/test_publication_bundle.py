@@ -1,0 +1,275 @@
+"""The publication bundle on the demo's EASY campaign: built at publication without rows, again at the gold
+release with them, byte for byte the same when rebuilt, and recomputed by ``python -m evaluation reproduce``."""
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from io import StringIO
+from pathlib import Path
+
+import pytest
+import yaml
+from django.core.management import call_command
+
+from annotations.easy import read_document, write_document
+from campaign import lifecycle
+from campaign.subsets import released_gold_zip
+from campaign.models import Campaign, CampaignState, TeamFigures
+from evaluation import bundle_format as fmt
+from evaluation import publication_bundle
+from evaluation.__main__ import main
+from evaluation.models import PublicationBundle
+
+SENTENCES = 10
+SLUG = "bundle-demo"
+
+
+@pytest.fixture
+def small_corpus(shared_data, tmp_path) -> Path:
+    """The first sentences of one document per genre of the shipped EASY reference corpus."""
+    out = tmp_path / "gold"
+    out.mkdir()
+    seen = set()
+    for path in sorted((shared_data / "easy-ref" / "ref").glob("*.xml")):
+        genre = path.stem.split("_")[0]
+        if genre in seen:
+            continue
+        seen.add(genre)
+        doc = read_document(path, gold=True, strict=True, name=path.name)
+        doc.sentences = doc.sentences[:SENTENCES]
+        write_document(doc, out / path.name)
+    return out
+
+
+def stored_bytes(bundle: PublicationBundle) -> bytes:
+    with bundle.file.open("rb") as fh:
+        return fh.read()
+
+
+def members_of(data: bytes) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def reproduce(path: Path, capsys, *extra) -> tuple[int, str, str]:
+    code = main(["reproduce", str(path), *extra])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.mark.django_db(transaction=True)
+def test_demo_bundle_round_trip_rebuild_and_tampering(small_corpus, settings, tmp_path, capsys):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    call_command("load_demo", "--data", str(small_corpus), "--bootstrap", "20", "--slug", SLUG,
+                 "--no-real", "--no-kinds", "--no-open", stdout=StringIO())
+    campaign = Campaign.objects.get(slug=SLUG)
+    assert campaign.state == CampaignState.PUBLISHED
+
+    # Built once the publication was committed; before the gold release: no rows, nothing recomputed.
+    at_publication = publication_bundle.latest_bundle(campaign)
+    assert at_publication is not None and not at_publication.with_rows and not at_publication.with_run_files
+    # The demo shows full figures at once; under the default secrecy the bundle holds what anyone then sees.
+    Campaign.objects.filter(pk=campaign.pk).update(team_figures=TeamFigures.POOLED)
+    campaign.refresh_from_db()
+    first = publication_bundle.build(campaign)
+    assert first.pk != at_publication.pk
+    data = stored_bytes(first)
+    members = members_of(data)
+    assert sorted(members) == list(members)  # members in name order
+    assert not [name for name in members if name.startswith("rows/")]
+    meta = json.loads(members["bundle.json"])
+    assert meta["gold_released"] is False and len(meta["runs"]) == 8
+    assert all(run["rows"] is None and "gold release" in run["rows_missing"] for run in meta["runs"])
+    assert all(len(run["file"]["sha256"]) == 64 and run["file"]["member"] is None for run in meta["runs"])
+    assert meta["versions"]["scorer"] and meta["versions"]["converters"]["ud2easy"]
+    assert meta["gold_sha256"] and all(len(g) == 64 for g in meta["gold_sha256"])
+    # the figures as anyone saw them then: pooled rates rounded to 0.1 point, no counts, no result ids
+    published = json.loads(members["results.json"])
+    cells = [c for r in published["runs"] for c in r["cells"]]
+    assert cells and all(c["fc"] is None and c["genre"] == "ALL" and c["type"] == "ALL" for c in cells)
+    assert all("id" not in r["result"] and r["result"]["created_at"] is None for r in published["runs"])
+    path = tmp_path / "published.zip"
+    path.write_bytes(data)
+    code, out, _ = reproduce(path, capsys)
+    assert code == 0, out
+    assert "0 figure(s) of 0 of 8 run(s)" in out and out.count("no per-sentence rows (the per-sentence rows are "
+                                                                "given out at the gold release") == 8
+
+    # Byte for byte: built again from the same state, the same archive (and nothing new stored).
+    assert publication_bundle.archive_bytes(campaign) == data
+    assert publication_bundle.build(campaign).pk == first.pk
+
+    # The gold release builds it again, with the rows; every figure recomputed from them agrees.
+    lifecycle.transition(campaign, CampaignState.GOLD_RELEASED, actor=None)
+    second = publication_bundle.latest_bundle(campaign)
+    assert second.pk != first.pk and second.with_rows
+    data = stored_bytes(second)
+    assert publication_bundle.archive_bytes(campaign) == data
+    members = members_of(data)
+    meta = json.loads(members["bundle.json"])
+    assert len([name for name in members if name.startswith("rows/")]) == 8
+    path = tmp_path / "gold-released.zip"
+    path.write_bytes(data)
+    code, out, _ = reproduce(path, capsys)
+    assert code == 0, out
+    summary = json.loads(_json_report(path, capsys))
+    assert summary["differences"] == []
+    assert all(r["compared"] > 100 for r in summary["runs"])  # every way, type and genre of each run
+
+    # One published figure changed (and the manifest made to match): reported, located, exit 1.
+    results = json.loads(members["results.json"])
+    run, cell = next((r, c) for r in results["runs"] for c in r["cells"]
+                     if c["layer"] == "relations" and c["mode"] == "HYP" and c["match"] == "EQUAL"
+                     and c["genre"] == "ALL" and c["type"] == "ALL" and c["aggregation"] == "micro"
+                     and c["f"] is not None)
+    cell["f"] += 0.0123
+    tampered = dict(members, **{"results.json": fmt.json_bytes(results)})
+    del tampered["MANIFEST.json"]
+    path = tmp_path / "tampered.zip"
+    path.write_bytes(fmt.write_archive(tampered))
+    code, out, _ = reproduce(path, capsys)
+    assert code == 1
+    differences = [line for line in out.splitlines() if line.startswith("DIFFERENCE")]
+    name = next(r["name"] for r in meta["runs"] if r["run"] == run["run"])
+    assert differences == [f"DIFFERENCE {name}: micro|relations|HYP|EQUAL type ALL genre ALL (f): "
+                           f"published {cell['f']:.10g}, recomputed {cell['f'] - 0.0123:.10g}"]
+
+    # A member changed behind the manifest's back: one line, exit 2, no traceback.
+    behind = dict(members, **{"results.json": fmt.json_bytes(results)})
+    path = tmp_path / "behind.zip"
+    _write_raw(path, behind)
+    code, out, err = reproduce(path, capsys)
+    assert code == 2 and err.strip() == f"error: {path}: member results.json does not match its checksum in the manifest"
+
+    # Where the campaign publishes the runs' files, each is in the bundle under its run's name, as uploaded.
+    Campaign.objects.filter(pk=campaign.pk).update(bundle_run_files=True)
+    campaign.refresh_from_db()
+    with_files = publication_bundle.build(campaign)
+    assert with_files.with_run_files and with_files.pk != second.pk
+    files_members = members_of(stored_bytes(with_files))
+    for run in json.loads(files_members["bundle.json"])["runs"]:
+        member = run["file"]["member"]
+        assert member.startswith(f"runs/{run['name']}/") and fmt.sha256(files_members[member]) == run["file"]["sha256"]
+
+    # With the released gold, every run's file is scored again: rows and figures agree with the bundle's.
+    gold = tmp_path / "released"
+    with zipfile.ZipFile(io.BytesIO(released_gold_zip(campaign))) as archive:
+        archive.extractall(gold)
+    path = tmp_path / "with-files.zip"
+    path.write_bytes(stored_bytes(with_files))
+    code, out, _ = reproduce(path, capsys, "--gold", str(gold))
+    assert code == 0, out
+    assert "8 run(s) scored again from their files and the gold" in out and "not scored again" not in out
+    # A sentence's row changed in the bundle (manifest made to match): the figures from the rows no longer
+    # agree with the published ones, and scoring the file again names the sentence.
+    files_meta = json.loads(files_members["bundle.json"])
+    changed = files_meta["runs"][0]
+    lines = files_members[changed["rows"]].decode().splitlines()
+    cells = lines[1].split("\t")
+    cells[2] = str(int(cells[2]) + 1)
+    lines[1] = "\t".join(cells)
+    tampered = dict(files_members, **{changed["rows"]: ("\n".join(lines) + "\n").encode()})
+    del tampered["MANIFEST.json"]
+    path.write_bytes(fmt.write_archive(tampered))
+    code, out, _ = reproduce(path, capsys, "--gold", str(gold))
+    assert code == 1
+    assert (f"DIFFERENCE {changed['name']} [run file scored again]: per-sentence rows, sentence {cells[0]}: "
+            "bundle 1 sentence(s) differ") in out
+    from_rows = [line for line in out.splitlines() if line.startswith(f"DIFFERENCE {changed['name']}: ")]
+    assert from_rows and all(f"genre {cells[1]}" in line or "genre ALL" in line for line in from_rows)
+    assert not [line for line in out.splitlines() if line.startswith("DIFFERENCE")
+                and not line.startswith(f"DIFFERENCE {changed['name']}")]
+
+    # The citation: valid YAML with CFF 1.2.0's required keys, and a BibTeX entry.
+    cff = yaml.safe_load(members["CITATION.cff"].decode("utf-8"))
+    assert cff["cff-version"] == "1.2.0" and cff["message"] and cff["title"].startswith(campaign.name)
+    assert cff["authors"] and all(a.get("name") for a in cff["authors"])
+    assert cff["type"] == "dataset" and str(cff["date-released"]) == meta["snapshot"]["published"]
+    bib = members["CITATION.bib"].decode("utf-8")
+    assert bib.startswith("@misc{") and "title = {{EASY reference (demo): published results}}" in bib
+
+
+def _json_report(path: Path, capsys) -> str:
+    assert main(["reproduce", str(path), "--json", "-"]) == 0
+    return capsys.readouterr().out
+
+
+def _write_raw(path: Path, members: dict[str, bytes]) -> None:
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in sorted(members.items()):
+            archive.writestr(name, data)
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"not a zip at all", "not a zip archive"),
+    (None, "no MANIFEST.json in the archive: not a publication bundle"),
+])
+def test_unreadable_bundles_get_one_line(tmp_path, capsys, content, message):
+    path = tmp_path / "b.zip"
+    if content is None:
+        _write_raw(path, {"results.json": b"{}"})
+    else:
+        path.write_bytes(content)
+    code, out, err = reproduce(path, capsys)
+    assert code == 2 and err == f"error: {path}: {message}\n" and out == ""
+    code, _, err = reproduce(tmp_path / "missing.zip", capsys)
+    assert code == 2 and err == f"error: {tmp_path / 'missing.zip'}: no such file\n"
+
+
+def test_archives_are_the_same_bytes_whatever_the_members_order():
+    a = fmt.write_archive({"b.txt": b"2", "a.txt": b"1", "rows/x.tsv": b"sentence\tgenre\n"})
+    b = fmt.write_archive({"rows/x.tsv": b"sentence\tgenre\n", "a.txt": b"1", "b.txt": b"2"})
+    assert a == b
+    with zipfile.ZipFile(io.BytesIO(a)) as archive:
+        infos = archive.infolist()
+    assert [i.filename for i in infos] == ["MANIFEST.json", "a.txt", "b.txt", "rows/x.tsv"]
+    assert {i.date_time for i in infos} == {fmt.STAMP} and {i.external_attr >> 16 for i in infos} == {fmt.MODE}
+
+
+@pytest.fixture
+def small_kind_demos(monkeypatch):
+    from campaign import demo_kinds
+
+    monkeypatch.setattr(demo_kinds, "TREES_PER_DOCUMENT", 4)
+    monkeypatch.setattr(demo_kinds, "DEP_SLICES", {"sequoia": ("fr_sequoia-ud-test.conllu", 6),
+                                                   "gsd": ("fr_gsd-ud-test.conllu", 6)})
+
+
+@pytest.mark.django_db(transaction=True)
+def test_constituency_and_dependency_bundles_are_recomputed_and_scored_again(small_corpus, small_kind_demos,
+                                                                             settings, tmp_path, capsys):
+    from campaign import demo_kinds
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    call_command("load_demo", "--data", str(small_corpus), "--bootstrap", "20", "--slug", SLUG,
+                 "--no-real", "--no-open", stdout=StringIO())
+    for slug in (demo_kinds.TREE_SLUG, demo_kinds.DEP_SLUG):
+        campaign = Campaign.objects.get(slug=slug)
+        Campaign.objects.filter(pk=campaign.pk).update(bundle_run_files=True)
+        lifecycle.transition(campaign, CampaignState.GOLD_RELEASED, actor=None)
+        bundle = publication_bundle.latest_bundle(campaign)
+        assert bundle.with_rows and bundle.with_run_files
+        data = stored_bytes(bundle)
+        assert publication_bundle.archive_bytes(campaign) == data
+        meta = json.loads(members_of(data)["bundle.json"])
+        gold = tmp_path / slug
+        with zipfile.ZipFile(io.BytesIO(released_gold_zip(campaign))) as archive:
+            archive.extractall(gold)
+        path = tmp_path / f"{slug}.zip"
+        path.write_bytes(data)
+        code, out, _ = reproduce(path, capsys, "--gold", str(gold))
+        assert code == 0, out
+        report = json.loads(_json_report_with(path, capsys, "--gold", str(gold)))
+        runs = report["runs"]
+        assert runs and all(r["compared"] > 0 for r in runs) and report["differences"] == []
+        rescored = [r for r in runs if r.get("rescored")]
+        raw_text = [r for r in meta["runs"] if r["parameters"].get("track") == "raw-text"]
+        assert len(rescored) == len(runs) - len(raw_text) > 0
+        assert all(r.get("rescored_compared", 0) > 0 for r in rescored)
+        assert len([n for n in report["not_checked"] if "raw-text run is aligned" in n]) == len(raw_text)
+
+
+def _json_report_with(path: Path, capsys, *extra) -> str:
+    assert main(["reproduce", str(path), "--json", "-", *extra]) == 0
+    return capsys.readouterr().out

@@ -1,0 +1,141 @@
+"""One EASY run scored in shards across workers (evaluation.sharding), in process: the stored result is byte
+for byte the single task's; a small run stays one task; a failing shard fails the run and stores nothing; a
+shard of a delivery that lost the run writes nothing. (With real worker processes: tests/integration.)"""
+from __future__ import annotations
+
+import json
+import random
+from unittest import mock
+
+import pytest
+
+from annotations.easy import read_document
+from annotations.models import GoldSentence
+from benchmarks.easy_corpus import other_writer, perturb
+from campaign.models import RunStatus
+from evaluation import delivery, sharding
+from evaluation.kinds.easy import EasyKind
+from evaluation.models import Result, ScoringShard
+from tests import factories
+from tests.web.helpers import deliver, stored_run
+
+pytestmark = pytest.mark.django_db
+
+FILES = ("general_elda.xml", "general_senat.xml", "mail_10.xml", "oral_delic_2.xml", "oral_delic_8.xml",
+         "questions_trec.xml", "medical_6.xml")
+SHORT = "medical_6.xml"  # its run leaves out sentences: they score as empty output
+
+
+def realistic_run() -> bytes:
+    """The gold perturbed and written by lxml in another shape than the reference's, one document short."""
+    rnd = random.Random(11)
+    files = {}
+    for name in FILES:
+        sentences = read_document(factories.EASY_REF / name, gold=True).sentences
+        if name == SHORT:
+            sentences = sentences[::2]
+        files[name] = other_writer([perturb(s, rnd) for s in sentences], name, single_quotes=name < "n")
+    return factories.zip_of(files)
+
+
+@pytest.fixture
+def campaign(storage):
+    return factories.make_easy_campaign(FILES, slug="sharded", metrics={"bootstrap": 200, "seed": 5})
+
+
+def scored(campaign, user, data: bytes, settings, per_shard: int, name: str):
+    settings.PARSEVAL_SHARD_SENTENCES = per_shard
+    team = factories.make_team(campaign, user, name=f"team {name}")
+    run = stored_run(campaign, team, user, data, "run.zip", name=name)
+    outcome = deliver(run.pk)
+    run.refresh_from_db()
+    return run, outcome
+
+
+def document_bytes(run) -> bytes:
+    return json.dumps(Result.objects.get(run=run).document).encode("utf-8")
+
+
+@pytest.mark.parametrize("part_of_the_gold", [False, True], ids=["whole gold", "part of two gold files"])
+def test_the_sharded_result_is_byte_identical_to_the_single_task_result(campaign, alice, bob, settings,
+                                                                        part_of_the_gold):
+    if part_of_the_gold:  # the test subset leaves out sentences of two files: the checksum lists what was scored
+        for name in ("mail_10", "questions_trec"):
+            sids = list(GoldSentence.objects.filter(sentence__document__campaign=campaign,
+                                                    sentence__document__name=name)
+                        .values_list("pk", flat=True).order_by("pk")[:7])
+            GoldSentence.objects.filter(pk__in=sids).update(subset=GoldSentence.Subset.DEV)
+    data = realistic_run()
+    single, outcome = scored(campaign, alice, data, settings, 0, "single")
+    assert outcome == "scored", (single.status_reason, single.validation_report)
+    merges = mock.patch.object(EasyKind, "merge_shards", autospec=True, side_effect=EasyKind.merge_shards)
+    sends = mock.patch.object(sharding.score_shard, "delay", wraps=sharding.score_shard.delay)
+    with merges as merge, sends as send:
+        sharded, outcome = scored(campaign, bob, data, settings, 200, "sharded")
+    assert outcome == "scored", sharded.status_reason
+    assert merge.call_count == 1 and send.call_count >= 3  # 669 gold sentences in shards of at most 200
+    shards = [call.args[3] for call in send.call_args_list]
+    assert [n for docs in shards for n in docs] == [n.removesuffix(".xml") for n in sorted(FILES)]
+    assert document_bytes(sharded) == document_bytes(single)
+    result = Result.objects.get(run=sharded)
+    assert (result.signature, result.gold_sha256) == (Result.objects.get(run=single).signature,
+                                                      Result.objects.get(run=single).gold_sha256)
+    assert result.cells.count() == Result.objects.get(run=single).cells.count()
+    assert sharded.status == RunStatus.SCORED and sharded.progress == 100
+    assert not ScoringShard.objects.exists()  # the shards' counts go once the result is stored
+    warnings = [w["message"] for w in result.document["warnings"]]
+    assert any("missing from the run" in w for w in warnings)
+    if part_of_the_gold:
+        assert result.document["counts"]["gold_sentences"] == 669 - 14
+
+
+def test_a_small_run_stays_one_task(campaign, alice, settings):
+    with mock.patch.object(sharding.score_shard, "delay") as send, \
+            mock.patch.object(EasyKind, "merge_shards") as merge:
+        run, outcome = scored(campaign, alice, realistic_run(), settings, 669, "small")
+    assert outcome == "scored" and run.status == RunStatus.SCORED
+    assert send.call_count == 0 and merge.call_count == 0
+    assert not ScoringShard.objects.exists()
+
+
+def test_a_failing_shard_fails_the_run_with_its_location_and_stores_nothing(campaign, alice, settings):
+    real = EasyKind.score_shard
+
+    def failing(self, run, files, setup, documents):
+        if "oral_delic_2" in documents:
+            raise RuntimeError("boom")
+        return real(self, run, files, setup, documents)
+
+    with mock.patch.object(EasyKind, "score_shard", failing):
+        run, outcome = scored(campaign, alice, realistic_run(), settings, 200, "failing")
+    assert outcome == "failed" and run.status == RunStatus.FAILED
+    assert "internal error (RuntimeError) in shard 4 (documents oral_delic_2 to oral_delic_8)" in run.status_reason
+    assert run.status_reason.startswith("not caused by the run")
+    assert not Result.objects.filter(run=run).exists()
+    assert not ScoringShard.objects.exists()
+
+
+def test_a_shard_of_a_delivery_that_lost_the_run_writes_nothing(campaign, alice, settings):
+    settings.PARSEVAL_SHARD_SENTENCES = 200
+    team = factories.make_team(campaign, alice, name="stale")
+    run = stored_run(campaign, team, alice, realistic_run(), "run.zip", name="stale")
+    with mock.patch("evaluation.tasks.enqueue_scoring"):
+        from evaluation.tasks import validate_run
+        validate_run.apply(args=[run.pk]).get()
+    held = delivery.claim(run.pk, "coordinator-A", delivery.SCORING)
+    delivery.write(held, status=RunStatus.SCORING)
+    plan = [["general_elda", "general_senat"], ["mail_10", "oral_delic_2"]]
+    sharding._record(held, plan)
+    # a duplicated message of shard 1 while A holds the run: counted once, the duplicate does nothing
+    assert sharding.score_shard.apply(args=[run.pk, held.token, 1, plan[1]]).get().endswith("counted")
+    assert "not pending" in sharding.score_shard.apply(args=[run.pk, held.token, 1, plan[1]]).get()
+    # the run is taken over (A was paused past its lease): A's shard 0 counts but stores nothing
+    type(run).objects.filter(pk=run.pk).update(claimed_by="coordinator-B")
+    assert sharding.score_shard.apply(args=[run.pk, held.token, 0, plan[0]]).get().endswith("stale: nothing written")
+    shard0 = ScoringShard.objects.get(token=held.token, index=0)
+    assert shard0.counts is None and shard0.status == ScoringShard.Status.RUNNING
+    # and A, as coordinator, finds it lost the claim and stores nothing
+    run.refresh_from_db()
+    with pytest.raises(delivery.LostClaim):
+        sharding.score(run, EasyKind().setup(run), held, {}, plan)
+    assert not Result.objects.filter(run=run).exists()
