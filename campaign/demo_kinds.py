@@ -276,6 +276,28 @@ def _real_runs(campaign, team_spec, users, runs_and_files, tmp: Path, out, track
                 _upload(campaign, team, user, run, files(), tmp, out, synthetic=False, track=track)
 
 
+def build_consensus(campaign, out) -> None:
+    """The consensus of the demo's runs (one per team, equal weights), built and scored in process before the
+    publication takes it in (docs/consensus.md); nothing is done again when it is already there."""
+    from evaluation import consensus_runs
+    from evaluation.models import ConsensusSetting
+
+    if campaign.state not in (CampaignState.OPEN, CampaignState.CLOSED, CampaignState.SCORED):
+        return
+    from config.celery import app
+
+    ConsensusSetting.objects.update_or_create(campaign=campaign, defaults={"enabled": True})
+    eager = app.conf.task_always_eager
+    app.conf.task_always_eager = True  # scored here and now, as the demo's runs are
+    try:
+        run = consensus_runs.build(campaign)
+    finally:
+        app.conf.task_always_eager = eager
+    if run is not None:
+        run.refresh_from_db()
+        out(f"{campaign.name}: {run.name.lower()}, {run.get_status_display().lower()}.")
+
+
 def load_kind_demos(organiser, users: dict, out, cache=None) -> list[Campaign]:
     """Build (or complete) both demo campaigns; ``users`` maps the demo user names to users.
 
@@ -316,6 +338,7 @@ def load_kind_demos(organiser, users: dict, out, cache=None) -> list[Campaign]:
             if real:
                 _real_runs(campaign, REAL_TEAM, users, [
                     (real_tree_run(m), lambda m=m: real_tree_files(cache, m, gold)) for m in REAL_MODELS], tmp, out)
+            build_consensus(campaign, out)
             _advance(campaign, organiser, CampaignState.PUBLISHED, out)
             built.append(campaign)
 
@@ -349,6 +372,7 @@ def load_kind_demos(organiser, users: dict, out, cache=None) -> list[Campaign]:
                 _real_runs(campaign, REAL_TEAM, users, [
                     (real_dep_run(m, "raw-text"), lambda m=m: real_dep_files(cache, m, slices, "raw-text"))
                     for m in REAL_MODELS], tmp, out, track="raw-text")
+            build_consensus(campaign, out)
             _advance(campaign, organiser, CampaignState.PUBLISHED, out)
             built.append(campaign)
     finally:

@@ -13,6 +13,7 @@ only names it.
 """
 from __future__ import annotations
 
+import logging
 import threading
 from contextlib import contextmanager
 
@@ -21,6 +22,8 @@ VALIDATE_RUN_TASK = "evaluation.tasks.validate_run"
 SCORE_RUN_TASK = "evaluation.tasks.score_run"
 # The paired significance tests of a campaign's results table (evaluation.significance_tasks).
 SIGNIFICANCE_TASK = "evaluation.significance_tasks.compute_significance"
+# The consensus pseudo-run of a campaign, built again when what it combines changes (evaluation.consensus_tasks).
+CONSENSUS_TASK = "evaluation.consensus_tasks.build_consensus"
 # The publication bundle, built at publication and at the gold release (evaluation.bundle_tasks).
 BUNDLE_TASK = "evaluation.bundle_tasks.build_bundle"
 
@@ -51,6 +54,20 @@ def choices() -> list[tuple[str, str]]:
     """``(name, label)`` of every registered kind: the choices of ``Campaign.kind`` (a callable, so the
     migrations name this function rather than a list, and a new kind changes no migration)."""
     return [(kind.name, kind.label) for kind in _KINDS.values()]
+
+
+def consensus_changed(campaign_id: int) -> None:
+    """Once the transaction commits, ask for the campaign's consensus again (a run left the set, the campaign was
+    published): the task does nothing when no consensus is asked for or nothing it combines changed."""
+    from django.db import transaction
+
+    def send():
+        try:
+            enqueue(CONSENSUS_TASK, campaign_id)
+        except Exception:  # the change stands; the consensus can be asked for again
+            logging.getLogger(__name__).exception("could not enqueue the consensus of campaign %s", campaign_id)
+
+    transaction.on_commit(send)
 
 
 _held = threading.local()

@@ -152,6 +152,8 @@ def _publish(campaign: Campaign) -> dict:
     snapshot = take_snapshot(campaign)
     # The published table's pairs are tested by a worker once the publication is committed.
     transaction.on_commit(lambda: _enqueue_significance(campaign.pk))
+    # The consensus is built again if what it combines changed; once scored, a new snapshot takes it in.
+    kinds.consensus_changed(campaign.pk)
     # So is the publication bundle, the citable archive of the snapshot (evaluation.publication_bundle).
     transaction.on_commit(lambda: _enqueue_bundle(campaign.pk))
     return {"snapshot": snapshot.pk, "snapshot_sha256": snapshot.sha256}
@@ -199,7 +201,7 @@ def assign_team_codes(campaign: Campaign) -> None:
     Every team is drawn again, whatever code it had: a code given at registration
     follows registration order, which other teams may know.
     """
-    teams = list(campaign.teams.order_by("pk"))
+    teams = list(campaign.teams.filter(system=False).order_by("pk"))
     secrets.SystemRandom().shuffle(teams)
     for team, code in zip(teams, _codes(len(teams))):
         team.code = code

@@ -209,6 +209,10 @@ class Team(models.Model):
     affiliation = models.CharField(max_length=200, blank=True)
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="teams")
     admitted = models.BooleanField(default=True, help_text="False while the team awaits an organiser's approval")
+    # The platform's own team, whose runs are consensus pseudo-runs (evaluation.consensus_runs): no member,
+    # so nobody logs in as it or uploads for it; its runs are ordinary runs, scored and shown by the same rules.
+    system = models.BooleanField(default=False, editable=False,
+                                 help_text="The platform's consensus team: no member, no upload")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -354,6 +358,10 @@ class Run(models.Model):
     converted_file = models.FileField(upload_to=converted_upload_to, max_length=300, blank=True,
                                       help_text="The EASY XML (a zip) converted from the uploaded file, if any")
     converter = models.CharField(max_length=40, blank=True, help_text="The converter that made converted_file")
+    # A consensus pseudo-run: what it was combined from (runs, their results, weights, thresholds), so that
+    # it can be recomputed; and its oracle upper bound. Empty for a team's run.
+    combination = models.JSONField(default=dict, blank=True, editable=False,
+                                   help_text="A consensus pseudo-run's chosen runs, weights and thresholds")
     sha256 = models.CharField(max_length=64, db_index=True)
     size = models.PositiveBigIntegerField()
 

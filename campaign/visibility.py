@@ -212,6 +212,8 @@ def can_change_team_settings(user, team: Team) -> bool:
 
 
 def public_team_label(team: Team) -> str:
+    if team.system:  # the consensus team is the platform's: always under its own name
+        return team.name
     if team.campaign.publication == Publication.NAMED or team.show_name:
         return team.name
     return team.code or f"Team {team.pk}"

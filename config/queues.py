@@ -5,7 +5,9 @@
   validation workers also consume). What a team sees before release comes from here only, so no
   time it can observe depends on how long test runs take to score.
 * ``scoring``: scoring test runs once they are valid (``score_run``, chained by ``validate_run``), and
-  the shards of a large run scored across workers (``score_shard``, :mod:`evaluation.sharding`).
+  the shards of a large run scored across workers (``score_shard``, :mod:`evaluation.sharding`), and
+  building the consensus of a campaign's runs (:mod:`evaluation.consensus_tasks`), which follows their scoring
+  and is itself a run to score.
 * ``significance``: the paired significance tests of a campaign's results table, at most one
   pending computation per campaign (:mod:`evaluation.significance_tasks`), the organisers'
   error-lab jobs and the publication bundle: slow analysis that must not hold up scoring.
@@ -26,6 +28,7 @@ ROUTES = {
     "evaluation.tasks.score_run": SCORING,
     "evaluation.sharding.score_shard": SCORING,
     "evaluation.significance_tasks.compute_significance": SIGNIFICANCE,
+    "evaluation.consensus_tasks.build_consensus": SCORING,
     "evaluation.lab.tasks.run_error_lab_job": SIGNIFICANCE,
     "evaluation.bundle_tasks.build_bundle": SIGNIFICANCE,
 }

@@ -258,6 +258,30 @@ class PairedDifference(models.Model):
         indexes = [models.Index(fields=["set", "figure"]), models.Index(fields=["set", "result_a", "result_b"])]
 
 
+class ConsensusSetting(models.Model):
+    """A campaign's consensus: the organiser's choice of runs and weights, and its pending builds.
+
+    ``enabled``: the organiser asked for a consensus (it then follows every scoring and the publication).
+    ``chosen`` maps a team id (as a string) to the run the organiser chose for it, or to 0 to leave the team
+    out; a team it does not name contributes its default run (:mod:`evaluation.consensus_runs`).
+    ``requested``/``computed`` coalesce the builds as :class:`SignificanceRequest` does the tests."""
+
+    class Weighting(models.TextChoices):
+        EQUAL = "equal", "Equal weights"
+        DEVELOPMENT = "development", "Learned from the runs' scores on the development sample"
+
+    campaign = models.OneToOneField("campaign.Campaign", on_delete=models.CASCADE, primary_key=True,
+                                    related_name="consensus_setting")
+    enabled = models.BooleanField(default=False, help_text="Build the consensus of the runs, scored as a pseudo-run")
+    weighting = models.CharField(max_length=12, choices=Weighting.choices, default=Weighting.EQUAL)
+    chosen = models.JSONField(default=dict, blank=True)
+    requested = models.PositiveBigIntegerField(default=0)
+    computed = models.PositiveBigIntegerField(default=0)
+    requested_at = models.DateTimeField(null=True, blank=True)
+    computed_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"consensus of {self.campaign_id}: {self.weighting}, requested {self.requested}"
 class ScoringShard(models.Model):
     """One shard of a run scored across workers (:mod:`evaluation.sharding`): its documents and, once
     counted, what it leaves for the merge. Rows belong to one scoring delivery (``token``, the run's claim)

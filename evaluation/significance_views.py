@@ -69,8 +69,10 @@ def ranking_context(request, campaign) -> dict:
     cells = _headline_cells(runs)
     figure = _choose_figure(request, cells)
     computed = summaries.visible_significance(request.user, campaign)
-    by_result = {r["result"]["id"]: r for r in runs}
-    rows, chart, headline = [], None, "f"
+    # A consensus is no team: it is not ranked (no cluster, no rank) but shown below, against the best run.
+    consensus = [r for r in runs if r.get("consensus")]
+    by_result = {r["result"]["id"]: r for r in runs if not r.get("consensus")}
+    rows, chart, headline, consensus_rows = [], None, "f", []
     if figure:
         # F, else recall (GEIG 1991 publishes no F): the figure the layer heads its pages with.
         headline = "f" if any(c.get("f") is not None for c in cells[figure].values()) else "r"
@@ -89,6 +91,8 @@ def ranking_context(request, campaign) -> dict:
                          "new_cluster": i > 0 and r.cluster != ranked[i - 1].cluster,
                          "next": by_result[nxt] if nxt else None,
                          "vs_next": _verdict(pairs.get((r.run, nxt))) if nxt else None})
+        consensus_rows = _consensus_rows(consensus, cells[figure], headline, computed, figure,
+                                         by_result[ranked[0].run] if ranked else None)
         chart = dot_plot([(f"{row['run']['label']} / {row['run']['name']}", row["rank"].score,
                            *(cells[figure].get(row["rank"].run, {}).get("ci") or (None, None)))
                           for row in rows], title=f"Ranking by {_figure_label(figure)}")
@@ -98,10 +102,31 @@ def ranking_context(request, campaign) -> dict:
             else "", "score_label": "Recall (%)" if figure and headline == "r" else "F (%)", "figures": [(f, _figure_label(f)) for f in sorted(cells)], "rows": rows, "chart": chart,
             "computed": computed, "power": power if figure else None, "explained": explained,
             "figure_help": kind.figure_help_template(explained),
-            "track": track, "tracks": track_choices,
+            "track": track, "tracks": track_choices, "consensus_rows": consensus_rows,
             "figure_layer": parse_figure_id(figure)["layer"] if figure else "",
             "diagnostics": visible.source == "live" and kind.has_diagnostics, "tested": bool(figure) and computed is not None and
             all(rid in computed.results for rid in by_result)}
+
+
+def _consensus_rows(consensus: list[dict], cells: dict, headline: str, computed, figure: str,
+                    best: dict | None) -> list[dict]:
+    """Each consensus pseudo-run's row: its figure and interval, the oracle's on the same figure, and its stored
+    test against the best ranked run."""
+    out = []
+    for entry in consensus:
+        rid = entry["result"]["id"]
+        cell = cells.get(rid, {})
+        ci = cell.get("ci")
+        oracle = entry["consensus"].get("oracle") or {}
+        pairs = significance.headline_pairs(computed, figure, [rid, best["result"]["id"]]) if best else {}
+        out.append({"run": entry, "f": percent(cell.get(headline)),
+                    "ci": f"{percent(ci[0])}–{percent(ci[1])}" if ci else "", "best": best,
+                    "oracle": percent(oracle.get("value")) if oracle.get("figure") == figure else None,
+                    "vs_best": _verdict(pairs.get((rid, best["result"]["id"]))) if best else None,
+                    "diff_best": percent(None if cell.get(headline) is None or best is None
+                                         or cells.get(best["result"]["id"], {}).get(headline) is None
+                                         else cell[headline] - cells[best["result"]["id"]][headline])})
+    return out
 
 
 def _one_track(request, runs: list[dict]) -> tuple[list[dict], str, list[tuple[str, str]]]:

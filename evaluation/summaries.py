@@ -139,6 +139,7 @@ def campaign_results(campaign: Campaign, runs=None, *, cells: Q | None = None) -
                     "gold_sha256": result.gold_sha256,
                 },
                 "cells": cell_rows.get(result.pk, []),
+                **({"consensus": consensus_entry(run)} if run.team.system else {}),
             }
         )
     entries.sort(key=lambda e: (e["label"], e["name"], e["run"]))
@@ -148,6 +149,22 @@ def campaign_results(campaign: Campaign, runs=None, *, cells: Q | None = None) -
         "genres": [{"code": g.code, "name": g.name} for g in campaign.genres.all()],
         "runs": entries,
     }
+
+
+def consensus_entry(run: Run) -> dict:
+    """What the pages say of a consensus pseudo-run (``Team.system``): how many runs, how weighed, its oracle.
+
+    In the entry of the run, so that it is seen exactly where the run's figures are (live for organisers, in
+    the snapshot after publication) and nowhere else."""
+    from .text import percent
+
+    combination = run.combination or {}
+    oracle = combination.get("oracle") or {}
+    return {"runs": len(combination.get("runs", [])), "weighting": combination.get("weighting", ""),
+            "combined": [c.get("run") for c in combination.get("runs", [])],
+            "mean_agreement": combination.get("mean_agreement"), "oracle": combination.get("oracle"),
+            "oracle_text": percent(oracle.get("value")) if oracle.get("value") is not None else "",
+            "oracle_figure": " ".join(p for p in (oracle.get("figure") or "").split("|")[1:] if p)}
 
 
 def way_selection(query) -> tuple[str, str]:

@@ -33,7 +33,7 @@ from campaign.models import Run, RunStatus
 from campaign.rules import UploadRefused
 from campaign.services.runs import enqueue_scoring, unpacked
 from campaign.stored_files import local_copy
-from evaluation import delivery, services, sharding, significance
+from evaluation import consensus_tasks, delivery, services, sharding, significance
 from evaluation.worker import TASK_OPTIONS, TRANSIENT, out_of_retries, system_fault
 
 logger = logging.getLogger(__name__)
@@ -193,7 +193,21 @@ def _score_files(run: Run, setup, held: delivery.Claim, files, *, across_workers
         return delivery.DUPLICATE
     if run.scope == Run.Scope.TEST:
         significance.enqueue(run.campaign_id)  # the results table changed: its pairs are tested again
+        if run.team.system:
+            consensus_scored(run)
+        else:
+            consensus_tasks.request(run.campaign_id)  # what the consensus combines may have changed
     return "scored"
+
+
+def consensus_scored(run: Run) -> None:
+    """A consensus scored after publication (rebuilt at publication): the published table takes it in a new
+    snapshot, as the one taken at publication took the runs then scored."""
+    from campaign.lifecycle import take_snapshot
+    from campaign.visibility import state_at_least
+
+    if state_at_least(run.campaign, "published"):
+        take_snapshot(run.campaign)
 
 
 def _refused(run: Run, held: delivery.Claim, exc: UploadRefused) -> str:
@@ -211,3 +225,4 @@ from evaluation.lab.tasks import run_error_lab_job  # noqa: E402,F401
 from evaluation.recovery import recover_runs  # noqa: E402,F401
 from evaluation.sharding import score_shard  # noqa: E402,F401
 from evaluation.significance_tasks import compute_significance  # noqa: E402,F401
+from evaluation.consensus_tasks import build_consensus  # noqa: E402,F401

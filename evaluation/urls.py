@@ -1,7 +1,7 @@
 """Results pages (namespace ``results``)."""
 from django.urls import path
 
-from . import bundle_views, significance_views, views
+from . import bundle_views, consensus_views, significance_views, views
 
 app_name = "results"
 
@@ -14,4 +14,6 @@ urlpatterns = [
     path("<slug:slug>/compare/<int:run_a>/<int:run_b>/", significance_views.comparison_page, name="compare"),
     path("<slug:slug>/significance.json", significance_views.significance_json, name="significance-json"),
     path("<slug:slug>/design/", significance_views.design_page, name="design"),
+    path("<slug:slug>/consensus/", consensus_views.consensus_page, name="consensus"),
+    path("<slug:slug>/consensus/treebank.zip", consensus_views.treebank_download, name="consensus-treebank"),
 ]

@@ -214,6 +214,10 @@ def test_the_defaults_are_the_contracts():
     assert toy.figure_help_template(["x"]) == "results/_figure_help.html"
     with pytest.raises(Http404):
         toy.diagnostics_page(None, None)
+    # A kind that says nothing of a consensus cannot combine: no track to combine, combine refuses.
+    assert toy.consensus_track(None) is None
+    with pytest.raises(NotImplementedError, match="cannot combine"):
+        toy.combine([], [], None)
 
 
 def test_a_registered_kind_is_a_campaign_kind_and_scores_runs_without_any_other_edit(

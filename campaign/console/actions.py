@@ -6,7 +6,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
-from campaign import audit, results, visibility
+from campaign import audit, kinds, results, visibility
 from campaign.models import Run, RunStatus
 
 
@@ -55,6 +55,7 @@ def disqualify(run: Run, *, actor, reason: str, request=None) -> Run:
         audit.record("run.disqualify", actor=actor, campaign=run.campaign, target=f"run {run.pk}",
                      details={"team": run.team.slug, "reason": reason, "at": timezone.now().isoformat()},
                      request=request)
+        kinds.consensus_changed(run.campaign_id)  # a disqualified run is never combined
     run.refresh_from_db()
     return run
 

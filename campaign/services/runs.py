@@ -285,6 +285,7 @@ def withdraw_run(run: Run, *, user, request=None) -> Run:
         run.save(update_fields=["withdrawn_at"])
         audit.record("run.withdraw", actor=user, campaign=run.campaign, target=f"run {run.pk}",
                      details={"team": run.team.slug, "sha256": run.sha256}, request=request)
+        kinds.consensus_changed(run.campaign_id)  # a withdrawn run is never combined
     return run
 
 

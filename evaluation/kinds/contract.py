@@ -40,6 +40,18 @@ class RunSetup:
     context: dict = field(default_factory=dict)  # anything else the kind resolved (not stored)
 
 
+@dataclass
+class Combined:
+    """What :meth:`Kind.combine` made: the consensus as a run (``{document name: file in the kind's run
+    format}``, scored like any run) and the treebank files that carry each item's agreement."""
+
+    files: dict[str, Path]
+    treebank: list[Path]
+    sentences: int = 0
+    items: int = 0
+    mean_agreement: float | None = None
+
+
 class Kind(ABC):
     #: The stored ``Campaign.kind`` value and the registry key.
     name: str = ""
@@ -210,6 +222,25 @@ class Kind(ABC):
     @abstractmethod
     def run_page(self, request, campaign, run):
         """One run's results page."""
+
+    # -- consensus (evaluation.consensus_runs) ------------------------------------------------
+    def consensus_track(self, campaign) -> str | None:
+        """The track whose runs the campaign's consensus combines (runs of one track share the corpus's
+        tokens), or None when the kind cannot combine runs. Default: None: the campaign then has no
+        consensus pseudo-run, no oracle and no treebank, and the organisers' consensus page says so."""
+        return None
+
+    def combine(self, runs, weights, out: Path) -> Combined:
+        """The consensus of ``runs`` (each ``(run, {document name: path})``, its files unpacked), weighed by
+        ``weights`` (one per run), written under ``out``; the engine (:mod:`evaluation.consensus`) is pure and
+        reads one document at a time. Default: the kind cannot combine (see :meth:`consensus_track`)."""
+        raise NotImplementedError(f"campaigns of kind {self.name!r} cannot combine their runs")
+
+    def consensus_figure(self, parameters: dict) -> tuple | None:
+        """The key ``(aggregation, layer, mode, match, type)`` of the one figure, in results scored with
+        ``parameters``, that weighs runs by their development scores and picks the oracle's run sentence by
+        sentence (the best per-sentence value of that figure). Default: none."""
+        return None
 
     def diagnostics_page(self, request, run):
         """Per-sentence diagnostics of a run (see :attr:`has_diagnostics`). Default: none (404)."""

@@ -60,7 +60,7 @@ def test_load_demo_builds_a_published_campaign_of_synthetic_scored_runs(small_co
     assert sorted(campaign.genres.values_list("code", flat=True)) == [
         "general", "litteraire", "mail", "medical", "oral", "questions"]
     assert campaign.documents.count() == 6
-    teams = list(campaign.teams.prefetch_related("members"))
+    teams = list(campaign.teams.filter(system=False).prefetch_related("members"))
     assert len(teams) == 5 and all(t.members.count() == 1 for t in teams)
     runs = Run.objects.filter(campaign=campaign, synthetic=True)
     expected = sum(len(t["runs"]) for t in demo.TEAMS)
@@ -68,7 +68,7 @@ def test_load_demo_builds_a_published_campaign_of_synthetic_scored_runs(small_co
     assert all(r.status == RunStatus.SCORED for r in runs)
     assert all("synthetic" in r.name.lower() and "synthetic" in r.system_description.lower() for r in runs)
     # the real run: spaCy's parse converted by ud2easy, named by model and version, not synthetic
-    (real,) = Run.objects.filter(campaign=campaign, synthetic=False)
+    (real,) = Run.objects.filter(campaign=campaign, synthetic=False, team__system=False)
     assert real.name == "spaCy fr_core_news_sm 3.8.0 (converted from UD, ud2easy-2)"
     assert real.status == RunStatus.SCORED and real.team.name == "spaCy baseline"
     assert "not synthetic" in real.system_description.lower()
@@ -79,6 +79,10 @@ def test_load_demo_builds_a_published_campaign_of_synthetic_scored_runs(small_co
                                          aggregation="micro").f
     assert 0.3 < equal < 1.0
     assert "8 scored synthetic runs, 1 real parser runs" in text
+    expected += 1
+    # the consensus of one run per team (the five teams), scored like a run and published with the runs
+    (consensus,) = Run.objects.filter(campaign=campaign, team__system=True)
+    assert consensus.status == RunStatus.SCORED and len(consensus.combination["runs"]) == 5
     expected += 1
     assert Result.objects.filter(run__campaign=campaign).count() == expected
 
@@ -110,7 +114,7 @@ def test_load_demo_builds_a_published_campaign_of_synthetic_scored_runs(small_co
     pair = assert_one_p_value(Client(), campaign.slug, real.pk, other.pk, "micro|relations|HYP|EQUAL")
     assert pair["family"] == expected * (expected - 1) // 2  # every pair of the campaign for this figure
     deps = Campaign.objects.get(slug=demo_kinds.DEP_SLUG)
-    dep_real = deps.runs.get(synthetic=False, track="gold-tokens")
+    dep_real = deps.runs.get(synthetic=False, track="gold-tokens", team__system=False)
     dep_other = deps.runs.filter(synthetic=True, track="gold-tokens").order_by("pk").first()
     assert_one_p_value(Client(), deps.slug, dep_real.pk, dep_other.pk, "micro|deps-las||")
 
@@ -189,7 +193,9 @@ def test_a_second_call_after_a_failed_first_one_finishes_the_demo(small_corpus, 
     campaign.refresh_from_db()
     expected = sum(len(t["runs"]) for t in demo.TEAMS)
     assert campaign.state == CampaignState.PUBLISHED
-    assert campaign.runs.filter(status=RunStatus.SCORED).count() == campaign.runs.count() == expected
+    teams_runs = campaign.runs.filter(team__system=False)  # and the consensus of one run per team
+    assert teams_runs.filter(status=RunStatus.SCORED).count() == teams_runs.count() == expected
+    assert campaign.runs.filter(team__system=True, status=RunStatus.SCORED).count() == 1
     # the URLs and logins end the output
     tail = out.getvalue().rstrip().splitlines()[-6:]  # "Logins", the organiser, four members
     assert tail[0].startswith("Logins") and "delta" in tail[-1]

@@ -33,7 +33,7 @@ def test_kind_demos_have_real_runs_named_by_model_and_version(storage, shared_da
     assert len(cache.parsed) == 1 + 2 + 2
 
     trees = Campaign.objects.get(slug=demo_kinds.TREE_SLUG)
-    (run,) = trees.runs.filter(synthetic=False)
+    (run,) = trees.runs.filter(synthetic=False, team__system=False)
     assert run.name == "spaCy fr_core_news_sm 3.8.0 (converted from UD, ud2tree-1)"
     assert run.status == RunStatus.SCORED and run.team.name == "spaCy baseline"
     assert "not synthetic" in run.system_description and "ud2tree-1" in run.system_description
@@ -45,7 +45,7 @@ def test_kind_demos_have_real_runs_named_by_model_and_version(storage, shared_da
     assert labelled < unlabelled < 1.0
 
     deps = Campaign.objects.get(slug=demo_kinds.DEP_SLUG)
-    run = deps.runs.get(synthetic=False, track="gold-tokens")
+    run = deps.runs.get(synthetic=False, track="gold-tokens", team__system=False)
     assert run.name == "spaCy fr_core_news_sm 3.8.0" and "gold tokens" in run.system_description
     las = ResultCell.objects.get(result__run=run, layer="deps-las", genre="ALL").f
     assert 0.6 < las < 1.0
@@ -60,7 +60,8 @@ def test_kind_demos_have_real_runs_named_by_model_and_version(storage, shared_da
     # A second call (the next demo load) finds the runs and reads the parses back: nothing parsed.
     again = ParseCache(tmp_path / "parses", loader=lambda model: pytest.fail("a model was loaded"))
     demo_kinds.load_kind_demos(organiser, users, StringIO().write, cache=again)
-    assert again.parsed == [] and trees.runs.count() == 4 and deps.runs.count() == 4
+    # (and each campaign's consensus, unchanged: built once)
+    assert again.parsed == [] and trees.runs.count() == 4 + 1 and deps.runs.count() == 4 + 1
 
 
 def test_converted_tree_runs_give_spacy_the_brackets_and_write_the_escapes_back(shared_data, tmp_path):

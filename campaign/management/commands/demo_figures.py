@@ -9,7 +9,9 @@
 * constituency demo: evalb labelled F, leaf-ancestor and the unlabelled bracket F
   (``evalb-unlabelled``: evalb with ``LABELED 0``), all from the scored results;
 * EASY demo: constituent F (EQUAL) and relation F (mode HYP, match EQUAL; micro and
-  macro over types) per genre (scored results).
+  macro over types) per genre (scored results);
+* each demo campaign's consensus: its main figure (relations HYP EQUAL micro F; LAS;
+  evalb F) beside each combined run's and the per-sentence oracle's (docs/consensus.md).
 
 Reads the parse cache only: no model is loaded when the demo was built before.
 """
@@ -39,12 +41,15 @@ class Command(BaseCommand):
         self.dependency(DEP_SLUG, DEP_SLICES)
         self.constituency(TREE_SLUG)
         self.easy(easy_slug)
+        for slug in (easy_slug, DEP_SLUG, TREE_SLUG):
+            self.consensus(slug)
 
     def _real_runs(self, slug):
         campaign = Campaign.objects.filter(slug=slug).first()
         if campaign is None:
             raise CommandError(f"No campaign {slug!r}: run load_demo first.")
-        return campaign, list(campaign.runs.filter(synthetic=False, status=RunStatus.SCORED).order_by("name"))
+        return campaign, list(campaign.runs.filter(synthetic=False, status=RunStatus.SCORED, team__system=False)
+                              .order_by("name"))
 
     def _cell(self, run, **where):
         cell = run.results.get().cells.filter(**where).first()
@@ -110,3 +115,32 @@ class Command(BaseCommand):
             for label, where in rows:
                 self.stdout.write(f"    {label:<24}" + "".join(
                     f"{_f(self._cell(run, genre=g, type='ALL', **where)):>11}" for g in genres))
+
+    def consensus(self, slug) -> None:
+        from campaign import kinds
+        from campaign.models import Run
+        from evaluation.consensus_runs import figure_value
+
+        campaign = Campaign.objects.filter(slug=slug).first()
+        run = None if campaign is None else (
+            Run.objects.filter(campaign=campaign, team__system=True, withdrawn_at__isnull=True,
+                               status=RunStatus.SCORED).order_by("-pk").first())
+        if run is None:
+            self.stdout.write(f"\n{slug}: no scored consensus (run load_demo)")
+            return
+        result = run.results.order_by("-pk").first()
+        key = kinds.for_campaign(campaign).consensus_figure(result.parameters)
+        self.stdout.write(f"\n{campaign.name}: consensus of {len(run.combination['runs'])} runs "
+                          f"({run.combination['weighting']} weights), {' '.join(p for p in key[1:4] if p)} (%)")
+        combined = []
+        for entry in run.combination["runs"]:
+            member = Run.objects.select_related("team").get(pk=entry["run"])
+            value = figure_value(member.results.get(pk=entry["result"]).document["cells"], key)
+            combined.append(value)
+            self.stdout.write(f"  {member.team.name + ' / ' + member.name:<62} {_f(value)}")
+        best = max(v for v in combined if v is not None)
+        mine = figure_value(result.document["cells"], key)
+        oracle = (run.combination.get("oracle") or {}).get("value")
+        self.stdout.write(f"  {'best single run':<62} {_f(best)}")
+        self.stdout.write(f"  {'CONSENSUS':<62} {_f(mine)}  ({100 * (mine - best):+.2f} points)")
+        self.stdout.write(f"  {'oracle (upper bound, best run per sentence with the gold)':<62} {_f(oracle)}")

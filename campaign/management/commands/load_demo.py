@@ -117,6 +117,9 @@ class Command(BaseCommand):
             self._runs(campaign, teams, gold_paths)
             if real_team:
                 self._real_runs(campaign, real_team, gold_paths)
+        from campaign.demo_kinds import build_consensus
+
+        build_consensus(campaign, self.stdout.write)
         self._advance(campaign, organiser, until=CampaignState.PUBLISHED)
         if real_team:
             teams.append(real_team)
@@ -355,11 +358,14 @@ class Command(BaseCommand):
             f"  every demo user's team may upload there; files to try: data/{RUNS_DIR}/{OPEN_SLUG}/ (see its README)"]
 
     def _summary(self, campaign: Campaign, teams, base_url: str) -> None:
-        runs = campaign.runs.filter(synthetic=True, status=RunStatus.SCORED).count()
-        real = campaign.runs.filter(synthetic=False, status=RunStatus.SCORED).count()
+        scored = campaign.runs.filter(status=RunStatus.SCORED, withdrawn_at__isnull=True)
+        runs = scored.filter(synthetic=True).count()
+        real = scored.filter(synthetic=False, team__system=False).count()
+        consensus = scored.filter(team__system=True).first()
         self.stdout.write(self.style.SUCCESS(
-            f"\nDemo ready: {campaign.name!r}, state {campaign.state}, {campaign.teams.count()} teams, "
-            f"{runs} scored synthetic runs, {real} real parser runs."
+            f"\nDemo ready: {campaign.name!r}, state {campaign.state}, {campaign.teams.filter(system=False).count()} "
+            f"teams, {runs} scored synthetic runs, {real} real parser runs"
+            + (f", and their {consensus.name.lower()}." if consensus else ".")
         ))
         self.stdout.write(f"  Results:   {base_url}{reverse('results:campaign', args=[campaign.slug])}")
         self.stdout.write(f"  Campaign:  {base_url}{campaign.get_absolute_url()}")

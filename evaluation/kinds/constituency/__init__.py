@@ -28,6 +28,8 @@ from annotations.trees.penn import Forest, write_penn
 from annotations.trees.transforms import make_transform
 
 from evaluation import metrics
+from evaluation.consensus.files import combine_tree_files
+from evaluation.stats import ALL
 from evaluation.trees import campaign_scoring
 from evaluation.trees.campaign_scoring import DEPENDENCY
 from evaluation.deps.errorlab import labels_in_text
@@ -153,6 +155,21 @@ class ConstituencyKind(SentenceKind):
                 ("no built-in head-rule table fits the labels of the campaign's gold trees "
                  f"({', '.join(BUILTIN)}); the organisers can give a table of their tag set as head_rules")) from None
         return name
+
+    def consensus_track(self, campaign) -> str | None:
+        return ""  # no tracks: every run is on the corpus's words
+
+    def combine_document(self, paths, folder, weights):
+        """Henderson and Brill's constituent voting (:mod:`evaluation.consensus.trees`); the trees and a side
+        file of every span's and tag's agreement."""
+        summary = combine_tree_files(paths, folder, weights)
+        return folder / "consensus.mrg", [folder / "consensus.agreement.tsv"], summary
+
+    def consensus_figure(self, parameters: dict) -> tuple | None:
+        """evalb F (labelled brackets) when the campaign scores it."""
+        if "evalb" in self.metrics_of(parameters):
+            return ("micro", "evalb", "", "", ALL)
+        return super().consensus_figure(parameters)
 
     def score_metric(self, metric: str, gold: list, test: list, params: dict):
         if metric == DEPENDENCY and not params.get("head_rules"):

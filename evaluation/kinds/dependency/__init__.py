@@ -34,6 +34,7 @@ from campaign.services.runs import unpacked
 from campaign.stored_files import local_copy
 from campaign.subsets import missing_document_message, sentences_to_cover
 
+from evaluation.consensus.files import combine_dependency_files
 from evaluation.deps import campaign_scoring, udvalidate
 from evaluation.deps.campaign_scoring import CONLL18
 from evaluation.deps.conll18_reader import parse_conll18
@@ -42,6 +43,7 @@ from evaluation.deps.rawtext import raw_text, tokenisation, tokenisation_charact
 from evaluation.metrics.conll18 import document_rows, score_rows
 from evaluation.sentence_rows import RowsUnavailable
 from evaluation.services import NoGold
+from evaluation.stats import ALL
 
 from ..sentence import Parsed, SentenceKind, bootstrap_parameters
 from ..contract import Progress, RunSetup
@@ -128,6 +130,23 @@ class DependencyKind(SentenceKind):
 
     def track_note(self, track: str) -> str:
         return tracks.NOTES.get(track, "")
+
+    # -- consensus ---------------------------------------------------------------------------
+    def consensus_track(self, campaign) -> str | None:
+        """Gold-token runs only: a raw-text run's words are its own, and aligning them to the corpus would
+        make the consensus depend on an alignment no run chose (docs/consensus.md)."""
+        return tracks.GOLD_TOKENS if tracks.GOLD_TOKENS in self.tracks(campaign) else None
+
+    def combine_document(self, paths, folder, weights):
+        """Sagae and Lavie's reparsing (:mod:`evaluation.consensus.deps`); CoNLL-U Plus with the agreement."""
+        summary = combine_dependency_files(paths, folder, weights)
+        return folder / "consensus.conllu", [folder / "consensus.conllup"], summary
+
+    def consensus_figure(self, parameters: dict) -> tuple | None:
+        """LAS."""
+        if METRIC in self.metrics_of(parameters):
+            return ("micro", "deps-las", "", "", ALL)
+        return super().consensus_figure(parameters)
 
     def score_metric(self, metric: str, gold: list, test: list, params: dict):
         return campaign_scoring.score_metric(metric, gold, test, params)

@@ -17,9 +17,9 @@ from evaluation.easy.ranges import MATCHES, MODES
 from evaluation.easy.scoring import Plan
 from evaluation.stats import ALL
 
-from ..contract import RunSetup
+from ..contract import Combined, RunSetup
 from ..documents import DocumentKind, RunCheck
-from . import conllu as easy_conllu, gold as easy_gold, pages, shards, validation
+from . import consensus, conllu as easy_conllu, gold as easy_gold, pages, shards, validation
 from .corpus import import_corpus
 from .figures import easy_figures
 from .options import campaign_schema, scoring_parameters
@@ -162,6 +162,20 @@ class EasyKind(DocumentKind):
         params = result.document.get("parameters") or {}
         return easy_figures(Plan(campaign_schema(result.run.campaign), params.get("matches") or MATCHES,
                                  params.get("modes") or MODES))
+
+    # -- consensus (evaluation.consensus_runs) ------------------------------------------------
+    def consensus_track(self, campaign) -> str | None:
+        return ""
+
+    def combine(self, runs, weights, out: Path) -> Combined:
+        """Groups, then relations, by weighted vote (:mod:`evaluation.consensus.easy`), on the corpus's forms."""
+        campaign = runs[0][0].campaign if runs else None
+        return consensus.combine(campaign, runs, weights, out)
+
+    def consensus_figure(self, parameters: dict) -> tuple | None:
+        """Relations, micro F, in the first way the campaign scores (HYP and EQUAL by default)."""
+        modes, matches = parameters.get("modes") or MODES, parameters.get("matches") or MATCHES
+        return ("micro", "relations", modes[0], matches[0], ALL)
 
     def rescoring(self, result):
         """The ranges, modes and schema the rows were counted with; a CoNLL-U run also names its converter."""

@@ -32,7 +32,7 @@ from evaluation.version import SCORER_VERSION
 
 from evaluation.figure_sets import metric_figures
 
-from ..contract import Progress, RunSetup
+from ..contract import Combined, Progress, RunSetup
 from ..documents import DocumentKind, RunCheck
 from . import pages
 from .rows import rescored_rows
@@ -241,8 +241,16 @@ class SentenceKind(DocumentKind):
         """The run's sentences under the corpus ids (a run file need not carry ids: order decides, over the
         sentences its scope covers)."""
         doc = run.campaign.documents.get(name=name)
-        expected = self.expected_sentences(doc, sentences_to_cover(run.campaign, run.scope))
+        cover = sentences_to_cover(run.campaign, run.scope)
+        expected = self.expected_sentences(doc, cover)
         parsed = self.read(path, self.display(name))
+        if cover is not None and len(parsed) != len(expected):
+            # A file of the whole document scored on part of it (a test run on the development sample, which
+            # weighs a consensus): paired with every sentence of the document, then narrowed.
+            whole = self.expected_sentences(doc, None)
+            if len(parsed) == len(whole):
+                wanted = cover.get(name, set())
+                return [Parsed(p.unit, p.words, e.sid, p.line) for p, e in zip(parsed, whole) if e.sid in wanted]
         return [Parsed(p.unit, p.words, e.sid, p.line) for p, e in zip(parsed, expected)]
 
     def score(self, gold: list[Parsed], test: list[Parsed], genres: list[str], params: dict, checksum: str, *,
@@ -287,6 +295,42 @@ class SentenceKind(DocumentKind):
             "cells": cells,
             "macro": [],
         }
+
+    # -- consensus (evaluation.consensus_runs) ------------------------------------------------
+    def combine_document(self, paths: list[Path], folder: Path, weights) -> tuple[Path, list[Path], object]:
+        """The consensus of one document's run files (one per run, the same sentences in the same order):
+        ``(the consensus as a run file, the treebank files, the engine's summary)``."""
+        raise NotImplementedError(f"campaigns of kind {self.name!r} cannot combine their runs")
+
+    def combine(self, runs, weights, out: Path) -> Combined:
+        """Document by document (every valid test run has a file for every corpus document): the run's file is
+        named as a team's would be, the treebank's side files after the document (``NAME.conllup``...); the
+        treebank is both."""
+        if self.consensus_track(None if not runs else runs[0][0].campaign) is None:
+            return super().combine(runs, weights, out)  # refused: the kind says it cannot combine
+        names = sorted(set.intersection(*(set(files) for _, files in runs))) if runs else []
+        (out / "run").mkdir(parents=True, exist_ok=True)
+        (out / "treebank").mkdir(parents=True, exist_ok=True)
+        made, treebank, sentences, items, agreement = {}, [], 0, 0, 0.0
+        for name in names:
+            run_file, extra, summary = self.combine_document([files[name] for _, files in runs],
+                                                             out / "work" / name, weights)
+            made[name] = run_file.rename(out / "run" / self.display(name))
+            for path in extra:
+                treebank.append(path.rename(out / "treebank" / (name + path.name.removeprefix("consensus"))))
+            sentences, items, agreement = (sentences + summary.sentences, items + summary.items,
+                                           agreement + summary.agreement_sum)
+        return Combined(files=made, treebank=sorted([*made.values(), *treebank]), sentences=sentences, items=items,
+                        mean_agreement=agreement / items if items else None)
+
+    def consensus_figure(self, parameters: dict) -> tuple | None:
+        """The headline of the first published layer of the first metric (kinds may prefer another); it is read
+        only for a kind that combines (:meth:`consensus_track`, None here as in the contract)."""
+        for name in self.metrics_of(parameters):
+            for layer in metrics.get(name).layers:
+                if layer.headline:
+                    return ("micro", layer.code, "", "", ALL)
+        return None
 
     # -- pages -----------------------------------------------------------------------------
     def campaign_page(self, request, campaign):
