@@ -21,12 +21,14 @@ that changes nothing stores nothing new.
 """
 from __future__ import annotations
 
+import hashlib
 import logging
 from pathlib import PurePosixPath
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
 from django.db import transaction
 from django.urls import reverse
 from django.utils.text import slugify
@@ -34,7 +36,7 @@ from django.utils.text import slugify
 from campaign import audit, kinds, visibility
 from campaign.models import Campaign, Run
 from evaluation import bundle_format as fmt
-from evaluation import figure_sets
+from evaluation import consensus_runs, figure_sets
 from evaluation.models import PublicationBundle, Result
 from evaluation.sentence_rows import RowsUnavailable, rows_of
 from evaluation.summaries import latest_snapshot, served_results, visible_results
@@ -97,6 +99,7 @@ def build_members(campaign: Campaign, *, base_url: str = "") -> tuple[dict[str, 
             "figures": [figure_sets.recipe_document(f) for f in kind.paired_figures(result)],
             "rescoring": kind.rescoring(result),
             "rows": None,
+            **({"consensus": entry["consensus"]} if entry.get("consensus") else {}),
         }
         if gold_released:
             try:
@@ -119,6 +122,9 @@ def build_members(campaign: Campaign, *, base_url: str = "") -> tuple[dict[str, 
         else:
             doc["file"]["missing"] = NO_RUN_FILES
         run_docs.append(doc)
+    treebank = _consensus_treebank(campaign, {d["run"] for d in run_docs})
+    if treebank:
+        members[treebank["member"]] = treebank.pop("bytes")
 
     published = snapshot.created_at.date().isoformat()
     url = base_url.rstrip("/") + reverse("results:campaign", args=[campaign.slug]) if base_url else ""
@@ -141,6 +147,7 @@ def build_members(campaign: Campaign, *, base_url: str = "") -> tuple[dict[str, 
         "gold_sha256": sorted({d["gold_sha256"] for d in run_docs}),
         "run_files": bool(campaign.bundle_run_files),
         "runs": run_docs,
+        "consensus_treebank": treebank,
         "citation": citation,
     }
     members[fmt.BUNDLE] = fmt.json_bytes(meta)
@@ -149,6 +156,19 @@ def build_members(campaign: Campaign, *, base_url: str = "") -> tuple[dict[str, 
     members["CITATION.bib"] = fmt.bibtex(citation).encode("utf-8")
     members["README.md"] = _readme(campaign, meta).encode("utf-8")
     return members, meta
+
+
+def _consensus_treebank(campaign: Campaign, published_runs: set[int]) -> dict | None:
+    """The whole-corpus consensus treebank of the published consensus run, always in the bundle (it is the
+    platform's product, not a team's file): ``{member, run, sha256, bytes}``, or None."""
+    found = consensus_runs.treebank_file(campaign)
+    if found is None or found[0].pk not in published_runs:
+        return None
+    run, name = found
+    with default_storage.open(name, "rb") as fh:
+        data = fh.read()
+    return {"member": f"consensus/{PurePosixPath(name).name}", "run": run.pk,
+            "sha256": hashlib.sha256(data).hexdigest(), "bytes": data}
 
 
 def _readme(campaign: Campaign, meta: dict) -> str:
@@ -161,6 +181,8 @@ def _readme(campaign: Campaign, meta: dict) -> str:
             "* results.json: the published figures; bundle.json: per run its signature, parameters, gold and file "
             "checksums and how its figures follow from its rows;\n"
             f"* {rows}\n* {files}\n"
+            + (f"* {meta['consensus_treebank']['member']}: the consensus treebank of the whole corpus, each item "
+               "with its agreement (docs/consensus.md).\n" if meta["consensus_treebank"] else "") +
             "* CITATION.cff and CITATION.bib: how to cite it; MANIFEST.json: the checksum of every member.\n\n"
             "Recompute the figures: python -m evaluation reproduce THIS.zip [--gold GOLD_DIR]\n")
 

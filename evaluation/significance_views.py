@@ -77,8 +77,11 @@ def ranking_context(request, campaign) -> dict:
         # F, else recall (GEIG 1991 publishes no F): the figure the layer heads its pages with.
         headline = "f" if any(c.get("f") is not None for c in cells[figure].values()) else "r"
         scores = {rid: cells[figure].get(rid, {}).get(headline) for rid in by_result}
-        pairs = disclosure.limit_headlines(significance.headline_pairs(computed, figure, by_result), request.user,
-                                           campaign)
+        consensus_ids = [c["result"]["id"] for c in consensus]
+        every_pair = disclosure.limit_headlines(significance.headline_pairs(computed, figure, [*by_result,
+                                                                                              *consensus_ids]),
+                                                request.user, campaign)
+        pairs = {k: v for k, v in every_pair.items() if k[0] in by_result and k[1] in by_result}
         tested = computed is not None and all(rid in computed.results for rid in by_result)
         ranked = significance.ranking(scores, pairs if tested else {})
         power = _power_summary(pairs.values() if tested else [], computed)
@@ -91,7 +94,7 @@ def ranking_context(request, campaign) -> dict:
                          "new_cluster": i > 0 and r.cluster != ranked[i - 1].cluster,
                          "next": by_result[nxt] if nxt else None,
                          "vs_next": _verdict(pairs.get((r.run, nxt))) if nxt else None})
-        consensus_rows = _consensus_rows(consensus, cells[figure], headline, computed, figure,
+        consensus_rows = _consensus_rows(consensus, cells[figure], headline, figure, every_pair,
                                          by_result[ranked[0].run] if ranked else None)
         chart = dot_plot([(f"{row['run']['label']} / {row['run']['name']}", row["rank"].score,
                            *(cells[figure].get(row["rank"].run, {}).get("ci") or (None, None)))
@@ -108,17 +111,16 @@ def ranking_context(request, campaign) -> dict:
             all(rid in computed.results for rid in by_result)}
 
 
-def _consensus_rows(consensus: list[dict], cells: dict, headline: str, computed, figure: str,
+def _consensus_rows(consensus: list[dict], cells: dict, headline: str, figure: str, pairs: dict,
                     best: dict | None) -> list[dict]:
     """Each consensus pseudo-run's row: its figure and interval, the oracle's on the same figure, and its stored
-    test against the best ranked run."""
+    test against the best ranked run (``pairs``: the headlines as the viewer may see them)."""
     out = []
     for entry in consensus:
         rid = entry["result"]["id"]
         cell = cells.get(rid, {})
         ci = cell.get("ci")
         oracle = entry["consensus"].get("oracle") or {}
-        pairs = significance.headline_pairs(computed, figure, [rid, best["result"]["id"]]) if best else {}
         out.append({"run": entry, "f": percent(cell.get(headline)),
                     "ci": f"{percent(ci[0])}–{percent(ci[1])}" if ci else "", "best": best,
                     "oracle": percent(oracle.get("value")) if oracle.get("figure") == figure else None,

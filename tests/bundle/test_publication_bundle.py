@@ -2,6 +2,7 @@
 release with them, byte for byte the same when rebuilt, and recomputed by ``python -m evaluation reproduce``."""
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import zipfile
@@ -79,7 +80,14 @@ def test_demo_bundle_round_trip_rebuild_and_tampering(small_corpus, settings, tm
     assert sorted(members) == list(members)  # members in name order
     assert not [name for name in members if name.startswith("rows/")]
     meta = json.loads(members["bundle.json"])
-    assert meta["gold_released"] is False and len(meta["runs"]) == 8
+    # the demo's eight runs and its consensus of them, whose whole-corpus treebank is always in the bundle
+    assert meta["gold_released"] is False and len(meta["runs"]) == 9
+    consensus = [run for run in meta["runs"] if run.get("consensus")]
+    assert len(consensus) == 1 and meta["consensus_treebank"]["run"] == consensus[0]["run"]
+    treebank = members[meta["consensus_treebank"]["member"]]
+    assert hashlib.sha256(treebank).hexdigest() == meta["consensus_treebank"]["sha256"]
+    assert b'agreement="' in zipfile.ZipFile(io.BytesIO(treebank)).read(
+        zipfile.ZipFile(io.BytesIO(treebank)).namelist()[0])
     assert all(run["rows"] is None and "gold release" in run["rows_missing"] for run in meta["runs"])
     assert all(len(run["file"]["sha256"]) == 64 and run["file"]["member"] is None for run in meta["runs"])
     assert meta["versions"]["scorer"] and meta["versions"]["converters"]["ud2easy"]
@@ -93,8 +101,8 @@ def test_demo_bundle_round_trip_rebuild_and_tampering(small_corpus, settings, tm
     path.write_bytes(data)
     code, out, _ = reproduce(path, capsys)
     assert code == 0, out
-    assert "0 figure(s) of 0 of 8 run(s)" in out and out.count("no per-sentence rows (the per-sentence rows are "
-                                                                "given out at the gold release") == 8
+    assert "0 figure(s) of 0 of 9 run(s)" in out and out.count("no per-sentence rows (the per-sentence rows are "
+                                                                "given out at the gold release") == 9
 
     # Byte for byte: built again from the same state, the same archive (and nothing new stored).
     assert publication_bundle.archive_bytes(campaign) == data
@@ -108,7 +116,7 @@ def test_demo_bundle_round_trip_rebuild_and_tampering(small_corpus, settings, tm
     assert publication_bundle.archive_bytes(campaign) == data
     members = members_of(data)
     meta = json.loads(members["bundle.json"])
-    assert len([name for name in members if name.startswith("rows/")]) == 8
+    assert len([name for name in members if name.startswith("rows/")]) == 9
     path = tmp_path / "gold-released.zip"
     path.write_bytes(data)
     code, out, _ = reproduce(path, capsys)
@@ -160,7 +168,7 @@ def test_demo_bundle_round_trip_rebuild_and_tampering(small_corpus, settings, tm
     path.write_bytes(stored_bytes(with_files))
     code, out, _ = reproduce(path, capsys, "--gold", str(gold))
     assert code == 0, out
-    assert "8 run(s) scored again from their files and the gold" in out and "not scored again" not in out
+    assert "9 run(s) scored again from their files and the gold" in out and "not scored again" not in out
     # A sentence's row changed in the bundle (manifest made to match): the figures from the rows no longer
     # agree with the published ones, and scoring the file again names the sentence.
     files_meta = json.loads(files_members["bundle.json"])

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from annotations.easy.reader import document_key
 from campaign.services.runs import staging_dir
+from campaign.stored_files import local_copy
 from evaluation.consensus.files import combine_easy_files
 
 from ..contract import Combined
@@ -25,10 +26,10 @@ def combine(campaign, runs, weights, out: Path) -> Combined:
     corpus = out / "corpus"
     corpus.mkdir()
     names = {}
-    for doc in campaign.documents.order_by("order", "name"):
-        (corpus / f"{doc.name}.xml").symlink_to(Path(doc.text_file.path))
-        names[document_key(f"{doc.name}.xml")] = doc.name
     with ExitStack() as stack:
+        for doc in campaign.documents.order_by("order", "name"):
+            (corpus / f"{doc.name}.xml").symlink_to(stack.enter_context(local_copy(doc.text_file)))
+            names[document_key(f"{doc.name}.xml")] = doc.name
         folders = []
         for i, (run, files) in enumerate(runs):
             if easy_conllu.is_conllu_run(files):  # what was scored: the EASY XML validation converted
