@@ -282,6 +282,8 @@ class ConsensusSetting(models.Model):
 
     def __str__(self) -> str:
         return f"consensus of {self.campaign_id}: {self.weighting}, requested {self.requested}"
+
+
 class ScoringShard(models.Model):
     """One shard of a run scored across workers (:mod:`evaluation.sharding`): its documents and, once
     counted, what it leaves for the merge. Rows belong to one scoring delivery (``token``, the run's claim)
