@@ -18,10 +18,6 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
-from django.db import transaction
-from django.db.models import F
-from django.db.models.functions import Greatest
-from django.utils import timezone
 
 from campaign import kinds
 from campaign.models import Campaign
@@ -39,13 +35,7 @@ def request(campaign_id: int) -> None:
     try:
         if not ConsensusSetting.objects.filter(campaign_id=campaign_id, enabled=True).exists():
             return  # no consensus asked for: nothing to queue (and no kind looked up in the scoring step)
-        with transaction.atomic():
-            ConsensusSetting.objects.get_or_create(campaign_id=campaign_id)
-            marker = ConsensusSetting.objects.select_for_update().get(campaign_id=campaign_id)
-            marker.requested += 1
-            marker.requested_at = timezone.now()
-            marker.save(update_fields=["requested", "requested_at"])
-        kinds.enqueue(kinds.CONSENSUS_TASK, campaign_id, requested=marker.requested)
+        kinds.enqueue(kinds.CONSENSUS_TASK, campaign_id, requested=ConsensusSetting.ask(campaign_id))
     except Exception:  # the consensus can be asked for again; the score must stand
         logger.exception("could not enqueue the consensus of campaign %s", campaign_id)
 
@@ -58,10 +48,9 @@ def build_consensus(self, campaign_id: int, requested: int | None = None) -> str
     marker = ConsensusSetting.objects.filter(campaign_id=campaign_id).first()
     if marker is None or not marker.enabled:
         return "no consensus asked for"
-    if requested is not None and marker is not None and marker.computed >= requested:
+    if marker.covered(requested):
         return f"request {requested}: {COVERED} (of request {marker.computed})"
-    covers = marker.requested if marker is not None else 0
+    covers = marker.requested
     run = consensus_runs.build(campaign)
-    ConsensusSetting.objects.filter(campaign_id=campaign_id).update(
-        computed=Greatest(F("computed"), covers), computed_at=timezone.now())
+    ConsensusSetting.mark_computed(campaign_id, covers)
     return "nothing to combine" if run is None else f"consensus run {run.pk} (requests up to {covers})"

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
-from django.db import models
+from django.db import models, transaction
+from django.db.models import F
+from django.db.models.functions import Greatest
+from django.utils import timezone
 
 
 class ImmutableQuerySet(models.QuerySet):
@@ -207,19 +210,49 @@ class SignificanceSet(models.Model):
         return f"significance of {self.campaign} at {self.created_at:%Y-%m-%d %H:%M}"
 
 
-class SignificanceRequest(models.Model):
-    """The pending significance computation of a campaign: at most one does the work (evaluation.significance_tasks).
+class CoalescedRequest(models.Model):
+    """Campaign-wide work that many events ask for and one worker does at a time (the significance tests, the
+    consensus): the requests are counted, and a queued request that a finished computation already covered
+    exits at once.
 
     ``requested`` counts the requests (one per scored test run, publication...); ``computed`` is the
-    request number the newest finished computation covered (what had been requested when it started).
-    A queued request already covered exits at once."""
+    request number the newest finished computation covered (what had been requested when it started)."""
 
-    campaign = models.OneToOneField("campaign.Campaign", on_delete=models.CASCADE, primary_key=True,
-                                    related_name="significance_request")
     requested = models.PositiveBigIntegerField(default=0)
     computed = models.PositiveBigIntegerField(default=0)
     requested_at = models.DateTimeField(null=True, blank=True)
     computed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+    @classmethod
+    def ask(cls, campaign_id: int) -> int:
+        """Count one more request for the campaign; its number, which the task message carries."""
+        with transaction.atomic():
+            cls.objects.get_or_create(campaign_id=campaign_id)
+            marker = cls.objects.select_for_update().get(campaign_id=campaign_id)
+            marker.requested += 1
+            marker.requested_at = timezone.now()
+            marker.save(update_fields=["requested", "requested_at"])
+        return marker.requested
+
+    def covered(self, requested: int | None) -> bool:
+        """Whether request number ``requested`` was already covered by a finished computation."""
+        return requested is not None and self.computed >= requested
+
+    @classmethod
+    def mark_computed(cls, campaign_id: int, covers: int) -> None:
+        """A computation that started when ``covers`` requests had been made has finished."""
+        cls.objects.filter(campaign_id=campaign_id).update(computed=Greatest(F("computed"), covers),
+                                                           computed_at=timezone.now())
+
+
+class SignificanceRequest(CoalescedRequest):
+    """The pending significance computation of a campaign: at most one does the work (evaluation.significance_tasks)."""
+
+    campaign = models.OneToOneField("campaign.Campaign", on_delete=models.CASCADE, primary_key=True,
+                                    related_name="significance_request")
 
     def __str__(self) -> str:
         return f"significance of {self.campaign_id}: requested {self.requested}, computed {self.computed}"
@@ -258,13 +291,13 @@ class PairedDifference(models.Model):
         indexes = [models.Index(fields=["set", "figure"]), models.Index(fields=["set", "result_a", "result_b"])]
 
 
-class ConsensusSetting(models.Model):
+class ConsensusSetting(CoalescedRequest):
     """A campaign's consensus: the organiser's choice of runs and weights, and its pending builds.
 
     ``enabled``: the organiser asked for a consensus (it then follows every scoring and the publication).
     ``chosen`` maps a team id (as a string) to the run the organiser chose for it, or to 0 to leave the team
     out; a team it does not name contributes its default run (:mod:`evaluation.consensus_runs`).
-    ``requested``/``computed`` coalesce the builds as :class:`SignificanceRequest` does the tests."""
+    ``requested``/``computed`` coalesce the builds (:class:`CoalescedRequest`)."""
 
     class Weighting(models.TextChoices):
         EQUAL = "equal", "Equal weights"
@@ -275,10 +308,6 @@ class ConsensusSetting(models.Model):
     enabled = models.BooleanField(default=False, help_text="Build the consensus of the runs, scored as a pseudo-run")
     weighting = models.CharField(max_length=12, choices=Weighting.choices, default=Weighting.EQUAL)
     chosen = models.JSONField(default=dict, blank=True)
-    requested = models.PositiveBigIntegerField(default=0)
-    computed = models.PositiveBigIntegerField(default=0)
-    requested_at = models.DateTimeField(null=True, blank=True)
-    computed_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"consensus of {self.campaign_id}: {self.weighting}, requested {self.requested}"

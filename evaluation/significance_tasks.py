@@ -19,10 +19,6 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
-from django.db import transaction
-from django.db.models import F
-from django.db.models.functions import Greatest
-from django.utils import timezone
 
 from campaign import kinds
 from campaign.models import Campaign
@@ -38,13 +34,7 @@ COVERED = "already covered by a newer computation"
 def request(campaign_id: int) -> None:
     """Ask a worker for the campaign's tests; never lets a broker problem fail the caller (scoring, publication)."""
     try:
-        with transaction.atomic():
-            SignificanceRequest.objects.get_or_create(campaign_id=campaign_id)
-            marker = SignificanceRequest.objects.select_for_update().get(campaign_id=campaign_id)
-            marker.requested += 1
-            marker.requested_at = timezone.now()
-            marker.save(update_fields=["requested", "requested_at"])
-        kinds.enqueue(significance.SIGNIFICANCE_TASK, campaign_id, requested=marker.requested)
+        kinds.enqueue(significance.SIGNIFICANCE_TASK, campaign_id, requested=SignificanceRequest.ask(campaign_id))
     except Exception:  # the tests can be asked for again; the score or the snapshot must stand
         logger.exception("could not enqueue the significance tests of campaign %s", campaign_id)
 
@@ -55,11 +45,10 @@ def compute_significance(self, campaign_id: int, requested: int | None = None) -
     if campaign is None:
         return "missing"
     marker = SignificanceRequest.objects.filter(campaign_id=campaign_id).first()
-    if requested is not None and marker is not None and marker.computed >= requested:
+    if marker is not None and marker.covered(requested):
         return f"request {requested}: {COVERED} (of request {marker.computed})"
     covers = marker.requested if marker is not None else 0  # what this computation will have seen
     computed = significance.compute(campaign)
-    SignificanceRequest.objects.filter(campaign_id=campaign_id).update(
-        computed=Greatest(F("computed"), covers), computed_at=timezone.now())
+    SignificanceRequest.mark_computed(campaign_id, covers)
     return (f"{computed.pairs.count()} paired differences over {len(computed.results)} results "
             f"(requests up to {covers})")
