@@ -61,6 +61,25 @@ def make_team(campaign: Campaign, *members, name: str | None = None, leader=None
     return team
 
 
+def small_easy_corpus(out: Path, sentences: int) -> Path:
+    """The first ``sentences`` sentences of one document per genre of the shipped EASY reference corpus, as gold
+    files in ``out`` (a demo campaign small enough to load in a test)."""
+    from annotations.easy import read_document, write_document
+
+    out.mkdir()
+    seen = set()
+    for path in sorted(EASY_REF.glob("*.xml")):
+        genre = path.stem.split("_")[0]
+        if genre in seen:
+            continue
+        seen.add(genre)
+        doc = read_document(path, gold=True, strict=True, name=path.name)
+        doc.sentences = doc.sentences[:sentences]
+        write_document(doc, out / path.name)
+    assert len(seen) == 6
+    return out
+
+
 def gold_bytes(name: str) -> bytes:
     return (EASY_REF / name).read_bytes()
 

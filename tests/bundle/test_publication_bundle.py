@@ -13,7 +13,6 @@ import pytest
 import yaml
 from django.core.management import call_command
 
-from annotations.easy import read_document, write_document
 from campaign import lifecycle
 from campaign.subsets import released_gold_zip
 from campaign.models import Campaign, CampaignState, TeamFigures
@@ -21,26 +20,16 @@ from evaluation import bundle_format as fmt
 from evaluation import publication_bundle
 from evaluation.__main__ import main
 from evaluation.models import PublicationBundle
+from tests import factories
 
 SENTENCES = 10
 SLUG = "bundle-demo"
 
 
 @pytest.fixture
-def small_corpus(shared_data, tmp_path) -> Path:
+def small_corpus(tmp_path) -> Path:
     """The first sentences of one document per genre of the shipped EASY reference corpus."""
-    out = tmp_path / "gold"
-    out.mkdir()
-    seen = set()
-    for path in sorted((shared_data / "easy-ref" / "ref").glob("*.xml")):
-        genre = path.stem.split("_")[0]
-        if genre in seen:
-            continue
-        seen.add(genre)
-        doc = read_document(path, gold=True, strict=True, name=path.name)
-        doc.sentences = doc.sentences[:SENTENCES]
-        write_document(doc, out / path.name)
-    return out
+    return factories.small_easy_corpus(tmp_path / "gold", SENTENCES)
 
 
 def stored_bytes(bundle: PublicationBundle) -> bytes:

@@ -9,30 +9,19 @@ from django.contrib.auth import authenticate, get_user_model
 from django.core.management import CommandError, call_command
 from django.test import RequestFactory
 
-from annotations.easy import read_document, write_document
+from annotations.easy import read_document
 from campaign import demo
 from campaign.models import Campaign, CampaignState, Run, RunStatus
 from evaluation.models import PublishedSnapshot, Result, SignificanceSet
+from tests import factories
 
 SENTENCES = 12
 
 
 @pytest.fixture
-def small_corpus(shared_data, tmp_path) -> Path:
+def small_corpus(tmp_path) -> Path:
     """The first sentences of one document per genre, as gold files."""
-    out = tmp_path / "gold"
-    out.mkdir()
-    seen = set()
-    for path in sorted((shared_data / "easy-ref" / "ref").glob("*.xml")):
-        genre = path.stem.split("_")[0]
-        if genre in seen:
-            continue
-        seen.add(genre)
-        doc = read_document(path, gold=True, strict=True, name=path.name)
-        doc.sentences = doc.sentences[:SENTENCES]
-        write_document(doc, out / path.name)
-    assert len(seen) == 6
-    return out
+    return factories.small_easy_corpus(tmp_path / "gold", SENTENCES)
 
 
 @pytest.fixture
