@@ -194,7 +194,7 @@ def _count(run, setup, shard: ScoringShard, taker: str, *, files=None) -> bool:
         if files is None:
             with local_copy(run.file, sha256=run.sha256) as path, \
                     unpacked(run.campaign, path, run.original_filename, stored=True, suffixes=setup.suffixes,
-                             kind=setup.kind) as unpacked_files:
+                             kind=setup.kind, documents=set(shard.documents)) as unpacked_files:
                 counts = setup.kind.score_shard(run, unpacked_files, setup, shard.documents)
         else:
             counts = setup.kind.score_shard(run, files, setup, shard.documents)

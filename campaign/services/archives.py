@@ -141,20 +141,23 @@ def _copy_limited(src, dest: Path, member: str, budget: list[int], limits: Limit
             out.write(chunk)
 
 
-def unpack(path: Path, filename: str, dest: Path, limits: Limits, suffixes: tuple[str, ...] = EASY) -> dict[str, Path]:
+def unpack(path: Path, filename: str, dest: Path, limits: Limits, suffixes: tuple[str, ...] = EASY,
+           documents: set[str] | None = None) -> dict[str, Path]:
     """Unpack a run file into ``dest``; returns ``{document name: xml path}``.
 
     ``filename`` is the name the team gave (it decides the kind). A single XML
-    file is linked, not copied. On refusal ``dest`` may hold partial files:
-    the caller owns ``dest`` and removes it.
+    file is linked, not copied. ``documents``: of an archive, write only the
+    files of these documents (a shard of a stored run reads no others); every
+    member is still checked. On refusal ``dest`` may hold partial files: the
+    caller owns ``dest`` and removes it.
     """
     kind = kind_of(filename, suffixes)
     dest.mkdir(parents=True, exist_ok=True)
     if kind == "xml":
         return {document_name(filename, suffixes): path}
     if kind == "zip":
-        return _unpack_zip(path, filename, dest, limits, suffixes)
-    return _unpack_tar(path, filename, dest, limits, suffixes)
+        return _unpack_zip(path, filename, dest, limits, suffixes, documents)
+    return _unpack_tar(path, filename, dest, limits, suffixes, documents)
 
 
 def _claim(out: dict[str, Path], base: str, dest: Path, member: str, suffixes: tuple[str, ...] = EASY) -> Path:
@@ -167,7 +170,8 @@ def _claim(out: dict[str, Path], base: str, dest: Path, member: str, suffixes: t
     return out[doc]
 
 
-def _unpack_zip(path: Path, filename: str, dest: Path, limits: Limits, suffixes: tuple[str, ...] = EASY) -> dict[str, Path]:
+def _unpack_zip(path: Path, filename: str, dest: Path, limits: Limits, suffixes: tuple[str, ...] = EASY,
+                documents: set[str] | None = None) -> dict[str, Path]:
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError) as exc:
@@ -196,6 +200,8 @@ def _unpack_zip(path: Path, filename: str, dest: Path, limits: Limits, suffixes:
         archive_bytes = max(path.stat().st_size, 1)
         for info in infos:
             base = _check_member_name(info.filename, suffixes)
+            if documents is not None and document_name(base, suffixes) not in documents:
+                continue
             target = _claim(out, base, dest, info.filename, suffixes)
             try:
                 with zf.open(info) as src:
@@ -203,12 +209,13 @@ def _unpack_zip(path: Path, filename: str, dest: Path, limits: Limits, suffixes:
                                   archive_bytes=archive_bytes)
             except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, NotImplementedError) as exc:
                 raise ArchiveRefused(f"archive member {info.filename!r}: cannot be unpacked ({exc}).") from None
-    if not out:
+    if not out and documents is None:
         raise ArchiveRefused(f"{filename!r}: the archive holds no {_names(suffixes).short} file.")
     return out
 
 
-def _unpack_tar(path: Path, filename: str, dest: Path, limits: Limits, suffixes: tuple[str, ...] = EASY) -> dict[str, Path]:
+def _unpack_tar(path: Path, filename: str, dest: Path, limits: Limits, suffixes: tuple[str, ...] = EASY,
+                documents: set[str] | None = None) -> dict[str, Path]:
     try:
         tf = tarfile.open(path, mode="r:*")
     except (tarfile.TarError, OSError, EOFError) as exc:
@@ -237,12 +244,14 @@ def _unpack_tar(path: Path, filename: str, dest: Path, limits: Limits, suffixes:
                         f"{filename!r}: the archive unpacks to more than {limits.max_unpacked_bytes:,} bytes, "
                         f"the limit; refused."
                     )
+                if documents is not None and document_name(base, suffixes) not in documents:
+                    continue  # a stream: the member is read past, not written
                 target = _claim(out, base, dest, member.name, suffixes)
                 src = tf.extractfile(member)
                 _copy_limited(src, target, member.name, budget, limits, compressed, cumulative=True)
         except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
             raise ArchiveRefused(f"{filename!r}: the archive is damaged ({exc}).") from None
-    if not out:
+    if not out and documents is None:
         raise ArchiveRefused(f"{filename!r}: the archive holds no {_names(suffixes).short} file.")
     return out
 

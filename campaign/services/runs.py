@@ -147,15 +147,17 @@ def _suffix_of(name: str, suffixes: tuple[str, ...]) -> str:
 
 @contextlib.contextmanager
 def unpacked(campaign: Campaign, path: Path, filename: str, *, stored: bool = False,
-             suffixes: tuple[str, ...] | None = None, kind=None) -> Iterator[dict[str, Path]]:
+             suffixes: tuple[str, ...] | None = None, kind=None,
+             documents: set[str] | None = None) -> Iterator[dict[str, Path]]:
     """``{document name: path}`` of a run file, in a temporary directory removed afterwards
     (``stored``: a run already accepted, see :func:`run_suffixes`; ``suffixes`` and ``kind``: those of the
-    campaign, when the caller has them already, as the worker does)."""
+    campaign, when the caller has them already, as the worker does; ``documents``: of a stored run's
+    archive, only the files of these documents, see :func:`.archives.unpack`)."""
     tmp = Path(tempfile.mkdtemp(prefix="run-unpack-", dir=staging_dir()))
     suffixes = suffixes or run_suffixes(campaign, stored=stored)
     try:
         try:
-            files = unpack(path, filename, tmp, archive_limits(), suffixes)
+            files = unpack(path, filename, tmp, archive_limits(), suffixes, documents)
         except ArchiveRefused as exc:
             raise UploadRefused(str(exc)) from None
         yield match_documents(campaign, filename, files, suffixes=suffixes, kind=kind, accepted=stored)

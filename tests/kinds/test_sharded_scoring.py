@@ -10,6 +10,7 @@ from unittest import mock
 import pytest
 
 from annotations.easy import read_document
+from annotations.models import gold_storage
 from annotations.models import GoldSentence
 from benchmarks.easy_corpus import other_writer, perturb
 from campaign.models import RunStatus
@@ -87,6 +88,34 @@ def test_the_sharded_result_is_byte_identical_to_the_single_task_result(campaign
     assert any("missing from the run" in w for w in warnings)
     if part_of_the_gold:
         assert result.document["counts"]["gold_sentences"] == 669 - 14
+
+
+def test_the_shards_read_the_stored_gold_index_and_only_their_documents_files(campaign, alice, bob, settings):
+    """Sharded first, the shards build and store each gold file's index; then no shard parses gold XML, each
+    worker unpacks only its own documents' files, and both results are the single task's, byte for byte."""
+    data = realistic_run()
+    first, outcome = scored(campaign, alice, data, settings, 200, "sharded first")
+    assert outcome == "scored", first.status_reason
+    stored = sorted(gold_storage.listdir(f"{campaign.slug}/index")[1])
+    assert [name.split(".")[0] for name in stored] == [n.removesuffix(".xml") for n in sorted(FILES)]
+    real = EasyKind.score_shard
+    seen = []
+
+    def recording(self, run, files, setup, documents):
+        seen.append((set(files), set(documents)))
+        return real(self, run, files, setup, documents)
+
+    with mock.patch("evaluation.kinds.easy.gold._build", side_effect=AssertionError("gold XML parsed")), \
+            mock.patch("evaluation.kinds.easy.gold.cut", side_effect=AssertionError("gold XML parsed")), \
+            mock.patch.object(EasyKind, "score_shard", recording):
+        again, outcome = scored(campaign, bob, data, settings, 200, "sharded again")
+    assert outcome == "scored", again.status_reason
+    assert len(seen) >= 3 and all(files <= documents for files, documents in seen)
+    assert set().union(*(files for files, _ in seen)) == {n.removesuffix(".xml") for n in FILES}
+    settings.PARSEVAL_SHARD_SENTENCES = 0
+    single, outcome = scored(campaign, factories.make_user("carol"), data, settings, 0, "single")
+    assert outcome == "scored", single.status_reason
+    assert document_bytes(first) == document_bytes(again) == document_bytes(single)
 
 
 def test_a_small_run_stays_one_task(campaign, alice, settings):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 import tarfile
+import zipfile
 
 import pytest
 
@@ -61,3 +62,28 @@ def test_two_files_for_one_document(tmp_path):
     src.write_bytes(buf.getvalue())
     with pytest.raises(ArchiveRefused, match="second file for document 'mail_10'"):
         unpack(src, "run.tar.gz", tmp_path / "out", Limits(max_unpacked_bytes=10_000))
+
+
+@pytest.mark.parametrize("filename", ["run.tgz", "run.zip"])
+def test_only_the_files_of_some_documents(tmp_path, filename):
+    """A shard of a stored run writes only its documents' files; every member is still checked."""
+    members = {"dir/general_elda.xml": b"<a>", "mail_10.xml": b"<b>", "oral_delic_2.xml": b"<c>"}
+    buf = io.BytesIO()
+    if filename.endswith(".zip"):
+        with zipfile.ZipFile(buf, "w") as zf:
+            for name, data in members.items():
+                zf.writestr(name, data)
+    else:
+        with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+            for name, data in members.items():
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                tf.addfile(info, io.BytesIO(data))
+    src = tmp_path / filename
+    src.write_bytes(buf.getvalue())
+    dest = tmp_path / "out"
+    files = unpack(src, filename, dest, Limits(max_unpacked_bytes=10_000), documents={"general_elda", "oral_delic_2"})
+    assert {name: path.read_bytes() for name, path in files.items()} == {"general_elda": b"<a>",
+                                                                        "oral_delic_2": b"<c>"}
+    assert sorted(p.name for p in dest.iterdir()) == sorted(p.name for p in files.values())
+    assert unpack(src, filename, tmp_path / "none", Limits(max_unpacked_bytes=10_000), documents={"x"}) == {}

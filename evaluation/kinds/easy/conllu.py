@@ -130,8 +130,9 @@ def store_converted(run, converted: dict[str, bytes]) -> None:
 # -- scoring: the stored EASY XML ----------------------------------------------------------------
 
 @contextlib.contextmanager
-def converted_files(run, staging: Path) -> Iterator[dict[str, Path]]:
-    """``{document name: EASY XML path}`` of the run's stored conversion, unpacked in a temporary folder."""
+def converted_files(run, staging: Path, documents: set[str] | None = None) -> Iterator[dict[str, Path]]:
+    """``{document name: EASY XML path}`` of the run's stored conversion, unpacked in a temporary folder
+    (``documents``: only those, for a shard of the run)."""
     if not run.converted_file:
         # Validation stores it before a run is queued; without it the run was never found valid.
         raise RuntimeError(f"run {run.pk} is a CoNLL-U run without its converted EASY XML")
@@ -141,6 +142,8 @@ def converted_files(run, staging: Path) -> Iterator[dict[str, Path]]:
         with run.converted_file.open("rb") as fh, zipfile.ZipFile(fh) as zf:
             for k, info in enumerate(zf.infolist()):
                 name = Path(info.filename).name
+                if documents is not None and name.removesuffix(".xml") not in documents:
+                    continue
                 target = tmp / f"{k:05d}.xml"
                 target.write_bytes(zf.read(info))
                 files[name.removesuffix(".xml")] = target

@@ -1,7 +1,8 @@
 """An EASY run scored across workers: its shards of documents and their merge (:mod:`evaluation.easy.shards`).
 
-A shard reads the gold of its own documents only (the same cut of each stored file as :func:`.gold.load_gold`
-makes) and counts the run's files of those documents. The merge, in the delivery that stores the result,
+A shard reads the gold of its own documents only, from the scorer's stored index of each gold file (built
+and stored by the first reader, as the single task does: :func:`.gold.gold_index`), cut to the run's subset,
+and counts the run's files of those documents. The merge, in the delivery that stores the result,
 rebuilds the single task's gold checksum without parsing any gold: the stored files' bytes, and, when part
 of a file is scored, the scored sentence ids, which each shard reports for its documents.
 
@@ -17,7 +18,7 @@ from evaluation.easy.shards import ShardCounts, count_shard, merge, split
 from ..contract import RunSetup
 from ..gold import gold_checksum, read_gold_file, run_subset_gold
 from . import conllu as easy_conllu
-from .gold import cut
+from .gold import gold_index
 
 
 def _corpus_order(golds) -> list:
@@ -35,11 +36,13 @@ def score_shard(run, files: dict[str, Path], setup: RunSetup, documents: list[st
     names = set(documents)
     gold_docs, genres, whole, kept_ids = {}, {}, {}, {}
     for gold in _corpus_order(g for g in golds if g.document.name in names):
-        name = gold.document.name
-        kept, whole[name] = cut(gold, wanted[gold.document.pk], schema)
-        gold_docs[name], genres[name] = kept, gold.document.genre.code
-        if len(kept.sentences) != len(wanted[gold.document.pk]):
-            kept_ids[name] = [s.id for s in kept.sentences]  # what the checksum lists, when it differs from wanted
+        name, pk = gold.document.name, gold.document.pk
+        kept = gold_index(gold, schema).restricted(wanted[pk])
+        whole[name], genres[name] = kept.whole, gold.document.genre.code
+        if len(kept.sentence_ids) != len(wanted[pk]):
+            kept_ids[name] = kept.sentence_ids  # what the checksum lists, when it differs from wanted
+        # read again when the document's run comes, so that no more than one gold index is held at a time
+        gold_docs[name] = lambda g=gold: gold_index(g, schema).restricted(wanted[g.document.pk])
     if list(gold_docs) != list(documents):
         raise ValueError(f"the gold of the shard's documents changed since the shards were planned: {documents}")
 
@@ -48,8 +51,9 @@ def score_shard(run, files: dict[str, Path], setup: RunSetup, documents: list[st
                            matches=params["matches"], modes=params["modes"], schema=schema)
 
     extra = {"whole": whole, "kept": kept_ids}
-    if easy_conllu.is_conllu_run(files):  # the EASY XML validation converted and kept, as score_run_files reads
-        with easy_conllu.converted_files(run, staging_dir()) as converted:
+    # A shard's files may hold none of its documents; the stored conversion then says the run is CoNLL-U.
+    if easy_conllu.is_conllu_run(files) or run.converted_file:  # the EASY XML validation converted and kept
+        with easy_conllu.converted_files(run, staging_dir(), documents=names) as converted:
             counts = count(converted)
         extra["converter"] = run.converter
     else:
