@@ -21,6 +21,11 @@ Members (docs/bundle.md):
 Reproducible: members sorted by name, every entry stamped 1980-01-01 00:00 with mode 0644 and
 the same compression, JSON with sorted keys, rows written in key order with the shortest exact
 spelling of each number.
+
+Streamed: a campaign's run files and rows can be GBs, so a member is either bytes or a
+:class:`FileMember`, a file read once for its checksum and once to be copied into the archive in
+chunks; the archive itself is written to a file (:func:`write_archive_to`). Deflate gives the same
+stream however its input is cut, so the bytes are those of the whole member written at once.
 """
 from __future__ import annotations
 
@@ -28,8 +33,11 @@ import hashlib
 import io
 import json
 import math
+import shutil
 import zipfile
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO, Callable, Mapping
 
 import numpy as np
 
@@ -41,6 +49,7 @@ ROWS_DIR = "rows/"
 RUNS_DIR = "runs/"
 STAMP = (1980, 1, 1, 0, 0, 0)  # the earliest a zip entry can carry
 MODE = 0o100644
+CHUNK = 1024 * 1024
 
 
 class BundleError(Exception):
@@ -56,21 +65,97 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def write_archive(members: dict[str, bytes]) -> bytes:
-    """The zip of ``members`` and their manifest; the same members always give the same bytes."""
+@dataclass(frozen=True)
+class FileMember:
+    """A member copied from a file rather than held in memory: ``open()`` gives a binary file of its bytes,
+    whose SHA-256 and size were read beforehand (:func:`file_member`, :func:`spooled`)."""
+
+    open: Callable[[], BinaryIO]
+    sha256: str
+    size: int
+
+
+def digest(fh: BinaryIO) -> tuple[str, int]:
+    """The SHA-256 and size of what is left to read of ``fh``, read in chunks."""
+    h, size = hashlib.sha256(), 0
+    for chunk in iter(lambda: fh.read(CHUNK), b""):
+        h.update(chunk)
+        size += len(chunk)
+    return h.hexdigest(), size
+
+
+def file_member(opener: Callable[[], BinaryIO]) -> FileMember:
+    """The member of the file ``opener`` opens (read once now for its checksum)."""
+    with opener() as fh:
+        checksum, size = digest(fh)
+    return FileMember(opener, checksum, size)
+
+
+class _Hashing(io.RawIOBase):
+    """A file written through, counting and hashing what goes by."""
+
+    def __init__(self, fh: BinaryIO):
+        self.fh, self.hash, self.size = fh, hashlib.sha256(), 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        self.hash.update(data)
+        self.size += len(data)
+        return self.fh.write(data)
+
+
+def spooled(path: Path, write: Callable[[BinaryIO], None]) -> FileMember:
+    """A member made by ``write(file)`` into ``path`` (a temporary file the caller removes), hashed as written."""
+    with open(path, "wb") as fh:
+        out = _Hashing(fh)
+        write(out)
+    return FileMember(lambda: open(path, "rb"), out.hash.hexdigest(), out.size)
+
+
+def _listed(member: bytes | FileMember) -> dict:
+    if isinstance(member, FileMember):
+        return {"sha256": member.sha256, "bytes": member.size}
+    return {"sha256": sha256(member), "bytes": len(member)}
+
+
+def _entry(name: str, size: int) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, date_time=STAMP)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.create_system = 3  # Unix, whatever system builds it, so that the mode below reads the same
+    info.external_attr = MODE << 16
+    info.file_size = size  # known beforehand, as writestr knows it: the same ZIP64 choice for a large member
+    # writestr's compresslevel=9 for open(): the attribute lost its underscore in Python 3.13
+    setattr(info, "compress_level" if hasattr(info, "compress_level") else "_compresslevel", 9)
+    return info
+
+
+def write_archive_to(out: BinaryIO, members: Mapping[str, bytes | FileMember]) -> None:
+    """The zip of ``members`` and their manifest, written to ``out`` (seekable) one member at a time; the same
+    members always give the same bytes. A file member that changed since it was hashed is a ``BundleError``."""
     if MANIFEST in members:
         raise ValueError(f"{MANIFEST} is written here, not given")
-    manifest = {"format": FORMAT,
-                "members": {name: {"sha256": sha256(data), "bytes": len(data)} for name, data in members.items()}}
+    manifest = {"format": FORMAT, "members": {name: _listed(member) for name, member in members.items()}}
     every = dict(members, **{MANIFEST: json_bytes(manifest)})
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
+    with zipfile.ZipFile(out, "w") as archive:
         for name in sorted(every):
-            info = zipfile.ZipInfo(name, date_time=STAMP)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.create_system = 3  # Unix, whatever system builds it, so that the mode below reads the same
-            info.external_attr = MODE << 16
-            archive.writestr(info, every[name], compresslevel=9)
+            member = every[name]
+            if not isinstance(member, FileMember):
+                with archive.open(_entry(name, len(member)), "w") as dest:
+                    dest.write(member)
+                continue
+            with archive.open(_entry(name, member.size), "w") as dest, member.open() as src:
+                copied = _Hashing(dest)
+                shutil.copyfileobj(src, copied, CHUNK)
+            if (copied.hash.hexdigest(), copied.size) != (member.sha256, member.size):
+                raise BundleError(f"{name}: its file changed while the archive was written")
+
+
+def write_archive(members: Mapping[str, bytes | FileMember]) -> bytes:
+    """:func:`write_archive_to` in memory (small archives, tests)."""
+    buffer = io.BytesIO()
+    write_archive_to(buffer, members)
     return buffer.getvalue()
 
 
@@ -142,13 +227,24 @@ def _number(value: float) -> str:
 def rows_tsv(keys, strata, rows) -> bytes:
     """Rows as tab-separated text: ``sentence`` (document/sentence id), ``genre``, then one column per
     row column (``c0``, ``c1``... in the order the run's figure definitions name them), in key order."""
+    out = io.BytesIO()
+    write_rows_tsv(out, keys, strata, rows)
+    return out.getvalue()
+
+
+def write_rows_tsv(out: BinaryIO, keys, strata, rows, *, lines_per_write: int = 10_000) -> None:
+    """:func:`rows_tsv` written to ``out`` a few thousand lines at a time."""
     rows = np.atleast_2d(np.asarray(rows, dtype=np.float64)) if len(keys) else np.zeros((0, 0))
     width = rows.shape[1] if rows.size else 0
     lines = ["\t".join(["sentence", "genre", *(f"c{i}" for i in range(width))])]
     order = sorted(range(len(keys)), key=lambda i: str(keys[i]))
     for i in order:
         lines.append("\t".join([str(keys[i]), str(strata[i]), *(_number(v) for v in rows[i])]))
-    return ("\n".join(lines) + "\n").encode("utf-8")
+        if len(lines) >= lines_per_write:
+            out.write(("\n".join(lines) + "\n").encode("utf-8"))
+            lines = []
+    if lines:
+        out.write(("\n".join(lines) + "\n").encode("utf-8"))
 
 
 def read_rows(name: str, data: bytes) -> tuple[list[str], list[str], np.ndarray]:

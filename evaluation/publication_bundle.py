@@ -18,16 +18,23 @@ nothing more, so that one archive serves everyone once the campaign is published
 Everything is read; nothing stored is written but the bundle itself (results and snapshots are
 immutable). The same state gives the same bytes (:mod:`evaluation.bundle_format`), so a rebuild
 that changes nothing stores nothing new.
+
+At full scale (a hundred million words, a dozen runs) the rows and the run files are GBs: no member
+is held whole in memory. Rows are written to temporary files, run files and the treebank are read
+from storage in chunks, the archive is written to a temporary file one member at a time and saved
+to storage from that file.
 """
 from __future__ import annotations
 
-import hashlib
+import contextlib
 import logging
-from pathlib import PurePosixPath
+import tempfile
+from pathlib import Path, PurePosixPath
+from typing import Iterator
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
-from django.core.files.base import ContentFile
+from django.core.files.base import File
 from django.core.files.storage import default_storage
 from django.db import transaction
 from django.urls import reverse
@@ -35,6 +42,7 @@ from django.utils.text import slugify
 
 from campaign import audit, kinds, visibility
 from campaign.models import Campaign, Run
+from campaign.services.runs import staging_dir
 from evaluation import bundle_format as fmt
 from evaluation import consensus_runs, figure_sets
 from evaluation.models import PublicationBundle, Result
@@ -60,8 +68,9 @@ def run_member_name(entry: dict) -> str:
     return f"run-{int(entry['run']):05d}" + (f"-{words}" if words else "")
 
 
-def build_members(campaign: Campaign, *, base_url: str = "") -> tuple[dict[str, bytes], dict]:
-    """``({member name: bytes}, bundle.json)`` of ``campaign`` as published now. BundleRefused before publication."""
+def build_members(campaign: Campaign, *, spool: Path, base_url: str = "") -> tuple[dict, dict]:
+    """``({member name: bytes or bundle_format.FileMember}, bundle.json)`` of ``campaign`` as published now, the
+    rows written into the folder ``spool`` (the caller's, removed by it). BundleRefused before publication."""
     snapshot = latest_snapshot(campaign)
     if snapshot is None or not visibility.can_see_published_results(AnonymousUser(), campaign):
         raise BundleRefused(f"Campaign {campaign.name!r} is not published yet: a bundle is built from the "
@@ -75,7 +84,7 @@ def build_members(campaign: Campaign, *, base_url: str = "") -> tuple[dict[str, 
     results = Result.objects.in_bulk([result_of[e["run"]] for e in public["runs"] if e["run"] in result_of])
     runs = Run.objects.in_bulk([e["run"] for e in public["runs"]])
 
-    members: dict[str, bytes] = {}
+    members: dict[str, bytes | fmt.FileMember] = {}
     run_docs = []
     for entry in sorted(public["runs"], key=lambda e: e["run"]):
         run, result = runs[entry["run"]], results.get(result_of.get(entry["run"]))
@@ -108,14 +117,14 @@ def build_members(campaign: Campaign, *, base_url: str = "") -> tuple[dict[str, 
                 doc["rows_missing"] = str(exc)
             else:
                 doc["rows"] = f"{fmt.ROWS_DIR}{name}.tsv"
-                members[doc["rows"]] = fmt.rows_tsv(list(rows.keys), list(rows.strata), rows.rows)
+                members[doc["rows"]] = fmt.spooled(spool / f"{name}.tsv", lambda out: fmt.write_rows_tsv(
+                    out, list(rows.keys), list(rows.strata), rows.rows))
         else:
             doc["rows_missing"] = NO_ROWS_BEFORE_GOLD
         if campaign.bundle_run_files:
             member = f"{fmt.RUNS_DIR}{name}/{doc['file']['name']}"
             try:
-                with run.file.open("rb") as fh:
-                    members[member] = fh.read()
+                members[member] = _stored_file(run.file)
                 doc["file"]["member"] = member
             except (FileNotFoundError, ValueError) as exc:
                 doc["file"]["missing"] = f"the run's file is gone ({exc})"
@@ -124,7 +133,7 @@ def build_members(campaign: Campaign, *, base_url: str = "") -> tuple[dict[str, 
         run_docs.append(doc)
     treebank = _consensus_treebank(campaign, {d["run"] for d in run_docs})
     if treebank:
-        members[treebank["member"]] = treebank.pop("bytes")
+        members[treebank["member"]] = treebank.pop("file")
 
     published = snapshot.created_at.date().isoformat()
     url = base_url.rstrip("/") + reverse("results:campaign", args=[campaign.slug]) if base_url else ""
@@ -160,15 +169,23 @@ def build_members(campaign: Campaign, *, base_url: str = "") -> tuple[dict[str, 
 
 def _consensus_treebank(campaign: Campaign, published_runs: set[int]) -> dict | None:
     """The whole-corpus consensus treebank of the published consensus run, always in the bundle (it is the
-    platform's product, not a team's file): ``{member, run, sha256, bytes}``, or None."""
+    platform's product, not a team's file): ``{member, run, sha256, file}``, or None."""
     found = consensus_runs.treebank_file(campaign)
     if found is None or found[0].pk not in published_runs:
         return None
     run, name = found
-    with default_storage.open(name, "rb") as fh:
-        data = fh.read()
-    return {"member": f"consensus/{PurePosixPath(name).name}", "run": run.pk,
-            "sha256": hashlib.sha256(data).hexdigest(), "bytes": data}
+    member = fmt.file_member(lambda: default_storage.open(name, "rb"))
+    return {"member": f"consensus/{PurePosixPath(name).name}", "run": run.pk, "sha256": member.sha256,
+            "file": member}
+
+
+def _stored_file(field) -> fmt.FileMember:
+    """A stored file (a ``FieldFile``) as a member: hashed now, through the field as any reader opens it,
+    and copied later straight from its storage."""
+    with field.open("rb") as fh:
+        checksum, size = fmt.digest(fh)
+    storage, name = field.storage, field.name
+    return fmt.FileMember(lambda: storage.open(name, "rb"), checksum, size)
 
 
 def _readme(campaign: Campaign, meta: dict) -> str:
@@ -187,24 +204,38 @@ def _readme(campaign: Campaign, meta: dict) -> str:
             "Recompute the figures: python -m evaluation reproduce THIS.zip [--gold GOLD_DIR]\n")
 
 
+@contextlib.contextmanager
+def archive_file(campaign: Campaign, *, base_url: str = "") -> Iterator[tuple[Path, dict]]:
+    """The campaign's bundle written to a temporary file, and its ``bundle.json``; both go afterwards."""
+    with tempfile.TemporaryDirectory(prefix="bundle-", dir=staging_dir()) as tmp:
+        rows = Path(tmp) / "rows"
+        rows.mkdir()
+        members, meta = build_members(campaign, spool=rows, base_url=base_url)
+        path = Path(tmp) / "bundle.zip"
+        with open(path, "wb") as out:
+            fmt.write_archive_to(out, members)
+        yield path, meta
+
+
 def archive_bytes(campaign: Campaign, *, base_url: str = "") -> bytes:
-    members, _ = build_members(campaign, base_url=base_url)
-    return fmt.write_archive(members)
+    """The bundle's bytes, in memory: for small campaigns and tests (:func:`build` streams)."""
+    with archive_file(campaign, base_url=base_url) as (path, _):
+        return path.read_bytes()
 
 
 def build(campaign: Campaign, *, actor=None, base_url: str = "", request=None) -> PublicationBundle:
     """Build and store the campaign's bundle (or return the stored one when nothing changed)."""
     base_url = base_url or settings.PARSEVAL_PUBLIC_URL
-    members, meta = build_members(campaign, base_url=base_url)
-    data = fmt.write_archive(members)
-    checksum = fmt.sha256(data)
-    newest = latest_bundle(campaign)
-    if newest is not None and newest.sha256 == checksum:
-        return newest
-    snapshot = latest_snapshot(campaign)
-    bundle = PublicationBundle(campaign=campaign, snapshot=snapshot, sha256=checksum, size=len(data),
-                               with_rows=meta["gold_released"], with_run_files=meta["run_files"])
-    bundle.file.save(download_name(campaign, checksum), ContentFile(data), save=False)
+    with archive_file(campaign, base_url=base_url) as (path, meta), open(path, "rb") as fh:
+        checksum, size = fmt.digest(fh)
+        newest = latest_bundle(campaign)
+        if newest is not None and newest.sha256 == checksum:
+            return newest
+        snapshot = latest_snapshot(campaign)
+        bundle = PublicationBundle(campaign=campaign, snapshot=snapshot, sha256=checksum, size=size,
+                                   with_rows=meta["gold_released"], with_run_files=meta["run_files"])
+        fh.seek(0)
+        bundle.file.save(download_name(campaign, checksum), File(fh), save=False)
     with transaction.atomic():
         bundle.save()
         audit.record("bundle.build", actor=actor, campaign=campaign, target=campaign.slug,

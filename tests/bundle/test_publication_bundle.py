@@ -5,10 +5,12 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import random
 import zipfile
 from io import StringIO
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 from django.core.management import call_command
@@ -145,6 +147,11 @@ def test_demo_bundle_round_trip_rebuild_and_tampering(small_corpus, settings, tm
     with_files = publication_bundle.build(campaign)
     assert with_files.with_run_files and with_files.pk != second.pk
     files_members = members_of(stored_bytes(with_files))
+    # streamed member by member, the bytes the whole members written at once gave
+    assert stored_bytes(with_files) == written_whole({n: d for n, d in files_members.items() if n != fmt.MANIFEST})
+    out = tmp_path / "command.zip"
+    call_command("build_bundle", SLUG, "--out", str(out), stdout=StringIO())
+    assert out.read_bytes() == stored_bytes(with_files) and publication_bundle.latest_bundle(campaign).pk == with_files.pk
     for run in json.loads(files_members["bundle.json"])["runs"]:
         member = run["file"]["member"]
         assert member.startswith(f"runs/{run['name']}/") and fmt.sha256(files_members[member]) == run["file"]["sha256"]
@@ -212,6 +219,57 @@ def test_unreadable_bundles_get_one_line(tmp_path, capsys, content, message):
     assert code == 2 and err == f"error: {path}: {message}\n" and out == ""
     code, _, err = reproduce(tmp_path / "missing.zip", capsys)
     assert code == 2 and err == f"error: {tmp_path / 'missing.zip'}: no such file\n"
+
+
+def written_whole(members: dict[str, bytes]) -> bytes:
+    """The archive as it was written before members were streamed: every member whole, in memory."""
+    manifest = {"format": fmt.FORMAT,
+                "members": {name: {"sha256": fmt.sha256(data), "bytes": len(data)} for name, data in members.items()}}
+    every = dict(members, **{fmt.MANIFEST: fmt.json_bytes(manifest)})
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name in sorted(every):
+            info = zipfile.ZipInfo(name, date_time=fmt.STAMP)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.create_system = 3
+            info.external_attr = fmt.MODE << 16
+            archive.writestr(info, every[name], compresslevel=9)
+    return buffer.getvalue()
+
+
+def rows_joined(keys, strata, rows) -> bytes:
+    """The rows table as it was made before it was written in parts: every line joined at once."""
+    lines = ["\t".join(["sentence", "genre", *(f"c{i}" for i in range(rows.shape[1]))])]
+    for i in sorted(range(len(keys)), key=lambda i: str(keys[i])):
+        lines.append("\t".join([str(keys[i]), str(strata[i]), *(fmt._number(v) for v in rows[i])]))
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def test_a_streamed_archive_is_the_archive_of_the_whole_members(tmp_path):
+    """Members from files (copied in chunks, larger than one) and rows written in parts: the same bytes."""
+    rnd = random.Random(3)
+    words = [bytes(rnd.choice(b"abcdefgh<>/= ") for _ in range(rnd.randint(1, 8))) for _ in range(2000)]
+    big = b" ".join(rnd.choice(words) for _ in range(600_000)) + rnd.randbytes(200_000)
+    assert len(big) > 2 * fmt.CHUNK
+    (tmp_path / "run.zip").write_bytes(big)
+    keys = [f"doc_{rnd.randrange(10**6)}/E{i}" for i in range(25_000)]
+    strata = [rnd.choice(["general", "mail", "oral"]) for _ in keys]
+    rows = np.array([[rnd.randrange(50), rnd.random(), float("nan") if i % 997 == 0 else 2.5] for i in range(len(keys))])
+    rows_member = fmt.spooled(tmp_path / "rows.tsv", lambda out: fmt.write_rows_tsv(out, keys, strata, rows,
+                                                                                    lines_per_write=999))
+    small = {"bundle.json": b"{}\n", "results.json": b'{"runs": []}\n', "README.md": b"# x\n"}
+    streamed = tmp_path / "bundle.zip"
+    with open(streamed, "wb") as out:
+        fmt.write_archive_to(out, {**small, "runs/run-00001/run.zip": fmt.file_member(lambda: open(tmp_path / "run.zip", "rb")),
+                                   "rows/run-00001.tsv": rows_member})
+    assert (tmp_path / "rows.tsv").read_bytes() == rows_joined(keys, strata, rows) == fmt.rows_tsv(keys, strata, rows)
+    assert streamed.read_bytes() == written_whole({**small, "runs/run-00001/run.zip": big,
+                                                   "rows/run-00001.tsv": rows_joined(keys, strata, rows)})
+    # a file that changes between its checksum and its copy is refused, not archived under the old checksum
+    member = fmt.file_member(lambda: open(tmp_path / "run.zip", "rb"))
+    (tmp_path / "run.zip").write_bytes(big[:-1] + b"!")
+    with pytest.raises(fmt.BundleError, match="changed while the archive was written"):
+        fmt.write_archive({"runs/x/run.zip": member})
 
 
 def test_archives_are_the_same_bytes_whatever_the_members_order():

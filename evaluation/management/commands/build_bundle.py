@@ -1,6 +1,8 @@
 """Build a published campaign's publication bundle now, in this process, and print where it is."""
 from __future__ import annotations
 
+import shutil
+
 from django.core.management.base import BaseCommand, CommandError
 
 from campaign.management.lookup import campaign_by_slug, user_by_name
@@ -25,6 +27,6 @@ class Command(BaseCommand):
             raise CommandError(str(refused)) from None
         if out:
             with bundle.file.open("rb") as src, open(out, "wb") as dst:
-                dst.write(src.read())
+                shutil.copyfileobj(src, dst, 1024 * 1024)
         self.stdout.write(f"{target.slug}: bundle {bundle.sha256} ({bundle.size} bytes, "
                           f"{'with' if bundle.with_rows else 'without'} per-sentence rows){f' written to {out}' if out else ''}")
