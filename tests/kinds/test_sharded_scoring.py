@@ -3,6 +3,7 @@ for byte the single task's; a small run stays one task; a failing shard fails th
 shard of a delivery that lost the run writes nothing. (With real worker processes: tests/integration.)"""
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 from unittest import mock
@@ -16,6 +17,7 @@ from benchmarks.easy_corpus import other_writer, perturb
 from campaign.models import RunStatus
 from evaluation import delivery, sharding
 from evaluation.kinds.easy import EasyKind
+from evaluation.kinds.easy import conllu as easy_conllu
 from evaluation.models import Result, ScoringShard
 from tests import factories
 from tests.web.helpers import deliver, stored_run
@@ -116,6 +118,47 @@ def test_the_shards_read_the_stored_gold_index_and_only_their_documents_files(ca
     single, outcome = scored(campaign, factories.make_user("carol"), data, settings, 0, "single")
     assert outcome == "scored", single.status_reason
     assert document_bytes(first) == document_bytes(again) == document_bytes(single)
+
+
+def test_a_sharded_conllu_run_is_scored_on_its_conversion_as_the_single_task(storage, alice, bob, settings,
+                                                                            tmp_path):
+    """A CoNLL-U run's shards read only their documents of its stored conversion; the result is the single
+    task's, converter and all."""
+    from campaign.services.corpus import import_corpus
+    from tests.web.test_conllu_runs import ACCEPTS, PARSES
+
+    data = factories.gold_bytes("general_elda.xml").decode("utf-8")
+    three = data[:data.index('<E id="E4">')] + "</DOCUMENT>\n"  # the sentences PARSES parses
+    gold = [tmp_path / "general_copy.xml", tmp_path / "general_elda.xml"]  # imported in this order: corpus order
+    for path in gold:
+        path.write_text(three, encoding="utf-8")
+    campaign = factories.make_campaign(metrics=ACCEPTS, slug="sharded-conllu")
+    import_corpus(campaign, gold)
+    data = factories.zip_of({"general_copy.conllu": PARSES, "general_elda.conllu": PARSES})
+    single, outcome = scored(campaign, alice, data, settings, 0, "single")
+    assert outcome == "scored", single.validation_report.get("problems")
+    real, real_converted = EasyKind.score_shard, easy_conllu.converted_files
+    seen, converted = [], []
+
+    def recording(self, run, files, setup, documents):
+        seen.append((sorted(files), documents))
+        return real(self, run, files, setup, documents)
+
+    @contextlib.contextmanager
+    def converting(run, staging, documents=None):
+        with real_converted(run, staging, documents) as files:
+            if documents is not None:  # a shard's (the stored result's diagnostics read every document)
+                converted.append(sorted(files))
+            yield files
+
+    with mock.patch.object(EasyKind, "score_shard", recording), \
+            mock.patch.object(easy_conllu, "converted_files", converting):
+        sharded, outcome = scored(campaign, bob, data, settings, 3, "sharded")
+    assert outcome == "scored", sharded.status_reason
+    assert seen == [(["general_copy"], ["general_copy"]), (["general_elda"], ["general_elda"])]
+    assert converted == [["general_copy"], ["general_elda"]]
+    assert Result.objects.get(run=sharded).document["parameters"]["converter"]
+    assert document_bytes(sharded) == document_bytes(single)
 
 
 def test_a_small_run_stays_one_task(campaign, alice, settings):
