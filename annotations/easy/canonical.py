@@ -186,12 +186,21 @@ class TextPath:
         # texts and building work on decoded text
         form_token = rf"<F{tag(['id'], {'id': ID}, capture=['id'])}{S}*+>({_TEXT})</F{S}*+>"
         self.form_re = re.compile(form_token)
-        self.token_re = re.compile(
-            rf"{form_token}"
-            rf"|<Groupe{group_tag}{S}*+>|(</Groupe)"
-            rf"|<relation{relation_tag}{S}*+>"
-            rf"|<([A-Za-z_][A-Za-z0-9_.-]*+){tag(dialect.role, {}, xl_type, capture=[href])}{S}*+/>"
-            rf"|<([A-Za-z_][A-Za-z0-9_.-]*+)(?:{S}++({_EXTRA_ATTR}){S}*+={S}*+{q}({V}){q})?+{S}*+/>")
+        # building reads each kind of element with a regex of its own (a sentence matched the grammar, so
+        # a group holds forms only, a relation roles and extras only, and no text or value holds "<"):
+        # a group with the id of its first form and the rest of its content (which counts its forms)
+        self.group_re = re.compile(
+            rf"<Groupe{group_tag}{S}*+>{S}*+<F{S}++id{S}*+={S}*+{q}({ID}){q}((?:[^<]++|<(?!/Groupe))*+)</Groupe")
+        # a relation with the pointers of its roles (in schema order, as many as its type has) and the rest
+        # of its content, its extras (its children are empty elements: the first "</" ends it)
+        counts = [len(schema.roles(t)) for t in schema.relation_types] or [0]
+        role = rf"{S}*+<[A-Za-z_][A-Za-z0-9_.-]*+{tag(dialect.role, {}, xl_type, capture=[href])}{S}*+/>"
+        self.relation_re = re.compile(rf"<relation{relation_tag}{S}*+>" + role * min(counts)
+                                      + f"(?:{role})?+" * (max(counts) - min(counts))
+                                      + r"((?:[^<]++|<(?!/))*+)</relation")
+        self.roles = {t: schema.roles(t) for t in schema.relation_types}
+        self.extra_re = re.compile(
+            rf"<([A-Za-z_][A-Za-z0-9_.-]*+)(?:{S}++({_EXTRA_ATTR}){S}*+={S}*+{q}({V}){q})?+{S}*+/>")
         # which captured value is which, in the dialect's order
         self.group_type_first = dialect.group.index("type") < dialect.group.index("id")
         self.relation_type_first = dialect.relation.index("type") < dialect.relation.index("id")
@@ -226,7 +235,7 @@ class TextPath:
             if "\r" in text:
                 text = text.replace("\r\n", "\n")  # as lxml reads texts (a lone CR never gets here)
             built = self._build(text, sid, line)
-            if built is None or not _consistent(built[0], sid):
+            if built is None:
                 return None
             sent, texts = built
             return [f.id for f in sent.forms], texts, bool(sent.groups), bool(sent.relations), sent
@@ -256,39 +265,36 @@ class TextPath:
         return [f for f, _ in pairs], texts, bool(gids), bool(rids), None
 
     def _build(self, text: str, sid: str, line: int) -> tuple[Sentence, list[str]] | None:
-        """The sentence and its forms' texts as lxml reads them (unstripped), or ``None``."""
-        forms: list[Form] = []
-        add_form = forms.append
-        texts: list[str] = []
-        add_text = texts.append
+        """The sentence and its forms' texts as lxml reads them (unstripped), or ``None`` when a form has
+        no text or the ids fail the checks of :meth:`check` (see :func:`_consistent_ids`)."""
+        pairs = self.form_re.findall(text)
+        fids = [fid for fid, _ in pairs]
+        texts = [_text(t) for _, t in pairs] if "&" in text else [t for _, t in pairs]
+        if "" in texts:
+            return None  # no text: lxml reads None, which the element paths refuse
+        if fids != _form_ids(sid, len(fids)):
+            return None
         groups: list[Group] = []
+        if "<Groupe" in text:
+            position = {fid: k for k, fid in enumerate(fids)}
+            add_group = groups.append
+            type_first = self.group_type_first
+            for g1, g2, first, rest in self.group_re.findall(text):
+                start = position[first]
+                end = start + 1 + rest.count("<F")  # no "<" in a text: each "<F" opens a form
+                add_group(Group(g1, g2, start, end) if not type_first else Group(g2, g1, start, end))
         relations: list[Relation] = []
-        group = None
-        args: dict = {}
-        extras: dict = {}
-        group_type_first, relation_type_first = self.group_type_first, self.relation_type_first
-        for fid, ftext, g1, g2, gend, r1, r2, role, href, extra, name, value in self.token_re.findall(text):
-            if fid:
-                if not ftext:
-                    return None  # no text: lxml reads None, which the element paths refuse
-                ftext = _text(ftext)
-                add_text(ftext)
-                add_form(Form(fid, ftext.strip()))
-            elif role:
-                args[role] = href
-            elif extra:
-                extras[extra] = {name: value} if name else {}
-            elif g1:
-                gtype, gid = (g1, g2) if group_type_first else (g2, g1)
-                group = Group(gid, gtype, len(forms), len(forms))
-                groups.append(group)
-            elif gend:
-                group.end = len(forms)
-            else:
-                rtype, rid = (r1, r2) if relation_type_first else (r2, r1)
-                args, extras = {}, {}
-                relations.append(Relation(rid, rtype, args, extras))
-        if relations:
+        if "<relation" in text:
+            add_relation = relations.append
+            extra_findall, roles_of = self.extra_re.findall, self.roles
+            type_first = self.relation_type_first
+            for r1, r2, *hrefs, rest in self.relation_re.findall(text):
+                rtype, rid = (r1, r2) if type_first else (r2, r1)
+                extras = {}
+                if "<" in rest:
+                    for extra, name, value in extra_findall(rest):
+                        extras[extra] = {name: value} if name else {}
+                add_relation(Relation(rid, rtype, dict(zip(roles_of[rtype], hrefs)), extras))
             # lxml numbers an element by the line where its start tag ends
             pos = 0
             k = line
@@ -296,26 +302,25 @@ class TextPath:
                 k += text.count("\n", pos, m.end())
                 pos = m.end()
                 r.line = k
-        return Sentence(sid, forms, groups, relations, line), texts
+        if (groups or relations) and not _consistent_ids(sid, fids, groups, relations):
+            return None
+        return Sentence(sid, [Form(fid, t.strip()) for fid, t in zip(fids, texts)], groups, relations, line), texts
 
 
 _STR_NUMBERS: list[str] = []
 
 
-def _consistent(sent: Sentence, sid: str) -> bool:
-    """The id checks of :meth:`TextPath.check` on a built sentence: forms numbered ``<sid>F1..Fk`` in text
-    order, no id used twice, every pointer to a form, a group or the null argument."""
-    prefix = sid + "F"
-    forms = sent.forms
-    n = len(forms)
+def _form_ids(sid: str, n: int) -> list[str]:
+    """``<sid>F1`` .. ``<sid>Fn``: the form ids of a sentence of ``n`` forms."""
     if n > len(_STR_NUMBERS):
         _STR_NUMBERS.extend(str(k) for k in range(len(_STR_NUMBERS) + 1, n + 1))
-    fids = [f.id for f in forms]
-    if fids != [prefix + x for x in _STR_NUMBERS[:n]]:
-        return False
-    groups, relations = sent.groups, sent.relations
-    if not groups and not relations:
-        return True
+    prefix = sid + "F"
+    return [prefix + x for x in _STR_NUMBERS[:n]]
+
+
+def _consistent_ids(sid: str, fids: list[str], groups: list[Group], relations: list[Relation]) -> bool:
+    """The id checks of :meth:`TextPath.check` beyond the form numbering: no id used twice, every pointer
+    to a form, a group or the null argument."""
     fset = set(fids)
     gset = {g.id for g in groups}
     rset = {r.id for r in relations}
@@ -325,11 +330,10 @@ def _consistent(sent: Sentence, sid: str) -> bool:
         return False
     if relations:
         fset |= gset
-        fset.add(prefix + "0")
+        fset.add(sid + "F0")
         for r in relations:
-            for h in r.args.values():
-                if h not in fset:
-                    return False
+            if not fset.issuperset(r.args.values()):
+                return False
     return True
 
 
