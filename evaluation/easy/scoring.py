@@ -68,6 +68,9 @@ class Plan:
                 off += len(self.rel_types)
             self.rel_off.append(row)
         self.ncols = off
+        # the columns of each type, one per match function: constituents, and relations per mode
+        self.cons_columns = {t: [o + i for o in self.cons_off] for i, t in enumerate(self.cons_types)}
+        self.rel_columns = [{t: [o + i for o in offs] for i, t in enumerate(self.rel_types)} for offs in self.rel_off]
         # the hypothesis and reference sizes (fp, cr) of a (layer or mode, type) are the same for every match
         # function: they are kept once, in compact columns; expand[c] is the compact column of column c, pick[k]
         # one column of compact column k
@@ -88,48 +91,42 @@ def count_sentence(ref: ReferenceView, hyp: HypothesisView | None, plan: Plan):
     fp = [0] * n
     cr = [0] * n
     bits = plan.bits
-    nb = len(bits)
     empty: frozenset = frozenset()
     # constituents
     hcons = hyp.cons if hyp is not None else {}
-    index = plan.cons_index
-    for t in set(ref.cons).union(hcons):
-        ti = index[t]
+    rcons = ref.cons
+    columns = plan.cons_columns
+    for t in (rcons.keys() | hcons.keys()) if hcons else rcons:
         H = hcons.get(t, empty)
-        R = ref.cons.get(t, empty)
-        counts = match_counts(H, R, bits, False)
+        R = rcons.get(t, empty)
         lh, lr = len(H), len(R)
-        for k in range(nb):
-            col = plan.cons_off[k] + ti
-            fc[col] = counts[k]
+        for col, c in zip(columns[t], match_counts(H, R, bits, False)):
+            fc[col] = c
             fp[col] = lh
             cr[col] = lr
-    # relations
-    index = plan.rel_index
-    cache: dict[str, list] = {}
-    for mi, mode in enumerate(plan.modes):
+    # relations: a mode often gives a type the same items as another mode, whose counts then serve
+    rrels = ref.rels
+    done: dict[str, list] = {}
+    for mode, columns in zip(plan.modes, plan.rel_columns):
         hrels = hyp.rels[mode] if hyp is not None else {}
-        offs = plan.rel_off[mi]
-        for t in set(ref.rels).union(hrels):
-            ti = index[t]
+        for t in (rrels.keys() | hrels.keys()) if hrels else rrels:
             H = hrels.get(t, empty)
-            R = ref.rels.get(t, empty)
+            R = rrels.get(t, empty)
             counts = None
-            seen = cache.get(t)
+            seen = done.get(t)
             if seen is None:
-                seen = cache[t] = []
+                seen = done[t] = []
             else:
                 for h_prev, c_prev in seen:
-                    if h_prev == H:
+                    if h_prev is H or h_prev == H:
                         counts = c_prev
                         break
             if counts is None:
                 counts = match_counts(H, R, bits, True)
                 seen.append((H, counts))
             lh, lr = len(H), len(R)
-            for k in range(nb):
-                col = offs[k] + ti
-                fc[col] = counts[k]
+            for col, c in zip(columns[t], counts):
+                fc[col] = c
                 fp[col] = lh
                 cr[col] = lr
     return fc, fp, cr
