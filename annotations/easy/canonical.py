@@ -276,11 +276,11 @@ class TextPath:
             return None
         groups: list[Group] = []
         if "<Groupe" in text:
-            position = {fid: k for k, fid in enumerate(fids)}
             add_group = groups.append
             type_first = self.group_type_first
+            number = len(sid) + 1
             for g1, g2, first, rest in self.group_re.findall(text):
-                start = position[first]
+                start = _FORM_INDEX[first[number:]]  # the form ids are <sid>F1, <sid>F2...
                 end = start + 1 + rest.count("<F")  # no "<" in a text: each "<F" opens a form
                 add_group(Group(g1, g2, start, end) if not type_first else Group(g2, g1, start, end))
         relations: list[Relation] = []
@@ -288,13 +288,14 @@ class TextPath:
             add_relation = relations.append
             extra_findall, roles_of = self.extra_re.findall, self.roles
             type_first = self.relation_type_first
-            for r1, r2, *hrefs, rest in self.relation_re.findall(text):
-                rtype, rid = (r1, r2) if type_first else (r2, r1)
+            for found in self.relation_re.findall(text):
+                rtype, rid = found[:2] if type_first else found[1::-1]
                 extras = {}
+                rest = found[-1]
                 if "<" in rest:
                     for extra, name, value in extra_findall(rest):
                         extras[extra] = {name: value} if name else {}
-                add_relation(Relation(rid, rtype, dict(zip(roles_of[rtype], hrefs)), extras))
+                add_relation(Relation(rid, rtype, dict(zip(roles_of[rtype], found[2:])), extras))
             # lxml numbers an element by the line where its start tag ends
             pos = 0
             k = line
@@ -308,31 +309,35 @@ class TextPath:
 
 
 _STR_NUMBERS: list[str] = []
+_FORM_INDEX: dict[str, int] = {}  # "k" -> k - 1: where form <sid>Fk stands
 
 
 def _form_ids(sid: str, n: int) -> list[str]:
     """``<sid>F1`` .. ``<sid>Fn``: the form ids of a sentence of ``n`` forms."""
     if n > len(_STR_NUMBERS):
-        _STR_NUMBERS.extend(str(k) for k in range(len(_STR_NUMBERS) + 1, n + 1))
+        for k in range(len(_STR_NUMBERS) + 1, n + 1):
+            _FORM_INDEX[str(k)] = k - 1
+            _STR_NUMBERS.append(str(k))
     prefix = sid + "F"
     return [prefix + x for x in _STR_NUMBERS[:n]]
 
 
 def _consistent_ids(sid: str, fids: list[str], groups: list[Group], relations: list[Relation]) -> bool:
-    """The id checks of :meth:`TextPath.check` beyond the form numbering: no id used twice, every pointer
-    to a form, a group or the null argument."""
-    fset = set(fids)
-    gset = {g.id for g in groups}
-    rset = {r.id for r in relations}
-    if len(gset) != len(groups) or len(rset) != len(relations):
-        return False
-    if (gset and (not gset.isdisjoint(fset) or not gset.isdisjoint(rset))) or (rset and not rset.isdisjoint(fset)):
-        return False
+    """The id checks of :meth:`TextPath.check` beyond the form numbering (the form ids differ): no id used
+    twice, every pointer to a form, a group or the null argument."""
+    ids = set(fids)
+    ids.update([g.id for g in groups])
+    known = len(fids) + len(groups)
+    if len(ids) != known:
+        return False  # a group id used twice, or a form's
     if relations:
-        fset |= gset
-        fset.add(sid + "F0")
+        targets = ids.copy()
+        targets.add(sid + "F0")
+        ids.update([r.id for r in relations])
+        if len(ids) != known + len(relations):
+            return False  # a relation id used twice, or a form's or a group's
         for r in relations:
-            if not fset.issuperset(r.args.values()):
+            if not targets.issuperset(r.args.values()):
                 return False
     return True
 

@@ -194,7 +194,32 @@ SHAPES = {
     "dangling pointer": lambda b: b.replace(b'xlink:href="E2G3"', b'xlink:href="E2G99"', 1),
     "bare href": lambda b: b.replace(b"xlink:href=", b"href=", 5),
     "truncated file": lambda b: b[: len(b) // 2],
+    # the id checks the canonical path makes on what it builds (see canonical._consistent_ids)
+    "group id of a form": lambda b: b.replace(b'id="E2G4"', b'id="E2F6"', 1),
+    "group id twice": lambda b: b.replace(b'id="E2G4"', b'id="E2G3"', 1),
+    "relation id of a group": lambda b: b.replace(b'id="E2R2"', b'id="E2G1"', 1),
+    "relation id of a form": lambda b: b.replace(b'id="E2R2"', b'id="E2F1"', 1),
+    "relation id twice": lambda b: b.replace(b'id="E2R2"', b'id="E2R1"', 1),
+    "pointer to a relation": lambda b: b.replace(b'xlink:href="E2G1"', b'xlink:href="E2R1"', 1),
+    "pointer to the null argument": lambda b: b.replace(b'xlink:href="E2G1"', b'xlink:href="E2F0"', 1),
+    "group id of the null argument": lambda b: b.replace(b'id="E2G4"', b'id="E2F0"', 1),
+    "forms numbered from 0": lambda b: b.replace(b'id="E2F1"', b'id="E2F0"', 1),
+    # groups are placed by their first form and their count of forms: one form more, at the start or the end
+    "a form moved into a group": lambda b: b.replace(b'</F>\n </Groupe>\n<F id="E2F7">?</F>',
+                                                     b'</F>\n<F id="E2F7">?</F>\n </Groupe>', 1),
+    "a group holding every form": lambda b: re.sub(rb'(<E id="E2">)(.*?)(<relations>)', _one_group, b, count=1,
+                                                   flags=re.S),
+    "an extra on a relation without one": lambda b: b.replace(b'<verbe  xlink:type="locator" xlink:href="E2G2"/>\n'
+                                                              b'</relation>', b'<verbe  xlink:type="locator" '
+                                                              b'xlink:href="E2G2"/>\n<s-o valeur="x"/>\n</relation>',
+                                                              1),
 }
+
+
+def _one_group(m: re.Match) -> bytes:
+    """Every form of the sentence in one group (the old groups gone, their pointers dangling)."""
+    forms = b"".join(re.findall(rb"<F [^>]*>[^<]*</F>\n?", m.group(2)))
+    return m.group(1) + b'\n<Groupe type="GN" id="E2G1">\n' + forms + b"</Groupe>\n" + m.group(3)
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))
