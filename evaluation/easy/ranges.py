@@ -171,38 +171,36 @@ class HypothesisView:
         if s.relations:
             fpos = {f.id: i for i, f in enumerate(s.forms)}
             rcover = ref.cover
-            memo: dict[str, tuple] = {}
-            want_hyp = "HYP" in rels
-            want_def = "DEFHYP" in rels
             want_ref = "REF" in rels
+            memo: dict[str, tuple] = {}  # a target's ranges in the three modes
+            # each wanted mode's items, and which of a target's three ranges it takes
+            by_mode = [(rels[m], MODES.index(m)) for m in rels]
             for r in s.relations:
-                per_mode = {m: [] for m in rels}
+                res = []
                 for target in r.args.values():
-                    res = memo.get(target)
-                    if res is None:
+                    x = memo.get(target)
+                    if x is None:
                         g = gid.get(target)
                         if g is not None:
-                            res = (g, g, ref.best_group(g) if want_ref else None)
+                            x = (g, g, ref.best_group(g) if want_ref else None)
                         else:
                             p = fpos.get(target)
                             if p is None:  # null argument (a run never has dangling pointers)
-                                res = (None, None, None)
+                                x = (None, None, None)
                             else:
                                 single = (p, p + 1)
                                 h = hcover[p]
                                 rc = rcover[p] if p < len(rcover) else None
-                                res = (h or single, h or rc or single, rc or single)
-                        memo[target] = res
-                    if want_hyp:
-                        per_mode["HYP"].append(res[0])
-                    if want_def:
-                        per_mode["DEFHYP"].append(res[1])
-                    if want_ref:
-                        per_mode["REF"].append(res[2])
-                for m, args in per_mode.items():
-                    items = rels[m].get(r.type)
+                                x = (h or single, h or rc or single, rc or single)
+                        memo[target] = x
+                    res.append(x)
+                rtype = r.type
+                keys = tuple(zip(*res)) if res else ((), (), ())  # the relation's item in each mode
+                for items_by_type, i in by_mode:
+                    key = keys[i]
+                    items = items_by_type.get(rtype)
                     if items is None:
-                        rels[m][r.type] = {tuple(args)}
+                        items_by_type[rtype] = {key}
                     else:
-                        items.add(tuple(args))
+                        items.add(key)
         self.rels = rels
