@@ -142,11 +142,11 @@ class TextPath:
         V = rf"[^{q}<>&\t\r\n{_CTRL}]*+"  # nothing a reference would encode or normalisation change; no ">"
         ID = rf"[^{q}<>&\t\r\n {_CTRL}]++"
 
-        def tag(names, values: dict, optional=(), capture=()) -> str:
+        def tag(names, values: dict, optional=(), capture=(), any_value=V) -> str:
             """The attributes of a start tag in the dialect's order; ``capture`` names those captured."""
             out = []
             for name in names:
-                value = values.get(name, V)
+                value = values.get(name, any_value)
                 if name in capture:
                     value = f"({value})"
                 piece = rf"{S}++{re.escape(name)}{S}*+={S}*+{q}{value}{q}"
@@ -176,31 +176,32 @@ class TextPath:
                                       .encode("ascii"))
         # the sentence matched the grammar: tags are in the dialect's order, and these find what is in them
         self.fid_re = re.compile(rf"<F{tag(['id'], {'id': ID}, capture=['id'])}".encode("ascii"))
-        group_tag = tag(dialect.group, {"id": ID}, capture=["type", "id"])
         self.gid_re = re.compile(rf"<Groupe{tag(dialect.group, {'id': ID}, capture=['id'])}".encode("ascii"))
-        relation_tag = tag(dialect.relation, {"id": ID}, xl_type, capture=["type", "id"])
         self.rid_re = re.compile(rf"<relation{tag(dialect.relation, {'id': ID}, xl_type, capture=['id'])}"
                                  .encode("ascii"))
         # every pointer, and perhaps more (a form's text may read href="..."), which can only refuse
         self.href_re = re.compile(rf"{re.escape(href)}{S}*+={S}*+{q}({V}){q}".encode("ascii"))
-        # texts and building work on decoded text
-        form_token = rf"<F{tag(['id'], {'id': ID}, capture=['id'])}{S}*+>({_TEXT})</F{S}*+>"
-        self.form_re = re.compile(form_token)
-        # building reads each kind of element with a regex of its own (a sentence matched the grammar, so
-        # a group holds forms only, a relation roles and extras only, and no text or value holds "<"):
+        # texts and building work on decoded text, that matched the grammar: these regexes need not check
+        # anything any more (a value is whatever stands between its quotes, a text up to the next "<")
+        LV, LID = rf"[^{q}]*+", rf"[^{q}]++"
+        group_tag = tag(dialect.group, {"id": LID}, capture=["type", "id"], any_value=LV)
+        relation_tag = tag(dialect.relation, {"id": LID}, xl_type, capture=["type", "id"], any_value=LV)
+        self.form_re = re.compile(rf"<F{tag(['id'], {'id': LID}, capture=['id'])}{S}*+>([^<]*+)<")
+        # building reads each kind of element with a regex of its own (a group holds forms only, a relation
+        # roles and extras only, and no text or value holds "<"):
         # a group with the id of its first form and the rest of its content (which counts its forms)
         self.group_re = re.compile(
-            rf"<Groupe{group_tag}{S}*+>{S}*+<F{S}++id{S}*+={S}*+{q}({ID}){q}((?:[^<]++|<(?!/Groupe))*+)</Groupe")
+            rf"<Groupe{group_tag}{S}*+>{S}*+<F{S}++id{S}*+={S}*+{q}({LID}){q}((?:[^<]++|<(?!/Groupe))*+)</Groupe")
         # a relation with the pointers of its roles (in schema order, as many as its type has) and the rest
         # of its content, its extras (its children are empty elements: the first "</" ends it)
         counts = [len(schema.roles(t)) for t in schema.relation_types] or [0]
-        role = rf"{S}*+<[A-Za-z_][A-Za-z0-9_.-]*+{tag(dialect.role, {}, xl_type, capture=[href])}{S}*+/>"
+        role = rf"{S}*+<[A-Za-z_][A-Za-z0-9_.-]*+{tag(dialect.role, {}, xl_type, [href], LV)}{S}*+/>"
         self.relation_re = re.compile(rf"<relation{relation_tag}{S}*+>" + role * min(counts)
                                       + f"(?:{role})?+" * (max(counts) - min(counts))
                                       + r"((?:[^<]++|<(?!/))*+)</relation")
         self.roles = {t: schema.roles(t) for t in schema.relation_types}
         self.extra_re = re.compile(
-            rf"<([A-Za-z_][A-Za-z0-9_.-]*+)(?:{S}++({_EXTRA_ATTR}){S}*+={S}*+{q}({V}){q})?+{S}*+/>")
+            rf"<([A-Za-z_][A-Za-z0-9_.-]*+)(?:{S}++({_EXTRA_ATTR}){S}*+={S}*+{q}({LV}){q})?+{S}*+/>")
         # which captured value is which, in the dialect's order
         self.group_type_first = dialect.group.index("type") < dialect.group.index("id")
         self.relation_type_first = dialect.relation.index("type") < dialect.relation.index("id")

@@ -595,9 +595,10 @@ def _limit_problems(e, file: str, sid: str | None) -> list[Problem]:
 def _may_exceed_limits(buf, start: int, end: int) -> bool:
     """A cheap upper bound on the counts of :func:`_limit_problems` for a sentence's bytes (``<relations>``
     and unknown tags starting alike are counted too, so it errs on the side of the detailed parser)."""
-    return (buf.count(b"<F", start, end) > MAX_SENTENCE_WORDS
-            or buf.count(b"<Groupe", start, end) > MAX_SENTENCE_GROUPS
-            or buf.count(b"<relation", start, end) > MAX_SENTENCE_RELATIONS)
+    size = end - start  # a count cannot exceed size // len(tag): most sentences need no count at all
+    return ((size > 2 * MAX_SENTENCE_WORDS and buf.count(b"<F", start, end) > MAX_SENTENCE_WORDS)
+            or (size > 7 * MAX_SENTENCE_GROUPS and buf.count(b"<Groupe", start, end) > MAX_SENTENCE_GROUPS)
+            or (size > 9 * MAX_SENTENCE_RELATIONS and buf.count(b"<relation", start, end) > MAX_SENTENCE_RELATIONS))
 
 
 def _canonical_scanner(source, fastpath) -> CanonicalScanner | None:
