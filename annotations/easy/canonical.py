@@ -45,7 +45,7 @@ from xml.sax.saxutils import quoteattr
 
 from lxml import etree
 
-from .model import Form, Group, Relation, Sentence
+from .model import Form, Group, ReferenceParts, Relation, Sentence
 from .schema import EasySchema
 from .writer import XLINK_NS
 
@@ -215,11 +215,12 @@ class TextPath:
         return [prefix + x for x in nums[:n]]
 
     def check(self, buf, start: int, end: int, codec: str, sid: str, want_texts: bool = False,
-              build: bool = False, line: int | None = None):
+              build: bool = False, line: int | None = None, reference: bool = False):
         """``FastPath.check``'s answer for the sentence at ``buf[start:end]``, or ``None``.
 
         Form ids and texts are only returned (decoded) when texts are wanted
         or the sentence is built; a bare acceptance gives ``[]`` and ``None``.
+        With ``reference``, what is built is the sentence's :class:`ReferenceParts`.
         """
         if self.sentence_re.fullmatch(buf, start, end) is None or buf.find(b"]]>", start, end) >= 0:
             return None
@@ -235,6 +236,12 @@ class TextPath:
                 return None
             if "\r" in text:
                 text = text.replace("\r\n", "\n")  # as lxml reads texts (a lone CR never gets here)
+            if reference:
+                parts = self._reference(text, sid)
+                if parts is None:
+                    return None
+                fids, texts, sent = parts
+                return fids, texts, bool(sent.groups), bool(sent.relations), sent
             built = self._build(text, sid, line)
             if built is None:
                 return None
@@ -307,6 +314,64 @@ class TextPath:
         if (groups or relations) and not _consistent_ids(sid, fids, groups, relations):
             return None
         return Sentence(sid, [Form(fid, t.strip()) for fid, t in zip(fids, texts)], groups, relations, line), texts
+
+
+    def _reference(self, text: str, sid: str) -> tuple[list[str], list[str], ReferenceParts] | None:
+        """Form ids, texts (unstripped) and :class:`ReferenceParts` of a sentence, under the checks of
+        :meth:`_build`; ``None`` also when a relation repeats another exactly (a warning that names its
+        line: the sentence is then built)."""
+        pairs = self.form_re.findall(text)
+        fids = [fid for fid, _ in pairs]
+        texts = [_text(t) for _, t in pairs] if "&" in text else [t for _, t in pairs]
+        if "" in texts or fids != _form_ids(sid, len(fids)):
+            return None
+        number = len(sid) + 1
+        groups: list[tuple[int, int, str]] = []
+        gids: list[str] = []
+        if "<Groupe" in text:
+            type_first = self.group_type_first
+            for g1, g2, first, rest in self.group_re.findall(text):
+                start = _FORM_INDEX[first[number:]]  # the form ids are <sid>F1, <sid>F2...
+                gtype, gid = (g1, g2) if type_first else (g2, g1)
+                groups.append((start, start + 1 + rest.count("<F"), gtype))
+                gids.append(gid)
+        relations: list[tuple[str, tuple]] = []
+        if "<relation" in text:
+            type_first, roles_of = self.relation_type_first, self.roles
+            rids = []
+            written = set()
+            for found in self.relation_re.findall(text):
+                rtype, rid = found[:2] if type_first else found[1::-1]
+                rids.append(rid)
+                targets = found[2:2 + len(roles_of[rtype])]
+                written.add((rtype, targets))
+                relations.append((rtype, targets))
+            if len(written) != len(relations):
+                return None
+            ids = set(fids)
+            ids.update(gids)
+            known = len(ids)
+            ids.update(rids)
+            if known != len(fids) + len(gids) or len(ids) != known + len(rids):
+                return None  # an id used twice
+            null = sid + "F0"
+            where = {gid: (start, end) for gid, (start, end, _) in zip(gids, groups)}
+            for k, (rtype, targets) in enumerate(relations):
+                resolved = []
+                for target in targets:
+                    at = where.get(target)
+                    if at is None and target != null:
+                        if target[:number] != null[:number] or target[number:] not in _FORM_INDEX:
+                            return None  # not a form of the sentence
+                        at = _FORM_INDEX[target[number:]]
+                        if at >= len(fids):
+                            return None
+                    resolved.append(at)
+                relations[k] = (rtype, tuple(resolved))
+        elif len(set(gids)) != len(gids) or not set(gids).isdisjoint(fids):
+            return None  # an id used twice
+        forms = tuple(zip(fids, [t.strip() for t in texts]))
+        return fids, texts, ReferenceParts(sid, forms, groups, relations)
 
 
 _STR_NUMBERS: list[str] = []

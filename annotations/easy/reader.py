@@ -34,7 +34,7 @@ from annotations.limits import MAX_SENTENCE_GROUPS, MAX_SENTENCE_RELATIONS, MAX_
 from .canonical import _MAX_LINE as MAX_SHIFTED_LINE
 from .canonical import CanonicalScanner
 from .fastpath import FastPath
-from .model import Document, Form, Group, Relation, Sentence
+from .model import Document, Form, Group, ReferenceParts, Relation, Sentence
 from .schema import DEFAULT_SCHEMA, EasySchema
 
 XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
@@ -350,7 +350,8 @@ def _declares_entities(root) -> bool:
     return dtd is not None and any(True for _ in dtd.iterentities())
 
 
-def _canonical_sentences(scanner, fastpath, seen_ids, expected_forms, expected_complete, want, accept, seen):
+def _canonical_sentences(scanner, fastpath, seen_ids, expected_forms, expected_complete, want, accept, seen,
+                         reference=False):
     """Sentences read straight from the bytes while the file keeps the canonical shape, a doubtful
     sentence parsed alone by lxml.
 
@@ -372,7 +373,7 @@ def _canonical_sentences(scanner, fastpath, seen_ids, expected_forms, expected_c
             if _may_exceed_limits(buf, start, end):
                 break  # the detailed parser counts exactly and reports it
             wanted = want is None or want(sid)
-            ok = text_path.check(buf, start, end, scanner.codec, sid, exp is not None, wanted, line)
+            ok = text_path.check(buf, start, end, scanner.codec, sid, exp is not None, wanted, line, reference)
             if ok is None:
                 ok = _alone(scanner, fastpath, start, end, sid, wanted, exp, line)
                 if ok is None:
@@ -459,7 +460,8 @@ def iter_sentences(
     expected_complete: bool = False,
     seen: list | None = None,
     fast: bool = True,
-) -> Iterator[Sentence]:
+    reference: bool = False,
+) -> Iterator[Sentence | ReferenceParts]:
     """Yield the sentences of one EASY file, one at a time.
 
     With ``problems`` given, every problem is added to it and reading goes
@@ -473,6 +475,12 @@ def iter_sentences(
     maps sentence ids to ``((form id, text), ...)``: form ids and texts
     that differ are problems, and so is a sentence id it lacks when
     ``expected_complete``. ``seen`` receives every sentence id read.
+
+    With ``reference``, a sentence read from its bytes in the canonical shape
+    is yielded as :class:`~annotations.easy.model.ReferenceParts` (what
+    scoring reads from gold, without building the sentence: the form,
+    group and relation objects are most of the cost of reading), any other
+    as a :class:`Sentence`; problems and warnings are the same.
     """
     file = name or source_name(source)
     strict = problems is None
@@ -498,14 +506,14 @@ def iter_sentences(
         if ok[3]:
             parser.saw_relation = True
         sent = ok[4]
-        if sent is not None and len(sent.relations) > 1:
+        if sent is not None and len(sent.relations) > 1 and isinstance(sent, Sentence):  # parts repeat none
             warn_duplicates(file, sent, warnings)
         return sent
 
     scanner = _canonical_scanner(source, fastpath)
     if scanner is not None:
         root = yield from _canonical_sentences(scanner, fastpath, seen_ids, expected_forms, expected_complete,
-                                               want, accept, seen)
+                                               want, accept, seen, reference)
         if root is not None:
             info["attributes"] = dict(root.attrib)
             info["has_constituents"] = parser.saw_group

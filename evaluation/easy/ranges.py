@@ -9,7 +9,7 @@ whatever the function.
 """
 from __future__ import annotations
 
-from annotations.easy.model import Sentence
+from annotations.easy.model import ReferenceParts, Sentence
 
 Range = "tuple[int, int] | None"
 
@@ -137,6 +137,37 @@ class ReferenceView:
                 items.add(args)
         self.cover, self.cons, self.rels = cover, cons, rels
         self.group_ranges = sorted(ranges)
+        self.group_by_id = self.form_pos = None
+        return self
+
+    @classmethod
+    def from_reference(cls, parts: ReferenceParts) -> "ReferenceView":
+        """The view of a gold sentence read as :class:`~annotations.easy.model.ReferenceParts`: the same sets
+        as from the sentence (form and group ids are not kept)."""
+        self = cls.__new__(cls)
+        n = self.n = len(parts.forms)
+        cover: list = [None] * n
+        cons: dict[str, set] = {}
+        for start, end, gtype in parts.groups:
+            rng = (start, end)
+            for p in range(start, end):
+                cover[p] = rng
+            items = cons.get(gtype)
+            if items is None:
+                cons[gtype] = {rng}
+            else:
+                items.add(rng)
+        rels: dict[str, set] = {}
+        for rtype, targets in parts.relations:
+            # a form's position stands for its group, or for itself
+            args = tuple([cover[t] or (t, t + 1) if isinstance(t, int) else t for t in targets])
+            items = rels.get(rtype)
+            if items is None:
+                rels[rtype] = {args}
+            else:
+                items.add(args)
+        self.cover, self.cons, self.rels = cover, cons, rels
+        self.group_ranges = sorted((start, end) for start, end, _ in parts.groups)
         self.group_by_id = self.form_pos = None
         return self
 

@@ -12,9 +12,9 @@ from typing import Callable, Iterable, Mapping
 
 import numpy as np
 
-from annotations.easy.model import Document
+from annotations.easy.model import Document, ReferenceParts
 from annotations.easy.reader import (DEFAULT_MAX_PROBLEMS, ProblemSink, compare_forms, document_key, iter_sentences,
-                                     read_document, source_name)
+                                     source_name)
 from annotations.easy.schema import DEFAULT_SCHEMA, EasySchema
 from annotations.easy.validate import reference_forms
 from annotations.errors import InputError, Problem
@@ -448,15 +448,13 @@ class _GoldIndex:
         if isinstance(source, IndexedDocument):
             self.doc_warnings[key] = source.warnings
             items = source.scoring_sentences()
+        elif isinstance(source, Document):
+            if source.problems:
+                raise InputError(source.problems)
+            self.doc_warnings[key] = list(source.warnings)
+            items = (self._reference_item(s) for s in source.sentences)
         else:
-            doc = source if isinstance(source, Document) else read_document(source, schema=self.schema, gold=True,
-                                                                           strict=False)
-            if doc.problems:
-                raise InputError(doc.problems)
-            self.doc_warnings[key] = list(doc.warnings)
-            roles = self.relation_roles
-            items = ((s.id, ReferenceView(s, roles), tuple((f.id, f.text) for f in s.forms), len(s.groups),
-                      len(s.relations)) for s in doc.sentences)
+            items = self._read_reference(source, key)
         sents = {}
         dedup = self.dedup
         for sid, ref, forms, groups_read, relations_read in items:
@@ -472,6 +470,25 @@ class _GoldIndex:
         self.blocks[key] = self.store.block(len(sents))
         self.loaded[key] = sents
         return sents
+
+    def _reference_item(self, s):
+        """``(id, reference view, forms, groups read, relations read)`` of a gold sentence or its parts."""
+        if isinstance(s, ReferenceParts):
+            return s.id, ReferenceView.from_reference(s), s.forms, len(s.groups), len(s.relations)
+        return (s.id, ReferenceView(s, self.relation_roles), tuple((f.id, f.text) for f in s.forms), len(s.groups),
+                len(s.relations))
+
+    def _read_reference(self, source, key: str) -> list:
+        """A gold file's items (see :meth:`_reference_item`), read as ``read_document(gold=True)`` reads it:
+        its problems raised, its warnings kept."""
+        sink = ProblemSink(DEFAULT_MAX_PROBLEMS)
+        warnings: list[Problem] = []
+        items = [self._reference_item(s) for s in iter_sentences(source, schema=self.schema, gold=True,
+                                                                 problems=sink, warnings=warnings, reference=True)]
+        if len(sink):
+            raise InputError(sink.result())
+        self.doc_warnings[key] = warnings
+        return items
 
     def release(self, key: str) -> None:
         self.loaded.pop(key, None)
