@@ -7,7 +7,8 @@ this runs as many as asked, for a longer search after changing the reader:
 
 Each seed damages 50 copies of the first 8 sentences of a real reference file
 with 1 to 3 mutations, and reads each as a run, as gold, through
-``validate_run`` and as scoring reads gold (``reference=True``). It prints every difference (and writes the file to
+``validate_run`` and as scoring reads gold (``parts=True``). It prints
+every difference (and writes the file to
 ``fuzz-fail-N.xml``), then the totals; the exit code is 1 if any differed.
 """
 from __future__ import annotations
@@ -51,7 +52,7 @@ def main(first: int, last: int) -> int:
                     print(f"seed {seed}, {mode}: differs (fuzz-fail-{failures}.xml)\n  on:  {on}\n  off: {off}")
             # gold as scoring reads it: reference parts against sentences
             total += 1
-            light, off = cases._reference_snapshot(data, True)[0], cases._reference_snapshot(data, False)[0]
+            light, off = cases._parts_snapshot(data, True)[0], cases._parts_snapshot(data, False)[0]
             if light != off:
                 failures += 1
                 Path(f"fuzz-fail-{failures}.xml").write_bytes(data)

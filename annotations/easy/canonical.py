@@ -45,7 +45,7 @@ from xml.sax.saxutils import quoteattr
 
 from lxml import etree
 
-from .model import Form, Group, ReferenceParts, Relation, Sentence
+from .model import Form, Group, SentenceParts, Relation, Sentence
 from .schema import EasySchema
 from .writer import XLINK_NS
 
@@ -215,12 +215,12 @@ class TextPath:
         return [prefix + x for x in nums[:n]]
 
     def check(self, buf, start: int, end: int, codec: str, sid: str, want_texts: bool = False,
-              build: bool = False, line: int | None = None, reference: bool = False):
+              build: bool = False, line: int | None = None, parts: bool = False):
         """``FastPath.check``'s answer for the sentence at ``buf[start:end]``, or ``None``.
 
         Form ids and texts are only returned (decoded) when texts are wanted
         or the sentence is built; a bare acceptance gives ``[]`` and ``None``.
-        With ``reference``, what is built is the sentence's :class:`ReferenceParts`.
+        With ``parts``, what is built is the sentence's :class:`SentenceParts`.
         """
         if self.sentence_re.fullmatch(buf, start, end) is None or buf.find(b"]]>", start, end) >= 0:
             return None
@@ -236,11 +236,11 @@ class TextPath:
                 return None
             if "\r" in text:
                 text = text.replace("\r\n", "\n")  # as lxml reads texts (a lone CR never gets here)
-            if reference:
-                parts = self._reference(text, sid)
-                if parts is None:
+            if parts:
+                found = self._parts(text, sid)
+                if found is None:
                     return None
-                fids, texts, sent = parts
+                fids, texts, sent = found
                 return fids, texts, bool(sent.groups), bool(sent.relations), sent
             built = self._build(text, sid, line)
             if built is None:
@@ -316,8 +316,8 @@ class TextPath:
         return Sentence(sid, [Form(fid, t.strip()) for fid, t in zip(fids, texts)], groups, relations, line), texts
 
 
-    def _reference(self, text: str, sid: str) -> tuple[list[str], list[str], ReferenceParts] | None:
-        """Form ids, texts (unstripped) and :class:`ReferenceParts` of a sentence, under the checks of
+    def _parts(self, text: str, sid: str) -> tuple[list[str], list[str], SentenceParts] | None:
+        """Form ids, texts (unstripped) and :class:`SentenceParts` of a sentence, under the checks of
         :meth:`_build`; ``None`` also when a relation repeats another exactly (a warning that names its
         line: the sentence is then built)."""
         pairs = self.form_re.findall(text)
@@ -371,7 +371,7 @@ class TextPath:
         elif len(set(gids)) != len(gids) or not set(gids).isdisjoint(fids):
             return None  # an id used twice
         forms = tuple(zip(fids, [t.strip() for t in texts]))
-        return fids, texts, ReferenceParts(sid, forms, groups, relations)
+        return fids, texts, SentenceParts(sid, forms, groups, relations)
 
 
 _STR_NUMBERS: list[str] = []

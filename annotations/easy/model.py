@@ -83,8 +83,8 @@ class Sentence:
 
 
 @dataclass(slots=True)
-class ReferenceParts:
-    """A valid gold sentence as scoring reads it, without its objects (see ``iter_sentences(reference=True)``).
+class SentenceParts:
+    """A valid sentence as scoring reads it, without its objects (see ``iter_sentences(parts=True)``).
 
     ``forms`` is ``((id, text), ...)``, ``groups`` ``[(start, end, type), ...]`` and ``relations``
     ``[(type, targets), ...]``, a target being a group's ``(start, end)``, a form's position or ``None``

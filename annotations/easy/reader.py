@@ -34,7 +34,7 @@ from annotations.limits import MAX_SENTENCE_GROUPS, MAX_SENTENCE_RELATIONS, MAX_
 from .canonical import _MAX_LINE as MAX_SHIFTED_LINE
 from .canonical import CanonicalScanner
 from .fastpath import FastPath
-from .model import Document, Form, Group, ReferenceParts, Relation, Sentence
+from .model import Document, Form, Group, SentenceParts, Relation, Sentence
 from .schema import DEFAULT_SCHEMA, EasySchema
 
 XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
@@ -351,7 +351,7 @@ def _declares_entities(root) -> bool:
 
 
 def _canonical_sentences(scanner, fastpath, seen_ids, expected_forms, expected_complete, want, accept, seen,
-                         reference=False):
+                         parts=False):
     """Sentences read straight from the bytes while the file keeps the canonical shape, a doubtful
     sentence parsed alone by lxml.
 
@@ -373,7 +373,7 @@ def _canonical_sentences(scanner, fastpath, seen_ids, expected_forms, expected_c
             if _may_exceed_limits(buf, start, end):
                 break  # the detailed parser counts exactly and reports it
             wanted = want is None or want(sid)
-            ok = text_path.check(buf, start, end, scanner.codec, sid, exp is not None, wanted, line, reference)
+            ok = text_path.check(buf, start, end, scanner.codec, sid, exp is not None, wanted, line, parts)
             if ok is None:
                 ok = _alone(scanner, fastpath, start, end, sid, wanted, exp, line)
                 if ok is None:
@@ -460,8 +460,8 @@ def iter_sentences(
     expected_complete: bool = False,
     seen: list | None = None,
     fast: bool = True,
-    reference: bool = False,
-) -> Iterator[Sentence | ReferenceParts]:
+    parts: bool = False,
+) -> Iterator[Sentence | SentenceParts]:
     """Yield the sentences of one EASY file, one at a time.
 
     With ``problems`` given, every problem is added to it and reading goes
@@ -476,11 +476,11 @@ def iter_sentences(
     that differ are problems, and so is a sentence id it lacks when
     ``expected_complete``. ``seen`` receives every sentence id read.
 
-    With ``reference``, a sentence read from its bytes in the canonical shape
-    is yielded as :class:`~annotations.easy.model.ReferenceParts` (what
-    scoring reads from gold, without building the sentence: the form,
-    group and relation objects are most of the cost of reading), any other
-    as a :class:`Sentence`; problems and warnings are the same.
+    With ``parts``, a sentence read from its bytes in the canonical shape
+    is yielded as :class:`~annotations.easy.model.SentenceParts` (what
+    scoring reads from a sentence, without building it: the form, group
+    and relation objects are most of the cost of reading), any other as a
+    :class:`Sentence`; problems and warnings are the same.
     """
     file = name or source_name(source)
     strict = problems is None
@@ -513,7 +513,7 @@ def iter_sentences(
     scanner = _canonical_scanner(source, fastpath)
     if scanner is not None:
         root = yield from _canonical_sentences(scanner, fastpath, seen_ids, expected_forms, expected_complete,
-                                               want, accept, seen, reference)
+                                               want, accept, seen, parts)
         if root is not None:
             info["attributes"] = dict(root.attrib)
             info["has_constituents"] = parser.saw_group

@@ -9,7 +9,7 @@ whatever the function.
 """
 from __future__ import annotations
 
-from annotations.easy.model import ReferenceParts, Sentence
+from annotations.easy.model import SentenceParts, Sentence
 
 Range = "tuple[int, int] | None"
 
@@ -141,8 +141,8 @@ class ReferenceView:
         return self
 
     @classmethod
-    def from_reference(cls, parts: ReferenceParts) -> "ReferenceView":
-        """The view of a gold sentence read as :class:`~annotations.easy.model.ReferenceParts`: the same sets
+    def from_sentence_parts(cls, parts: SentenceParts) -> "ReferenceView":
+        """The view of a gold sentence read as :class:`~annotations.easy.model.SentenceParts`: the same sets
         as from the sentence (form and group ids are not kept)."""
         self = cls.__new__(cls)
         n = self.n = len(parts.forms)
@@ -195,7 +195,10 @@ class HypothesisView:
 
     __slots__ = ("cons", "rels")
 
-    def __init__(self, s: Sentence, ref: ReferenceView, modes=MODES):
+    def __init__(self, s: Sentence | SentenceParts, ref: ReferenceView, modes=MODES):
+        if isinstance(s, SentenceParts):
+            self._from_parts(s, ref, modes)
+            return
         hcover, cons, gid = constituent_ranges(s)
         self.cons = cons
         rels = {m: {} for m in modes}
@@ -227,6 +230,51 @@ class HypothesisView:
                     res.append(x)
                 rtype = r.type
                 keys = tuple(zip(*res)) if res else ((), (), ())  # the relation's item in each mode
+                for items_by_type, i in by_mode:
+                    key = keys[i]
+                    items = items_by_type.get(rtype)
+                    if items is None:
+                        items_by_type[rtype] = {key}
+                    else:
+                        items.add(key)
+        self.rels = rels
+
+    def _from_parts(self, s: SentenceParts, ref: ReferenceView, modes) -> None:
+        """The same sets from a sentence's parts, whose targets are already a group's range (a tuple), a form's
+        position (an int) or None."""
+        hcover: list = [None] * len(s.forms)
+        cons: dict[str, set] = {}
+        for start, end, gtype in s.groups:
+            rng = (start, end)
+            for p in range(start, end):
+                hcover[p] = rng
+            items = cons.get(gtype)
+            if items is None:
+                cons[gtype] = {rng}
+            else:
+                items.add(rng)
+        self.cons = cons
+        rels = {m: {} for m in modes}
+        if s.relations:
+            rcover = ref.cover
+            want_ref = "REF" in rels
+            memo: dict = {None: (None, None, None)}  # a target's ranges in the three modes
+            by_mode = [(rels[m], MODES.index(m)) for m in rels]
+            for rtype, targets in s.relations:
+                res = []
+                for target in targets:
+                    x = memo.get(target)
+                    if x is None:
+                        if isinstance(target, tuple):  # a group
+                            x = (target, target, ref.best_group(target) if want_ref else None)
+                        else:
+                            single = (target, target + 1)
+                            h = hcover[target]
+                            rc = rcover[target] if target < len(rcover) else None
+                            x = (h or single, h or rc or single, rc or single)
+                        memo[target] = x
+                    res.append(x)
+                keys = tuple(zip(*res)) if res else ((), (), ())
                 for items_by_type, i in by_mode:
                     key = keys[i]
                     items = items_by_type.get(rtype)

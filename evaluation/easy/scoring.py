@@ -12,7 +12,7 @@ from typing import Callable, Iterable, Mapping
 
 import numpy as np
 
-from annotations.easy.model import Document, ReferenceParts
+from annotations.easy.model import Document, SentenceParts
 from annotations.easy.reader import (DEFAULT_MAX_PROBLEMS, ProblemSink, compare_forms, document_key, iter_sentences,
                                      source_name)
 from annotations.easy.schema import DEFAULT_SCHEMA, EasySchema
@@ -473,18 +473,18 @@ class _GoldIndex:
 
     def _reference_item(self, s):
         """``(id, reference view, forms, groups read, relations read)`` of a gold sentence or its parts."""
-        if isinstance(s, ReferenceParts):
-            return s.id, ReferenceView.from_reference(s), s.forms, len(s.groups), len(s.relations)
+        if isinstance(s, SentenceParts):
+            return s.id, ReferenceView.from_sentence_parts(s), s.forms, len(s.groups), len(s.relations)
         return (s.id, ReferenceView(s, self.relation_roles), tuple((f.id, f.text) for f in s.forms), len(s.groups),
                 len(s.relations))
 
     def _read_reference(self, source, key: str) -> list:
-        """A gold file's items (see :meth:`_reference_item`), read as ``read_document(gold=True)`` reads it:
-        its problems raised, its warnings kept."""
+        """A gold file's items (see :meth:`_reference_item`), read as ``read_document(gold=True)`` reads it
+        (its problems raised, its warnings kept), its sentences as parts where they can be."""
         sink = ProblemSink(DEFAULT_MAX_PROBLEMS)
         warnings: list[Problem] = []
         items = [self._reference_item(s) for s in iter_sentences(source, schema=self.schema, gold=True,
-                                                                 problems=sink, warnings=warnings, reference=True)]
+                                                                 problems=sink, warnings=warnings, parts=True)]
         if len(sink):
             raise InputError(sink.result())
         self.doc_warnings[key] = warnings
@@ -541,7 +541,8 @@ class _Counting:
             wanted = (lambda sid, _g=gold_sents: sid in _g) if gold_sents is not None else (lambda sid: False)
             sentences = iter_sentences(run, schema=self.schema, gold=False, problems=self.sink,
                                        warnings=self.warnings, info=info, name=file, want=wanted,
-                                       expected_forms=expected, expected_complete=text is not None, seen=ids)
+                                       expected_forms=expected, expected_complete=text is not None, seen=ids,
+                                       parts=True)
         for s in sentences:
             row, ref, _ = gold_sents[s.id]
             if len(self.sink):

@@ -411,18 +411,19 @@ def test_real_files_from_another_writer_read_exactly_as_the_detailed_parser_read
     assert (alone == 0) == (every == 1)
 
 
-def _reference_snapshot(data: bytes, reference: bool):
-    """What scoring reads from a gold file: each sentence's view and forms, the problems and the warnings."""
-    from annotations.easy.model import ReferenceParts
+def _parts_snapshot(data: bytes, as_parts: bool):
+    """What scoring reads from a gold file (each sentence's view and forms, the problems and the warnings),
+    and how many sentences came as parts."""
+    from annotations.easy.model import SentenceParts
     from annotations.easy.reader import ProblemSink, iter_sentences
     from evaluation.easy.ranges import ReferenceView
 
     sink, warnings, out, parts = ProblemSink(), [], [], 0
     for s in iter_sentences(io.BytesIO(data), name="doc.xml", gold=True, problems=sink, warnings=warnings,
-                            reference=reference):
-        if isinstance(s, ReferenceParts):
+                            parts=as_parts):
+        if isinstance(s, SentenceParts):
             parts += 1
-            ref, forms = ReferenceView.from_reference(s), s.forms
+            ref, forms = ReferenceView.from_sentence_parts(s), s.forms
         else:
             ref, forms = ReferenceView(s, None), tuple((f.id, f.text) for f in s.forms)
         out.append((s.id, ref.n, ref.cover, ref.cons, ref.rels, sorted(ref.group_ranges), forms, len(s.groups),
@@ -431,20 +432,20 @@ def _reference_snapshot(data: bytes, reference: bool):
 
 
 @pytest.mark.parametrize("shape", ["as it is"] + sorted(SHAPES))
-def test_gold_read_as_reference_parts_gives_what_the_sentences_give(easy_ref, monkeypatch, shape):
+def test_gold_read_as_parts_gives_what_the_sentences_give(easy_ref, monkeypatch, shape):
     data = head_of(easy_ref / "general_elda.xml", 25)
     changed = SHAPES[shape](data) if shape in SHAPES else data
-    light, parts = _reference_snapshot(changed, True)
-    assert light == _reference_snapshot(changed, False)[0]
+    light, parts = _parts_snapshot(changed, True)
+    assert light == _parts_snapshot(changed, False)[0]
     if shape == "as it is":
         assert parts >= 20  # read from the bytes, but those with a warning (built, to name its line)
 
 
-def test_real_gold_read_as_reference_parts_gives_what_the_sentences_give(easy_ref):
+def test_real_gold_read_as_parts_gives_what_the_sentences_give(easy_ref):
     """Whole real files: dangling pointers, repeated relation ids and exact repeats (read as sentences)."""
     total = 0
     for path in sorted(easy_ref.glob("*.xml")):
-        light, parts = _reference_snapshot(path.read_bytes(), True)
-        assert light == _reference_snapshot(path.read_bytes(), False)[0], path.name
+        light, parts = _parts_snapshot(path.read_bytes(), True)
+        assert light == _parts_snapshot(path.read_bytes(), False)[0], path.name
         total += parts
     assert total > 3000
