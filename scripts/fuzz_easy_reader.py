@@ -6,8 +6,9 @@ this runs as many as asked, for a longer search after changing the reader:
     .venv/bin/python scripts/fuzz_easy_reader.py FIRST_SEED LAST_SEED
 
 Each seed damages 50 copies of the first 8 sentences of a real reference file
-with 1 to 3 mutations, and reads each as a run, as gold and through
-``validate_run``. It prints every difference (and writes the file to
+with 1 to 3 mutations, and reads each as a run, as gold, through
+``validate_run`` and as scoring reads gold (``parts=True``). It prints
+every difference (and writes the file to
 ``fuzz-fail-N.xml``), then the totals; the exit code is 1 if any differed.
 """
 from __future__ import annotations
@@ -49,6 +50,13 @@ def main(first: int, last: int) -> int:
                     failures += 1
                     Path(f"fuzz-fail-{failures}.xml").write_bytes(data)
                     print(f"seed {seed}, {mode}: differs (fuzz-fail-{failures}.xml)\n  on:  {on}\n  off: {off}")
+            # gold as scoring reads it: reference parts against sentences
+            total += 1
+            light, off = cases._parts_snapshot(data, True)[0], cases._parts_snapshot(data, False)[0]
+            if light != off:
+                failures += 1
+                Path(f"fuzz-fail-{failures}.xml").write_bytes(data)
+                print(f"seed {seed}, reference: differs (fuzz-fail-{failures}.xml)\n  parts: {light}\n  off: {off}")
     print(f"{total} cases, {failures} differing, {whole} read whole by the canonical path")
     return 1 if failures else 0
 

@@ -45,7 +45,7 @@ from xml.sax.saxutils import quoteattr
 
 from lxml import etree
 
-from .model import Form, Group, Relation, Sentence
+from .model import Form, Group, SentenceParts, Relation, Sentence
 from .schema import EasySchema
 from .writer import XLINK_NS
 
@@ -142,11 +142,11 @@ class TextPath:
         V = rf"[^{q}<>&\t\r\n{_CTRL}]*+"  # nothing a reference would encode or normalisation change; no ">"
         ID = rf"[^{q}<>&\t\r\n {_CTRL}]++"
 
-        def tag(names, values: dict, optional=(), capture=()) -> str:
+        def tag(names, values: dict, optional=(), capture=(), any_value=V) -> str:
             """The attributes of a start tag in the dialect's order; ``capture`` names those captured."""
             out = []
             for name in names:
-                value = values.get(name, V)
+                value = values.get(name, any_value)
                 if name in capture:
                     value = f"({value})"
                 piece = rf"{S}++{re.escape(name)}{S}*+={S}*+{q}{value}{q}"
@@ -176,22 +176,32 @@ class TextPath:
                                       .encode("ascii"))
         # the sentence matched the grammar: tags are in the dialect's order, and these find what is in them
         self.fid_re = re.compile(rf"<F{tag(['id'], {'id': ID}, capture=['id'])}".encode("ascii"))
-        group_tag = tag(dialect.group, {"id": ID}, capture=["type", "id"])
         self.gid_re = re.compile(rf"<Groupe{tag(dialect.group, {'id': ID}, capture=['id'])}".encode("ascii"))
-        relation_tag = tag(dialect.relation, {"id": ID}, xl_type, capture=["type", "id"])
         self.rid_re = re.compile(rf"<relation{tag(dialect.relation, {'id': ID}, xl_type, capture=['id'])}"
                                  .encode("ascii"))
         # every pointer, and perhaps more (a form's text may read href="..."), which can only refuse
         self.href_re = re.compile(rf"{re.escape(href)}{S}*+={S}*+{q}({V}){q}".encode("ascii"))
-        # texts and building work on decoded text
-        form_token = rf"<F{tag(['id'], {'id': ID}, capture=['id'])}{S}*+>({_TEXT})</F{S}*+>"
-        self.form_re = re.compile(form_token)
-        self.token_re = re.compile(
-            rf"{form_token}"
-            rf"|<Groupe{group_tag}{S}*+>|(</Groupe)"
-            rf"|<relation{relation_tag}{S}*+>"
-            rf"|<([A-Za-z_][A-Za-z0-9_.-]*+){tag(dialect.role, {}, xl_type, capture=[href])}{S}*+/>"
-            rf"|<([A-Za-z_][A-Za-z0-9_.-]*+)(?:{S}++({_EXTRA_ATTR}){S}*+={S}*+{q}({V}){q})?+{S}*+/>")
+        # texts and building work on decoded text, that matched the grammar: these regexes need not check
+        # anything any more (a value is whatever stands between its quotes, a text up to the next "<")
+        LV, LID = rf"[^{q}]*+", rf"[^{q}]++"
+        group_tag = tag(dialect.group, {"id": LID}, capture=["type", "id"], any_value=LV)
+        relation_tag = tag(dialect.relation, {"id": LID}, xl_type, capture=["type", "id"], any_value=LV)
+        self.form_re = re.compile(rf"<F{tag(['id'], {'id': LID}, capture=['id'])}{S}*+>([^<]*+)<")
+        # building reads each kind of element with a regex of its own (a group holds forms only, a relation
+        # roles and extras only, and no text or value holds "<"):
+        # a group with the id of its first form and the rest of its content (which counts its forms)
+        self.group_re = re.compile(
+            rf"<Groupe{group_tag}{S}*+>{S}*+<F{S}++id{S}*+={S}*+{q}({LID}){q}((?:[^<]++|<(?!/Groupe))*+)</Groupe")
+        # a relation with the pointers of its roles (in schema order, as many as its type has) and the rest
+        # of its content, its extras (its children are empty elements: the first "</" ends it)
+        counts = [len(schema.roles(t)) for t in schema.relation_types] or [0]
+        role = rf"{S}*+<[A-Za-z_][A-Za-z0-9_.-]*+{tag(dialect.role, {}, xl_type, [href], LV)}{S}*+/>"
+        self.relation_re = re.compile(rf"<relation{relation_tag}{S}*+>" + role * min(counts)
+                                      + f"(?:{role})?+" * (max(counts) - min(counts))
+                                      + r"((?:[^<]++|<(?!/))*+)</relation")
+        self.roles = {t: schema.roles(t) for t in schema.relation_types}
+        self.extra_re = re.compile(
+            rf"<([A-Za-z_][A-Za-z0-9_.-]*+)(?:{S}++({_EXTRA_ATTR}){S}*+={S}*+{q}({LV}){q})?+{S}*+/>")
         # which captured value is which, in the dialect's order
         self.group_type_first = dialect.group.index("type") < dialect.group.index("id")
         self.relation_type_first = dialect.relation.index("type") < dialect.relation.index("id")
@@ -205,11 +215,12 @@ class TextPath:
         return [prefix + x for x in nums[:n]]
 
     def check(self, buf, start: int, end: int, codec: str, sid: str, want_texts: bool = False,
-              build: bool = False, line: int | None = None):
+              build: bool = False, line: int | None = None, parts: bool = False):
         """``FastPath.check``'s answer for the sentence at ``buf[start:end]``, or ``None``.
 
         Form ids and texts are only returned (decoded) when texts are wanted
         or the sentence is built; a bare acceptance gives ``[]`` and ``None``.
+        With ``parts``, what is built is the sentence's :class:`SentenceParts`.
         """
         if self.sentence_re.fullmatch(buf, start, end) is None or buf.find(b"]]>", start, end) >= 0:
             return None
@@ -225,8 +236,14 @@ class TextPath:
                 return None
             if "\r" in text:
                 text = text.replace("\r\n", "\n")  # as lxml reads texts (a lone CR never gets here)
+            if parts:
+                found = self._parts(text, sid)
+                if found is None:
+                    return None
+                fids, texts, sent = found
+                return fids, texts, bool(sent.groups), bool(sent.relations), sent
             built = self._build(text, sid, line)
-            if built is None or not _consistent(built[0], sid):
+            if built is None:
                 return None
             sent, texts = built
             return [f.id for f in sent.forms], texts, bool(sent.groups), bool(sent.relations), sent
@@ -256,39 +273,37 @@ class TextPath:
         return [f for f, _ in pairs], texts, bool(gids), bool(rids), None
 
     def _build(self, text: str, sid: str, line: int) -> tuple[Sentence, list[str]] | None:
-        """The sentence and its forms' texts as lxml reads them (unstripped), or ``None``."""
-        forms: list[Form] = []
-        add_form = forms.append
-        texts: list[str] = []
-        add_text = texts.append
+        """The sentence and its forms' texts as lxml reads them (unstripped), or ``None`` when a form has
+        no text or the ids fail the checks of :meth:`check` (see :func:`_consistent_ids`)."""
+        pairs = self.form_re.findall(text)
+        fids = [fid for fid, _ in pairs]
+        texts = [_text(t) for _, t in pairs] if "&" in text else [t for _, t in pairs]
+        if "" in texts:
+            return None  # no text: lxml reads None, which the element paths refuse
+        if fids != _form_ids(sid, len(fids)):
+            return None
         groups: list[Group] = []
+        if "<Groupe" in text:
+            add_group = groups.append
+            type_first = self.group_type_first
+            number = len(sid) + 1
+            for g1, g2, first, rest in self.group_re.findall(text):
+                start = _FORM_INDEX[first[number:]]  # the form ids are <sid>F1, <sid>F2...
+                end = start + 1 + rest.count("<F")  # no "<" in a text: each "<F" opens a form
+                add_group(Group(g1, g2, start, end) if not type_first else Group(g2, g1, start, end))
         relations: list[Relation] = []
-        group = None
-        args: dict = {}
-        extras: dict = {}
-        group_type_first, relation_type_first = self.group_type_first, self.relation_type_first
-        for fid, ftext, g1, g2, gend, r1, r2, role, href, extra, name, value in self.token_re.findall(text):
-            if fid:
-                if not ftext:
-                    return None  # no text: lxml reads None, which the element paths refuse
-                ftext = _text(ftext)
-                add_text(ftext)
-                add_form(Form(fid, ftext.strip()))
-            elif role:
-                args[role] = href
-            elif extra:
-                extras[extra] = {name: value} if name else {}
-            elif g1:
-                gtype, gid = (g1, g2) if group_type_first else (g2, g1)
-                group = Group(gid, gtype, len(forms), len(forms))
-                groups.append(group)
-            elif gend:
-                group.end = len(forms)
-            else:
-                rtype, rid = (r1, r2) if relation_type_first else (r2, r1)
-                args, extras = {}, {}
-                relations.append(Relation(rid, rtype, args, extras))
-        if relations:
+        if "<relation" in text:
+            add_relation = relations.append
+            extra_findall, roles_of = self.extra_re.findall, self.roles
+            type_first = self.relation_type_first
+            for found in self.relation_re.findall(text):
+                rtype, rid = found[:2] if type_first else found[1::-1]
+                extras = {}
+                rest = found[-1]
+                if "<" in rest:
+                    for extra, name, value in extra_findall(rest):
+                        extras[extra] = {name: value} if name else {}
+                add_relation(Relation(rid, rtype, dict(zip(roles_of[rtype], found[2:])), extras))
             # lxml numbers an element by the line where its start tag ends
             pos = 0
             k = line
@@ -296,40 +311,100 @@ class TextPath:
                 k += text.count("\n", pos, m.end())
                 pos = m.end()
                 r.line = k
-        return Sentence(sid, forms, groups, relations, line), texts
+        if (groups or relations) and not _consistent_ids(sid, fids, groups, relations):
+            return None
+        return Sentence(sid, [Form(fid, t.strip()) for fid, t in zip(fids, texts)], groups, relations, line), texts
+
+
+    def _parts(self, text: str, sid: str) -> tuple[list[str], list[str], SentenceParts] | None:
+        """Form ids, texts (unstripped) and :class:`SentenceParts` of a sentence, under the checks of
+        :meth:`_build`; ``None`` also when a relation repeats another exactly (a warning that names its
+        line: the sentence is then built)."""
+        pairs = self.form_re.findall(text)
+        fids = [fid for fid, _ in pairs]
+        texts = [_text(t) for _, t in pairs] if "&" in text else [t for _, t in pairs]
+        if "" in texts or fids != _form_ids(sid, len(fids)):
+            return None
+        number = len(sid) + 1
+        groups: list[tuple[int, int, str]] = []
+        gids: list[str] = []
+        if "<Groupe" in text:
+            type_first = self.group_type_first
+            for g1, g2, first, rest in self.group_re.findall(text):
+                start = _FORM_INDEX[first[number:]]  # the form ids are <sid>F1, <sid>F2...
+                gtype, gid = (g1, g2) if type_first else (g2, g1)
+                groups.append((start, start + 1 + rest.count("<F"), gtype))
+                gids.append(gid)
+        relations: list[tuple[str, tuple]] = []
+        if "<relation" in text:
+            type_first, roles_of = self.relation_type_first, self.roles
+            rids = []
+            written = set()
+            for found in self.relation_re.findall(text):
+                rtype, rid = found[:2] if type_first else found[1::-1]
+                rids.append(rid)
+                targets = found[2:2 + len(roles_of[rtype])]
+                written.add((rtype, targets))
+                relations.append((rtype, targets))
+            if len(written) != len(relations):
+                return None
+            ids = set(fids)
+            ids.update(gids)
+            known = len(ids)
+            ids.update(rids)
+            if known != len(fids) + len(gids) or len(ids) != known + len(rids):
+                return None  # an id used twice
+            null = sid + "F0"
+            where = {gid: (start, end) for gid, (start, end, _) in zip(gids, groups)}
+            for k, (rtype, targets) in enumerate(relations):
+                resolved = []
+                for target in targets:
+                    at = where.get(target)
+                    if at is None and target != null:
+                        if target[:number] != null[:number] or target[number:] not in _FORM_INDEX:
+                            return None  # not a form of the sentence
+                        at = _FORM_INDEX[target[number:]]
+                        if at >= len(fids):
+                            return None
+                    resolved.append(at)
+                relations[k] = (rtype, tuple(resolved))
+        elif len(set(gids)) != len(gids) or not set(gids).isdisjoint(fids):
+            return None  # an id used twice
+        forms = tuple(zip(fids, [t.strip() for t in texts]))
+        return fids, texts, SentenceParts(sid, forms, groups, relations)
 
 
 _STR_NUMBERS: list[str] = []
+_FORM_INDEX: dict[str, int] = {}  # "k" -> k - 1: where form <sid>Fk stands
 
 
-def _consistent(sent: Sentence, sid: str) -> bool:
-    """The id checks of :meth:`TextPath.check` on a built sentence: forms numbered ``<sid>F1..Fk`` in text
-    order, no id used twice, every pointer to a form, a group or the null argument."""
-    prefix = sid + "F"
-    forms = sent.forms
-    n = len(forms)
+def _form_ids(sid: str, n: int) -> list[str]:
+    """``<sid>F1`` .. ``<sid>Fn``: the form ids of a sentence of ``n`` forms."""
     if n > len(_STR_NUMBERS):
-        _STR_NUMBERS.extend(str(k) for k in range(len(_STR_NUMBERS) + 1, n + 1))
-    fids = [f.id for f in forms]
-    if fids != [prefix + x for x in _STR_NUMBERS[:n]]:
-        return False
-    groups, relations = sent.groups, sent.relations
-    if not groups and not relations:
-        return True
-    fset = set(fids)
-    gset = {g.id for g in groups}
-    rset = {r.id for r in relations}
-    if len(gset) != len(groups) or len(rset) != len(relations):
-        return False
-    if (gset and (not gset.isdisjoint(fset) or not gset.isdisjoint(rset))) or (rset and not rset.isdisjoint(fset)):
-        return False
+        for k in range(len(_STR_NUMBERS) + 1, n + 1):
+            _FORM_INDEX[str(k)] = k - 1
+            _STR_NUMBERS.append(str(k))
+    prefix = sid + "F"
+    return [prefix + x for x in _STR_NUMBERS[:n]]
+
+
+def _consistent_ids(sid: str, fids: list[str], groups: list[Group], relations: list[Relation]) -> bool:
+    """The id checks of :meth:`TextPath.check` beyond the form numbering (the form ids differ): no id used
+    twice, every pointer to a form, a group or the null argument."""
+    ids = set(fids)
+    ids.update([g.id for g in groups])
+    known = len(fids) + len(groups)
+    if len(ids) != known:
+        return False  # a group id used twice, or a form's
     if relations:
-        fset |= gset
-        fset.add(prefix + "0")
+        targets = ids.copy()
+        targets.add(sid + "F0")
+        ids.update([r.id for r in relations])
+        if len(ids) != known + len(relations):
+            return False  # a relation id used twice, or a form's or a group's
         for r in relations:
-            for h in r.args.values():
-                if h not in fset:
-                    return False
+            if not targets.issuperset(r.args.values()):
+                return False
     return True
 
 

@@ -82,6 +82,21 @@ class Sentence:
         return [f.text for f in self.forms]
 
 
+@dataclass(slots=True)
+class SentenceParts:
+    """A valid sentence as scoring reads it, without its objects (see ``iter_sentences(parts=True)``).
+
+    ``forms`` is ``((id, text), ...)``, ``groups`` ``[(start, end, type), ...]`` and ``relations``
+    ``[(type, targets), ...]``, a target being a group's ``(start, end)``, a form's position or ``None``
+    (the null argument), in the order of the roles.
+    """
+
+    id: str
+    forms: tuple[tuple[str, str], ...]
+    groups: list[tuple[int, int, str]]
+    relations: list[tuple[str, tuple]]
+
+
 @dataclass
 class Document:
     """One EASY file. ``problems`` holds the errors found when read leniently."""

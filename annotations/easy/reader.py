@@ -34,7 +34,7 @@ from annotations.limits import MAX_SENTENCE_GROUPS, MAX_SENTENCE_RELATIONS, MAX_
 from .canonical import _MAX_LINE as MAX_SHIFTED_LINE
 from .canonical import CanonicalScanner
 from .fastpath import FastPath
-from .model import Document, Form, Group, Relation, Sentence
+from .model import Document, Form, Group, SentenceParts, Relation, Sentence
 from .schema import DEFAULT_SCHEMA, EasySchema
 
 XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
@@ -350,7 +350,8 @@ def _declares_entities(root) -> bool:
     return dtd is not None and any(True for _ in dtd.iterentities())
 
 
-def _canonical_sentences(scanner, fastpath, seen_ids, expected_forms, expected_complete, want, accept, seen):
+def _canonical_sentences(scanner, fastpath, seen_ids, expected_forms, expected_complete, want, accept, seen,
+                         parts=False):
     """Sentences read straight from the bytes while the file keeps the canonical shape, a doubtful
     sentence parsed alone by lxml.
 
@@ -372,7 +373,7 @@ def _canonical_sentences(scanner, fastpath, seen_ids, expected_forms, expected_c
             if _may_exceed_limits(buf, start, end):
                 break  # the detailed parser counts exactly and reports it
             wanted = want is None or want(sid)
-            ok = text_path.check(buf, start, end, scanner.codec, sid, exp is not None, wanted, line)
+            ok = text_path.check(buf, start, end, scanner.codec, sid, exp is not None, wanted, line, parts)
             if ok is None:
                 ok = _alone(scanner, fastpath, start, end, sid, wanted, exp, line)
                 if ok is None:
@@ -459,7 +460,8 @@ def iter_sentences(
     expected_complete: bool = False,
     seen: list | None = None,
     fast: bool = True,
-) -> Iterator[Sentence]:
+    parts: bool = False,
+) -> Iterator[Sentence | SentenceParts]:
     """Yield the sentences of one EASY file, one at a time.
 
     With ``problems`` given, every problem is added to it and reading goes
@@ -473,6 +475,12 @@ def iter_sentences(
     maps sentence ids to ``((form id, text), ...)``: form ids and texts
     that differ are problems, and so is a sentence id it lacks when
     ``expected_complete``. ``seen`` receives every sentence id read.
+
+    With ``parts``, a sentence read from its bytes in the canonical shape
+    is yielded as :class:`~annotations.easy.model.SentenceParts` (what
+    scoring reads from a sentence, without building it: the form, group
+    and relation objects are most of the cost of reading), any other as a
+    :class:`Sentence`; problems and warnings are the same.
     """
     file = name or source_name(source)
     strict = problems is None
@@ -498,14 +506,14 @@ def iter_sentences(
         if ok[3]:
             parser.saw_relation = True
         sent = ok[4]
-        if sent is not None and len(sent.relations) > 1:
+        if sent is not None and len(sent.relations) > 1 and isinstance(sent, Sentence):  # parts repeat none
             warn_duplicates(file, sent, warnings)
         return sent
 
     scanner = _canonical_scanner(source, fastpath)
     if scanner is not None:
         root = yield from _canonical_sentences(scanner, fastpath, seen_ids, expected_forms, expected_complete,
-                                               want, accept, seen)
+                                               want, accept, seen, parts)
         if root is not None:
             info["attributes"] = dict(root.attrib)
             info["has_constituents"] = parser.saw_group
@@ -595,9 +603,10 @@ def _limit_problems(e, file: str, sid: str | None) -> list[Problem]:
 def _may_exceed_limits(buf, start: int, end: int) -> bool:
     """A cheap upper bound on the counts of :func:`_limit_problems` for a sentence's bytes (``<relations>``
     and unknown tags starting alike are counted too, so it errs on the side of the detailed parser)."""
-    return (buf.count(b"<F", start, end) > MAX_SENTENCE_WORDS
-            or buf.count(b"<Groupe", start, end) > MAX_SENTENCE_GROUPS
-            or buf.count(b"<relation", start, end) > MAX_SENTENCE_RELATIONS)
+    size = end - start  # a count cannot exceed size // len(tag): most sentences need no count at all
+    return ((size > 2 * MAX_SENTENCE_WORDS and buf.count(b"<F", start, end) > MAX_SENTENCE_WORDS)
+            or (size > 7 * MAX_SENTENCE_GROUPS and buf.count(b"<Groupe", start, end) > MAX_SENTENCE_GROUPS)
+            or (size > 9 * MAX_SENTENCE_RELATIONS and buf.count(b"<relation", start, end) > MAX_SENTENCE_RELATIONS))
 
 
 def _canonical_scanner(source, fastpath) -> CanonicalScanner | None:

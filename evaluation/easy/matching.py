@@ -7,7 +7,7 @@ once from one pass over the pairs.
 """
 from __future__ import annotations
 
-from .ranges import ALL_BITS, EQUAL, range_mask
+from .ranges import ALL_BITS, BARYCENTER, EQUAL, FUZZY, INCLUDE, INTERSECTION
 
 
 def maximum_matching(adjacency: list[list[int]]) -> int:
@@ -47,13 +47,86 @@ def maximum_matching(adjacency: list[list[int]]) -> int:
     return size
 
 
-def _relation_mask(h, r) -> int:
+def _pair_mask(h, r, relation: bool) -> int:
+    """:func:`~evaluation.easy.ranges.range_mask` of two items, anded over the arguments of relations
+    (written out here: it runs for every pair of items that may match, in every sentence)."""
+    if h == r:
+        return ALL_BITS
     mask = ALL_BITS
-    for a, b in zip(h, r):
-        mask &= range_mask(a, b)
+    for a, b in (zip(h, r) if relation else ((h, r),)):
+        if a == b:  # equal ranges, or both null
+            continue
+        if a is None or b is None:
+            return 0
+        hs, he = a
+        rs, re_ = b
+        inter = (he if he < re_ else re_) - (hs if hs > rs else rs)
+        if inter <= 0:
+            return 0
+        lh = he - hs
+        lr = re_ - rs
+        m = INTERSECTION
+        if lh + lr - 2 * inter <= 1:
+            m |= FUZZY
+        if inter == lh:
+            m |= INCLUDE
+        if 8 * inter > lh + lr:
+            m |= BARYCENTER
+        mask &= m
         if not mask:
             return 0
     return mask
+
+
+# from this many pairs of items on, only the pairs whose (first) ranges meet are tried
+_INDEX_FROM = 24
+
+
+def _masks(hyp, ref, relation: bool) -> list[list[tuple[int, int]]]:
+    """For each hypothesis item that meets a reference item, ``(reference index, mask)`` of every such item.
+
+    A mask is 0 unless the (first) ranges of the two items are equal (both null, perhaps) or share a form;
+    among many items, the reference items are therefore found through the forms of their (first) range."""
+    ref_l = list(ref)
+    rows = []
+    if len(hyp) * len(ref_l) < _INDEX_FROM or (relation and not ref_l[0]):
+        for h in hyp:
+            row = []
+            for j, r in enumerate(ref_l):
+                mask = _pair_mask(h, r, relation)
+                if mask:
+                    row.append((j, mask))
+            if row:
+                rows.append(row)
+        return rows
+    index: dict = {}  # a form position, a null or an empty range: the reference items there
+    for j, r in enumerate(ref_l):
+        b = r[0] if relation else r
+        keys = (b,) if b is None or b[1] <= b[0] else range(b[0], b[1])
+        for key in keys:
+            at = index.get(key)
+            if at is None:
+                index[key] = [j]
+            else:
+                at.append(j)
+    for h in hyp:
+        a = h[0] if relation else h
+        if a is None or a[1] <= a[0]:
+            candidates = index.get(a, ())
+        elif a[1] - a[0] == 1:
+            candidates = index.get(a[0], ())
+        else:
+            candidates = set()
+            for p in range(a[0], a[1]):
+                candidates.update(index.get(p, ()))
+        row = []
+        for j in candidates:
+            mask = _pair_mask(h, ref_l[j], relation)
+            if mask:
+                row.append((j, mask))
+        if row:
+            rows.append(row)
+    return rows
 
 
 def match_counts(hyp, ref, bits: list[int], relation: bool) -> list[int]:
@@ -62,40 +135,19 @@ def match_counts(hyp, ref, bits: list[int], relation: bool) -> list[int]:
         return [0] * len(bits)
     if hyp == ref:
         return [len(hyp)] * len(bits)
-    hyp_l = list(hyp)
-    ref_l = list(ref)
-    mask_of = _relation_mask if relation else range_mask
-    rows = []
-    union = 0
-    for h in hyp_l:
-        row = []
-        for j, r in enumerate(ref_l):
-            m = mask_of(h, r)
-            if m:
-                row.append((j, m))
-                union |= m
-        rows.append(row)
+    rows = _masks(hyp, ref, relation)
+    if not rows:
+        return [0] * len(bits)
+    # when no two items compete (each hypothesis item meets one reference item, met by no other), the
+    # matching under any function is the pairs that function holds for
+    single = all(len(row) == 1 for row in rows) and len({row[0][0] for row in rows}) == len(rows)
     out = []
     for bit in bits:
-        if not union & bit:
-            out.append(0)
-            continue
         if bit == EQUAL:
             out.append(len(hyp & ref))
-            continue
-        adjacency = [[j for j, m in row if m & bit] for row in rows]
-        used: set = set()
-        conflict = False
-        count = 0
-        for adj in adjacency:
-            if adj:
-                count += 1
-                if len(adj) > 1:
-                    conflict = True
-                    break
-                if adj[0] in used:
-                    conflict = True
-                    break
-                used.add(adj[0])
-        out.append(maximum_matching(adjacency) if conflict else count)
+        elif single:
+            out.append(sum(1 for row in rows if row[0][1] & bit))
+        else:
+            adjacency = [[j for j, m in row if m & bit] for row in rows]
+            out.append(maximum_matching(adjacency))
     return out

@@ -9,7 +9,7 @@ whatever the function.
 """
 from __future__ import annotations
 
-from annotations.easy.model import Sentence
+from annotations.easy.model import SentenceParts, Sentence
 
 Range = "tuple[int, int] | None"
 
@@ -140,6 +140,37 @@ class ReferenceView:
         self.group_by_id = self.form_pos = None
         return self
 
+    @classmethod
+    def from_sentence_parts(cls, parts: SentenceParts) -> "ReferenceView":
+        """The view of a gold sentence read as :class:`~annotations.easy.model.SentenceParts`: the same sets
+        as from the sentence (form and group ids are not kept)."""
+        self = cls.__new__(cls)
+        n = self.n = len(parts.forms)
+        cover: list = [None] * n
+        cons: dict[str, set] = {}
+        for start, end, gtype in parts.groups:
+            rng = (start, end)
+            for p in range(start, end):
+                cover[p] = rng
+            items = cons.get(gtype)
+            if items is None:
+                cons[gtype] = {rng}
+            else:
+                items.add(rng)
+        rels: dict[str, set] = {}
+        for rtype, targets in parts.relations:
+            # a form's position stands for its group, or for itself
+            args = tuple([cover[t] or (t, t + 1) if isinstance(t, int) else t for t in targets])
+            items = rels.get(rtype)
+            if items is None:
+                rels[rtype] = {args}
+            else:
+                items.add(args)
+        self.cover, self.cons, self.rels = cover, cons, rels
+        self.group_ranges = sorted((start, end) for start, end, _ in parts.groups)
+        self.group_by_id = self.form_pos = None
+        return self
+
     def best_group(self, rng):
         """REF mode: the reference group sharing most forms with ``rng`` (leftmost on a tie), else ``rng``."""
         s, e = rng
@@ -164,45 +195,91 @@ class HypothesisView:
 
     __slots__ = ("cons", "rels")
 
-    def __init__(self, s: Sentence, ref: ReferenceView, modes=MODES):
+    def __init__(self, s: Sentence | SentenceParts, ref: ReferenceView, modes=MODES):
+        if isinstance(s, SentenceParts):
+            self._from_parts(s, ref, modes)
+            return
         hcover, cons, gid = constituent_ranges(s)
         self.cons = cons
         rels = {m: {} for m in modes}
         if s.relations:
             fpos = {f.id: i for i, f in enumerate(s.forms)}
             rcover = ref.cover
-            memo: dict[str, tuple] = {}
-            want_hyp = "HYP" in rels
-            want_def = "DEFHYP" in rels
             want_ref = "REF" in rels
+            memo: dict[str, tuple] = {}  # a target's ranges in the three modes
+            # each wanted mode's items, and which of a target's three ranges it takes
+            by_mode = [(rels[m], MODES.index(m)) for m in rels]
             for r in s.relations:
-                per_mode = {m: [] for m in rels}
+                res = []
                 for target in r.args.values():
-                    res = memo.get(target)
-                    if res is None:
+                    x = memo.get(target)
+                    if x is None:
                         g = gid.get(target)
                         if g is not None:
-                            res = (g, g, ref.best_group(g) if want_ref else None)
+                            x = (g, g, ref.best_group(g) if want_ref else None)
                         else:
                             p = fpos.get(target)
                             if p is None:  # null argument (a run never has dangling pointers)
-                                res = (None, None, None)
+                                x = (None, None, None)
                             else:
                                 single = (p, p + 1)
                                 h = hcover[p]
                                 rc = rcover[p] if p < len(rcover) else None
-                                res = (h or single, h or rc or single, rc or single)
-                        memo[target] = res
-                    if want_hyp:
-                        per_mode["HYP"].append(res[0])
-                    if want_def:
-                        per_mode["DEFHYP"].append(res[1])
-                    if want_ref:
-                        per_mode["REF"].append(res[2])
-                for m, args in per_mode.items():
-                    items = rels[m].get(r.type)
+                                x = (h or single, h or rc or single, rc or single)
+                        memo[target] = x
+                    res.append(x)
+                rtype = r.type
+                keys = tuple(zip(*res)) if res else ((), (), ())  # the relation's item in each mode
+                for items_by_type, i in by_mode:
+                    key = keys[i]
+                    items = items_by_type.get(rtype)
                     if items is None:
-                        rels[m][r.type] = {tuple(args)}
+                        items_by_type[rtype] = {key}
                     else:
-                        items.add(tuple(args))
+                        items.add(key)
+        self.rels = rels
+
+    def _from_parts(self, s: SentenceParts, ref: ReferenceView, modes) -> None:
+        """The same sets from a sentence's parts, whose targets are already a group's range (a tuple), a form's
+        position (an int) or None."""
+        hcover: list = [None] * len(s.forms)
+        cons: dict[str, set] = {}
+        for start, end, gtype in s.groups:
+            rng = (start, end)
+            for p in range(start, end):
+                hcover[p] = rng
+            items = cons.get(gtype)
+            if items is None:
+                cons[gtype] = {rng}
+            else:
+                items.add(rng)
+        self.cons = cons
+        rels = {m: {} for m in modes}
+        if s.relations:
+            rcover = ref.cover
+            want_ref = "REF" in rels
+            memo: dict = {None: (None, None, None)}  # a target's ranges in the three modes
+            by_mode = [(rels[m], MODES.index(m)) for m in rels]
+            for rtype, targets in s.relations:
+                res = []
+                for target in targets:
+                    x = memo.get(target)
+                    if x is None:
+                        if isinstance(target, tuple):  # a group
+                            x = (target, target, ref.best_group(target) if want_ref else None)
+                        else:
+                            single = (target, target + 1)
+                            h = hcover[target]
+                            rc = rcover[target] if target < len(rcover) else None
+                            x = (h or single, h or rc or single, rc or single)
+                        memo[target] = x
+                    res.append(x)
+                keys = tuple(zip(*res)) if res else ((), (), ())
+                for items_by_type, i in by_mode:
+                    key = keys[i]
+                    items = items_by_type.get(rtype)
+                    if items is None:
+                        items_by_type[rtype] = {key}
+                    else:
+                        items.add(key)
         self.rels = rels

@@ -12,9 +12,9 @@ from typing import Callable, Iterable, Mapping
 
 import numpy as np
 
-from annotations.easy.model import Document
+from annotations.easy.model import Document, SentenceParts
 from annotations.easy.reader import (DEFAULT_MAX_PROBLEMS, ProblemSink, compare_forms, document_key, iter_sentences,
-                                     read_document, source_name)
+                                     source_name)
 from annotations.easy.schema import DEFAULT_SCHEMA, EasySchema
 from annotations.easy.validate import reference_forms
 from annotations.errors import InputError, Problem
@@ -68,6 +68,9 @@ class Plan:
                 off += len(self.rel_types)
             self.rel_off.append(row)
         self.ncols = off
+        # the columns of each type, one per match function: constituents, and relations per mode
+        self.cons_columns = {t: [o + i for o in self.cons_off] for i, t in enumerate(self.cons_types)}
+        self.rel_columns = [{t: [o + i for o in offs] for i, t in enumerate(self.rel_types)} for offs in self.rel_off]
         # the hypothesis and reference sizes (fp, cr) of a (layer or mode, type) are the same for every match
         # function: they are kept once, in compact columns; expand[c] is the compact column of column c, pick[k]
         # one column of compact column k
@@ -88,48 +91,42 @@ def count_sentence(ref: ReferenceView, hyp: HypothesisView | None, plan: Plan):
     fp = [0] * n
     cr = [0] * n
     bits = plan.bits
-    nb = len(bits)
     empty: frozenset = frozenset()
     # constituents
     hcons = hyp.cons if hyp is not None else {}
-    index = plan.cons_index
-    for t in set(ref.cons).union(hcons):
-        ti = index[t]
+    rcons = ref.cons
+    columns = plan.cons_columns
+    for t in (rcons.keys() | hcons.keys()) if hcons else rcons:
         H = hcons.get(t, empty)
-        R = ref.cons.get(t, empty)
-        counts = match_counts(H, R, bits, False)
+        R = rcons.get(t, empty)
         lh, lr = len(H), len(R)
-        for k in range(nb):
-            col = plan.cons_off[k] + ti
-            fc[col] = counts[k]
+        for col, c in zip(columns[t], match_counts(H, R, bits, False)):
+            fc[col] = c
             fp[col] = lh
             cr[col] = lr
-    # relations
-    index = plan.rel_index
-    cache: dict[str, list] = {}
-    for mi, mode in enumerate(plan.modes):
+    # relations: a mode often gives a type the same items as another mode, whose counts then serve
+    rrels = ref.rels
+    done: dict[str, list] = {}
+    for mode, columns in zip(plan.modes, plan.rel_columns):
         hrels = hyp.rels[mode] if hyp is not None else {}
-        offs = plan.rel_off[mi]
-        for t in set(ref.rels).union(hrels):
-            ti = index[t]
+        for t in (rrels.keys() | hrels.keys()) if hrels else rrels:
             H = hrels.get(t, empty)
-            R = ref.rels.get(t, empty)
+            R = rrels.get(t, empty)
             counts = None
-            seen = cache.get(t)
+            seen = done.get(t)
             if seen is None:
-                seen = cache[t] = []
+                seen = done[t] = []
             else:
                 for h_prev, c_prev in seen:
-                    if h_prev == H:
+                    if h_prev is H or h_prev == H:
                         counts = c_prev
                         break
             if counts is None:
                 counts = match_counts(H, R, bits, True)
                 seen.append((H, counts))
             lh, lr = len(H), len(R)
-            for k in range(nb):
-                col = offs[k] + ti
-                fc[col] = counts[k]
+            for col, c in zip(columns[t], counts):
+                fc[col] = c
                 fp[col] = lh
                 cr[col] = lr
     return fc, fp, cr
@@ -451,15 +448,13 @@ class _GoldIndex:
         if isinstance(source, IndexedDocument):
             self.doc_warnings[key] = source.warnings
             items = source.scoring_sentences()
+        elif isinstance(source, Document):
+            if source.problems:
+                raise InputError(source.problems)
+            self.doc_warnings[key] = list(source.warnings)
+            items = (self._reference_item(s) for s in source.sentences)
         else:
-            doc = source if isinstance(source, Document) else read_document(source, schema=self.schema, gold=True,
-                                                                           strict=False)
-            if doc.problems:
-                raise InputError(doc.problems)
-            self.doc_warnings[key] = list(doc.warnings)
-            roles = self.relation_roles
-            items = ((s.id, ReferenceView(s, roles), tuple((f.id, f.text) for f in s.forms), len(s.groups),
-                      len(s.relations)) for s in doc.sentences)
+            items = self._read_reference(source, key)
         sents = {}
         dedup = self.dedup
         for sid, ref, forms, groups_read, relations_read in items:
@@ -475,6 +470,25 @@ class _GoldIndex:
         self.blocks[key] = self.store.block(len(sents))
         self.loaded[key] = sents
         return sents
+
+    def _reference_item(self, s):
+        """``(id, reference view, forms, groups read, relations read)`` of a gold sentence or its parts."""
+        if isinstance(s, SentenceParts):
+            return s.id, ReferenceView.from_sentence_parts(s), s.forms, len(s.groups), len(s.relations)
+        return (s.id, ReferenceView(s, self.relation_roles), tuple((f.id, f.text) for f in s.forms), len(s.groups),
+                len(s.relations))
+
+    def _read_reference(self, source, key: str) -> list:
+        """A gold file's items (see :meth:`_reference_item`), read as ``read_document(gold=True)`` reads it
+        (its problems raised, its warnings kept), its sentences as parts where they can be."""
+        sink = ProblemSink(DEFAULT_MAX_PROBLEMS)
+        warnings: list[Problem] = []
+        items = [self._reference_item(s) for s in iter_sentences(source, schema=self.schema, gold=True,
+                                                                 problems=sink, warnings=warnings, parts=True)]
+        if len(sink):
+            raise InputError(sink.result())
+        self.doc_warnings[key] = warnings
+        return items
 
     def release(self, key: str) -> None:
         self.loaded.pop(key, None)
@@ -527,7 +541,8 @@ class _Counting:
             wanted = (lambda sid, _g=gold_sents: sid in _g) if gold_sents is not None else (lambda sid: False)
             sentences = iter_sentences(run, schema=self.schema, gold=False, problems=self.sink,
                                        warnings=self.warnings, info=info, name=file, want=wanted,
-                                       expected_forms=expected, expected_complete=text is not None, seen=ids)
+                                       expected_forms=expected, expected_complete=text is not None, seen=ids,
+                                       parts=True)
         for s in sentences:
             row, ref, _ = gold_sents[s.id]
             if len(self.sink):

@@ -103,3 +103,22 @@ def test_a_damaged_run_from_another_writer_gets_the_same_problems(gold_and_run, 
     assert damaged[key] != other_writer_runs[key]
     assert _score(gold, damaged, True, monkeypatch, bootstrap=0) == _score(gold, damaged, False, monkeypatch,
                                                                             bootstrap=0)
+
+
+def test_run_sentences_read_as_parts_give_the_views_their_sentences_give(gold_and_run, other_writer_runs):
+    """Scoring reads a run's sentences as parts where it can: every mode's relations and the constituents
+    must be those of the sentences, whether the targets are groups, forms in a group or alone, or null."""
+    from annotations.easy.model import SentenceParts
+    from annotations.easy.reader import iter_sentences
+    from evaluation.easy.ranges import HypothesisView, ReferenceView
+
+    gold, runs = gold_and_run
+    refs = {s.id: ReferenceView(s, None) for d in gold[:1] for s in d.sentences}
+    key = FILES[0][:-4]
+    for data in (runs[key], other_writer_runs[key]):
+        views = []
+        for as_parts in (True, False):
+            items = list(iter_sentences(io.BytesIO(data), parts=as_parts, problems=None))
+            assert any(isinstance(s, SentenceParts) for s in items) == as_parts
+            views.append([(s.id, v.cons, v.rels) for s in items for v in [HypothesisView(s, refs[s.id])]])
+        assert views[0] == views[1] and len(views[0]) == len(refs)

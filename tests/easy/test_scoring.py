@@ -5,12 +5,15 @@ are 0-based, ranges are written [start, end) (so [2, 5) covers forms 3-5).
 """
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from annotations.easy import DEFAULT_SCHEMA
 from evaluation.easy import (MATCHES, ReferenceView, genre_of, match_counts, maximum_matching, prf,
                              range_holds, score_corpus)
-from evaluation.easy.ranges import BIT
+from evaluation.easy import matching
+from evaluation.easy.ranges import ALL_BITS, BIT, range_mask
 from evaluation.signature import parse_signature
 from evaluation.version import SCORER_VERSION
 
@@ -122,6 +125,46 @@ def test_matching_is_one_to_one_and_maximum():
     # two run items inside one gold item: the gold item is credited once
     assert match_counts({(0, 1), (1, 2)}, {(0, 2)}, [BIT["INCLUDE"]], False) == [1]
     assert maximum_matching([[0, 1], [0], [1]]) == 2
+
+
+def _brute_force_counts(hyp, ref, relation: bool) -> list[int]:
+    """match_counts without any shortcut: every pair's mask from range_mask, a maximum matching per function."""
+    def mask(h, r):
+        m = ALL_BITS
+        for a, b in (zip(h, r) if relation else [(h, r)]):
+            m &= range_mask(a, b)
+        return m
+    ref_l = list(ref)
+    return [maximum_matching([[j for j, r in enumerate(ref_l) if mask(h, r) & bit] for h in hyp]) for bit in BITS]
+
+
+@pytest.mark.parametrize("index_from", [0, 24, 10 ** 6])
+def test_match_counts_agree_with_a_brute_force_matching(monkeypatch, index_from):
+    # match_counts reads the counts off the masks when no two items compete, and among many items tries only
+    # the pairs whose (first) ranges meet; neither may change a count: null and empty ranges, items sharing
+    # their first range, several items meeting one
+    monkeypatch.setattr(matching, "_INDEX_FROM", index_from)
+    rnd = random.Random(index_from)
+
+    def rng():
+        if rnd.random() < 0.1:
+            return None
+        s = rnd.randrange(8)
+        return (s, s + rnd.randint(0 if rnd.random() < 0.05 else 1, 4))
+
+    for _ in range(4000):
+        relation = rnd.random() < 0.6
+        arity = rnd.choice([1, 2, 3])
+        def item():
+            return tuple(rng() for _ in range(arity)) if relation else (lambda s: (s, s + rnd.randint(1, 4)))(
+                rnd.randrange(8))
+        ref = {item() for _ in range(rnd.randint(0, 7))}
+        hyp = {item() for _ in range(rnd.randint(0, 7))} if rnd.random() < 0.8 else set(ref) | {item()}
+        assert match_counts(hyp, ref, BITS, relation) == _brute_force_counts(hyp, ref, relation), (hyp, ref)
+    # one run item meeting two gold items, each met by no other run item: not a case where no two compete
+    assert match_counts({(0, 3), (5, 6)}, {(0, 1), (2, 3)}, BITS, False) == [0, 0, 0, 1, 1]
+    # two run items meeting one gold item: credited once
+    assert match_counts({((0, 1), None), ((1, 2), None)}, {((0, 2), None)}, BITS, True) == [0, 1, 1, 1, 1]
 
 
 def test_null_argument_matches_only_a_null_argument():
