@@ -121,20 +121,16 @@ class IndexedDocument:
     @classmethod
     def from_bytes(cls, data: bytes, key: str) -> "IndexedDocument":
         """An index read back; :class:`IndexUnreadable` unless it is whole and built for ``key``."""
-        try:
-            with np.load(io.BytesIO(data), allow_pickle=False) as z:
-                arrays = {name: z[name] for name in z.files}
-            meta = json.loads(arrays.pop("meta").tobytes().decode("utf-8"))
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, UnicodeDecodeError) as exc:
-            raise IndexUnreadable(f"unreadable index: {exc}") from None
-        if not isinstance(meta, dict) or (meta.get("format"), meta.get("version"), meta.get("key")) != (
-                INDEX_FORMAT, INDEX_VERSION, key):
-            raise IndexUnreadable("an index of another format, version or gold")
-        missing = {"sids", "texts", "form_off", "g_off", "groups", "r_off", "r_type", "a_off", "args",
-                   "groups_read", "relations_read"} - set(arrays)
-        if missing:
-            raise IndexUnreadable(f"an index without {', '.join(sorted(missing))}")
+        arrays, meta = _load(data, key, _ARRAYS)
         return cls(meta["name"], arrays, meta)
+
+    @staticmethod
+    def sentence_ids_from_bytes(data: bytes, key: str) -> list[str]:
+        """The sentence ids of a stored index, in file order, without reading (or decompressing) its other
+        arrays: what is known of a gold file before its run comes. :class:`IndexUnreadable` as
+        :meth:`from_bytes` (a damage elsewhere in the archive shows only when the whole index is read)."""
+        arrays, _ = _load(data, key, ("sids", "form_off"))
+        return _split(arrays["sids"], int(arrays["form_off"].shape[0]) - 1)
 
     # -- reading ---------------------------------------------------------------------------------
     def restricted(self, wanted: Iterable[str]) -> "IndexedDocument":
@@ -175,6 +171,29 @@ class IndexedDocument:
             rels = [(rtypes[r_type[r]], tuple(None if x[0] < 0 else (x[0], x[1]) for x in args[a_off[r]:a_off[r + 1]]))
                     for r in range(r_off[i], r_off[i + 1])]
             yield sid, ReferenceView.from_parts(f1 - f0, gs, rels), forms, a["groups_read"][i], a["relations_read"][i]
+
+
+_ARRAYS = ("sids", "texts", "form_off", "g_off", "groups", "r_off", "r_type", "a_off", "args", "groups_read",
+           "relations_read")
+
+
+def _load(data: bytes, key: str, names: Iterable[str]) -> tuple[dict[str, np.ndarray], dict]:
+    """The arrays ``names`` of a stored index and its meta; :class:`IndexUnreadable` unless they are there,
+    readable, and of the format, version and ``key`` expected. An ``.npz`` member is read only when asked."""
+    names = tuple(names)
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as z:
+            arrays = {name: z[name] for name in ("meta", *names) if name in z.files}
+        meta = json.loads(arrays.pop("meta").tobytes().decode("utf-8"))
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, UnicodeDecodeError) as exc:
+        raise IndexUnreadable(f"unreadable index: {exc}") from None
+    if not isinstance(meta, dict) or (meta.get("format"), meta.get("version"), meta.get("key")) != (
+            INDEX_FORMAT, INDEX_VERSION, key):
+        raise IndexUnreadable("an index of another format, version or gold")
+    missing = set(names) - set(arrays)
+    if missing:
+        raise IndexUnreadable(f"an index without {', '.join(sorted(missing))}")
+    return arrays, meta
 
 
 def _order(args) -> list:

@@ -99,6 +99,19 @@ def test_an_index_for_another_key_or_damaged_is_refused(gold_docs):
         IndexedDocument.from_bytes(bytes(damaged), KEY)
 
 
+def test_the_sentence_ids_alone_are_the_whole_index_ids_and_refused_alike(gold_docs):
+    for doc in gold_docs:
+        data = IndexedDocument.from_document(doc, DEFAULT_SCHEMA, KEY).to_bytes()
+        ids = IndexedDocument.sentence_ids_from_bytes(data, KEY)
+        assert ids == IndexedDocument.from_bytes(data, KEY).sentence_ids == [s.id for s in doc.sentences] and ids
+    with pytest.raises(IndexUnreadable):
+        IndexedDocument.sentence_ids_from_bytes(data, index_key("1" * 64, DEFAULT_SCHEMA, "test"))
+    with pytest.raises(IndexUnreadable):
+        IndexedDocument.sentence_ids_from_bytes(data[:len(data) // 2], KEY)  # half written
+    with pytest.raises(IndexUnreadable):
+        IndexedDocument.sentence_ids_from_bytes(b"not an index", KEY)
+
+
 def test_the_key_follows_gold_schema_and_scorer():
     other = EasySchema.from_dict({**DEFAULT_SCHEMA.to_dict(), "name": "other"})
     keys = {index_key("0" * 64, DEFAULT_SCHEMA, "v1"), index_key("1" * 64, DEFAULT_SCHEMA, "v1"),

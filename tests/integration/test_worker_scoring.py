@@ -96,7 +96,7 @@ class Workers:
     def __init__(self, var_dir: Path, queue: str, broker_url: str = BROKER_URL):
         self.var_dir, self.queue, self.broker_url, self.procs = var_dir, queue, broker_url, []
 
-    def env(self, **extra_env) -> dict:
+    def env(self, var_dir: Path | None = None, **extra_env) -> dict:
         env = dict(os.environ)
         env.update({
             "DJANGO_SETTINGS_MODULE": "config.settings",
@@ -107,29 +107,32 @@ class Workers:
             "CELERY_TASK_ALWAYS_EAGER": "0",
             "CELERY_TASK_DEFAULT_QUEUE": self.queue,
             "PARSEVAL_QUEUE_PREFIX": queue_prefix(self.queue),
-            "PARSEVAL_VAR_DIR": str(self.var_dir),
+            "PARSEVAL_VAR_DIR": str(var_dir or self.var_dir),
             "DATABASE_CONN_MAX_AGE": "0",
             **extra_env,
         })
         return env
 
     def start(self, name: str = "worker", *, pool: tuple[str, ...] = ("-P", "solo", "-c", "1"),
-              roles: tuple[str, ...] = queues.ROLES, **extra_env) -> tuple[subprocess.Popen, Path]:
-        """A worker of the given ``roles`` (config.queues; all of them by default), as the compose file runs them."""
+              roles: tuple[str, ...] = queues.ROLES, var_dir: Path | None = None,
+              **extra_env) -> tuple[subprocess.Popen, Path]:
+        """A worker of the given ``roles`` (config.queues; all of them by default), as the compose file runs them,
+        with ``extra_env`` added to its environment. ``var_dir``: a var folder of its own (its log stays in the
+        pool's), as a worker on another machine has; the pool's by default."""
         consumed = [queue_prefix(self.queue) + role for role in roles]
         if queues.VALIDATION in roles:
             consumed.append(self.queue)  # the default queue goes with validation
         return self.spawn(name, ["worker", *pool, "--without-gossip", "--without-mingle", "--without-heartbeat",
                                  "-Q", ",".join(consumed), "--loglevel=INFO", "-n", f"{name}-{self.queue}@%h"],
-                          **extra_env)
+                          var_dir=var_dir, **extra_env)
 
     def spawn(self, name: str, celery_args: list[str], *, command: list[str] | None = None,
-              **extra_env) -> tuple[subprocess.Popen, Path]:
+              var_dir: Path | None = None, **extra_env) -> tuple[subprocess.Popen, Path]:
         log_path = self.var_dir / f"{name}.log"
         with open(log_path, "ab") as log:
             proc = subprocess.Popen(
                 command or [sys.executable, "-m", "celery", "-A", "config", *celery_args],
-                cwd=REPO_ROOT, env=self.env(**extra_env), stdout=log, stderr=subprocess.STDOUT,
+                cwd=REPO_ROOT, env=self.env(var_dir, **extra_env), stdout=log, stderr=subprocess.STDOUT,
             )
         self.procs.append(proc)
         return proc, log_path
@@ -195,47 +198,60 @@ def api_for(user) -> APIClient:
     return api
 
 
-def test_worker_scores_an_api_upload_like_the_engine(celery_worker):
-    proc, log_path = celery_worker
-    campaign = factories.make_easy_campaign(FILES, slug="integration")
-    user = factories.make_user("integration")
-    factories.make_team(campaign, user, name="Integration team")
-    run_files = {
+def perturbed_run_files() -> dict[str, bytes]:
+    """The small corpus's gold with constituents and relations changed in two documents, one left as the gold."""
+    return {
         "general_elda.xml": perturbed("general_elda.xml", 'type="GN"', 'type="GP"', 40),
         "mail_10.xml": factories.gold_bytes("mail_10.xml"),
         "oral_delic_2.xml": perturbed("oral_delic_2.xml", 'type="NV"', 'type="GN"', 15),
     }
 
-    api = api_for(user)
-    response = api.post(f"/api/campaigns/{campaign.slug}/runs/",
-                        {"name": "perturbed gold", "file": SimpleUploadedFile("run.zip", factories.zip_of(run_files))},
-                        format="multipart")
-    assert response.status_code == 201, response.content
-    run_id = response.json()["id"]
 
-    run = wait_for_final_status(run_id, proc, log_path)
+def worker_scores_a_perturbed_upload(worker: tuple[subprocess.Popen, Path], slug: str):
+    """A team of a new campaign uploads :func:`perturbed_run_files` through the API and ``worker`` (started by
+    :meth:`Workers.start`, with whatever environment the test gives it) scores it; the campaign, the scored run
+    and the uploaded files."""
+    proc, log_path = worker
+    campaign = factories.make_easy_campaign(FILES, slug=slug)
+    user = factories.make_user(slug)
+    factories.make_team(campaign, user, name=f"{slug.capitalize()} team")
+    run_files = perturbed_run_files()
+    response = api_for(user).post(f"/api/campaigns/{campaign.slug}/runs/",
+                                  {"name": "perturbed gold",
+                                   "file": SimpleUploadedFile("run.zip", factories.zip_of(run_files))},
+                                  format="multipart")
+    assert response.status_code == 201, response.content
+    run = wait_for_final_status(response.json()["id"], proc, log_path)
     assert run.status == RunStatus.SCORED, f"{run.status}: {run.status_reason}\n{log_path.read_text(errors='replace')}"
-    assert run.progress == 100 and run.validation_report["valid"] is True
     assert run.task_id
     # scored by the worker process, not in this one
     assert logged_success(log_path, run.task_id), log_path.read_text(errors="replace")
+    return campaign, run, run_files
 
-    # The engine, in this process, on the same files.
+
+def engine_document(campaign, run_files: dict[str, bytes], folder: Path) -> dict:
+    """The engine, in this process, on the same files (written to ``folder``), as the database's JSON gives it back."""
     gold_paths = factories.easy_gold_paths(FILES)
-    run_dir = Path(log_path.parent / "expected-run")
-    run_dir.mkdir()
+    folder.mkdir()
     for name, data in run_files.items():
-        (run_dir / name).write_bytes(data)
+        (folder / name).write_bytes(data)
     params = scoring_parameters(campaign)
     expected = score_corpus(
         [read_document(p, gold=True) for p in gold_paths],
-        {p.stem: run_dir / p.name for p in gold_paths},
+        {p.stem: folder / p.name for p in gold_paths},
         {p.stem: genre_of(p.name) for p in gold_paths},
         matches=params["matches"], modes=params["modes"], bootstrap=params["bootstrap"], seed=params["seed"],
         gold_sha256=gold_sha256(gold_paths),
     )
-    expected = json.loads(json.dumps(expected))
+    return json.loads(json.dumps(expected))
 
+
+def test_worker_scores_an_api_upload_like_the_engine(celery_worker):
+    _, log_path = celery_worker
+    campaign, run, run_files = worker_scores_a_perturbed_upload(celery_worker, "integration")
+    assert run.progress == 100 and run.validation_report["valid"] is True
+
+    expected = engine_document(campaign, run_files, log_path.parent / "expected-run")
     result = Result.objects.get(run=run)
     stored = result.document
     for key in ("signature", "scorer_version", "gold_sha256", "cells", "macro", "counts", "parameters"):

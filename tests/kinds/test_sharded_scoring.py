@@ -4,8 +4,10 @@ shard of a delivery that lost the run writes nothing. (With real worker processe
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import random
+import zipfile
 from unittest import mock
 
 import pytest
@@ -17,7 +19,12 @@ from benchmarks.easy_corpus import other_writer, perturb
 from campaign.models import RunStatus
 from evaluation import delivery, sharding
 from evaluation.kinds.easy import EasyKind
+from evaluation.easy.gold_index import IndexedDocument
+from evaluation.easy.shards import ShardCounts
 from evaluation.kinds.easy import conllu as easy_conllu
+from evaluation.kinds.easy import gold as easy_gold
+from evaluation.kinds.easy import shards as easy_shards
+from evaluation.kinds.gold import run_subset_gold
 from evaluation.models import Result, ScoringShard
 from tests import factories
 from tests.web.helpers import deliver, stored_run
@@ -104,20 +111,76 @@ def test_the_shards_read_the_stored_gold_index_and_only_their_documents_files(ca
     seen = []
 
     def recording(self, run, files, setup, documents):
-        seen.append((set(files), set(documents)))
-        return real(self, run, files, setup, documents)
+        with index_reads() as (whole, ids_only):
+            counts = real(self, run, files, setup, documents)
+        seen.append((set(files), set(documents), whole.call_count, ids_only.call_count))
+        return counts
 
     with mock.patch("evaluation.kinds.easy.gold._build", side_effect=AssertionError("gold XML parsed")), \
             mock.patch("evaluation.kinds.easy.gold.cut", side_effect=AssertionError("gold XML parsed")), \
             mock.patch.object(EasyKind, "score_shard", recording):
         again, outcome = scored(campaign, bob, data, settings, 200, "sharded again")
     assert outcome == "scored", again.status_reason
-    assert len(seen) >= 3 and all(files <= documents for files, documents in seen)
-    assert set().union(*(files for files, _ in seen)) == {n.removesuffix(".xml") for n in FILES}
+    assert len(seen) >= 3 and all(files <= documents for files, documents, _, _ in seen)
+    assert set().union(*(files for files, _, _, _ in seen)) == {n.removesuffix(".xml") for n in FILES}
+    # a shard loads each of its documents' index once, when the document's run comes; nothing reads it ahead
+    assert [(whole, ids_only) for _, _, whole, ids_only in seen] == [(len(d), 0) for _, d, _, _ in seen]
     settings.PARSEVAL_SHARD_SENTENCES = 0
-    single, outcome = scored(campaign, factories.make_user("carol"), data, settings, 0, "single")
+    real_single, loads = EasyKind.score_run_files, []
+
+    def single_recording(self, run, files, setup, progress=None):
+        with index_reads() as (whole, ids_only):
+            document = real_single(self, run, files, setup, progress)
+        loads.append((whole.call_count, ids_only.call_count))
+        return document
+
+    with mock.patch.object(EasyKind, "score_run_files", single_recording):
+        single, outcome = scored(campaign, factories.make_user("carol"), data, settings, 0, "single")
     assert outcome == "scored", single.status_reason
+    # the single task reads the sentence ids ahead (for the checksum), then loads each whole index once
+    assert loads == [(len(FILES), len(FILES))]
     assert document_bytes(first) == document_bytes(again) == document_bytes(single)
+
+
+@contextlib.contextmanager
+def index_reads():
+    """Mocks counting the stored gold indexes read whole and those read for their sentence ids alone."""
+    with mock.patch.object(IndexedDocument, "from_bytes", wraps=IndexedDocument.from_bytes) as whole, \
+            mock.patch.object(IndexedDocument, "sentence_ids_from_bytes",
+                              wraps=IndexedDocument.sentence_ids_from_bytes) as ids_only:
+        yield whole, ids_only
+
+
+def test_a_shard_whose_counting_loads_no_gold_reports_the_same_sentences(campaign, alice, settings, tmp_path):
+    """What the merge needs of each document (whole, the sentences kept) is noted when the counting loads its
+    gold; a document the counting did not load is read for its sentence ids alone: the same shard either way."""
+    for name in ("mail_10", "questions_trec"):  # part of two files: not whole
+        sids = list(GoldSentence.objects.filter(sentence__document__campaign=campaign, sentence__document__name=name)
+                    .values_list("pk", flat=True).order_by("pk")[:7])
+        GoldSentence.objects.filter(pk__in=sids).update(subset=GoldSentence.Subset.DEV)
+    data = realistic_run()
+    run, outcome = scored(campaign, alice, data, settings, 0, "single")
+    assert outcome == "scored", run.status_reason
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        archive.extractall(tmp_path / "run")
+    files = {path.stem: path for path in (tmp_path / "run").glob("*.xml")}
+    documents = ["mail_10", "oral_delic_2", "questions_trec"]
+    setup = EasyKind().setup(run)
+    noted = ShardCounts.from_bytes(easy_shards.score_shard(run, files, setup, documents))
+
+    _, wanted, found = run_subset_gold(run)
+    golds = {g.document.name: g for g in found}
+    real = easy_shards.count_shard
+
+    def ahead(gold_docs, *args, **kwargs):  # the indexes loaded here, never through the shard's loaders
+        return real({name: easy_gold.gold_index(golds[name], setup.context["schema"])
+                     .restricted(wanted[golds[name].document.pk]) for name in gold_docs}, *args, **kwargs)
+
+    with mock.patch.object(easy_shards, "count_shard", ahead), index_reads() as (_, ids_only):
+        alone = ShardCounts.from_bytes(easy_shards.score_shard(run, files, setup, documents))
+    assert ids_only.call_count == len(documents)
+    assert noted.extra == alone.extra and noted.extra["kept"] == {}  # every wanted sentence is in its file
+    assert noted.extra["whole"] == {"mail_10": False, "oral_delic_2": True, "questions_trec": False}
 
 
 def test_a_sharded_conllu_run_is_scored_on_its_conversion_as_the_single_task(storage, alice, bob, settings,

@@ -68,12 +68,25 @@ def index_name(gold, key: str) -> str:
 
 def gold_index(gold, schema: EasySchema) -> IndexedDocument:
     """The index of one stored gold file (every sentence): loaded, or built from the XML and stored."""
+    return _stored_index(gold, schema, IndexedDocument.from_bytes)
+
+
+def gold_sentence_ids(gold, schema: EasySchema) -> list[str]:
+    """The ids of every sentence of one stored gold file, in file order, from its stored index without the rest
+    of it (built from the XML and stored, as :func:`gold_index` does, when there is none)."""
+    found = _stored_index(gold, schema, IndexedDocument.sentence_ids_from_bytes)
+    return found.sentence_ids if isinstance(found, IndexedDocument) else found
+
+
+def _stored_index(gold, schema: EasySchema, read):
+    """``read(stored index bytes, key)``; or, where the stored index is missing or unusable, the index built
+    from the XML (stored when it was missing)."""
     key = index_key(gold.sha256, schema, SCORER_VERSION)
     name = index_name(gold, key)
     storage = gold.file.storage
     try:
         with storage.open(name, "rb") as fh:
-            return IndexedDocument.from_bytes(fh.read(), key)
+            return read(fh.read(), key)
     except FileNotFoundError:
         pass
     except (IndexUnreadable, OSError) as exc:  # being written by another worker, or damaged: read the XML
@@ -104,14 +117,16 @@ def scoring_gold(run, schema: EasySchema) -> tuple[dict, dict[str, str], str, in
     """What :func:`load_gold` returns for scoring, from the stored indexes: ``{name: loader}`` (each loader
     returns the document's index cut to the run's subset, read when called), the genre map, the gold checksum
     (the same as :func:`load_gold`'s) and the sentence count. No XML is parsed where the indexes are stored,
-    and no more than one gold file is held at a time."""
+    and no more than one gold file is held at a time: the checksum and the count, needed before the first run
+    document, read only each index's sentence ids; the whole index is loaded once, by its loader."""
     subset, wanted, golds = run_subset_gold(run)
     golds = sorted(golds, key=lambda g: (g.document.order, g.document.name))
     documents, partial = [], False
     for gold in golds:
-        kept = gold_index(gold, schema).restricted(wanted[gold.document.pk])
-        partial |= not kept.whole
-        documents.append((gold.document, _Ids(kept.sentence_ids)))
+        ids, kept_ids = gold_sentence_ids(gold, schema), wanted[gold.document.pk]
+        kept = [sid for sid in ids if sid in kept_ids]  # as IndexedDocument.restricted keeps them
+        partial |= len(kept) != len(ids)
+        documents.append((gold.document, _Ids(kept)))
     files = {f"{gold.document.name}.xml": (lambda g=gold: read_gold_file(g)) for gold in golds}
     checksum = gold_checksum(files, subset, scored_lines(documents) if partial else None)
     loaders = {gold.document.name: (lambda g=gold: gold_index(g, schema).restricted(wanted[g.document.pk]))

@@ -18,7 +18,7 @@ from evaluation.easy.shards import ShardCounts, count_shard, merge, split
 from ..contract import RunSetup
 from ..gold import gold_checksum, read_gold_file, run_subset_gold
 from . import conllu as easy_conllu
-from .gold import gold_index
+from .gold import gold_index, gold_sentence_ids
 
 
 def _corpus_order(golds) -> list:
@@ -34,15 +34,13 @@ def score_shard(run, files: dict[str, Path], setup: RunSetup, documents: list[st
     schema, params = setup.context["schema"], setup.parameters
     _, wanted, golds = run_subset_gold(run)
     names = set(documents)
-    gold_docs, genres, whole, kept_ids = {}, {}, {}, {}
-    for gold in _corpus_order(g for g in golds if g.document.name in names):
-        name, pk = gold.document.name, gold.document.pk
-        kept = gold_index(gold, schema).restricted(wanted[pk])
-        whole[name], genres[name] = kept.whole, gold.document.genre.code
-        if len(kept.sentence_ids) != len(wanted[pk]):
-            kept_ids[name] = kept.sentence_ids  # what the checksum lists, when it differs from wanted
-        # read again when the document's run comes, so that no more than one gold index is held at a time
-        gold_docs[name] = lambda g=gold: gold_index(g, schema).restricted(wanted[g.document.pk])
+    ordered = _corpus_order(g for g in golds if g.document.name in names)
+    gold_docs, genres, noted = {}, {}, {}
+    for gold in ordered:
+        genres[gold.document.name] = gold.document.genre.code
+        # loaded when the document's run comes, so that no more than one gold index is held at a time; what the
+        # merge needs of it is noted then, so that each index is loaded once
+        gold_docs[gold.document.name] = lambda g=gold: _noted(g, schema, wanted[g.document.pk], noted)
     if list(gold_docs) != list(documents):
         raise ValueError(f"the gold of the shard's documents changed since the shards were planned: {documents}")
 
@@ -50,16 +48,34 @@ def score_shard(run, files: dict[str, Path], setup: RunSetup, documents: list[st
         return count_shard(gold_docs, {n: run_files[n] for n in gold_docs if n in run_files}, genres,
                            matches=params["matches"], modes=params["modes"], schema=schema)
 
-    extra = {"whole": whole, "kept": kept_ids}
     # A shard's files may hold none of its documents; the stored conversion then says the run is CoNLL-U.
-    if easy_conllu.is_conllu_run(files) or run.converted_file:  # the EASY XML validation converted and kept
-        with easy_conllu.converted_files(run, staging_dir(), documents=names) as converted:
-            counts = count(converted)
-        extra["converter"] = run.converter
+    converted = easy_conllu.is_conllu_run(files) or run.converted_file  # the EASY XML validation converted, kept
+    if converted:
+        with easy_conllu.converted_files(run, staging_dir(), documents=names) as converted_files:
+            counts = count(converted_files)
     else:
         counts = count(files)
+    extra = {"whole": {}, "kept": {}}
+    for gold in ordered:
+        name, pk = gold.document.name, gold.document.pk
+        if name not in noted:  # a document the counting did not load: its sentence ids alone
+            ids = gold_sentence_ids(gold, schema)
+            kept = [sid for sid in ids if sid in wanted[pk]]  # as IndexedDocument.restricted keeps them
+            noted[name] = kept, len(kept) == len(ids)
+        kept, extra["whole"][name] = noted[name]
+        if len(kept) != len(wanted[pk]):
+            extra["kept"][name] = kept  # what the checksum lists, when it differs from wanted
+    if converted:
+        extra["converter"] = run.converter
     counts.extra = extra
     return counts.to_bytes()
+
+
+def _noted(gold, schema, wanted: set[str], noted: dict):
+    """The gold index of ``gold`` cut to ``wanted``; its kept sentence ids and whether it is whole go to ``noted``."""
+    kept = gold_index(gold, schema).restricted(wanted)
+    noted[gold.document.name] = kept.sentence_ids, kept.whole
+    return kept
 
 
 def merge_shards(run, setup: RunSetup, counts: list[bytes]) -> dict:
