@@ -206,39 +206,49 @@ def streamed_resampled_sums(sizes: Mapping[str, int], blocks: Callable[[str], It
     """
     rng = np.random.default_rng(seed)
     for genre in sorted(sizes):
-        n = sizes[genre]
-        if n <= 0:
-            continue
-        p = np.full(n, 1.0 / n)
-        width, largest = 0, 0
-        totals = None
-        for block in blocks(genre):
-            part = np.abs(block).sum(axis=0, dtype=np.int64)
-            totals = part if totals is None else totals + part
-        if totals is not None:
-            width, largest = len(totals), int(totals.max(initial=0))
-        out = np.zeros((bootstrap, width), dtype=np.float64)
-        batch = max(1, min(bootstrap, WEIGHT_BUDGET // n))
-        draw = max(1, RESAMPLE_BUDGET // n)
-        weights = np.empty((batch, n), dtype=np.float32)
-        for first in range(0, bootstrap, batch):
-            b = min(batch, bootstrap - first)
-            w = weights[:b]
-            for k in range(0, b, draw):
-                w[k:k + draw] = rng.multinomial(n, p, size=min(draw, b - k))
-            in_float32 = float(w.max(initial=0)) * largest < EXACT_FLOAT32
-            acc = out[first:first + b]
-            at = 0
-            for block in blocks(genre):
-                r = len(block)
-                if in_float32:
-                    acc += w[:, at:at + r] @ block.astype(np.float32)
-                else:
-                    acc += w[:, at:at + r].astype(np.float64) @ block.astype(np.float64)
-                at += r
-            if at != n:
-                raise ValueError(f"genre {genre}: {at} rows read, {n} expected")
-        yield genre, out
+        if sizes[genre] > 0:
+            yield genre, _streamed_genre(rng, sizes[genre], lambda g=genre: blocks(g), bootstrap, genre)
+
+
+def _streamed_genre(rng, n: int, blocks: Callable[[], Iterable[np.ndarray]], bootstrap: int,
+                    genre: str) -> np.ndarray:
+    """One genre's resampled sums for :func:`streamed_resampled_sums` (its buffers freed on return)."""
+    p = np.full(n, 1.0 / n)
+    width, largest = 0, 0
+    totals = None
+    for block in blocks():
+        part = np.abs(block).sum(axis=0, dtype=np.int64)
+        totals = part if totals is None else totals + part
+    if totals is not None:
+        width, largest = len(totals), int(totals.max(initial=0))
+    out = np.zeros((bootstrap, width), dtype=np.float64)
+    batch = max(1, min(bootstrap, WEIGHT_BUDGET // n))
+    draw = max(1, RESAMPLE_BUDGET // n)
+    # a column per resample: a block's weights are then consecutive rows, multiplied without a copy
+    weights = np.empty((n, batch), dtype=np.float32)
+    rows32 = None
+    for first in range(0, bootstrap, batch):
+        b = min(batch, bootstrap - first)
+        for k in range(0, b, draw):
+            d = min(draw, b - k)
+            weights[:, k:k + d] = rng.multinomial(n, p, size=d).T
+        w = weights[:, :b]
+        in_float32 = float(w.max(initial=0)) * largest < EXACT_FLOAT32
+        acc = out[first:first + b]
+        at = 0
+        for block in blocks():
+            r = len(block)
+            if in_float32:
+                if rows32 is None or len(rows32) < r:
+                    rows32 = np.empty((r, width), dtype=np.float32)
+                np.copyto(rows32[:r], block)
+                acc += w[at:at + r].T @ rows32[:r]
+            else:
+                acc += w[at:at + r].T.astype(np.float64) @ block.astype(np.float64)
+            at += r
+        if at != n:
+            raise ValueError(f"genre {genre}: {at} rows read, {n} expected")
+    return out
 
 
 def interval(samples) -> list[float] | None:

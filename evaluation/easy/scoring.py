@@ -145,7 +145,7 @@ def extend_all(x: np.ndarray, plan: Plan) -> np.ndarray:
 
 
 class _Rows:
-    """Per-gold-sentence count rows, filled as run sentences stream in: ``fc`` one column per (way, type),
+    """One document's count rows, filled as its run sentences stream in: ``fc`` one column per (way, type),
     ``fp_compact`` and ``cr_compact`` one per (layer or mode, type) (see ``Plan.expand``); ``fp`` and ``cr``
     give them expanded to the columns of ``fc``."""
 
@@ -272,8 +272,9 @@ def count_sentences(gold_docs, run_docs, genres=None, *, matches: Iterable[str] 
                     modes: Iterable[str] = MODES, progress: Callable[[int, int], None] | None = None,
                     schema: EasySchema = DEFAULT_SCHEMA, corpus=None,
                     max_problems: int | None = DEFAULT_MAX_PROBLEMS) -> tuple[Plan, "_GoldIndex", "_Counting"]:
-    """The per-gold-sentence count rows of a run (``counting.rows.fc/fp/cr``, one row per gold sentence,
-    genre ``gold.row_genre[i]``), before any aggregation: what :func:`score_corpus` sums, and what the paired
+    """The per-gold-sentence count rows of a run (``counting.rows``, one row per gold sentence, genre
+    ``gold.row_genre[i]``: a :class:`CountRows` on a temporary file, read in blocks, or whole with ``.fc``,
+    ``.fp``, ``.cr``), before any aggregation: what :func:`score_corpus` sums, and what the paired
     significance tests resample. ``progress`` counts one step per run document plus one to come."""
     plan = Plan(schema, tuple(matches), tuple(modes))
     gold = _GoldIndex(_as_docs(gold_docs), _genre_function(genres), schema.relation_roles, schema)
