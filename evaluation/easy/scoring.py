@@ -26,8 +26,8 @@ from evaluation.version import SCORER_VERSION
 from .files import genre_of
 from .gold_index import IndexedDocument
 from .matching import match_counts
-from .row_spill import CountRows, RowSpill, Segment
 from .ranges import BIT, MATCHES, MODES, HypothesisView, ReferenceView
+from .row_spill import CountRows, RowSpill, Segment
 
 LAYERS = ("constituents", "relations")
 DEFAULT_BOOTSTRAP = 1000
