@@ -233,8 +233,9 @@ def main(argv=None) -> int:
     print(f"  memory model: the count rows go to a temporary file ({ROW_BYTES} bytes a sentence: "
           f"{sentences * ROW_BYTES / 1e9:,.1f} GB of TMPDIR for {sentences:,.0f} sentences), read back in blocks; "
           f"the bootstrap holds at most {weights_mb:.0f} MB of resample weights and {draws_mb:.0f} MB of draws; "
-          f"what still grows is about 1 KB a document (its entry in the result) and 8 bytes a sentence of the "
-          f"largest genre (the multinomial's probabilities)")
+          f"what still grows is a few KB a document (its entry in the result, its file names, its warnings, all "
+          f"held until the result shows the first 1,000) and 8 bytes a sentence of the largest genre (the "
+          f"multinomial's probabilities)")
     return 0
 
 
