@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Callable, Iterator, Mapping, Sequence
+from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -184,6 +184,71 @@ def resampled_sums(matrices: Sequence[np.ndarray], strata: Sequence[str], bootst
                 parts.append(tuple(np.hstack([(weights @ x[idx, k:k + width].astype(np.float32)).astype(np.float64)
                                               for k in range(0, x.shape[1], width)]) for x in matrices))
         yield genre, tuple(np.concatenate(cols) for cols in zip(*parts))
+
+
+# resample weights held at a time by :func:`streamed_resampled_sums`, in float32: 64 MB, whatever the corpus size
+WEIGHT_BUDGET = 16_000_000
+EXACT_FLOAT32 = 2 ** 24  # every integer up to this is a float32
+
+
+def streamed_resampled_sums(sizes: Mapping[str, int], blocks: Callable[[str], Iterable[np.ndarray]],
+                            bootstrap: int, seed: int) -> Iterator[tuple[str, np.ndarray]]:
+    """:func:`resampled_sums` of integer rows that are never all in memory: per genre (sorted), the column
+    sums of ``bootstrap`` resamples of its ``sizes[genre]`` rows, an array (B, columns) of float64 integers.
+
+    ``blocks(genre)`` gives the genre's rows in order, a block of rows at a time, as often as asked: once
+    per batch of resamples, a batch being as many as :data:`WEIGHT_BUDGET` weights hold (every resample at
+    once while a genre has under 16,000 sentences). The draws are :func:`resampled_sums`'s (the same
+    multinomial draws, taken a few at a time). Each block's product is in float32 when that is exact (every
+    partial sum an integer under 2**24: the largest weight times the largest column sum of absolute values
+    stays under it), else in float64; the blocks are summed in float64. So the sums are exact integers at any
+    corpus size below 2**53, and the same numbers as :func:`resampled_sums` wherever its float32 ones are.
+    """
+    rng = np.random.default_rng(seed)
+    for genre in sorted(sizes):
+        if sizes[genre] > 0:
+            yield genre, _streamed_genre(rng, sizes[genre], lambda g=genre: blocks(g), bootstrap, genre)
+
+
+def _streamed_genre(rng, n: int, blocks: Callable[[], Iterable[np.ndarray]], bootstrap: int,
+                    genre: str) -> np.ndarray:
+    """One genre's resampled sums for :func:`streamed_resampled_sums` (its buffers freed on return)."""
+    p = np.full(n, 1.0 / n)
+    width, largest = 0, 0
+    totals = None
+    for block in blocks():
+        part = np.abs(block).sum(axis=0, dtype=np.int64)
+        totals = part if totals is None else totals + part
+    if totals is not None:
+        width, largest = len(totals), int(totals.max(initial=0))
+    out = np.zeros((bootstrap, width), dtype=np.float64)
+    batch = max(1, min(bootstrap, WEIGHT_BUDGET // n))
+    draw = max(1, RESAMPLE_BUDGET // n)
+    # a column per resample: a block's weights are then consecutive rows, multiplied without a copy
+    weights = np.empty((n, batch), dtype=np.float32)
+    rows32 = None
+    for first in range(0, bootstrap, batch):
+        b = min(batch, bootstrap - first)
+        for k in range(0, b, draw):
+            d = min(draw, b - k)
+            weights[:, k:k + d] = rng.multinomial(n, p, size=d).T
+        w = weights[:, :b]
+        in_float32 = float(w.max(initial=0)) * largest < EXACT_FLOAT32
+        acc = out[first:first + b]
+        at = 0
+        for block in blocks():
+            r = len(block)
+            if in_float32:
+                if rows32 is None or len(rows32) < r:
+                    rows32 = np.empty((r, width), dtype=np.float32)
+                np.copyto(rows32[:r], block)
+                acc += w[at:at + r].T @ rows32[:r]
+            else:
+                acc += w[at:at + r].T.astype(np.float64) @ block.astype(np.float64)
+            at += r
+        if at != n:
+            raise ValueError(f"genre {genre}: {at} rows read, {n} expected")
+    return out
 
 
 def interval(samples) -> list[float] | None:

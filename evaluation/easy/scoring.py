@@ -19,13 +19,15 @@ from annotations.easy.schema import DEFAULT_SCHEMA, EasySchema
 from annotations.easy.validate import reference_forms
 from annotations.errors import InputError, Problem
 from evaluation.signature import make_signature
-from evaluation.stats import ALL, DEFAULT_SEED, column_intervals, f_from_counts, interval, prf, resampled_sums
+from evaluation.stats import (ALL, DEFAULT_SEED, column_intervals, f_from_counts, interval, prf,
+                              streamed_resampled_sums)
 from evaluation.version import SCORER_VERSION
 
 from .files import genre_of
 from .gold_index import IndexedDocument
 from .matching import match_counts
 from .ranges import BIT, MATCHES, MODES, HypothesisView, ReferenceView
+from .row_spill import CountRows, RowSpill, Segment
 
 LAYERS = ("constituents", "relations")
 DEFAULT_BOOTSTRAP = 1000
@@ -143,7 +145,7 @@ def extend_all(x: np.ndarray, plan: Plan) -> np.ndarray:
 
 
 class _Rows:
-    """Per-gold-sentence count rows, filled as run sentences stream in: ``fc`` one column per (way, type),
+    """One document's count rows, filled as its run sentences stream in: ``fc`` one column per (way, type),
     ``fp_compact`` and ``cr_compact`` one per (layer or mode, type) (see ``Plan.expand``); ``fp`` and ``cr``
     give them expanded to the columns of ``fc``."""
 
@@ -170,82 +172,6 @@ class _Rows:
     @property
     def cr(self) -> np.ndarray:
         return self.cr_compact[:, self.plan.expand]
-
-
-# rows are kept in chunks of this many (about 11 MB with the default plan): large enough to be returned to the
-# system when freed, small enough that the copy into one array at the end adds one chunk, not a second corpus
-CHUNK_ROWS = 16384
-
-
-class _RowStore:
-    """Every gold sentence's count rows, in the order documents are loaded, in :data:`CHUNK_ROWS` chunks.
-
-    A document's rows are a :class:`_Block` of consecutive rows. :meth:`take` copies the blocks into one
-    :class:`_Rows` in gold order, freeing each chunk once copied when the documents were loaded in that order
-    (runs come in gold order from the command line and the worker), so that the copy never holds the rows
-    twice."""
-
-    def __init__(self, plan: Plan):
-        self.plan = plan
-        self.chunks: list[_Rows | None] = []
-        self.size = 0
-
-    def block(self, n: int) -> "_Block":
-        start = self.size
-        self.size += n
-        while len(self.chunks) * CHUNK_ROWS < self.size:
-            self.chunks.append(_Rows(CHUNK_ROWS, self.plan))
-        return _Block(self, start, n)
-
-    def take(self, segments: list[tuple[int, int]]) -> _Rows:
-        """The rows of ``segments`` (``(start, count)`` of each block, in the wanted order), one after the other."""
-        total = sum(n for _, n in segments)
-        rows = _Rows(total, self.plan)
-        in_order = [start for start, _ in segments] == list(np.cumsum([0] + [n for _, n in segments[:-1]]))
-        at = 0
-        for start, n in segments:
-            g = start
-            while g < start + n:
-                c, r = divmod(g, CHUNK_ROWS)
-                k = min(CHUNK_ROWS - r, start + n - g)
-                chunk = self.chunks[c]
-                rows.fc[at:at + k] = chunk.fc[r:r + k]
-                rows.fp_compact[at:at + k] = chunk.fp_compact[r:r + k]
-                rows.cr_compact[at:at + k] = chunk.cr_compact[r:r + k]
-                rows.done[at:at + k] = chunk.done[r:r + k]
-                at += k
-                g += k
-                if in_order and r + k == CHUNK_ROWS:
-                    self.chunks[c] = None  # copied whole: free it now
-        self.chunks = []
-        return rows
-
-
-class _Block:
-    """One document's rows in a :class:`_RowStore`: row ``i`` of the document is row ``start + i`` of the store."""
-
-    __slots__ = ("store", "start", "n")
-
-    def __init__(self, store: _RowStore, start: int, n: int):
-        self.store, self.start, self.n = store, start, n
-
-    def set(self, i: int, rows) -> None:
-        c, r = divmod(self.start + i, CHUNK_ROWS)
-        self.store.chunks[c].set(r, rows)
-
-    def is_done(self, i: int) -> bool:
-        c, r = divmod(self.start + i, CHUNK_ROWS)
-        return bool(self.store.chunks[c].done[r])
-
-    def all_done(self) -> bool:
-        g, end = self.start, self.start + self.n
-        while g < end:
-            c, r = divmod(g, CHUNK_ROWS)
-            k = min(CHUNK_ROWS - r, end - g)
-            if not self.store.chunks[c].done[r:r + k].all():
-                return False
-            g += k
-        return True
 
 
 def _as_docs(docs) -> list:
@@ -299,24 +225,26 @@ def score_corpus(
                                            max_problems=max_problems)
     total = counting.documents_read + 1
     rows = counting.rows
-    document = result_document(
-        plan, rows.fc, rows.fp_compact, rows.cr_compact, gold.row_genre, counting.submitted,
-        gold_warnings=[w.as_dict() for w in gold.warnings], run_warnings=[w.as_dict() for w in counting.warnings],
-        documents=gold.documents, counts={"gold_sentences": len(gold.row_genre), **counting.stats, **gold.dedup},
-        bootstrap=bootstrap, seed=seed, gold_sha256=gold_sha256, schema=schema)
+    try:
+        document = result_document(
+            plan, rows, counting.submitted, gold_warnings=[w.as_dict() for w in gold.warnings],
+            run_warnings=[w.as_dict() for w in counting.warnings], documents=gold.documents,
+            counts={"gold_sentences": len(rows), **counting.stats, **gold.dedup},
+            bootstrap=bootstrap, seed=seed, gold_sha256=gold_sha256, schema=schema)
+    finally:
+        rows.close()
     if progress is not None:
         progress(total, total)
     return document
 
 
-def result_document(plan: Plan, fc, fp_compact, cr_compact, row_genre: list[str], submitted: Mapping[str, bool], *,
+def result_document(plan: Plan, rows: CountRows, submitted: Mapping[str, bool], *,
                     gold_warnings: list[dict], run_warnings: list[dict], documents: list[dict], counts: dict,
                     bootstrap: int, seed: int, gold_sha256: str, schema: EasySchema) -> dict:
     """The result document from every gold sentence's count rows (in gold order) and what the counting said:
     what :func:`score_corpus` returns, and what :func:`evaluation.easy.shards.merge` rebuilds from shards."""
     matches, modes = plan.matches, plan.modes
-    result = aggregate(fc, fp_compact, cr_compact, row_genre, plan, submitted, bootstrap=bootstrap, seed=seed,
-                       compact=True)
+    result = aggregate(rows, plan, submitted, bootstrap=bootstrap, seed=seed)
     # Each warning says which side it is about: a gold file and its run often share a name.
     warnings = [dict(w, side="gold") for w in gold_warnings] + [dict(w, side="run") for w in run_warnings]
     if len(warnings) > MAX_WARNINGS:
@@ -344,8 +272,9 @@ def count_sentences(gold_docs, run_docs, genres=None, *, matches: Iterable[str] 
                     modes: Iterable[str] = MODES, progress: Callable[[int, int], None] | None = None,
                     schema: EasySchema = DEFAULT_SCHEMA, corpus=None,
                     max_problems: int | None = DEFAULT_MAX_PROBLEMS) -> tuple[Plan, "_GoldIndex", "_Counting"]:
-    """The per-gold-sentence count rows of a run (``counting.rows.fc/fp/cr``, one row per gold sentence,
-    genre ``gold.row_genre[i]``), before any aggregation: what :func:`score_corpus` sums, and what the paired
+    """The per-gold-sentence count rows of a run (``counting.rows``, one row per gold sentence, genre
+    ``gold.row_genre[i]``: a :class:`CountRows` on a temporary file, read in blocks, or whole with ``.fc``,
+    ``.fp``, ``.cr``), before any aggregation: what :func:`score_corpus` sums, and what the paired
     significance tests resample. ``progress`` counts one step per run document plus one to come."""
     plan = Plan(schema, tuple(matches), tuple(modes))
     gold = _GoldIndex(_as_docs(gold_docs), _genre_function(genres), schema.relation_roles, schema)
@@ -398,10 +327,11 @@ def _genre_function(genres) -> Callable[[str], str]:
 
 class _GoldIndex:
     """The gold, one document at a time: a document's sentences (count row, reference view, forms) are
-    read when its run comes (:meth:`load`) and dropped once it is counted (:meth:`release`); what stays
-    is per document its count rows (:class:`_Rows`), then, in gold order, one genre and one id per row.
+    read when its run comes (:meth:`load`) and dropped once it is counted (:meth:`release`), its count rows
+    (:class:`_Rows`) and sentence ids then written to a :class:`RowSpill`; what stays is per document where
+    they went. :meth:`assemble` gives the rows in gold order (:class:`CountRows`).
 
-    A document given as a path is read only then, so the gold is never held whole in memory.
+    A document given as a path is read only then, so the gold is never held whole in memory, nor its rows.
     """
 
     def __init__(self, gold_list: list, genre_fn: Callable[[str], str], relation_roles,
@@ -415,33 +345,38 @@ class _GoldIndex:
             self.sources[key] = doc
         self.order = [key for key, _ in gold_list]
         self.genre_fn, self.relation_roles, self.schema = genre_fn, relation_roles, schema
-        self.store: _RowStore | None = None  # created with the plan, by the first load
-        self.blocks: dict[str, _Block] = {}
+        self.spill: RowSpill | None = None  # created with the plan, by the first load
+        self.blocks: dict[str, _Rows] = {}  # the rows of the documents being counted
         self.loaded: dict[str, dict[str, tuple[int, ReferenceView, tuple]]] = {}
-        self.ids: dict[str, list[str]] = {}
+        self.placed: dict[str, Segment] = {}  # the documents counted: where their rows went
         self.doc_warnings: dict[str, list[Problem]] = {}
         self.documents = [{"name": key, "genre": genre_fn(key), "gold_sentences": 0, "run": False,
                            "run_sentences": 0} for key in self.order]
         self.by_name = {d["name"]: d for d in self.documents}
         self.dedup = {"gold_groups_read": 0, "gold_groups_scored": 0, "gold_relations_read": 0,
                       "gold_relations_scored": 0}
-        self.row_genre: list[str] = []  # filled by assemble()
 
     @property
     def warnings(self) -> list[Problem]:
         return [w for key in self.order for w in self.doc_warnings.get(key, ())]
 
     @property
+    def row_genre(self) -> list[str]:
+        """The genre of each row, in row order (built when asked)."""
+        return [d["genre"] for d in self.documents for _ in range(d["gold_sentences"])]
+
+    @property
     def row_ids(self) -> list[tuple[str, str]]:
-        """``(document, sentence id)`` of each row, in row order (built when asked: only paired tests ask)."""
-        return [(key, sid) for key in self.order for sid in self.ids.get(key, ())]
+        """``(document, sentence id)`` of each row, in row order (read back when asked: only paired tests ask)."""
+        return [(key, sid) for key in self.order if key in self.placed
+                for sid in self.spill.ids(self.placed[key].ids)]
 
     def load(self, key: str, plan: Plan) -> dict[str, tuple[int, ReferenceView, tuple]] | None:
         """``{sentence id: (row in the document's block, reference view, forms)}``, or None (no such gold)."""
         if key in self.loaded:
             return self.loaded[key]
         source = self.sources.get(key)
-        if source is None or key in self.blocks:
+        if source is None or key in self.blocks or key in self.placed:
             return None if source is None else {}
         if callable(source):  # a loader: the document (a stored index) is fetched only now
             source = source()
@@ -464,10 +399,9 @@ class _GoldIndex:
             dedup["gold_groups_scored"] += sum(len(v) for v in ref.cons.values())
             dedup["gold_relations_scored"] += sum(len(v) for v in ref.rels.values())
         self.by_name[key]["gold_sentences"] = len(sents)
-        self.ids[key] = list(sents)
-        if self.store is None:
-            self.store = _RowStore(plan)
-        self.blocks[key] = self.store.block(len(sents))
+        if self.spill is None:
+            self.spill = RowSpill(plan.ncols, plan.ncompact)
+        self.blocks[key] = _Rows(len(sents), plan)
         self.loaded[key] = sents
         return sents
 
@@ -491,19 +425,19 @@ class _GoldIndex:
         return items
 
     def release(self, key: str) -> None:
-        self.loaded.pop(key, None)
+        """The document is counted: its rows and ids go to the spill, its sentences are dropped."""
+        sents = self.loaded.pop(key, None)
+        rows = self.blocks.pop(key, None)
+        if rows is None:
+            return
+        start, ids = self.spill.append(rows.fc, rows.fp_compact, rows.cr_compact, list(sents or ()))
+        self.placed[key] = Segment(self.by_name[key]["genre"], start, rows.fc.shape[0], ids)
 
-    def assemble(self, plan: Plan) -> "_Rows":
-        """The count rows of every gold sentence in gold order (one block after the other), and their genres
-        and ids; the blocks are freed as they are copied."""
-        segments = []
-        for key in self.order:
-            block = self.blocks.pop(key)
-            segments.append((block.start, block.n))
-            self.row_genre.extend([self.by_name[key]["genre"]] * block.n)
-        store = self.store if self.store is not None else _RowStore(plan)
-        self.store = None
-        return store.take(segments)
+    def assemble(self, plan: Plan) -> CountRows:
+        """The count rows of every gold sentence, in gold order (one document after the other)."""
+        if self.spill is None:
+            self.spill = RowSpill(plan.ncols, plan.ncompact)
+        return CountRows(self.spill, [self.placed[key] for key in self.order], plan.expand)
 
 
 class _Counting:
@@ -511,7 +445,7 @@ class _Counting:
 
     def __init__(self, gold: _GoldIndex, plan: Plan, schema: EasySchema, corpus, max_problems):
         self.gold, self.plan, self.schema = gold, plan, schema
-        self.rows: _Rows | None = None  # every gold sentence's, once finished
+        self.rows: CountRows | None = None  # every gold sentence's, once finished
         self.sink = ProblemSink(max_problems)
         self.corpus_forms = {document_key(k): reference_forms(v) for k, v in (corpus or {}).items()}
         self.submitted = {"constituents": False, "relations": False}
@@ -595,10 +529,10 @@ class _Counting:
     def _count_missing(self, key: str) -> None:
         """Gold sentences of a document that its run did not give: scored as empty output."""
         block = self.gold.blocks[key]
-        if block.all_done():
+        if block.done.all():
             return
         for row, ref, _ in self.gold.loaded[key].values():
-            if not block.is_done(row):
+            if not block.done[row]:
                 block.set(row, count_sentence(ref, None, self.plan))
 
     def finish(self) -> None:
@@ -620,28 +554,28 @@ class _Counting:
                 self.warnings.append(Problem(f"the run has no {layer}: layer reported as not submitted"))
 
 
-def aggregate(fc, fp, cr, row_genre: list[str], plan: Plan, submitted: Mapping[str, bool], *,
-              bootstrap: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED, compact: bool = False) -> dict:
-    """Cells and macro rows from per-sentence count rows (numpy, rows = gold sentences); with ``compact``,
-    ``fp`` and ``cr`` have the compact columns of ``Plan.expand`` (expanded on the sums: the same integers)."""
-    widen = (lambda x: x[..., plan.expand]) if compact else (lambda x: x)
-    genres = sorted(set(row_genre))
-    genre_arr = np.array(row_genre, dtype=object) if row_genre else np.array([], dtype=object)
-    strata = [np.flatnonzero(genre_arr == g) for g in genres]
+def aggregate(rows: CountRows, plan: Plan, submitted: Mapping[str, bool], *,
+              bootstrap: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED) -> dict:
+    """Cells and macro rows from per-sentence count rows (rows = gold sentences, read a block at a time);
+    ``fp`` and ``cr`` have the compact columns of ``Plan.expand``, expanded on the sums (the same integers)."""
+    def widened(x: np.ndarray) -> tuple[np.ndarray, ...]:
+        fc, fp, cr = rows.split(x)
+        return extend_all(fc, plan), extend_all(fp[..., plan.expand], plan), extend_all(cr[..., plan.expand], plan)
+
+    genres = rows.genres
     # point estimates per genre and ALL (exact integer sums); the ALL-types columns are added to the sums,
     # not to the rows (the same integers, without a second copy of every row)
-    sums = {}
-    for g, idx in zip(genres, strata):
-        sums[g] = (extend_all(fc[idx].sum(axis=0, dtype=np.int64), plan),
-                   *(extend_all(widen(x[idx].sum(axis=0, dtype=np.int64)), plan) for x in (fp, cr)))
-    sums[ALL] = (extend_all(fc.sum(axis=0, dtype=np.int64), plan),
-                 *(extend_all(widen(x.sum(axis=0, dtype=np.int64)), plan) for x in (fp, cr)))
-    # bootstrap: resample sentences with replacement within each genre
+    sums = {g: rows.column_sums(g) for g in genres}
+    total = sum(sums.values(), np.zeros(rows.spill.width, dtype=np.int64))
+    sums = {g: widened(x) for g, x in sums.items()}
+    sums[ALL] = widened(total)
+    # bootstrap: resample sentences with replacement within each genre, the rows streamed from the spill
     boot_f = {}
-    if bootstrap > 0 and len(row_genre):
+    if bootstrap > 0 and genres:
         acc = None
-        for g, part in resampled_sums((fc, fp, cr), row_genre, bootstrap, seed):
-            part = (extend_all(part[0], plan), *(extend_all(widen(x), plan) for x in part[1:]))  # exact integers
+        sizes = {g: rows.size(g) for g in genres}
+        for g, part in streamed_resampled_sums(sizes, rows.blocks, bootstrap, seed):
+            part = widened(part)  # exact integers
             boot_f[g] = f_from_counts(*part)
             acc = part if acc is None else tuple(a + b for a, b in zip(acc, part))
         boot_f[ALL] = f_from_counts(*acc)

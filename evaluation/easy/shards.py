@@ -32,6 +32,7 @@ from annotations.errors import InputError, Problem
 from evaluation.stats import DEFAULT_SEED
 
 from .ranges import MATCHES, MODES
+from .row_spill import CountRows, RowSpill, Segment
 from .scoring import DEFAULT_BOOTSTRAP, LAYERS, Plan, _check_options, count_sentences, result_document
 
 _ARRAYS = ("fc", "fp_compact", "cr_compact")
@@ -86,45 +87,65 @@ def count_shard(gold_docs, run_docs, genres=None, *, matches: Iterable[str] = MA
     warnings = warnings[:len(warnings) - missing_layers]
     read = counting.run_warnings_read
     rows = counting.rows
-    return ShardCounts(rows.fc, rows.fp_compact, rows.cr_compact, documents=gold.documents,
-                       gold_warnings=[w.as_dict() for w in gold.warnings], run_warnings=warnings[:read],
-                       late_warnings=warnings[read:], submitted=dict(counting.submitted), stats=dict(counting.stats),
-                       dedup=dict(gold.dedup))
+    try:
+        return ShardCounts(rows.fc, rows.fp_compact, rows.cr_compact, documents=gold.documents,
+                           gold_warnings=[w.as_dict() for w in gold.warnings], run_warnings=warnings[:read],
+                           late_warnings=warnings[read:], submitted=dict(counting.submitted),
+                           stats=dict(counting.stats), dedup=dict(gold.dedup))
+    finally:
+        rows.close()
 
 
-def merge(shards: list[ShardCounts], *, matches: Iterable[str] = MATCHES, modes: Iterable[str] = MODES,
+def merge(shards: Iterable[ShardCounts], *, matches: Iterable[str] = MATCHES, modes: Iterable[str] = MODES,
           bootstrap: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED, gold_sha256: str = "",
           schema: EasySchema = DEFAULT_SCHEMA) -> dict:
-    """The result document of the shards of one run, given in gold order (as :func:`score_corpus` returns)."""
+    """The result document of the shards of one run, given in gold order (as :func:`score_corpus` returns).
+
+    Each shard's rows are written to a :class:`RowSpill` as it comes and the bootstrap reads them from
+    there: given a generator (each shard read from its bytes when its turn comes), the merge holds one
+    shard's rows at a time, not the corpus's."""
     matches, modes = _check_options(tuple(matches), tuple(modes), bootstrap)
-    if not shards:
-        raise InputError("no gold document")
     plan = Plan(schema, matches, modes)
-    names: set[str] = set()
-    for shard in shards:
-        for d in shard.documents:
-            if d["name"] in names:
-                raise InputError(f"two gold documents share the name {d['name']}")
-            names.add(d["name"])
-        if shard.fc.shape[1:] != (plan.ncols,) or shard.fp_compact.shape[1:] != (plan.ncompact,):
-            raise ValueError("a shard was counted with other range functions, modes or schema")
-    documents = [d for shard in shards for d in shard.documents]
-    row_genre = [d["genre"] for d in documents for _ in range(d["gold_sentences"])]
-    fc, fp, cr = (np.concatenate([getattr(shard, name) for shard in shards]) for name in _ARRAYS)
-    if len(fc) != len(row_genre):
-        raise ValueError("the shards' rows do not match their documents")
-    submitted = {layer: any(shard.submitted[layer] for shard in shards) for layer in shards[0].submitted}
-    missing_layers = [Problem(f"the run has no {layer}: layer reported as not submitted").as_dict()
-                      for layer in LAYERS if not submitted[layer]]
-    stats = _summed(shard.stats for shard in shards)
-    dedup = _summed(shard.dedup for shard in shards)
-    return result_document(
-        plan, fc, fp, cr, row_genre, submitted,
-        gold_warnings=[w for shard in shards for w in shard.gold_warnings],
-        run_warnings=[w for shard in shards for w in shard.run_warnings]
-        + [w for shard in shards for w in shard.late_warnings] + missing_layers,
-        documents=documents, counts={"gold_sentences": len(row_genre), **stats, **dedup},
-        bootstrap=bootstrap, seed=seed, gold_sha256=gold_sha256, schema=schema)
+    spill = RowSpill(plan.ncols, plan.ncompact)
+    try:
+        names: set[str] = set()
+        documents, segments = [], []
+        gold_warnings, run_warnings, late_warnings = [], [], []
+        submitted: dict[str, bool] | None = None
+        stats: dict[str, int] = {}
+        dedup: dict[str, int] = {}
+        for shard in shards:
+            for d in shard.documents:
+                if d["name"] in names:
+                    raise InputError(f"two gold documents share the name {d['name']}")
+                names.add(d["name"])
+            if shard.fc.shape[1:] != (plan.ncols,) or shard.fp_compact.shape[1:] != (plan.ncompact,):
+                raise ValueError("a shard was counted with other range functions, modes or schema")
+            if len(shard.fc) != sum(d["gold_sentences"] for d in shard.documents):
+                raise ValueError("the shards' rows do not match their documents")
+            at, _ = spill.append(shard.fc, shard.fp_compact, shard.cr_compact)
+            for d in shard.documents:
+                segments.append(Segment(d["genre"], at, d["gold_sentences"], (0, 0)))
+                at += d["gold_sentences"]
+            documents.extend(shard.documents)
+            gold_warnings.extend(shard.gold_warnings)
+            run_warnings.extend(shard.run_warnings)
+            late_warnings.extend(shard.late_warnings)
+            submitted = ({layer: submitted[layer] or shard.submitted[layer] for layer in submitted}
+                         if submitted is not None else dict(shard.submitted))
+            stats, dedup = _summed((stats, shard.stats)), _summed((dedup, shard.dedup))
+        if submitted is None:
+            raise InputError("no gold document")
+        missing_layers = [Problem(f"the run has no {layer}: layer reported as not submitted").as_dict()
+                          for layer in LAYERS if not submitted[layer]]
+        rows = CountRows(spill, segments, plan.expand)
+        return result_document(
+            plan, rows, submitted, gold_warnings=gold_warnings,
+            run_warnings=run_warnings + late_warnings + missing_layers,
+            documents=documents, counts={"gold_sentences": len(rows), **stats, **dedup},
+            bootstrap=bootstrap, seed=seed, gold_sha256=gold_sha256, schema=schema)
+    finally:
+        spill.close()
 
 
 def _summed(parts) -> dict[str, int]:

@@ -19,3 +19,43 @@ def test_resampled_sums_do_not_depend_on_the_chunks(monkeypatch, budget):
     for (_, got), (_, want) in zip(chunked, whole):
         assert all(x.shape == (120, 13) and np.array_equal(x, y) for x, y in zip(got, want))
     assert whole[0][1][0].sum() > 0
+
+
+def _blocks(rows, strata, size):
+    labels = np.array(strata, dtype=object)
+
+    def blocks(genre):
+        picked = rows[labels == genre]
+        return [picked[k:k + size] for k in range(0, len(picked), size)]
+    return blocks
+
+
+@pytest.mark.parametrize("budget, block", [(1, 1), (70, 11), (10_000_000, 1000)])
+def test_streamed_sums_are_the_in_memory_sums(monkeypatch, budget, block):
+    """Where the float32 products are exact, the rows streamed in blocks give the very same numbers."""
+    rng = np.random.default_rng(1)
+    rows = rng.integers(0, 40, size=(90, 13)).astype(np.int16)
+    strata = ["b"] * 30 + ["a"] * 50 + ["c"] * 10
+    whole = list(stats.resampled_sums([rows], strata, 120, 5))
+    monkeypatch.setattr(stats, "WEIGHT_BUDGET", budget)
+    monkeypatch.setattr(stats, "RESAMPLE_BUDGET", budget)
+    sizes = {g: strata.count(g) for g in set(strata)}
+    streamed = list(stats.streamed_resampled_sums(sizes, _blocks(rows, strata, block), 120, 5))
+    assert [g for g, _ in streamed] == [g for g, _ in whole] == ["a", "b", "c"]
+    for (_, got), (_, (want,)) in zip(streamed, whole):
+        assert got.shape == (120, 13) and got.dtype == np.float64 and np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("block", [1, 500, 5000])
+def test_streamed_sums_stay_exact_beyond_float32(block):
+    """Sums above 2**24 are exact integers (float32 products would round them)."""
+    rng = np.random.default_rng(2)
+    rows = rng.integers(20_000, 32_000, size=(3000, 4)).astype(np.int16)
+    strata = ["x"] * 3000
+    (_, idx, weights), = stats.resampling_weights(strata, 40, 9)
+    exact = weights.astype(np.int64) @ rows[idx].astype(np.int64)
+    assert exact.min() > 2 ** 24
+    (_, got), = stats.streamed_resampled_sums({"x": 3000}, _blocks(rows, strata, block), 40, 9)
+    assert np.array_equal(got.astype(np.int64), exact) and np.array_equal(got, exact.astype(np.float64))
+    (_, (in_float32,)), = stats.resampled_sums([rows], strata, 40, 9)
+    assert not np.array_equal(in_float32, exact.astype(np.float64))  # what the float32 products gave
