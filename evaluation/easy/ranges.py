@@ -77,6 +77,23 @@ def constituent_ranges(s: Sentence):
     return cover, cons, gid
 
 
+def groups_of_parts(n: int, groups) -> tuple[list, dict[str, set]]:
+    """From a sentence's parts' groups ``(start, end, type)`` over ``n`` forms: each form's group range (None
+    outside any group) and the ranges of each type."""
+    cover: list = [None] * n
+    cons: dict[str, set] = {}
+    for start, end, gtype in groups:
+        rng = (start, end)
+        for p in range(start, end):
+            cover[p] = rng
+        items = cons.get(gtype)
+        if items is None:
+            cons[gtype] = {rng}
+        else:
+            items.add(rng)
+    return cover, cons
+
+
 class ReferenceView:
     """What scoring needs from a gold sentence: reference constituents and items in range space."""
 
@@ -145,18 +162,8 @@ class ReferenceView:
         """The view of a gold sentence read as :class:`~annotations.easy.model.SentenceParts`: the same sets
         as from the sentence (form and group ids are not kept)."""
         self = cls.__new__(cls)
-        n = self.n = len(parts.forms)
-        cover: list = [None] * n
-        cons: dict[str, set] = {}
-        for start, end, gtype in parts.groups:
-            rng = (start, end)
-            for p in range(start, end):
-                cover[p] = rng
-            items = cons.get(gtype)
-            if items is None:
-                cons[gtype] = {rng}
-            else:
-                items.add(rng)
+        self.n = len(parts.forms)
+        cover, cons = groups_of_parts(self.n, parts.groups)
         rels: dict[str, set] = {}
         for rtype, targets in parts.relations:
             # a form's position stands for its group, or for itself
@@ -242,18 +249,7 @@ class HypothesisView:
     def _from_parts(self, s: SentenceParts, ref: ReferenceView, modes) -> None:
         """The same sets from a sentence's parts, whose targets are already a group's range (a tuple), a form's
         position (an int) or None."""
-        hcover: list = [None] * len(s.forms)
-        cons: dict[str, set] = {}
-        for start, end, gtype in s.groups:
-            rng = (start, end)
-            for p in range(start, end):
-                hcover[p] = rng
-            items = cons.get(gtype)
-            if items is None:
-                cons[gtype] = {rng}
-            else:
-                items.add(rng)
-        self.cons = cons
+        hcover, self.cons = groups_of_parts(len(s.forms), s.groups)
         rels = {m: {} for m in modes}
         if s.relations:
             rcover = ref.cover
