@@ -248,7 +248,8 @@ class HypothesisView:
 
     def _from_parts(self, s: SentenceParts, ref: ReferenceView, modes) -> None:
         """The same sets from a sentence's parts, whose targets are already a group's range (a tuple), a form's
-        position (an int) or None."""
+        position (an int) or None. The loop repeats the sentence path's few lines for a target's ranges and an
+        item's sets, written out: it runs for every relation argument of every run sentence."""
         hcover, self.cons = groups_of_parts(len(s.forms), s.groups)
         rels = {m: {} for m in modes}
         if s.relations:

@@ -10,12 +10,8 @@ Pure: files and the engine only.
 """
 from __future__ import annotations
 
-import tarfile
-import tempfile
-import zipfile
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import Mapping
 
 import numpy as np
 
@@ -24,6 +20,7 @@ from annotations.easy.reader import document_key, read_document
 from annotations.easy.schema import DEFAULT_SCHEMA, EasySchema
 from annotations.errors import InputError
 from evaluation.easy.scoring import count_sentences, counted_rows
+from evaluation.sentence_rescore import run_files
 
 
 def gold_documents(gold_dir: Path, wanted: Mapping[str, set[str]], schema: EasySchema) -> dict[str, Document]:
@@ -45,32 +42,6 @@ def gold_documents(gold_dir: Path, wanted: Mapping[str, set[str]], schema: EasyS
     return out
 
 
-@contextmanager
-def run_documents(run_file: Path, documents: list[str]) -> Iterator[dict[str, Path]]:
-    """``{document: path}`` of a run file as uploaded: one EASY file (paired by name, or with the only
-    document), or a .zip / .tar.gz of one file per document (their base names), unpacked in a temporary folder."""
-    with tempfile.TemporaryDirectory(prefix="reproduce-run-") as tmp:
-        folder = Path(tmp)
-        name = run_file.name.lower()
-        if name.endswith(".zip"):
-            with zipfile.ZipFile(run_file) as archive:
-                for info in archive.infolist():
-                    if not info.is_dir() and info.filename.lower().endswith(".xml"):
-                        (folder / Path(info.filename).name).write_bytes(archive.read(info))
-        elif name.endswith((".tar.gz", ".tgz")):
-            with tarfile.open(run_file, "r:gz") as archive:
-                for member in archive.getmembers():
-                    if member.isfile() and member.name.lower().endswith(".xml"):
-                        (folder / Path(member.name).name).write_bytes(archive.extractfile(member).read())
-        else:
-            key = document_key(run_file.name)
-            if key not in documents and len(documents) == 1:
-                key = documents[0]
-            yield {key: run_file}
-            return
-        yield {document_key(p.name): p for p in sorted(folder.glob("*.xml"))}
-
-
 def rescored_rows(gold_dir: Path, run_file: Path, keys: list[str], genres: list[str],
                   spec: Mapping) -> tuple[list[str], list[str], np.ndarray]:
     """The run's rows for the sentences ``keys`` (``document/sentence id``, genre ``genres[i]``), counted with
@@ -83,7 +54,7 @@ def rescored_rows(gold_dir: Path, run_file: Path, keys: list[str], genres: list[
         wanted.setdefault(document, set()).add(sid)
         genre_of[document] = genre
     gold = gold_documents(gold_dir, wanted, schema)
-    with run_documents(run_file, sorted(gold)) as files:
+    with run_files(run_file, (".xml",), sorted(gold)) as files:  # uploaded as one file, a .zip or a .tar.gz
         plan, index, counting = count_sentences(gold, {k: files[k] for k in gold if k in files}, genre_of,
                                                 matches=spec.get("matches") or (), modes=spec.get("modes") or (),
                                                 schema=schema)
