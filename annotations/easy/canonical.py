@@ -23,13 +23,17 @@ A sentence outside that grammar (roles in another order, a comment, a
 character reference, an error...) is a doubt, settled one sentence at a
 time: lxml parses that sentence alone from its bytes
 (:meth:`CanonicalScanner.element`) and ``FastPath.check`` reads the element;
-if it is certainly valid the scanner goes on with the next sentence. Only
-when that is not enough (a problem to report, a sentence id seen before, a
-span that is not exactly one sentence, a lone carriage return, a comment
-between sentences...) does the reader read the rest of the file with lxml
-``iterparse``, skipping the sentences already accepted. The detailed parser
-therefore still decides and names every problem; this path only changes how
-fast a valid sentence is accepted.
+if it is certainly valid the scanner goes on with the next sentence. If it
+is not (a problem or a warning to report: a dangling pointer in the gold, a
+form that differs from the corpus, an unknown or repeated sentence id, a
+sentence that may exceed the limits), the detailed parser reads that same
+sentence, parsed alone again at its true line numbers, exactly as it reads
+it within the whole file, and the scanner goes on. Only when the span is
+not exactly one sentence (a lone carriage return, a comment between
+sentences, malformed XML, a sentence past line 65,000...) does the reader
+read the rest of the file with lxml ``iterparse``, skipping the sentences
+already read. The detailed parser therefore still decides and names every
+problem; this path only changes how fast a valid sentence is accepted.
 
 Line numbers are counted here: they are the true line numbers, which lxml's
 are too below line 65,535 (from there on libxml2 numbers every element one
@@ -436,6 +440,7 @@ class CanonicalScanner:
         self.codec: str | None = None
         self.accepted = 0
         self.alone = 0  # accepted sentences that lxml parsed alone (see element)
+        self.detailed = 0  # sentences that lxml parsed alone and the detailed parser read (see element)
         self.finished = False
         self.dialect = REFERENCE  # how the file writes its tags, guessed from its first sentences
         self._wrapper = b""
@@ -522,11 +527,12 @@ class CanonicalScanner:
             self.line = line + buf.count(b"\n", start, end)
             self.accepted += 1
 
-    def element(self, start: int, end: int):
+    def element(self, start: int, end: int, line: int = 1):
         """The sentence at ``buf[start:end]`` parsed alone by lxml, or ``None`` when that might not be
         what lxml reads in the whole file: a syntax error, or anything but exactly one ``<E>`` holding
         no other ``<E>`` (the span then ends inside a comment, or a sentence did not end at ``</E>``).
-        Its line numbers are relative: the sentence starts on line 1."""
+        The sentence starts on line ``line`` (line feeds before it: lxml then numbers every element as in
+        the whole file, below line 65,535)."""
         try:
             text = bytes(self.buf[start:end]).decode(self.codec)
         except UnicodeError:
@@ -534,7 +540,8 @@ class CanonicalScanner:
         if self.codec == "utf-8" and ("\ufffe" in text or "\uffff" in text):
             return None
         try:
-            root = etree.fromstring(self._wrapper + text.encode("utf-8") + b"</DOCUMENT>", _PARSER)
+            root = etree.fromstring(self._wrapper + b"\n" * (line - 1) + text.encode("utf-8") + b"</DOCUMENT>",
+                                    _PARSER)
         except etree.XMLSyntaxError:
             return None
         if len(root) != 1 or (root.text or "").strip(" \t\r\n") or (root[0].tail or "").strip(" \t\r\n"):

@@ -351,9 +351,10 @@ def _declares_entities(root) -> bool:
 
 
 def _canonical_sentences(scanner, fastpath, seen_ids, expected_forms, expected_complete, want, accept, seen,
-                         parts=False):
+                         parts=False, detailed=None):
     """Sentences read straight from the bytes while the file keeps the canonical shape, a doubtful
-    sentence parsed alone by lxml.
+    sentence parsed alone by lxml, and read by ``detailed(element)`` (the detailed parser, as within the
+    whole file) when the fast path cannot accept it.
 
     Returns the root element when the whole file was read this way, None when the detailed
     parser must take over (from ``scanner.accepted`` sentences on).
@@ -365,29 +366,42 @@ def _canonical_sentences(scanner, fastpath, seen_ids, expected_forms, expected_c
         text_path = fastpath.text_path(scanner.dialect)
         buf = scanner.buf
         for sid, start, end, line in scanner.spans():
-            if sid in seen_ids:
-                break
             exp = expected_forms.get(sid) if expected_forms is not None else None
-            if exp is None and expected_complete:
-                break  # an unknown sentence: the detailed parser reports it
-            if _may_exceed_limits(buf, start, end):
-                break  # the detailed parser counts exactly and reports it
             wanted = want is None or want(sid)
-            ok = text_path.check(buf, start, end, scanner.codec, sid, exp is not None, wanted, line, parts)
-            if ok is None:
-                ok = _alone(scanner, fastpath, start, end, sid, wanted, exp, line)
+            ok = None
+            # a sentence id seen before, an unknown one, or a sentence that may exceed the limits: only the
+            # detailed parser reports it
+            if (sid not in seen_ids and (exp is not None or not expected_complete)
+                    and not _may_exceed_limits(buf, start, end)):
+                ok = text_path.check(buf, start, end, scanner.codec, sid, exp is not None, wanted, line, parts)
                 if ok is None:
+                    ok = _alone(scanner, fastpath, start, end, sid, wanted, exp, line)
+                elif exp is not None and not _same_forms(ok[0], ok[1], exp):
+                    ok = None
+            if ok is not None:
+                sent = accept(sid, ok)
+                if seen is not None:
+                    seen.append(sid)
+            else:
+                el = _at_its_lines(scanner, start, end, sid, line) if detailed is not None else None
+                if el is None:
                     break
-            elif exp is not None and not _same_forms(ok[0], ok[1], exp):
-                break
-            sent = accept(sid, ok)
-            if seen is not None:
-                seen.append(sid)
+                sent = detailed(el)
+                scanner.detailed += 1
             if sent is not None:
                 yield sent
         return root if scanner.finished else None
     finally:
         scanner.close()
+
+
+def _at_its_lines(scanner, start: int, end: int, sid: str, line: int):
+    """The sentence parsed alone at its true line numbers, or None where lxml might number or read it
+    otherwise in the whole file."""
+    if line + scanner.buf.count(b"\n", start, end) >= MAX_SHIFTED_LINE:
+        return None  # lxml numbers lines its own way from 65,535 on (see canonical.py)
+    el = scanner.element(start, end, line)
+    return el if el is not None and el.get("id") == sid else None
 
 
 def _alone(scanner, fastpath, start: int, end: int, sid: str, wanted: bool, exp, line: int):
@@ -498,6 +512,21 @@ def iter_sentences(
     before = len(sink)
     skip = 0
 
+    def read(el) -> Sentence | None:
+        """The detailed parser's reading of one sentence element (a fast path did not accept it): its
+        problems and warnings reported, the sentence returned when it is wanted."""
+        sid = el.get("id")
+        for p in _limit_problems(el, file, sid):
+            sink.add(p)
+        wanted = want is None or want(sid)
+        sent = parser.parse(el, wanted)  # duplicates only matter (and are reported) where scored
+        _check_expected(sent, expected_forms, expected_complete, sink, file)
+        if seen is not None:
+            seen.append(sid)
+        if strict and len(sink):
+            raise InputError(sink.result())
+        return sent if wanted else None
+
     def accept(sid: str, ok) -> Sentence | None:
         """Record a sentence that a fast path accepted; return it when it was built."""
         seen_ids.add(sid)
@@ -513,7 +542,7 @@ def iter_sentences(
     scanner = _canonical_scanner(source, fastpath)
     if scanner is not None:
         root = yield from _canonical_sentences(scanner, fastpath, seen_ids, expected_forms, expected_complete,
-                                               want, accept, seen, parts)
+                                               want, accept, seen, parts, read)
         if root is not None:
             info["attributes"] = dict(root.attrib)
             info["has_constituents"] = parser.saw_group

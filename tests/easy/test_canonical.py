@@ -85,9 +85,9 @@ def test_real_files_are_read_whole_by_the_canonical_path_with_identical_results(
         assert on == off, path.name
         assert len(scanners) == 1
         finished += scanners[0].finished
-    # the gold has a few dangling pointers and a repeated relation id (warnings, in gold as in a run):
-    # those three files end on lxml, the others are read whole without it
-    assert finished == 19
+    # the gold has a few dangling pointers and a repeated relation id (warnings, in gold as in a run): those
+    # sentences are read by the detailed parser alone, and every file is read whole without iterparse
+    assert finished == 22
 
 
 def test_a_sentence_in_another_shape_is_parsed_alone_and_the_scanner_goes_on(easy_ref, monkeypatch):
@@ -101,15 +101,31 @@ def test_a_sentence_in_another_shape_is_parsed_alone_and_the_scanner_goes_on(eas
     assert scanners[0].accepted == 30 and scanners[0].alone == 1 and scanners[0].finished
 
 
-def test_a_doubtful_sentence_with_a_problem_hands_the_rest_to_lxml_without_repeating_anything(easy_ref, monkeypatch):
+def test_a_sentence_with_a_problem_is_read_alone_by_the_detailed_parser_and_the_scanner_goes_on(easy_ref,
+                                                                                                  monkeypatch):
     data = head_of(easy_ref / "general_elda.xml", 30)
-    twelfth = [m.start() for m in re.finditer(rb"<E id=", data)][11]
-    m = re.compile(rb'<Groupe type="(\w+)"').search(data, twelfth)
-    broken = data[:m.start()] + b'<Groupe type="XX"' + data[m.end():]  # an unknown group type
+    starts = [m.start() for m in re.finditer(rb"<E id=", data)]
+    m = re.compile(rb'<Groupe type="(\w+)"').search(data, starts[11])
+    broken = data[:m.start()] + b'<Groupe type="XX"' + data[m.end():]  # an unknown group type in the 12th
+    m = re.compile(rb'<Groupe type="(\w+)"').search(broken, starts[20])
+    broken = broken[:m.start()] + b'<Groupe type="YY"' + broken[m.end():]  # and in the 21st
     for mode in ("gold", "run"):
         on, scanners, off = both(broken, monkeypatch, mode)
-        assert on == off and on[1] and "unknown group type 'XX'" in on[1][0]["message"]
-        assert scanners[0].accepted == 11 and scanners[0].alone == 0 and not scanners[0].finished
+        assert on == off
+        assert [p["message"].split(" (")[0] for p in on[1]] == ["unknown group type 'XX'", "unknown group type 'YY'"]
+        # at the lines lxml gives them in the whole file
+        assert [p["line"] for p in on[1]] == [broken.count(b"\n", 0, broken.index(t)) + 1 for t in (b"XX", b"YY")]
+        assert scanners[0].accepted == 30 and scanners[0].detailed == 2 and scanners[0].alone == 0 and scanners[0].finished
+
+
+def test_a_span_that_is_not_one_sentence_hands_the_rest_to_lxml_without_repeating_anything(easy_ref, monkeypatch):
+    data = head_of(easy_ref / "general_elda.xml", 30)
+    twelfth = [m.start() for m in re.finditer(rb"<E id=", data)][11]
+    broken = data[:twelfth] + b"<!-- a comment between sentences -->" + data[twelfth:]
+    for mode in ("gold", "run"):
+        on, scanners, off = both(broken, monkeypatch, mode)
+        assert on == off and not on[1]
+        assert scanners[0].accepted == 11 and not scanners[0].finished
 
 
 def test_relation_line_is_where_its_start_tag_ends_as_lxml_numbers_it(monkeypatch):
@@ -407,7 +423,7 @@ def test_real_files_from_another_writer_read_exactly_as_the_detailed_parser_read
             assert _without_element_lines(on) == _detailed_only(data, mode, monkeypatch), (path.name, mode)
             finished += scanners[0].finished
             alone += scanners[0].alone
-    assert finished == 2 * 19  # as for the reference's own shape: three files end on lxml (see above)
+    assert finished == 2 * 22  # as for the reference's own shape: every file read without iterparse
     assert (alone == 0) == (every == 1)
 
 
