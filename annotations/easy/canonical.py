@@ -163,15 +163,20 @@ class TextPath:
         form = rf"<F{tag(['id'], {'id': ID})}{S}*+>{_TEXT}</F{S}*+>"
         group = (rf"<Groupe{tag(dialect.group, {'type': f'(?:{gtypes})', 'id': ID})}{S}*+>"
                  rf"(?:{S}*+{form})++{S}*+</Groupe{S}*+>")
+        # a relation's attributes before its type are read once, then the branch of its type (a branch per
+        # type from the start tag on would read them again for each type tried)
+        at = dialect.relation.index("type")
+        before = tag(dialect.relation[:at], {"id": ID}, xl_type)
+        after = tag(dialect.relation[at + 1:], {"id": ID}, xl_type)
         by_type = []
         for rtype in schema.relation_types:
             roles = "".join(rf"{S}*+<{re.escape(r)}{tag(dialect.role, {}, xl_type)}{S}*+/>"
                             for r in schema.roles(rtype))
             extras = "".join(rf"(?:{S}*+<{re.escape(x)}(?:{S}++{_EXTRA_ATTR}{S}*+={S}*+{q}{V}{q})?+{S}*+/>)?+"
                              for x in schema.extras(rtype))
-            start = tag(dialect.relation, {"type": re.escape(rtype), "id": ID}, xl_type)
-            by_type.append(rf"{start}{S}*+>{roles}{extras}")
-        relation = rf'<relation(?:{"|".join(by_type)}){S}*+</relation{S}*+>'
+            by_type.append(rf"{re.escape(rtype)}{q}{after}{S}*+>{roles}{extras}")
+        relation = (rf'<relation{before}{S}++type{S}*+={S}*+{q}(?:{"|".join(by_type)}){S}*+</relation{S}*+>'
+                    if by_type else r"(?!)")
         relations = rf"<relations{S}*+>(?:{S}*+{relation})*+{S}*+</relations{S}*+>"
         plain = rf"(?:{S}*+(?:{form}|{group}|{relations}))*+"
         wrapped = (rf"{S}*+<constituants{S}*+>(?:{S}*+(?:{form}|{group}))*+{S}*+</constituants{S}*+>"
@@ -327,7 +332,8 @@ class TextPath:
         pairs = self.form_re.findall(text)
         fids = [fid for fid, _ in pairs]
         texts = [_text(t) for _, t in pairs] if "&" in text else [t for _, t in pairs]
-        if "" in texts or fids != _form_ids(sid, len(fids)):
+        n = len(fids)
+        if "" in texts or fids != _form_ids(sid, n):
             return None
         number = len(sid) + 1
         groups: list[tuple[int, int, str]] = []
@@ -339,41 +345,30 @@ class TextPath:
                 gtype, gid = (g1, g2) if type_first else (g2, g1)
                 groups.append((start, start + 1 + rest.count("<F"), gtype))
                 gids.append(gid)
+        # what an id stands for: a form's position, a group's range, the null argument (None)
+        where = dict(zip(fids, range(n)))
+        if gids:
+            where.update(zip(gids, [(start, end) for start, end, _ in groups]))
+            if len(where) != n + len(gids):
+                return None  # an id used twice
         relations: list[tuple[str, tuple]] = []
         if "<relation" in text:
             type_first, roles_of = self.relation_type_first, self.roles
-            rids = []
-            written = set()
+            rids = set()
             for found in self.relation_re.findall(text):
                 rtype, rid = found[:2] if type_first else found[1::-1]
-                rids.append(rid)
-                targets = found[2:2 + len(roles_of[rtype])]
-                written.add((rtype, targets))
-                relations.append((rtype, targets))
-            if len(written) != len(relations):
-                return None
-            ids = set(fids)
-            ids.update(gids)
-            known = len(ids)
-            ids.update(rids)
-            if known != len(fids) + len(gids) or len(ids) != known + len(rids):
+                rids.add(rid)
+                relations.append((rtype, found[2:2 + len(roles_of[rtype])]))
+            if len(rids) != len(relations) or not rids.isdisjoint(where):
                 return None  # an id used twice
-            null = sid + "F0"
-            where = {gid: (start, end) for gid, (start, end, _) in zip(gids, groups)}
-            for k, (rtype, targets) in enumerate(relations):
-                resolved = []
-                for target in targets:
-                    at = where.get(target)
-                    if at is None and target != null:
-                        if target[:number] != null[:number] or target[number:] not in _FORM_INDEX:
-                            return None  # not a form of the sentence
-                        at = _FORM_INDEX[target[number:]]
-                        if at >= len(fids):
-                            return None
-                    resolved.append(at)
-                relations[k] = (rtype, tuple(resolved))
-        elif len(set(gids)) != len(gids) or not set(gids).isdisjoint(fids):
-            return None  # an id used twice
+            if len(set(relations)) != len(relations):
+                return None
+            where.setdefault(sid + "F0", None)  # a group of that id is that group (as the detailed parser reads it)
+            get = where.__getitem__
+            try:
+                relations = [(rtype, tuple(map(get, targets))) for rtype, targets in relations]
+            except KeyError:
+                return None  # a pointer to no form or group of the sentence
         forms = tuple(zip(fids, [t.strip() for t in texts]))
         return fids, texts, SentenceParts(sid, forms, groups, relations)
 
