@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from evaluation.easy.scoring import MAX_WARNINGS, score_corpus
+from evaluation.easy.scoring import MAX_WARNINGS, count_sentences, score_corpus
 from evaluation.easy.shards import ShardCounts, count_shard, merge
 
 from .conftest import easy_xml, sentence
@@ -91,6 +91,11 @@ def test_gold_warnings_past_the_limit(tmp_path):
                             [[["a_0"], ["a_1"], ["a_2"], ["a_3"]], [["a_0", "a_1"], ["a_2", "a_3"]],
                              [list(sizes)]])
     assert shown(reverse) == expected
+    # what is held while counting is what can be shown, and how many there were
+    _, held, counting = count_sentences(gold, dict(reversed(list(run.items()))))
+    counting.rows.close()
+    assert (len(held.warnings.kept), held.warnings.total) == (MAX_WARNINGS, 1300)
+    assert [w.sentence for w in held.warnings.kept] == [s for _, _, s, _ in expected[:MAX_WARNINGS]]
 
 
 def test_run_warnings_past_the_limit(tmp_path):
