@@ -7,7 +7,8 @@ the project's writer), then measures, in the same run:
 
 * the default command in a child process (``python -m evaluation easy --gold
   G --run R --json out.json``: all 20 ways, bootstrap 1000): CPU and wall
-  seconds, peak RSS (``wait4``), throughput in run words per CPU second;
+  seconds (``wait4``), its own peak RSS (``VmHWM``: see ``easy_corpus.own_peak_mb``), throughput in run
+  words per CPU second;
 * lxml ``iterparse`` over the same gold and run (every element; ``tag='E'``);
 * with ``--identity``: the command's JSON document against the same scoring
   done in this process with every fast path off (lxml reads every sentence,
@@ -40,7 +41,6 @@ import json
 import math
 import multiprocessing
 import os
-import resource
 import shutil
 import sys
 import tempfile
@@ -50,7 +50,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.easy_corpus import build, lxml_pass, run_command  # noqa: E402
+from benchmarks.easy_corpus import build, lxml_pass, own_peak_mb, run_command  # noqa: E402
 
 TARGET_WORDS = 100_000_000
 ROW_BYTES = 672  # a sentence's count rows with the default options: int16, 240 count and 2 x 48 size columns
@@ -84,8 +84,7 @@ def _count_shard(job: tuple[list[str], list[str]]) -> tuple[bytes, float, float,
     gold, run = job
     cpu = time.process_time()
     counts = count_shard([Path(p) for p in gold], {Path(p).stem: Path(p) for p in run}).to_bytes()
-    return (counts, time.process_time() - cpu, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
-            os.getpid())
+    return counts, time.process_time() - cpu, own_peak_mb(), os.getpid()
 
 
 def sharded(gold: Path, run: Path, workers: int, per_shard: int) -> dict:
