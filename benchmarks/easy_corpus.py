@@ -200,26 +200,30 @@ def own_peak_mb() -> float:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-# the command run by run_command: its own peak written to a file when it ends (see own_peak_mb)
+# the command run by run_command (the package of its working folder): its own peak (VmHWM, in kB) written to
+# a file when it ends, see own_peak_mb
 _PEAK_CHILD = """
 import atexit, runpy, sys
 out = sys.argv.pop(1)
-sys.path.insert(0, {repo!r})
-from benchmarks.easy_corpus import own_peak_mb
-atexit.register(lambda: open(out, "w").write(repr(own_peak_mb())))
+
+def peak():
+    with open("/proc/self/status") as status, open(out, "w") as handle:
+        handle.write(next(line for line in status if line.startswith("VmHWM:")).split()[1])
+
+atexit.register(peak)
 runpy.run_module("evaluation", run_name="__main__", alter_sys=True)
 """
 
 
 def run_command(args: list[str], cwd: Path = REPO) -> dict:
     """Run ``python -m evaluation ARGS`` as a child; its wall and CPU seconds (from wait4) and its own peak
-    RSS (MB, :func:`own_peak_mb`)."""
+    RSS (MB, ``VmHWM``: see :func:`own_peak_mb`; Linux only, NaN elsewhere)."""
     import subprocess
     import tempfile
     import time
     with tempfile.NamedTemporaryFile("r", prefix="peak-") as peak:
         t = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-c", _PEAK_CHILD.format(repo=str(REPO)), peak.name, *args],
+        proc = subprocess.Popen([sys.executable, "-c", _PEAK_CHILD, peak.name, *args],
                                 cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         err = proc.stderr.read()
         _, status, usage = os.wait4(proc.pid, 0)
@@ -227,5 +231,5 @@ def run_command(args: list[str], cwd: Path = REPO) -> dict:
         wall = time.perf_counter() - t
         if proc.returncode != 0:
             raise SystemExit(f"python -m evaluation {' '.join(args)} failed ({proc.returncode}):\n{err.decode()}")
-        rss = float(peak.read() or "nan")
+        rss = float(peak.read() or "nan") / 1024.0
     return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": rss}

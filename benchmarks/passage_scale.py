@@ -20,7 +20,10 @@ worker processes as the scoring workers do it (:mod:`evaluation.easy.shards`,
 ``--shard-sentences`` sentences (default: the corpus over 4 K, so that K busy
 processes balance), each process taking the next shard when it is free and
 sending back its counts as bytes, the counts merged and the bootstrap computed
-once in this process. Timed from the first shard sent to the merged document
+once in this process. A worker's peak RSS is its own ``VmHWM``: its
+``ru_maxrss`` would be at least this process's peak at the time the pool
+started (see ``easy_corpus.own_peak_mb``): workers were once reported at 347
+MB at 24x, which was this process's peak after the K = 1 merge, not theirs. Timed from the first shard sent to the merged document
 (the processes are started and their imports done before, as long-lived
 workers' are), with each process's peak RSS; the merged document must be the
 command's, byte for byte (canonical JSON). Speed-up is against K = 1 (the same
@@ -232,9 +235,10 @@ def main(argv=None) -> int:
     print(f"  memory model: the count rows go to a temporary file ({ROW_BYTES} bytes a sentence: "
           f"{sentences * ROW_BYTES / 1e9:,.1f} GB of TMPDIR for {sentences:,.0f} sentences), read back in blocks; "
           f"the bootstrap holds at most {weights_mb:.0f} MB of resample weights and {draws_mb:.0f} MB of draws; "
-          f"what still grows is a few KB a document (its entry in the result, its file names, its warnings, all "
-          f"held until the result shows the first 1,000) and 8 bytes a sentence of the largest genre (the "
-          f"multinomial's probabilities)")
+          f"what still grows is a few hundred bytes a document (its entry in the result, its name; of the warnings "
+          f"only the 1,000 the result shows are kept, and a count) and 8 bytes a sentence of the largest genre "
+          f"(the multinomial's probabilities); a shard worker holds one document's gold and run, then its shard's "
+          f"rows (672 bytes a sentence) about three times while it writes them as bytes")
     return 0
 
 
