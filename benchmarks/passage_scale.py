@@ -237,8 +237,8 @@ def main(argv=None) -> int:
           f"the bootstrap holds at most {weights_mb:.0f} MB of resample weights and {draws_mb:.0f} MB of draws; "
           f"what still grows is a few hundred bytes a document (its entry in the result, its name; of the warnings "
           f"only the 1,000 the result shows are kept, and a count) and 8 bytes a sentence of the largest genre "
-          f"(the multinomial's probabilities); a shard worker holds one document's gold and run, then its shard's "
-          f"rows (672 bytes a sentence) about three times while it writes them as bytes")
+          f"(the multinomial's probabilities); a shard worker holds one document's gold and run at a time, then "
+          f"its shard's rows once, as the bytes it sends (672 bytes a sentence)")
     return 0
 
 
