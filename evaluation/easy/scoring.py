@@ -546,8 +546,8 @@ class _Counting:
             raise InputError(self.sink.result())
         for key, d in self.gold.by_name.items():
             if not d["run"]:
-                self.late_warnings.append(Problem(f"no run for gold document {key}: its sentences score as empty "
-                                             f"output", file=key))
+                self.late_warnings.append(Problem(f"no run for gold document {key}: its sentences score as "
+                                                  f"empty output", file=key))
                 self.gold.load(key, self.plan)
                 self._count_missing(key)
                 self.gold.release(key)
