@@ -184,17 +184,52 @@ def lxml_pass(folders, every_element: bool) -> tuple[float, float]:
     return time.perf_counter() - t, time.process_time() - c
 
 
+def own_peak_mb() -> float:
+    """This process's own peak RSS (MB): ``VmHWM``, the high-water mark of its address space since its exec.
+
+    Not ``ru_maxrss``: on Linux, ``exec`` keeps in it the high-water mark of the address space it
+    replaces, and a child started by ``subprocess`` or multiprocessing's ``spawn`` runs in its parent's
+    (``vfork``) until its exec, so a child's ``ru_maxrss`` (and ``wait4``'s) is at least its parent's peak
+    so far. A worker spawned by a benchmark that had merged a large run reported that merge's peak as its
+    own. ``ru_maxrss`` where ``/proc`` is missing."""
+    try:
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) / 1024.0
+    except (OSError, StopIteration):
+        import resource
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+# the command run by run_command (the package of its working folder): its own peak (VmHWM, in kB) written to
+# a file when it ends, see own_peak_mb
+_PEAK_CHILD = """
+import atexit, runpy, sys
+out = sys.argv.pop(1)
+
+def peak():
+    with open("/proc/self/status") as status, open(out, "w") as handle:
+        handle.write(next(line for line in status if line.startswith("VmHWM:")).split()[1])
+
+atexit.register(peak)
+runpy.run_module("evaluation", run_name="__main__", alter_sys=True)
+"""
+
+
 def run_command(args: list[str], cwd: Path = REPO) -> dict:
-    """Run ``python -m evaluation ARGS`` as a child; its wall and CPU seconds and peak RSS (MB), from wait4."""
+    """Run ``python -m evaluation ARGS`` as a child; its wall and CPU seconds (from wait4) and its own peak
+    RSS (MB, ``VmHWM``: see :func:`own_peak_mb`; Linux only, NaN elsewhere)."""
     import subprocess
+    import tempfile
     import time
-    t = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "evaluation", *args], cwd=cwd, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
-    err = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    wall = time.perf_counter() - t
-    if proc.returncode != 0:
-        raise SystemExit(f"python -m evaluation {' '.join(args)} failed ({proc.returncode}):\n{err.decode()}")
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024.0}
+    with tempfile.NamedTemporaryFile("r", prefix="peak-") as peak:
+        t = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-c", _PEAK_CHILD, peak.name, *args],
+                                cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        err = proc.stderr.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - t
+        if proc.returncode != 0:
+            raise SystemExit(f"python -m evaluation {' '.join(args)} failed ({proc.returncode}):\n{err.decode()}")
+        rss = float(peak.read() or "nan") / 1024.0
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": rss}

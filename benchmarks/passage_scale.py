@@ -7,7 +7,8 @@ the project's writer), then measures, in the same run:
 
 * the default command in a child process (``python -m evaluation easy --gold
   G --run R --json out.json``: all 20 ways, bootstrap 1000): CPU and wall
-  seconds, peak RSS (``wait4``), throughput in run words per CPU second;
+  seconds (``wait4``), its own peak RSS (``VmHWM``: see ``easy_corpus.own_peak_mb``), throughput in run
+  words per CPU second;
 * lxml ``iterparse`` over the same gold and run (every element; ``tag='E'``);
 * with ``--identity``: the command's JSON document against the same scoring
   done in this process with every fast path off (lxml reads every sentence,
@@ -19,7 +20,10 @@ worker processes as the scoring workers do it (:mod:`evaluation.easy.shards`,
 ``--shard-sentences`` sentences (default: the corpus over 4 K, so that K busy
 processes balance), each process taking the next shard when it is free and
 sending back its counts as bytes, the counts merged and the bootstrap computed
-once in this process. Timed from the first shard sent to the merged document
+once in this process. A worker's peak RSS is its own ``VmHWM``: its
+``ru_maxrss`` would be at least this process's peak at the time the pool
+started (see ``easy_corpus.own_peak_mb``): workers were once reported at 347
+MB at 24x, which was this process's peak after the K = 1 merge, not theirs. Timed from the first shard sent to the merged document
 (the processes are started and their imports done before, as long-lived
 workers' are), with each process's peak RSS; the merged document must be the
 command's, byte for byte (canonical JSON). Speed-up is against K = 1 (the same
@@ -40,7 +44,6 @@ import json
 import math
 import multiprocessing
 import os
-import resource
 import shutil
 import sys
 import tempfile
@@ -50,7 +53,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.easy_corpus import build, lxml_pass, run_command  # noqa: E402
+from benchmarks.easy_corpus import build, lxml_pass, own_peak_mb, run_command  # noqa: E402
 
 TARGET_WORDS = 100_000_000
 ROW_BYTES = 672  # a sentence's count rows with the default options: int16, 240 count and 2 x 48 size columns
@@ -84,8 +87,7 @@ def _count_shard(job: tuple[list[str], list[str]]) -> tuple[bytes, float, float,
     gold, run = job
     cpu = time.process_time()
     counts = count_shard([Path(p) for p in gold], {Path(p).stem: Path(p) for p in run}).to_bytes()
-    return (counts, time.process_time() - cpu, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
-            os.getpid())
+    return counts, time.process_time() - cpu, own_peak_mb(), os.getpid()
 
 
 def sharded(gold: Path, run: Path, workers: int, per_shard: int) -> dict:
@@ -233,9 +235,10 @@ def main(argv=None) -> int:
     print(f"  memory model: the count rows go to a temporary file ({ROW_BYTES} bytes a sentence: "
           f"{sentences * ROW_BYTES / 1e9:,.1f} GB of TMPDIR for {sentences:,.0f} sentences), read back in blocks; "
           f"the bootstrap holds at most {weights_mb:.0f} MB of resample weights and {draws_mb:.0f} MB of draws; "
-          f"what still grows is a few KB a document (its entry in the result, its file names, its warnings, all "
-          f"held until the result shows the first 1,000) and 8 bytes a sentence of the largest genre (the "
-          f"multinomial's probabilities)")
+          f"what still grows is a few hundred bytes a document (its entry in the result, its name; of the warnings "
+          f"only the 1,000 the result shows are kept, and a count) and 8 bytes a sentence of the largest genre "
+          f"(the multinomial's probabilities); a shard worker holds one document's gold and run at a time, then "
+          f"its shard's rows once, as the bytes it sends (672 bytes a sentence)")
     return 0
 
 

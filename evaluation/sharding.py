@@ -95,14 +95,19 @@ def score(run, setup, held: delivery.Claim, files, shards: list[list[str]], prog
             _take_back_silent(held.token)
             _still_held(held)
             time.sleep(POLL_SECONDS)
-        counts = [bytes(c) for c in ScoringShard.objects.filter(token=held.token).order_by("index")
-                  .values_list("counts", flat=True)]
-        return setup.kind.merge_shards(run, setup, counts)
+        return setup.kind.merge_shards(run, setup, _counts(held.token, total))
     finally:
         try:
             ScoringShard.objects.filter(token=held.token).delete()
         except Exception:  # the database may be why we leave; the next delivery's plan drops them
             logger.warning("run %s: shard rows not deleted", held.run_id, exc_info=True)
+
+
+def _counts(token: str, total: int):
+    """Each shard's counts in index order, read from the database when the merge asks for it: the counts of
+    every shard together are the whole run's rows (672 bytes a sentence for EASY), too much to hold at once."""
+    for index in range(total):
+        yield bytes(ScoringShard.objects.filter(token=token, index=index).values_list("counts", flat=True).get())
 
 
 def _record(held: delivery.Claim, shards: list[list[str]]) -> None:

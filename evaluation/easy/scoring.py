@@ -28,10 +28,10 @@ from .gold_index import IndexedDocument
 from .matching import match_counts
 from .ranges import BIT, MATCHES, MODES, HypothesisView, ReferenceView
 from .row_spill import CountRows, RowSpill, Segment
+from .warning_log import MAX_WARNINGS, GoldWarnings, WarningLog, as_dicts
 
 LAYERS = ("constituents", "relations")
 DEFAULT_BOOTSTRAP = 1000
-MAX_WARNINGS = 1000
 
 
 def cell_signature(layer: str, mode: str | None, match: str, agg: str, bootstrap: int, seed: int) -> str:
@@ -225,10 +225,13 @@ def score_corpus(
                                            max_problems=max_problems)
     total = counting.documents_read + 1
     rows = counting.rows
+    run_warnings = as_dicts(counting.warnings)
+    run_warnings.add(*as_dicts(counting.late_warnings).said())
+    run_warnings.extend(w.as_dict() for w in counting.layer_warnings)
     try:
         document = result_document(
-            plan, rows, counting.submitted, gold_warnings=[w.as_dict() for w in gold.warnings],
-            run_warnings=[w.as_dict() for w in counting.warnings], documents=gold.documents,
+            plan, rows, counting.submitted, gold_warnings=as_dicts(gold.warnings),
+            run_warnings=run_warnings, documents=gold.documents,
             counts={"gold_sentences": len(rows), **counting.stats, **gold.dedup},
             bootstrap=bootstrap, seed=seed, gold_sha256=gold_sha256, schema=schema)
     finally:
@@ -239,16 +242,19 @@ def score_corpus(
 
 
 def result_document(plan: Plan, rows: CountRows, submitted: Mapping[str, bool], *,
-                    gold_warnings: list[dict], run_warnings: list[dict], documents: list[dict], counts: dict,
+                    gold_warnings: WarningLog, run_warnings: WarningLog, documents: list[dict], counts: dict,
                     bootstrap: int, seed: int, gold_sha256: str, schema: EasySchema) -> dict:
     """The result document from every gold sentence's count rows (in gold order) and what the counting said:
-    what :func:`score_corpus` returns, and what :func:`evaluation.easy.shards.merge` rebuilds from shards."""
+    what :func:`score_corpus` returns, and what :func:`evaluation.easy.shards.merge` rebuilds from shards.
+    The warnings (as dicts) are each side's first :data:`MAX_WARNINGS` and how many it said."""
     matches, modes = plan.matches, plan.modes
     result = aggregate(rows, plan, submitted, bootstrap=bootstrap, seed=seed)
     # Each warning says which side it is about: a gold file and its run often share a name.
-    warnings = [dict(w, side="gold") for w in gold_warnings] + [dict(w, side="run") for w in run_warnings]
-    if len(warnings) > MAX_WARNINGS:
-        extra = len(warnings) - MAX_WARNINGS
+    warnings = ([dict(w, side="gold") for w in gold_warnings.kept]
+                + [dict(w, side="run") for w in run_warnings.kept])
+    said = gold_warnings.total + run_warnings.total
+    if said > MAX_WARNINGS:
+        extra = said - MAX_WARNINGS
         warnings = warnings[:MAX_WARNINGS] + [Problem(f"... and {extra} more warnings not shown").as_dict()]
     return {
         "signature": corpus_signature(matches, modes, bootstrap, seed),
@@ -349,16 +355,12 @@ class _GoldIndex:
         self.blocks: dict[str, _Rows] = {}  # the rows of the documents being counted
         self.loaded: dict[str, dict[str, tuple[int, ReferenceView, tuple]]] = {}
         self.placed: dict[str, Segment] = {}  # the documents counted: where their rows went
-        self.doc_warnings: dict[str, list[Problem]] = {}
+        self.warnings = GoldWarnings(self.order)  # what the result can show of the gold's warnings
         self.documents = [{"name": key, "genre": genre_fn(key), "gold_sentences": 0, "run": False,
                            "run_sentences": 0} for key in self.order]
         self.by_name = {d["name"]: d for d in self.documents}
         self.dedup = {"gold_groups_read": 0, "gold_groups_scored": 0, "gold_relations_read": 0,
                       "gold_relations_scored": 0}
-
-    @property
-    def warnings(self) -> list[Problem]:
-        return [w for key in self.order for w in self.doc_warnings.get(key, ())]
 
     @property
     def row_genre(self) -> list[str]:
@@ -381,12 +383,12 @@ class _GoldIndex:
         if callable(source):  # a loader: the document (a stored index) is fetched only now
             source = source()
         if isinstance(source, IndexedDocument):
-            self.doc_warnings[key] = source.warnings
+            self.warnings.add(key, source.warnings)
             items = source.scoring_sentences()
         elif isinstance(source, Document):
             if source.problems:
                 raise InputError(source.problems)
-            self.doc_warnings[key] = list(source.warnings)
+            self.warnings.add(key, source.warnings)
             items = (self._reference_item(s) for s in source.sentences)
         else:
             items = self._read_reference(source, key)
@@ -416,12 +418,12 @@ class _GoldIndex:
         """A gold file's items (see :meth:`_reference_item`), read as ``read_document(gold=True)`` reads it
         (its problems raised, its warnings kept), its sentences as parts where they can be."""
         sink = ProblemSink(DEFAULT_MAX_PROBLEMS)
-        warnings: list[Problem] = []
+        warnings = WarningLog()
         items = [self._reference_item(s) for s in iter_sentences(source, schema=self.schema, gold=True,
                                                                  problems=sink, warnings=warnings, parts=True)]
         if len(sink):
             raise InputError(sink.result())
-        self.doc_warnings[key] = warnings
+        self.warnings.add(key, warnings.kept, warnings.total)
         return items
 
     def release(self, key: str) -> None:
@@ -451,8 +453,11 @@ class _Counting:
         self.submitted = {"constituents": False, "relations": False}
         self.documents_read = 0
         self.stats = {"run_sentences": 0, "run_sentences_without_gold": 0, "gold_sentences_missing_from_run": 0}
-        self.warnings: list[Problem] = []
-        self.run_warnings_read = 0  # how many of the warnings reading the runs said (the rest: finish())
+        # the result lists the warnings said reading the runs, then those of the end of the counting (gold
+        # documents without a run), then the layers missing from the run; a shard's merge needs them apart
+        self.warnings = WarningLog()
+        self.late_warnings = WarningLog()
+        self.layer_warnings: list[Problem] = []
 
     def add_run(self, key: str, run) -> None:
         gold_sents = self.gold.load(key, self.plan)
@@ -539,11 +544,10 @@ class _Counting:
         """Raise the runs' problems, if any; otherwise count what the runs never gave as empty output."""
         if len(self.sink):
             raise InputError(self.sink.result())
-        self.run_warnings_read = len(self.warnings)
         for key, d in self.gold.by_name.items():
             if not d["run"]:
-                self.warnings.append(Problem(f"no run for gold document {key}: its sentences score as empty "
-                                             f"output", file=key))
+                self.late_warnings.append(Problem(f"no run for gold document {key}: its sentences score as "
+                                                  f"empty output", file=key))
                 self.gold.load(key, self.plan)
                 self._count_missing(key)
                 self.gold.release(key)
@@ -551,7 +555,7 @@ class _Counting:
         self.rows = self.gold.assemble(self.plan)
         for layer in LAYERS:
             if not self.submitted[layer]:
-                self.warnings.append(Problem(f"the run has no {layer}: layer reported as not submitted"))
+                self.layer_warnings.append(Problem(f"the run has no {layer}: layer reported as not submitted"))
 
 
 def aggregate(rows: CountRows, plan: Plan, submitted: Mapping[str, bool], *,

@@ -12,7 +12,9 @@ pass's, given the same gold in the same order (``tests/easy/test_shards.py``).
 The warnings keep the single pass's order: the gold's warnings per document; then what reading the
 runs said, document after document; then what the end of the counting said (gold documents without a
 run); then the layers missing from the whole run. A shard keeps the second and third apart so that the
-merge can lay all of one before all of the other.
+merge can lay all of one before all of the other. Of each list a shard keeps only the first
+``MAX_WARNINGS`` and how many it said (:mod:`evaluation.easy.warning_log`): laid end to end, they give
+the single pass's first warnings and its count of the rest.
 
 A shard travels between processes as bytes (:meth:`ShardCounts.to_bytes`: numpy's ``.npz`` with the
 statistics as JSON, read back without pickle).
@@ -21,6 +23,8 @@ from __future__ import annotations
 
 import io
 import json
+import weakref
+import zipfile
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
@@ -32,20 +36,27 @@ from annotations.errors import InputError, Problem
 from evaluation.stats import DEFAULT_SEED
 
 from .ranges import MATCHES, MODES
-from .row_spill import CountRows, RowSpill, Segment
+from .row_spill import ROW_DTYPE, CountRows, RowSpill, Segment
 from .scoring import DEFAULT_BOOTSTRAP, LAYERS, Plan, _check_options, count_sentences, result_document
+from .warning_log import WarningLog, as_dicts
 
 _ARRAYS = ("fc", "fp_compact", "cr_compact")
+WRITE_ROWS = 1024  # rows copied at a time into a shard's bytes (0.7 MB with the default options)
 
 
 @dataclass
 class ShardCounts:
-    """What one shard's counting leaves for the merge (rows in the shard's gold order)."""
+    """What one shard's counting leaves for the merge (rows in the shard's gold order).
 
-    fc: np.ndarray
-    fp_compact: np.ndarray
-    cr_compact: np.ndarray
+    ``rows`` are the shard's ``fc``, ``fp_compact`` and ``cr_compact`` arrays (read from bytes), or, just
+    counted, the :class:`CountRows` on the counting's temporary file: :meth:`to_bytes` then copies them
+    into the bytes a block at a time, so that a worker holds the shard's rows once (as bytes), not whole
+    as arrays and again as bytes; they are loaded whole only if asked for (``fc``...: a merge in the
+    same process). The file is closed when the shard is dropped."""
+
+    rows: CountRows | tuple[np.ndarray, np.ndarray, np.ndarray]
     documents: list[dict]  # the result's "documents" entries of the shard's gold documents
+    # each the first MAX_WARNINGS said, as the result could show them (evaluation.easy.warning_log)
     gold_warnings: list[dict]
     run_warnings: list[dict]  # said while the run documents were read
     late_warnings: list[dict]  # said at the end of the counting (gold documents without a run)
@@ -53,22 +64,62 @@ class ShardCounts:
     stats: dict[str, int]
     dedup: dict[str, int]
     extra: dict = field(default_factory=dict)  # the caller's own (JSON)
+    # how many warnings of each list were said ({"gold": n, "run": n, "late": n}); a list missing: all kept
+    warnings_said: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if isinstance(self.rows, CountRows):
+            weakref.finalize(self, self.rows.close)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``fc``, ``fp_compact`` and ``cr_compact``, whole."""
+        if isinstance(self.rows, CountRows):
+            return self.rows.fc, self.rows.fp_compact, self.rows.cr_compact
+        return self.rows
+
+    fc = property(lambda self: self.arrays()[0])
+    fp_compact = property(lambda self: self.arrays()[1])
+    cr_compact = property(lambda self: self.arrays()[2])
+
+    def _blocks(self, part: int):
+        """The rows of array ``part`` (0: fc, 1: fp_compact, 2: cr_compact), a block at a time, and its shape."""
+        if not isinstance(self.rows, CountRows):
+            whole = self.rows[part]
+            return whole.shape, (whole[at:at + WRITE_ROWS] for at in range(0, len(whole), WRITE_ROWS))
+        rows = self.rows
+        width = (rows.spill.ncols, rows.spill.ncompact, rows.spill.ncompact)[part]
+        return (len(rows), width), (rows.split(block)[part] for block in rows.blocks(max_rows=WRITE_ROWS))
+
+    def said(self, which: str) -> tuple[list[dict], int]:
+        kept = getattr(self, f"{which}_warnings")
+        return kept, self.warnings_said.get(which, len(kept))
 
     def to_bytes(self) -> bytes:
         meta = {"documents": self.documents, "gold_warnings": self.gold_warnings,
                 "run_warnings": self.run_warnings, "late_warnings": self.late_warnings,
-                "submitted": self.submitted, "stats": self.stats, "dedup": self.dedup, "extra": self.extra}
+                "submitted": self.submitted, "stats": self.stats, "dedup": self.dedup, "extra": self.extra,
+                "warnings_said": self.warnings_said}
+        # numpy's .npz, as np.savez writes it, each array written from its blocks
         out = io.BytesIO()
-        np.savez(out, meta=np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8),
-                 **{name: getattr(self, name) for name in _ARRAYS})
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
+            with archive.open("meta.npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8),
+                                          allow_pickle=False)
+            for part, name in enumerate(_ARRAYS):
+                shape, blocks = self._blocks(part)
+                with archive.open(f"{name}.npy", "w", force_zip64=True) as member:
+                    np.lib.format.write_array_header_1_0(member, {"descr": np.lib.format.dtype_to_descr(
+                        np.dtype(ROW_DTYPE)), "fortran_order": False, "shape": shape})
+                    for block in blocks:
+                        member.write(np.ascontiguousarray(block, dtype=ROW_DTYPE).data)
         return out.getvalue()
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "ShardCounts":
         with np.load(io.BytesIO(data), allow_pickle=False) as z:
             meta = json.loads(z["meta"].tobytes().decode("utf-8"))
-            arrays = {name: z[name] for name in _ARRAYS}
-        return cls(**arrays, **meta)
+            rows = tuple(z[name] for name in _ARRAYS)
+        return cls(rows, **meta)
 
 
 def count_shard(gold_docs, run_docs, genres=None, *, matches: Iterable[str] = MATCHES,
@@ -81,19 +132,13 @@ def count_shard(gold_docs, run_docs, genres=None, *, matches: Iterable[str] = MA
     plan, gold, counting = count_sentences(gold_docs, run_docs, genres, matches=matches, modes=modes,
                                            progress=progress, schema=schema, corpus=corpus,
                                            max_problems=max_problems)
-    warnings = [w.as_dict() for w in counting.warnings]
-    # count_sentences ended with the shard's own "no <layer>" warnings: the merge says them for the whole run
-    missing_layers = sum(1 for layer in LAYERS if not counting.submitted[layer])
-    warnings = warnings[:len(warnings) - missing_layers]
-    read = counting.run_warnings_read
-    rows = counting.rows
-    try:
-        return ShardCounts(rows.fc, rows.fp_compact, rows.cr_compact, documents=gold.documents,
-                           gold_warnings=[w.as_dict() for w in gold.warnings], run_warnings=warnings[:read],
-                           late_warnings=warnings[read:], submitted=dict(counting.submitted),
-                           stats=dict(counting.stats), dedup=dict(gold.dedup))
-    finally:
-        rows.close()
+    # the shard's own "no <layer>" warnings (counting.layer_warnings) are left: the merge says them for the run
+    gold_log, run_log, late_log = (as_dicts(log) for log in (gold.warnings, counting.warnings,
+                                                              counting.late_warnings))
+    return ShardCounts(counting.rows, documents=gold.documents,
+                       gold_warnings=gold_log.kept, run_warnings=run_log.kept, late_warnings=late_log.kept,
+                       submitted=dict(counting.submitted), stats=dict(counting.stats), dedup=dict(gold.dedup),
+                       warnings_said={"gold": gold_log.total, "run": run_log.total, "late": late_log.total})
 
 
 def merge(shards: Iterable[ShardCounts], *, matches: Iterable[str] = MATCHES, modes: Iterable[str] = MODES,
@@ -110,7 +155,7 @@ def merge(shards: Iterable[ShardCounts], *, matches: Iterable[str] = MATCHES, mo
     try:
         names: set[str] = set()
         documents, segments = [], []
-        gold_warnings, run_warnings, late_warnings = [], [], []
+        gold_warnings, run_warnings, late_warnings = WarningLog(), WarningLog(), WarningLog()
         submitted: dict[str, bool] | None = None
         stats: dict[str, int] = {}
         dedup: dict[str, int] = {}
@@ -128,20 +173,21 @@ def merge(shards: Iterable[ShardCounts], *, matches: Iterable[str] = MATCHES, mo
                 segments.append(Segment(d["genre"], at, d["gold_sentences"], (0, 0)))
                 at += d["gold_sentences"]
             documents.extend(shard.documents)
-            gold_warnings.extend(shard.gold_warnings)
-            run_warnings.extend(shard.run_warnings)
-            late_warnings.extend(shard.late_warnings)
+            # each shard kept the first warnings of its lists: laid end to end, the first of the run's
+            gold_warnings.add(*shard.said("gold"))
+            run_warnings.add(*shard.said("run"))
+            late_warnings.add(*shard.said("late"))
             submitted = ({layer: submitted[layer] or shard.submitted[layer] for layer in submitted}
                          if submitted is not None else dict(shard.submitted))
             stats, dedup = _summed((stats, shard.stats)), _summed((dedup, shard.dedup))
         if submitted is None:
             raise InputError("no gold document")
-        missing_layers = [Problem(f"the run has no {layer}: layer reported as not submitted").as_dict()
-                          for layer in LAYERS if not submitted[layer]]
+        run_warnings.add(*late_warnings.said())
+        run_warnings.extend(Problem(f"the run has no {layer}: layer reported as not submitted").as_dict()
+                            for layer in LAYERS if not submitted[layer])
         rows = CountRows(spill, segments, plan.expand)
         return result_document(
-            plan, rows, submitted, gold_warnings=gold_warnings,
-            run_warnings=run_warnings + late_warnings + missing_layers,
+            plan, rows, submitted, gold_warnings=gold_warnings, run_warnings=run_warnings,
             documents=documents, counts={"gold_sentences": len(rows), **stats, **dedup},
             bootstrap=bootstrap, seed=seed, gold_sha256=gold_sha256, schema=schema)
     finally:

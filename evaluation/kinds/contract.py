@@ -179,10 +179,11 @@ class Kind(ABC):
         kind that gives some. Default: none."""
         raise NotImplementedError(f"the {self.name} kind does not score runs in shards")
 
-    def merge_shards(self, run, setup: RunSetup, counts: list[bytes]) -> dict:
+    def merge_shards(self, run, setup: RunSetup, counts: Iterable[bytes]) -> dict:
         """The result document of ``run`` from its shards' :meth:`score_shard` output, in shard order: byte for
         byte what :meth:`score_run_files` returns for the whole run (the signature and gold checksum included;
-        the bootstrap, if any, computed once on the merged rows). Default: none."""
+        the bootstrap, if any, computed once on the merged rows). ``counts`` may be a generator reading each
+        shard's bytes when its turn comes, so that a merge need not hold every shard. Default: none."""
         raise NotImplementedError(f"the {self.name} kind does not score runs in shards")
 
     # -- results, significance, pages ---------------------------------------------------------

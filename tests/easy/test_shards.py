@@ -1,9 +1,11 @@
 """A run counted in shards of documents and merged gives byte for byte the single pass's document."""
 from __future__ import annotations
 
+import io
 import json
 import random
 
+import numpy as np
 import pytest
 
 from annotations.easy import read_document
@@ -11,6 +13,7 @@ from annotations.errors import InputError
 from benchmarks.easy_corpus import other_writer, perturb
 from evaluation.easy.files import gold_sha256
 from evaluation.easy.scoring import score_corpus
+from evaluation.easy import shards
 from evaluation.easy.shards import ShardCounts, count_shard, merge, split
 from tests.conftest import DATA
 
@@ -107,3 +110,21 @@ def test_split_keeps_order_and_bounds():
     assert split(sizes, 0) == [["a", "b", "c", "d", "e"]]
     assert split(sizes, 100) == [["a", "b", "c", "d", "e"]]
     assert split([], 10) == []
+
+
+def test_a_shard_is_written_from_its_counting_file_a_block_at_a_time(corpus, monkeypatch):
+    """Its bytes hold the arrays np.savez would write, and the rows were never loaded whole to write them."""
+    monkeypatch.setattr(shards, "WRITE_ROWS", 7)
+    gold, run = corpus
+    names = ["general_elda", "medical_6", "mail_10"]  # with a document without a run and a missing sentence
+    part = count_shard({n: gold[n] for n in names}, {n: run[n] for n in names if n in run})
+    data = part.to_bytes()
+    assert part.rows._whole is None
+    back = ShardCounts.from_bytes(data)
+    assert len(back.fc) == sum(d["gold_sentences"] for d in part.documents) > 7
+    saved = io.BytesIO()
+    np.savez(saved, fc=part.fc, fp_compact=part.fp_compact, cr_compact=part.cr_compact)
+    with np.load(io.BytesIO(saved.getvalue())) as z:
+        for name in ("fc", "fp_compact", "cr_compact"):
+            assert getattr(back, name).dtype == z[name].dtype and np.array_equal(getattr(back, name), z[name])
+    assert (back.documents, back.warnings_said) == (part.documents, part.warnings_said)

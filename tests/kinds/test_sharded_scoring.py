@@ -4,6 +4,7 @@ shard of a delivery that lost the run writes nothing. (With real worker processe
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
 import json
 import random
@@ -84,6 +85,8 @@ def test_the_sharded_result_is_byte_identical_to_the_single_task_result(campaign
         sharded, outcome = scored(campaign, bob, data, settings, 200, "sharded")
     assert outcome == "scored", sharded.status_reason
     assert merge.call_count == 1 and send.call_count >= 3  # 669 gold sentences in shards of at most 200
+    # the shards' counts are read one at a time as the merge comes to them, not all held together
+    assert inspect.isgenerator(merge.call_args.args[3])
     shards = [call.args[3] for call in send.call_args_list]
     assert [n for docs in shards for n in docs] == [n.removesuffix(".xml") for n in sorted(FILES)]
     assert document_bytes(sharded) == document_bytes(single)

@@ -11,6 +11,7 @@ This module reads gold: worker code only.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Iterable
 
 from campaign.services.runs import staging_dir
 from evaluation.easy.shards import ShardCounts, count_shard, merge, split
@@ -78,22 +79,38 @@ def _noted(gold, schema, wanted: set[str], noted: dict):
     return kept
 
 
-def merge_shards(run, setup: RunSetup, counts: list[bytes]) -> dict:
+def merge_shards(run, setup: RunSetup, counts: Iterable[bytes]) -> dict:
+    """The result of the shards' ``counts``, each read from its bytes when the merge comes to it (``counts``
+    may be a generator): one shard's rows are held at a time. What the checksum needs of each shard (its
+    documents, and which were scored whole) is noted on the way, and the checksum written in the end."""
     params = setup.parameters
-    shards = [ShardCounts.from_bytes(data) for data in counts]
     subset, wanted, golds = run_subset_gold(run)
     ordered = _corpus_order(golds)
-    merged_names = [d["name"] for shard in shards for d in shard.documents]
-    if merged_names != [g.document.name for g in ordered]:
+    expected = [g.document.name for g in ordered]
+    merged_names, whole, kept, converters = [], {}, {}, []
+
+    def shards():
+        for data in counts:
+            shard = ShardCounts.from_bytes(data)
+            del data  # the shard's bytes: not held while the merge goes on
+            merged_names.extend(d["name"] for d in shard.documents)
+            if merged_names != expected[:len(merged_names)]:
+                raise ValueError("the shards do not cover the gold of the run's subset in corpus order")
+            whole.update(shard.extra["whole"])
+            kept.update(shard.extra["kept"])
+            converters.append(shard.extra.get("converter"))
+            yield shard
+
+    document = merge(shards(), matches=params["matches"], modes=params["modes"], bootstrap=params["bootstrap"],
+                     seed=params["seed"], schema=setup.context["schema"])
+    if merged_names != expected:
         raise ValueError("the shards do not cover the gold of the run's subset in corpus order")
-    whole = {name: w for shard in shards for name, w in shard.extra["whole"].items()}
-    kept = {name: ids for shard in shards for name, ids in shard.extra["kept"].items()}
     scored = None
     if not all(whole.values()):  # as easy_gold.scored_lines lists them
         pk = {g.document.name: g.document.pk for g in ordered}
         scored = [f"{d}:{sid}" for d in sorted(pk) for sid in sorted(kept.get(d, wanted[pk[d]]))]
-    checksum = gold_checksum({f"{g.document.name}.xml": read_gold_file(g) for g in ordered}, subset, scored)
-    document = merge(shards, matches=params["matches"], modes=params["modes"], bootstrap=params["bootstrap"],
-                     seed=params["seed"], gold_sha256=checksum, schema=setup.context["schema"])
-    converter = shards[0].extra.get("converter")
+    # the same key, in the same place, as the single task's
+    document["gold_sha256"] = gold_checksum({f"{g.document.name}.xml": read_gold_file(g) for g in ordered}, subset,
+                                            scored)
+    converter = converters[0]
     return easy_conllu.mark_converted(document, converter) if converter else document
