@@ -128,6 +128,22 @@ def test_a_span_that_is_not_one_sentence_hands_the_rest_to_lxml_without_repeatin
         assert scanners[0].accepted == 11 and not scanners[0].finished
 
 
+@pytest.mark.parametrize("written", ["MOD-N2", "MOD", "MOD-", "SUJ-VMOD-N", "mod-n"])
+def test_a_relation_type_that_only_begins_or_ends_like_a_known_one_is_not_accepted(monkeypatch, written):
+    """The grammar reads a relation's attributes up to its type once and branches at the type's value: a
+    value must still be a whole known type, up to its closing quote."""
+    body = sentence("E1", ["il", "dort"], {(1, 1): ("G1", "GN"), (2, 2): ("G2", "NV")},
+                    [("R1", "MOD-N", {"modifieur": "G1", "nom": "G2"})])
+    body += sentence("E2", ["il", "dort"], {(1, 1): ("G1", "GN"), (2, 2): ("G2", "NV")},
+                     [("R1", "SUJ-V", {"sujet": "G1", "verbe": "G2"})])
+    body = body.replace('type="MOD-N"', f'type="{written}"')
+    for mode in ("gold", "run"):
+        on, scanners, off = both(easy_xml(body), monkeypatch, mode)
+        assert on == off
+        assert len(on[1]) == 1 and repr(written) in on[1][0]["message"] and on[1][0]["sentence"] == "E1"
+        assert scanners[0].accepted == 2 and scanners[0].detailed == 1
+
+
 def test_relation_line_is_where_its_start_tag_ends_as_lxml_numbers_it(monkeypatch):
     body = sentence("E1", ["il", "dort"], {(1, 1): ("G1", "GN"), (2, 2): ("G2", "NV")},
                     [("R1", "SUJ-V", {"sujet": "G1", "verbe": "G2"})])
