@@ -74,8 +74,7 @@ class Plan:
         self.cons_columns = {t: [o + i for o in self.cons_off] for i, t in enumerate(self.cons_types)}
         self.rel_columns = [{t: [o + i for o in offs] for i, t in enumerate(self.rel_types)} for offs in self.rel_off]
         # the hypothesis and reference sizes (fp, cr) of a (layer or mode, type) are the same for every match
-        # function: they are kept once, in compact columns; expand[c] is the compact column of column c, pick[k]
-        # one column of compact column k
+        # function: they are kept once, in compact columns; expand[c] is the compact column of column c
         nc, nr = len(self.cons_types), len(self.rel_types)
         expand = []
         for layer, mode, _, _, types in self.ways:
@@ -83,33 +82,43 @@ class Plan:
             expand.extend(range(base, base + len(types)))
         self.expand = np.array(expand, dtype=np.intp)
         self.ncompact = nc + len(self.modes) * nr
-        self.pick = [expand.index(k) for k in range(self.ncompact)]
+        self.expand_list = expand
+        # the compact column of each constituent type, and of each relation type per mode
+        self.cons_compact = {t: i for i, t in enumerate(self.cons_types)}
+        self.rel_compact = [{t: nc + j * nr + i for i, t in enumerate(self.rel_types)} for j in range(len(self.modes))]
 
 
 def count_sentence(ref: ReferenceView, hyp: HypothesisView | None, plan: Plan):
     """fc, fp, cr rows (lists of ints, one entry per column of ``plan``) for one gold sentence."""
-    n = plan.ncols
-    fc = [0] * n
-    fp = [0] * n
-    cr = [0] * n
+    fc, fp, cr = count_sentence_compact(ref, hyp, plan)
+    expand = plan.expand_list
+    return fc, [fp[k] for k in expand], [cr[k] for k in expand]
+
+
+def count_sentence_compact(ref: ReferenceView, hyp: HypothesisView | None, plan: Plan):
+    """fc (one entry per column of ``plan``), fp and cr (one per compact column, see ``Plan.expand``: the
+    sizes are the same for every range function) for one gold sentence: what the count rows keep."""
+    fc = [0] * plan.ncols
+    fp = [0] * plan.ncompact
+    cr = [0] * plan.ncompact
     bits = plan.bits
     empty: frozenset = frozenset()
     # constituents
     hcons = hyp.cons if hyp is not None else {}
     rcons = ref.cons
-    columns = plan.cons_columns
+    columns, compact = plan.cons_columns, plan.cons_compact
     for t in (rcons.keys() | hcons.keys()) if hcons else rcons:
         H = hcons.get(t, empty)
         R = rcons.get(t, empty)
-        lh, lr = len(H), len(R)
+        k = compact[t]
+        fp[k] = len(H)
+        cr[k] = len(R)
         for col, c in zip(columns[t], match_counts(H, R, bits, False)):
             fc[col] = c
-            fp[col] = lh
-            cr[col] = lr
     # relations: a mode often gives a type the same items as another mode, whose counts then serve
     rrels = ref.rels
     done: dict[str, list] = {}
-    for mode, columns in zip(plan.modes, plan.rel_columns):
+    for mode, columns, compact in zip(plan.modes, plan.rel_columns, plan.rel_compact):
         hrels = hyp.rels[mode] if hyp is not None else {}
         for t in (rrels.keys() | hrels.keys()) if hrels else rrels:
             H = hrels.get(t, empty)
@@ -126,11 +135,11 @@ def count_sentence(ref: ReferenceView, hyp: HypothesisView | None, plan: Plan):
             if counts is None:
                 counts = match_counts(H, R, bits, True)
                 seen.append((H, counts))
-            lh, lr = len(H), len(R)
+            k = compact[t]
+            fp[k] = len(H)
+            cr[k] = len(R)
             for col, c in zip(columns[t], counts):
                 fc[col] = c
-                fp[col] = lh
-                cr[col] = lr
     return fc, fp, cr
 
 
@@ -158,11 +167,11 @@ class _Rows:
         self.done = np.zeros(n, dtype=bool)
 
     def set(self, i, rows):
+        """Row ``i`` from :func:`count_sentence_compact`'s lists."""
         fc, fp, cr = rows
-        pick = self.plan.pick
         self.fc[i] = fc
-        self.fp_compact[i] = [fp[k] for k in pick]
-        self.cr_compact[i] = [cr[k] for k in pick]
+        self.fp_compact[i] = fp
+        self.cr_compact[i] = cr
         self.done[i] = True
 
     @property
@@ -486,7 +495,7 @@ class _Counting:
             row, ref, _ = gold_sents[s.id]
             if len(self.sink):
                 continue  # the run is invalid anyway: only keep validating
-            block.set(row, count_sentence(ref, HypothesisView(s, ref, self.plan.modes), self.plan))
+            block.set(row, count_sentence_compact(ref, HypothesisView(s, ref, self.plan.modes), self.plan))
         self._account(key, file, ids, info, gold_sents)
         if gold_sents is not None:
             self._count_missing(key)
@@ -538,7 +547,7 @@ class _Counting:
             return
         for row, ref, _ in self.gold.loaded[key].values():
             if not block.done[row]:
-                block.set(row, count_sentence(ref, None, self.plan))
+                block.set(row, count_sentence_compact(ref, None, self.plan))
 
     def finish(self) -> None:
         """Raise the runs' problems, if any; otherwise count what the runs never gave as empty output."""
