@@ -241,7 +241,8 @@ class TextPath:
         if codec == "utf-8" and ("\ufffe" in text or "\uffff" in text):
             return None
         if build:  # the same checks, on what is built (one pass over the text instead of five)
-            if line is None or line + text.count("\n") >= _MAX_LINE:
+            # a sentence has fewer line feeds than characters: most need no count
+            if line is None or (line + len(text) >= _MAX_LINE and line + text.count("\n") >= _MAX_LINE):
                 return None
             if "\r" in text:
                 text = text.replace("\r\n", "\n")  # as lxml reads texts (a lone CR never gets here)
