@@ -35,7 +35,11 @@ It ends with a projection to 100 million words from the largest N, with its
 assumptions; memory is fitted on the two largest N (give at least 12 and 24:
 below 12x the bootstrap's capped buffers are still filling up).
 
-    .venv/bin/python benchmarks/passage_scale.py [--copies 1 12 24] [--workers 1 2 4] [--identity] [--keep DIR]
+A figure taken once varies by 10 % or more on a shared machine; ``--repeat N``
+takes the lxml passes and the command N times in turn and prints the medians,
+the ratios being the median of each round's own ratio.
+
+    .venv/bin/python benchmarks/passage_scale.py [--copies 1 12 24] [--workers 1 2 4] [--repeat N] [--identity] [--keep DIR]
 """
 from __future__ import annotations
 
@@ -49,6 +53,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from statistics import median
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -125,7 +130,7 @@ def load() -> str:
     return "load average %.2f %.2f %.2f on %d cores" % (*os.getloadavg(), os.cpu_count() or 0)
 
 
-def measure(folder: Path, copies: int, identity: bool, workers=(), per_shard: int = 0) -> dict:
+def measure(folder: Path, copies: int, identity: bool, workers=(), per_shard: int = 0, repeat: int = 1) -> dict:
     if not (folder / "run").is_dir():
         t = time.perf_counter()
         s = build(folder, copies)
@@ -135,12 +140,21 @@ def measure(folder: Path, copies: int, identity: bool, workers=(), per_shard: in
         (folder / "stats.json").write_text(json.dumps(s))
     s = json.loads((folder / "stats.json").read_text())
     gold, run, out = folder / "gold", folder / "run", folder / "out.json"
-    every = lxml_pass([gold, run], True)
-    tag_e = lxml_pass([gold, run], False)
-    print(f"[{copies}x] single: {load()}", flush=True)
-    ours = run_command(["easy", "--gold", str(gold), "--run", str(run), "--json", str(out)])
-    row = {"copies": copies, "words": s["words"], "sentences": s["sentences"], **ours,
-           "every": every[1], "tag_e": tag_e[1], "identical": None, "sharded": []}
+    # the reference passes and the command in turn, ``repeat`` times: the medians, and the median of each
+    # round's ratio (a round's figures share the machine's state of the moment)
+    rounds = []
+    for k in range(repeat):
+        every = lxml_pass([gold, run], True)[1]
+        tag_e = lxml_pass([gold, run], False)[1]
+        print(f"[{copies}x] single, round {k + 1} of {repeat}: {load()}", flush=True)
+        ours = run_command(["easy", "--gold", str(gold), "--run", str(run), "--json", str(out)])
+        rounds.append((every, tag_e, ours))
+    row = {"copies": copies, "words": s["words"], "sentences": s["sentences"], "rounds": repeat,
+           "cpu": median(r["cpu"] for _, _, r in rounds), "wall": median(r["wall"] for _, _, r in rounds),
+           "rss_mb": max(r["rss_mb"] for _, _, r in rounds),
+           "every": median(e for e, _, _ in rounds), "tag_e": median(t for _, t, _ in rounds),
+           "per_every": median(r["cpu"] / e for e, _, r in rounds),
+           "per_tag_e": median(r["cpu"] / t for _, t, r in rounds), "identical": None, "sharded": []}
     single = json.dumps(json.loads(out.read_text()), sort_keys=True)
     for k in workers:
         print(f"[{copies}x] sharded over {k}: {load()}", flush=True)
@@ -162,6 +176,8 @@ def main(argv=None) -> int:
     ap.add_argument("--keep", help="build the corpora under this folder and keep them (reused when present)")
     ap.add_argument("--workers", type=int, nargs="*", default=[1, 2, 4],
                     help="score sharded over K worker processes, for each K given (default 1 2 4; none: skip)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="time the lxml passes and the command this many times in turn; medians (default 1)")
     ap.add_argument("--shard-sentences", type=int, default=0,
                     help="sentences per shard (default: the corpus over 4 K)")
     args = ap.parse_args(argv)
@@ -170,21 +186,22 @@ def main(argv=None) -> int:
     try:
         for n in args.copies:
             folder = base / f"c{n}"
-            rows.append(measure(folder, n, args.identity, args.workers, args.shard_sentences))
+            rows.append(measure(folder, n, args.identity, args.workers, args.shard_sentences, max(1, args.repeat)))
             if not args.keep:
                 shutil.rmtree(folder, ignore_errors=True)
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
     print("\ncommand: python -m evaluation easy --gold G --run R --json out.json (default options, bootstrap 1000); "
-          "times are CPU seconds (wall in brackets); lxml = iterparse over gold + run")
+          "times are CPU seconds (wall in brackets); lxml = iterparse over gold + run; with --repeat, medians of "
+          "the rounds and of each round's ratio, peak = the largest")
     print(f"{'N':>4} {'words':>11} {'command s':>15} {'peak MB':>8} {'words/s':>9} {'lxml every':>10} "
           f"{'tag=E':>7} {'/every':>7} {'/tag=E':>7} {'identical':>9}")
     for r in rows:
         ident = {None: "not run", True: "yes", False: "NO"}[r["identical"]]
         print(f"{r['copies']:>3}x {r['words']:>11,} {r['cpu']:>7.2f} [{r['wall']:>5.1f}] {r['rss_mb']:>8.0f} "
-              f"{r['words'] / r['cpu']:>9,.0f} {r['every']:>10.2f} {r['tag_e']:>7.2f} {r['cpu'] / r['every']:>7.2f} "
-              f"{r['cpu'] / r['tag_e']:>7.2f} {ident:>9}")
+              f"{r['words'] / r['cpu']:>9,.0f} {r['every']:>10.2f} {r['tag_e']:>7.2f} {r['per_every']:>7.2f} "
+              f"{r['per_tag_e']:>7.2f} {ident:>9}")
     if any(r["sharded"] for r in rows):
         print("\nsharded (evaluation.easy.shards): K worker processes take shards of documents as they come free; "
               "counts merged and the bootstrap (1000) computed once here; wall seconds from the first shard sent "
