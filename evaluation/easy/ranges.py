@@ -132,19 +132,7 @@ class ReferenceView:
         sentence. Form and group ids are not kept (scoring works on ranges)."""
         self = cls.__new__(cls)
         self.n = n
-        cover: list = [None] * n
-        cons: dict[str, set] = {}
-        ranges = []
-        for start, end, gtype in groups:
-            rng = (start, end)
-            ranges.append(rng)
-            for p in range(start, end):
-                cover[p] = rng
-            items = cons.get(gtype)
-            if items is None:
-                cons[gtype] = {rng}
-            else:
-                items.add(rng)
+        cover, cons = groups_of_parts(n, groups)
         rels: dict[str, set] = {}
         for rtype, args in relations:
             items = rels.get(rtype)
@@ -153,7 +141,7 @@ class ReferenceView:
             else:
                 items.add(args)
         self.cover, self.cons, self.rels = cover, cons, rels
-        self.group_ranges = sorted(ranges)
+        self.group_ranges = sorted((start, end) for start, end, _ in groups)
         self.group_by_id = self.form_pos = None
         return self
 
