@@ -37,7 +37,8 @@ from evaluation.stats import DEFAULT_SEED
 
 from .ranges import MATCHES, MODES
 from .row_spill import ROW_DTYPE, CountRows, RowSpill, Segment
-from .scoring import DEFAULT_BOOTSTRAP, LAYERS, Plan, _check_options, count_sentences, result_document
+from .counting import Plan
+from .scoring import DEFAULT_BOOTSTRAP, LAYERS, _check_options, count_sentences, result_document
 from .warning_log import WarningLog, as_dicts
 
 _ARRAYS = ("fc", "fp_compact", "cr_compact")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from evaluation import paired
-from evaluation.easy.scoring import Plan
+from evaluation.easy.counting import Plan
 from evaluation.kinds.easy.figures import easy_figures
 from evaluation.paired import FigureSet, holm, paired_test, rank_clusters
 from annotations.easy.schema import DEFAULT_SCHEMA

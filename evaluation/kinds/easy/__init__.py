@@ -14,7 +14,7 @@ from annotations.easy.model import Document
 from campaign.services import archives
 from evaluation.deps import udvalidate
 from evaluation.easy.ranges import MATCHES, MODES
-from evaluation.easy.scoring import Plan
+from evaluation.easy.counting import Plan
 from evaluation.stats import ALL
 
 from ..contract import Combined, RunSetup

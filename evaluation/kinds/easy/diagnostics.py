@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from annotations.easy import read_document
 from campaign.models import Run
 from evaluation.easy.ranges import MATCHES, MODES, HypothesisView, ReferenceView
-from evaluation.easy.scoring import Plan, count_sentence
+from evaluation.easy.counting import Plan, count_sentence
 
 from .conllu import scored_files
 from .gold import load_gold

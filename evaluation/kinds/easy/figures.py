@@ -12,7 +12,7 @@ from functools import partial
 
 import numpy as np
 
-from evaluation.easy.scoring import Plan
+from evaluation.easy.counting import Plan
 from evaluation.figure_sets import MACRO, MICRO, counts_f_and_macro
 from evaluation.paired import FigureSet
 from evaluation.stats import ALL
