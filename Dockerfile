@@ -13,6 +13,10 @@ COPY requirements.txt .
 RUN pip install -r requirements.txt
 
 COPY . .
+# The hottest scoring modules compiled from their source (annotations/compiled.py); the compiler leaves the image.
+RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev \
+    && python scripts/build_compiled.py --force \
+    && apt-get purge -y gcc libc6-dev && apt-get autoremove -y && rm -rf /var/lib/apt/lists/*
 # Static files are collected into the image (served by WhiteNoise). /data is the container's scratch (staging,
 # local copies of stored files); the stored files themselves are in the object store (docker-compose.yml).
 # collectstatic needs settings but no secret: the build runs it in development mode.

@@ -37,9 +37,16 @@ below 12x the bootstrap's capped buffers are still filling up).
 
 A figure taken once varies by 10 % or more on a shared machine; ``--repeat N``
 takes the lxml passes and the command N times in turn and prints the medians,
-the ratios being the median of each round's own ratio.
+the ratios being the median of each round's own ratio. ``--instructions``
+also counts the instructions each executes under valgrind's callgrind (the
+command compiled, the command as plain Python with ``PARSEVAL_PURE_PYTHON=1``,
+and the lxml every-element pass, each a whole process): the same counts
+whatever else the machine does, so a change is seen below the noise of
+seconds (about 4 minutes at 1x for the command). Instructions are not time:
+libxml2's loops do more per cycle than the interpreter's, so the ratio of
+seconds is above the ratio of instructions.
 
-    .venv/bin/python benchmarks/passage_scale.py [--copies 1 12 24] [--workers 1 2 4] [--repeat N] [--identity] [--keep DIR]
+    .venv/bin/python benchmarks/passage_scale.py [--copies 1 12 24] [--workers 1 2 4] [--repeat N] [--instructions] [--identity] [--keep DIR]
 """
 from __future__ import annotations
 
@@ -58,7 +65,7 @@ from statistics import median
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.easy_corpus import build, lxml_pass, own_peak_mb, run_command  # noqa: E402
+from benchmarks.easy_corpus import REPO, build, lxml_pass, own_peak_mb, run_command  # noqa: E402
 
 TARGET_WORDS = 100_000_000
 ROW_BYTES = 672  # a sentence's count rows with the default options: int16, 240 count and 2 x 48 size columns
@@ -130,7 +137,32 @@ def load() -> str:
     return "load average %.2f %.2f %.2f on %d cores" % (*os.getloadavg(), os.cpu_count() or 0)
 
 
-def measure(folder: Path, copies: int, identity: bool, workers=(), per_shard: int = 0, repeat: int = 1) -> dict:
+def _callgrind(argv: list[str], env: dict | None = None) -> int:
+    """Instructions executed by the process ``argv`` (and its children), counted by callgrind."""
+    import re
+    import subprocess
+    proc = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
+                          cwd=REPO, capture_output=True, text=True, env={**os.environ, **(env or {})})
+    found = re.search(r"Collected : (\d+)", proc.stderr)
+    if proc.returncode != 0 or found is None:
+        raise SystemExit(f"callgrind failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def instruction_counts(gold: Path, run: Path, out: Path) -> dict:
+    """Instructions of the default command (compiled modules, then plain Python) and of lxml's every-element
+    pass over the same gold and run (see the module docstring)."""
+    command = [sys.executable, "-m", "evaluation", "easy", "--gold", str(gold), "--run", str(run), "--json", str(out)]
+    one_thread = {"OPENBLAS_NUM_THREADS": "1"}  # as a scoring worker runs (config/celery.py)
+    lxml = [sys.executable, "-c", "import sys; from benchmarks.easy_corpus import lxml_pass; "
+            "lxml_pass(sys.argv[1:], True)", str(gold), str(run)]
+    return {"compiled": _callgrind(command, one_thread),
+            "python": _callgrind(command, {**one_thread, "PARSEVAL_PURE_PYTHON": "1"}),
+            "lxml": _callgrind(lxml)}
+
+
+def measure(folder: Path, copies: int, identity: bool, workers=(), per_shard: int = 0, repeat: int = 1,
+            instructions: bool = False) -> dict:
     if not (folder / "run").is_dir():
         t = time.perf_counter()
         s = build(folder, copies)
@@ -156,6 +188,7 @@ def measure(folder: Path, copies: int, identity: bool, workers=(), per_shard: in
            "per_every": median(r["cpu"] / e for e, _, r in rounds),
            "per_tag_e": median(r["cpu"] / t for _, t, r in rounds), "identical": None, "sharded": []}
     single = json.dumps(json.loads(out.read_text()), sort_keys=True)
+    row["instructions"] = instruction_counts(gold, run, out) if instructions else None
     for k in workers:
         print(f"[{copies}x] sharded over {k}: {load()}", flush=True)
         r = sharded(gold, run, k, per_shard)
@@ -178,6 +211,8 @@ def main(argv=None) -> int:
                     help="score sharded over K worker processes, for each K given (default 1 2 4; none: skip)")
     ap.add_argument("--repeat", type=int, default=1,
                     help="time the lxml passes and the command this many times in turn; medians (default 1)")
+    ap.add_argument("--instructions", action="store_true",
+                    help="also count instructions under valgrind's callgrind (slow: about 4 minutes at 1x)")
     ap.add_argument("--shard-sentences", type=int, default=0,
                     help="sentences per shard (default: the corpus over 4 K)")
     args = ap.parse_args(argv)
@@ -186,7 +221,8 @@ def main(argv=None) -> int:
     try:
         for n in args.copies:
             folder = base / f"c{n}"
-            rows.append(measure(folder, n, args.identity, args.workers, args.shard_sentences, max(1, args.repeat)))
+            rows.append(measure(folder, n, args.identity, args.workers, args.shard_sentences, max(1, args.repeat),
+                                 args.instructions))
             if not args.keep:
                 shutil.rmtree(folder, ignore_errors=True)
     finally:
@@ -202,6 +238,15 @@ def main(argv=None) -> int:
         print(f"{r['copies']:>3}x {r['words']:>11,} {r['cpu']:>7.2f} [{r['wall']:>5.1f}] {r['rss_mb']:>8.0f} "
               f"{r['words'] / r['cpu']:>9,.0f} {r['every']:>10.2f} {r['tag_e']:>7.2f} {r['per_every']:>7.2f} "
               f"{r['per_tag_e']:>7.2f} {ident:>9}")
+    if any(r["instructions"] for r in rows):
+        print("\ninstructions (callgrind, whole processes; millions): the command with its compiled modules, as plain "
+              "Python (PARSEVAL_PURE_PYTHON=1), lxml's every-element pass; ratios to lxml")
+        print(f"{'N':>4} {'compiled':>10} {'python':>10} {'lxml every':>10} {'/every':>7} {'python /every':>13}")
+        for r in rows:
+            i = r["instructions"]
+            if i:
+                print(f"{r['copies']:>3}x {i['compiled'] / 1e6:>10,.0f} {i['python'] / 1e6:>10,.0f} "
+                      f"{i['lxml'] / 1e6:>10,.0f} {i['compiled'] / i['lxml']:>7.2f} {i['python'] / i['lxml']:>13.2f}")
     if any(r["sharded"] for r in rows):
         print("\nsharded (evaluation.easy.shards): K worker processes take shards of documents as they come free; "
               "counts merged and the bootstrap (1000) computed once here; wall seconds from the first shard sent "

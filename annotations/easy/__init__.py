@@ -1,4 +1,8 @@
 """EASY annotation: schema, in-memory model, streaming XML reader, writer, validation."""
+from annotations.compiled import guard as _guard
+
+_guard(__name__, __path__[0])  # before any module of the package is imported (see annotations/compiled.py)
+
 from .model import Document, Form, Group, Relation, Sentence
 from .reader import document_key, iter_sentences, read_document
 from .schema import DEFAULT_SCHEMA, EasySchema

@@ -7,6 +7,10 @@ Public entry points (pure functions, no Django):
 * :func:`gold_sha256` / :func:`gold_sha256_bytes` -- the gold checksum.
 * :func:`genre_of` -- a document's genre from its file name.
 """
+from annotations.compiled import guard as _guard
+
+_guard(__name__, __path__[0])  # before any module of the package is imported (see annotations/compiled.py)
+
 from .files import gold_sha256, gold_sha256_bytes, genre_of, list_xml, pair_files, read_genres
 from .matching import match_counts, maximum_matching
 from .ranges import MATCHES, MODES, HypothesisView, ReferenceView, range_holds, range_mask

@@ -1,0 +1,113 @@
+"""The compiled scoring modules (annotations/compiled.py): built, never stale, and the same results as Python.
+
+``make install`` compiles them; these tests run on what it built. A module
+compiled from an older source must not be imported, and the command's JSON
+document must be the same bytes compiled and as plain Python.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import textwrap
+
+from annotations import compiled
+from annotations.easy.reader import read_document
+from benchmarks.easy_corpus import other_writer, perturb
+from tests.conftest import REPO_ROOT
+
+FILES = ("general_elda.xml", "mail_10.xml", "oral_delic_1.xml")
+
+
+def test_the_scoring_modules_run_compiled():
+    """What the tests score with is what a deployment runs: ``make install`` built every module, from its
+    current source (a stale one would run as Python, see the next test)."""
+    running = compiled.running_compiled()
+    assert running == {name: True for name in compiled.MODULES}, (
+        "compiled modules missing or older than their source: run `make install` "
+        f"(scripts/build_compiled.py): {running}")
+
+
+def _package(tmp_path, manifest: dict | None):
+    """A package ``pkg`` whose module ``mod`` has a source and, beside it, an 'extension module' that is not
+    one (loading it fails): importing ``pkg.mod`` works only if the source is imported."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "mod.py").write_text("WHERE = 'source'\n")
+    from importlib.machinery import EXTENSION_SUFFIXES
+    (pkg / ("mod" + EXTENSION_SUFFIXES[0])).write_bytes(b"not a shared object")
+    if manifest is not None:
+        (pkg / compiled.MANIFEST).write_text(json.dumps(manifest))
+    return pkg
+
+
+def _import_in_child(tmp_path, env=None) -> subprocess.CompletedProcess:
+    code = textwrap.dedent(f"""
+        import sys
+        sys.path[:0] = [{str(tmp_path)!r}, {str(REPO_ROOT)!r}]
+        from annotations import compiled
+        compiled.MODULES = ("pkg.mod",)
+        compiled.guard("pkg", {str(tmp_path / "pkg")!r})
+        import pkg.mod
+        print(pkg.mod.WHERE)
+    """)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                          env={**os.environ, **(env or {})})
+
+
+def test_a_module_compiled_from_another_source_is_imported_from_its_source(tmp_path):
+    pkg = _package(tmp_path, {"mod": "0" * 64})
+    proc = _import_in_child(tmp_path)
+    assert proc.returncode == 0 and proc.stdout.strip() == "source", proc.stderr
+    assert not compiled.is_fresh(pkg / "mod.py")
+
+
+def test_without_a_manifest_the_extension_counts_as_stale(tmp_path):
+    pkg = _package(tmp_path, None)
+    assert not compiled.is_fresh(pkg / "mod.py")
+    proc = _import_in_child(tmp_path)
+    assert proc.returncode == 0 and proc.stdout.strip() == "source", proc.stderr
+
+
+def test_a_fresh_extension_is_the_one_imported(tmp_path):
+    """The guard leaves a fresh extension to Python's own import, which takes it before the source: here
+    the fake one, which fails to load (so the guard really did step aside)."""
+    pkg = _package(tmp_path, None)
+    (pkg / compiled.MANIFEST).write_text(json.dumps({"mod": compiled.source_sha256(pkg / "mod.py")}))
+    assert compiled.is_fresh(pkg / "mod.py")
+    proc = _import_in_child(tmp_path)
+    assert proc.returncode != 0 and "ImportError" in proc.stderr
+    # and PARSEVAL_PURE_PYTHON sends even a fresh one to its source
+    proc = _import_in_child(tmp_path, {compiled.PURE_ENV: "1"})
+    assert proc.returncode == 0 and proc.stdout.strip() == "source", proc.stderr
+
+
+def test_pure_python_and_compiled_give_the_same_document(easy_ref, tmp_path):
+    """The command on real gold and a realistic run (perturbed, written by lxml in other shapes), compiled
+    and as plain Python: the same JSON bytes, and the child processes ran what they claim."""
+    gold, run = tmp_path / "gold", tmp_path / "run"
+    gold.mkdir()
+    run.mkdir()
+    rnd = random.Random(11)
+    for k, name in enumerate(FILES):
+        shutil.copy(easy_ref / name, gold / name)
+        doc = read_document(easy_ref / name, gold=True)
+        (run / name).write_bytes(other_writer([perturb(s, rnd) for s in doc.sentences], name,
+                                              single_quotes=k == 1))
+    out = {}
+    for label, env in (("compiled", {}), ("python", {compiled.PURE_ENV: "1"})):
+        proc = subprocess.run(
+            [sys.executable, "-c", "import sys, runpy; from annotations.compiled import running_compiled; "
+             "print(sorted(set(running_compiled().values()))); sys.argv = ['evaluation'] + sys.argv[1:]; "
+             "runpy.run_module('evaluation', run_name='__main__')",
+             "easy", "--gold", str(gold), "--run", str(run), "--json", str(tmp_path / f"{label}.json"),
+             "--bootstrap", "50"],
+            capture_output=True, text=True, cwd=REPO_ROOT, env={**os.environ, **env})
+        assert proc.returncode == 0, proc.stderr
+        out[label] = (proc.stdout.splitlines()[0], (tmp_path / f"{label}.json").read_bytes())
+    assert out["compiled"][0] == "[True]" and out["python"][0] == "[False]"
+    assert out["compiled"][1] == out["python"][1]
+    assert json.loads(out["python"][1])["cells"]  # a real document, not two empty ones
