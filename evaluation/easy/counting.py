@@ -9,6 +9,8 @@ so it holds nothing else.
 """
 from __future__ import annotations
 
+from array import array
+
 import numpy as np
 
 from annotations.easy.schema import EasySchema
@@ -60,21 +62,26 @@ class Plan:
         # the compact column of each constituent type, and of each relation type per mode
         self.cons_compact = {t: i for i, t in enumerate(self.cons_types)}
         self.rel_compact = [{t: nc + j * nr + i for i, t in enumerate(self.rel_types)} for j in range(len(self.modes))]
+        # a sentence's rows start as copies of these: int16 arrays, which numpy copies into its rows as they are
+        # (a list's items would each be converted); a count beyond int16 raises, as numpy's conversion does
+        self.zero_row = array("h", bytes(2 * self.ncols))
+        self.zero_compact = array("h", bytes(2 * self.ncompact))
 
 
 def count_sentence(ref: ReferenceView, hyp: HypothesisView | None, plan: Plan):
     """fc, fp, cr rows (lists of ints, one entry per column of ``plan``) for one gold sentence."""
     fc, fp, cr = count_sentence_compact(ref, hyp, plan)
     expand = plan.expand_list
-    return fc, [fp[k] for k in expand], [cr[k] for k in expand]
+    return list(fc), [fp[k] for k in expand], [cr[k] for k in expand]
 
 
 def count_sentence_compact(ref: ReferenceView, hyp: HypothesisView | None, plan: Plan):
     """fc (one entry per column of ``plan``), fp and cr (one per compact column, see ``Plan.expand``: the
-    sizes are the same for every range function) for one gold sentence: what the count rows keep."""
-    fc = [0] * plan.ncols
-    fp = [0] * plan.ncompact
-    cr = [0] * plan.ncompact
+    sizes are the same for every range function) for one gold sentence, as int16 arrays: what the count rows
+    keep."""
+    fc = plan.zero_row.__copy__()
+    fp = plan.zero_compact.__copy__()
+    cr = plan.zero_compact.__copy__()
     bits = plan.bits
     empty: frozenset = frozenset()
     # constituents

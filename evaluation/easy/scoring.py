@@ -67,7 +67,7 @@ class _Rows:
         self.done = np.zeros(n, dtype=bool)
 
     def set(self, i, rows):
-        """Row ``i`` from :func:`count_sentence_compact`'s lists."""
+        """Row ``i`` from :func:`count_sentence_compact`'s arrays."""
         fc, fp, cr = rows
         self.fc[i] = fc
         self.fp_compact[i] = fp
