@@ -42,9 +42,9 @@ also counts the instructions each executes under valgrind's callgrind (the
 command compiled, the command as plain Python with ``PARSEVAL_PURE_PYTHON=1``,
 and the lxml every-element pass, each a whole process): the same counts
 whatever else the machine does, so a change is seen below the noise of
-seconds (about 4 minutes at 1x for the command). Instructions are not time:
-libxml2's loops do more per cycle than the interpreter's, so the ratio of
-seconds is above the ratio of instructions.
+seconds (about 4 minutes at 1x for the command). Instructions are not time
+(libxml2's loops and the interpreter's do different work per cycle): the
+ratio of seconds is what the target is measured in.
 
     .venv/bin/python benchmarks/passage_scale.py [--copies 1 12 24] [--workers 1 2 4] [--repeat N] [--instructions] [--identity] [--keep DIR]
 """
