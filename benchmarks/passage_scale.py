@@ -32,8 +32,9 @@ least 1 / 1.3 = 0.77. A machine with fewer cores than K cannot reach it, nor
 one whose cores are busy with other work: the load average is printed.
 
 It ends with a projection to 100 million words from the largest N, with its
-assumptions; memory is fitted on the two largest N (give at least 12 and 24:
-below 12x the bootstrap's capped buffers are still filling up).
+assumptions; memory is fitted on the two largest N (give at least 24 and 48:
+the bootstrap's capped buffers fill up until a genre has 16,000 sentences,
+about 16x, so a fit from a smaller N counts that filling as growth).
 
 A figure taken once varies by 10 % or more on a shared machine; ``--repeat N``
 takes the lxml passes and the command N times in turn and prints the medians,
@@ -283,16 +284,17 @@ def main(argv=None) -> int:
     sentences = TARGET_WORDS / big["words"] * big["sentences"]
     if len(rows) > 1:
         # the count rows are on disk and the bootstrap's buffers are capped: past the size where the buffers
-        # are full (a genre of about 16,000 sentences, 12x) what grows is small; fit on the two largest sizes
+        # are full (a genre of 16,000 sentences: the largest has 1,054 at 1x, so about 16x) what grows is small;
+        # fit on the two largest sizes
         small = sorted(rows, key=lambda r: r["words"])[-2]
         slope = (big["rss_mb"] - small["rss_mb"]) / max(1, big["words"] - small["words"])
         mem = big["rss_mb"] + max(0.0, slope) * (TARGET_WORDS - big["words"])
         print(f"  memory: {mem:,.0f} MB peak (linear fit of peak RSS between the two largest sizes, "
               f"{small['copies']}x and {big['copies']}x: {slope * 1e6:,.1f} MB per million words"
-              + ("; below 12x the bootstrap's buffers are still filling up, so this overstates the growth"
-                 if small["copies"] < 12 else "") + ")")
+              + ("; below 16x the bootstrap's buffers are still filling up, so this overstates the growth: "
+                 "give --copies 24 48" if small["copies"] < 16 else "") + ")")
     else:
-        print("  memory: give two sizes (--copies 12 24) to fit its growth")
+        print("  memory: give two sizes (--copies 24 48) to fit its growth")
     weights_mb, draws_mb = stats.WEIGHT_BUDGET * 4 / 1e6, stats.RESAMPLE_BUDGET * 8 / 1e6
     print(f"  memory model: the count rows go to a temporary file ({ROW_BYTES} bytes a sentence: "
           f"{sentences * ROW_BYTES / 1e9:,.1f} GB of TMPDIR for {sentences:,.0f} sentences), read back in blocks; "
