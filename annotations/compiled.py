@@ -1,11 +1,12 @@
 """Compiled modules: the hottest scoring modules, compiled from their own Python source where a compiler is.
 
-Reading EASY sentences from their bytes, their word ranges and the one-to-one
-matching run once for every gold and run sentence of a corpus: most of the
-command's time is Python executing them. ``scripts/build_compiled.py`` (run by
-``make install``) compiles each module of :data:`MODULES`, unchanged, with
-Cython into an extension module beside its source, and records the source's
-SHA-256 in ``compiled.json`` beside it. There is one implementation: the
+Reading EASY sentences from their bytes, their word ranges, the one-to-one
+matching and the counting run once for every gold and run sentence of a
+corpus: most of the command's time is Python executing them.
+``scripts/build_compiled.py`` (run by ``make install``) compiles each of those
+modules (its ``MODULES``), unchanged, with Cython into an extension module
+beside its source, and records the source's SHA-256 in ``compiled.json``
+beside it. There is one implementation: the
 compiled module is the same code (the same names, the same results, and the
 tests run it), only without the interpreter's dispatch; without a compiler
 everything runs as plain Python, a little slower.
@@ -28,8 +29,6 @@ import os
 import sys
 from pathlib import Path
 
-MODULES = ("annotations.easy.canonical", "evaluation.easy.ranges", "evaluation.easy.matching",
-           "evaluation.easy.counting")
 MANIFEST = "compiled.json"  # in the package folder: {module name: SHA-256 of the source it was built from}
 PURE_ENV = "PARSEVAL_PURE_PYTHON"
 
@@ -75,24 +74,19 @@ _FINDER = _SourceFirst()
 
 
 def guard(package: str, folder: str) -> None:
-    """Before ``package`` (in ``folder``) imports its compiled modules: those that are stale, or all of them
-    under ``PARSEVAL_PURE_PYTHON``, are imported from their source."""
+    """Before ``package`` (in ``folder``) imports any of its modules: every extension module in the folder
+    that has a source beside it and is stale, or every one under ``PARSEVAL_PURE_PYTHON``, is imported from
+    its source. The folder says which modules are compiled: no list to keep in step with the build's."""
     pure = bool(os.environ.get(PURE_ENV))
-    for name in MODULES:
-        parent, _, stem = name.rpartition(".")
-        if parent != package:
-            continue
-        source = Path(folder) / f"{stem}.py"
-        if extension_of(source) is not None and (pure or not is_fresh(source)):
-            _FINDER.sources[name] = source
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        for extension in Path(folder).glob("*" + suffix):
+            source = extension.with_name(extension.name[:-len(suffix)] + ".py")
+            if source.exists() and (pure or not is_fresh(source)):
+                _FINDER.sources[f"{package}.{source.stem}"] = source
     if _FINDER.sources and _FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FINDER)
 
 
-def running_compiled() -> dict[str, bool]:
-    """``{module: whether it runs compiled}`` for every module of :data:`MODULES` (importing them)."""
-    out = {}
-    for name in MODULES:
-        module = importlib.import_module(name)
-        out[name] = isinstance(getattr(module, "__loader__", None), importlib.machinery.ExtensionFileLoader)
-    return out
+def is_compiled(module) -> bool:
+    """Whether an imported module runs as an extension module."""
+    return isinstance(getattr(module, "__loader__", None), importlib.machinery.ExtensionFileLoader)

@@ -6,6 +6,8 @@ document must be the same bytes compiled and as plain Python.
 """
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import json
 import os
 import random
@@ -22,11 +24,18 @@ from tests.conftest import REPO_ROOT
 FILES = ("general_elda.xml", "mail_10.xml", "oral_delic_1.xml")
 
 
+def _built_modules() -> tuple[str, ...]:
+    spec = importlib.util.spec_from_file_location("build_compiled", REPO_ROOT / "scripts" / "build_compiled.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    return script.MODULES
+
+
 def test_the_scoring_modules_run_compiled():
     """What the tests score with is what a deployment runs: ``make install`` built every module, from its
     current source (a stale one would run as Python, see the next test)."""
-    running = compiled.running_compiled()
-    assert running == {name: True for name in compiled.MODULES}, (
+    running = {name: compiled.is_compiled(importlib.import_module(name)) for name in _built_modules()}
+    assert running and set(running.values()) == {True}, (
         "compiled modules missing or older than their source: run `make install` "
         f"(scripts/build_compiled.py): {running}")
 
@@ -49,7 +58,6 @@ def _import_in_child(tmp_path, env=None) -> subprocess.CompletedProcess:
         import sys
         sys.path[:0] = [{str(tmp_path)!r}, {str(REPO_ROOT)!r}]
         from annotations import compiled
-        compiled.MODULES = ("pkg.mod",)
         compiled.guard("pkg", {str(tmp_path / "pkg")!r})
         import pkg.mod
         print(pkg.mod.WHERE)
@@ -100,9 +108,9 @@ def test_pure_python_and_compiled_give_the_same_document(easy_ref, tmp_path):
     out = {}
     for label, env in (("compiled", {}), ("python", {compiled.PURE_ENV: "1"})):
         proc = subprocess.run(
-            [sys.executable, "-c", "import sys, runpy; from annotations.compiled import running_compiled; "
-             "print(sorted(set(running_compiled().values()))); sys.argv = ['evaluation'] + sys.argv[1:]; "
-             "runpy.run_module('evaluation', run_name='__main__')",
+            [sys.executable, "-c", "import sys, runpy, importlib; from annotations.compiled import is_compiled; "
+             f"print(sorted({{is_compiled(importlib.import_module(m)) for m in {_built_modules()!r}}})); "
+             "sys.argv = ['evaluation'] + sys.argv[1:]; runpy.run_module('evaluation', run_name='__main__')",
              "easy", "--gold", str(gold), "--run", str(run), "--json", str(tmp_path / f"{label}.json"),
              "--bootstrap", "50"],
             capture_output=True, text=True, cwd=REPO_ROOT, env={**os.environ, **env})
