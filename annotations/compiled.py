@@ -6,10 +6,10 @@ corpus: most of the command's time is Python executing them.
 ``scripts/build_compiled.py`` (run by ``make install``) compiles each of those
 modules (its ``MODULES``), unchanged, with Cython into an extension module
 beside its source, and records the source's SHA-256 in ``compiled.json``
-beside it. There is one implementation: the
-compiled module is the same code (the same names, the same results, and the
-tests run it), only without the interpreter's dispatch; without a compiler
-everything runs as plain Python, a little slower.
+beside it. There is one implementation: the compiled module is the same code
+(the same names, the same results, and the tests run it), only without the
+interpreter's dispatch; without a compiler everything runs as plain Python,
+a little slower.
 
 Python imports an extension module before a source of the same name, so a
 compiled module whose source has changed since it was built would silently
