@@ -46,15 +46,23 @@ def extension_of(source: Path) -> Path | None:
     return None
 
 
-def is_fresh(source: Path) -> bool:
-    """Whether an extension module beside ``source`` was built from that very source."""
+def built_from(folder: Path) -> dict:
+    """A package folder's manifest: ``{module: SHA-256 of the source its extension was built from}``."""
+    try:
+        built = json.loads((folder / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return {}
+    return built if isinstance(built, dict) else {}
+
+
+def is_fresh(source: Path, built: dict | None = None) -> bool:
+    """Whether an extension module beside ``source`` was built from that very source (``built``: its
+    folder's manifest, when the caller has read it already)."""
     if extension_of(source) is None:
         return False
-    try:
-        built = json.loads((source.parent / MANIFEST).read_text())
-    except (OSError, ValueError):
-        return False
-    return isinstance(built, dict) and built.get(source.stem) == source_sha256(source)
+    if built is None:
+        built = built_from(source.parent)
+    return built.get(source.stem) == source_sha256(source)
 
 
 class _SourceFirst(importlib.abc.MetaPathFinder):
@@ -78,10 +86,13 @@ def guard(package: str, folder: str) -> None:
     that has a source beside it and is stale, or every one under ``PARSEVAL_PURE_PYTHON``, is imported from
     its source. The folder says which modules are compiled: no list to keep in step with the build's."""
     pure = bool(os.environ.get(PURE_ENV))
+    built = None
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:
         for extension in Path(folder).glob("*" + suffix):
             source = extension.with_name(extension.name[:-len(suffix)] + ".py")
-            if source.exists() and (pure or not is_fresh(source)):
+            if built is None and not pure:
+                built = built_from(Path(folder))
+            if source.exists() and (pure or not is_fresh(source, built)):
                 _FINDER.sources[f"{package}.{source.stem}"] = source
     if _FINDER.sources and _FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FINDER)

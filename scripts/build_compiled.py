@@ -20,11 +20,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from annotations.compiled import MANIFEST, is_fresh, source_sha256  # noqa: E402
+from annotations.compiled import MANIFEST, built_from, is_fresh, source_sha256  # noqa: E402
 
 # run once per sentence of a corpus; each package's guard finds whatever was built beside its sources
 MODULES = ("annotations.easy.canonical", "evaluation.easy.ranges", "evaluation.easy.matching",
            "evaluation.easy.counting")
+
+def source_of(name: str) -> Path:
+    return ROOT / (name.replace(".", "/") + ".py")
+
 
 DIRECTIVES = {"language_level": 3, "binding": True, "annotation_typing": False}
 
@@ -34,7 +38,7 @@ def build(names: list[str]) -> None:
     from setuptools import Extension, setup
 
     with tempfile.TemporaryDirectory() as tmp:
-        extensions = [Extension(name, [str(ROOT / (name.replace(".", "/") + ".py"))]) for name in names]
+        extensions = [Extension(name, [str(source_of(name))]) for name in names]
         setup(name="parseval-compiled", script_args=["--quiet", "build_ext", "--inplace", "--parallel", "2",
                                                     "--build-temp", tmp],
               ext_modules=cythonize(extensions, build_dir=tmp, compiler_directives=DIRECTIVES, nthreads=2,
@@ -44,21 +48,17 @@ def build(names: list[str]) -> None:
 def record(names: list[str]) -> None:
     """Each package's manifest: the SHA-256 of the source each extension was built from."""
     for name in names:
-        source = ROOT / (name.replace(".", "/") + ".py")
-        manifest = source.parent / MANIFEST
-        try:
-            built = json.loads(manifest.read_text())
-        except (OSError, ValueError):
-            built = {}
+        source = source_of(name)
+        built = built_from(source.parent)
         built[source.stem] = source_sha256(source)
-        manifest.write_text(json.dumps(built, indent=1, sort_keys=True) + "\n")
+        (source.parent / MANIFEST).write_text(json.dumps(built, indent=1, sort_keys=True) + "\n")
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--force", action="store_true", help="rebuild every module")
     args = ap.parse_args(argv)
-    stale = [n for n in MODULES if args.force or not is_fresh(ROOT / (n.replace(".", "/") + ".py"))]
+    stale = [n for n in MODULES if args.force or not is_fresh(source_of(n))]
     if not stale:
         print("compiled modules: up to date")
         return 0
