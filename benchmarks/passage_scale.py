@@ -300,8 +300,8 @@ def main(argv=None) -> int:
           f"{sentences * ROW_BYTES / 1e9:,.1f} GB of TMPDIR for {sentences:,.0f} sentences), read back in blocks; "
           f"the bootstrap holds at most {weights_mb:.0f} MB of resample weights and {draws_mb:.0f} MB of draws; "
           f"what still grows is a few hundred bytes a document (its entry in the result, its name; of the warnings "
-          f"only the 1,000 the result shows are kept, and a count) and 8 bytes a sentence of the largest genre "
-          f"(the multinomial's probabilities); a shard worker holds one document's gold and run at a time, then "
+          f"only the 1,000 the result shows are kept, and a count) and 16 bytes a sentence of the largest genre "
+          f"(one resample's draws and counts); a shard worker holds one document's gold and run at a time, then "
           f"its shard's rows once, as the bytes it sends (672 bytes a sentence)")
     return 0
 

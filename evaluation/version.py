@@ -3,7 +3,7 @@
 Bump it whenever a change can alter a figure, so that a stored score can be
 traced back to the code that produced it.
 """
-SCORER_VERSION = "1.1.0"
+SCORER_VERSION = "1.2.0"
 
 
 def converter_versions() -> dict[str, str]:

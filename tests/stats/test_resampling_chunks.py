@@ -59,3 +59,28 @@ def test_streamed_sums_stay_exact_beyond_float32(block):
     assert np.array_equal(got.astype(np.int64), exact) and np.array_equal(got, exact.astype(np.float64))
     (_, (in_float32,)), = stats.resampled_sums([rows], strata, 40, 9)
     assert not np.array_equal(in_float32, exact.astype(np.float64))  # what the float32 products gave
+
+
+@pytest.mark.parametrize("n", [1, 7, stats._SMALL_STRATUM - 1, stats._SMALL_STRATUM + 3])
+def test_a_resample_counts_n_uniform_draws_one_resample_after_the_other(n):
+    """The definition the docs give (n integers in [0, n), counted), on both sides of the size where the
+    resamples stop being counted in one call, and the same resamples when drawn a few at a time."""
+    got = stats.resample_counts(np.random.default_rng(11), n, 9)
+    rng = np.random.default_rng(11)
+    want = np.array([np.bincount(rng.integers(0, n, size=n), minlength=n) for _ in range(9)])
+    assert got.shape == (9, n) and np.array_equal(got, want)
+    rng = np.random.default_rng(11)
+    pieces = np.vstack([stats.resample_counts(rng, n, k) for k in (4, 1, 4)])
+    assert np.array_equal(pieces, got)
+    assert (got.sum(axis=1) == n).all()
+
+
+def test_resample_counts_follow_the_multinomial_law():
+    """Each count is Binomial(n, 1/n): mean 1, variance 1 - 1/n; two counts covary by -1/n. Over 40,000
+    resamples of 20 rows the standard errors are about 0.0012 (mean) and 0.007 (variance)."""
+    n = 20
+    counts = stats.resample_counts(np.random.default_rng(3), n, 40_000).astype(float)
+    assert abs(counts.mean() - 1) < 0.005
+    assert abs(counts.var(axis=0).mean() - (1 - 1 / n)) < 0.02
+    cov = np.cov(counts[:, 0], counts[:, 1])[0, 1]
+    assert abs(cov + 1 / n) < 0.02
