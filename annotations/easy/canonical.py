@@ -229,7 +229,8 @@ class TextPath:
 
         Form ids and texts are only returned (decoded) when texts are wanted
         or the sentence is built; a bare acceptance gives ``[]`` and ``None``.
-        With ``parts``, what is built is the sentence's :class:`SentenceParts`.
+        With ``parts``, what is built is the sentence's :class:`SentenceParts`, or its :class:`Sentence` where
+        parts cannot say all (a relation that repeats another, a warning that names its line).
         """
         if self.sentence_re.fullmatch(buf, start, end) is None or buf.find(b"]]>", start, end) >= 0:
             return None
@@ -248,10 +249,11 @@ class TextPath:
                 text = text.replace("\r\n", "\n")  # as lxml reads texts (a lone CR never gets here)
             if parts:
                 found = self._parts(text, sid)
-                if found is None:
-                    return None
-                fids, texts, sent = found
-                return fids, texts, bool(sent.groups), bool(sent.relations), sent
+                if found is not None:
+                    fids, texts, sent = found
+                    return fids, texts, bool(sent.groups), bool(sent.relations), sent
+                # most often a relation that repeats another (a gold warning that names its line): the sentence
+                # is built, from the same text (lxml parsing it alone cost about forty sentences' reading)
             built = self._build(text, sid, line)
             if built is None:
                 return None
@@ -329,7 +331,7 @@ class TextPath:
     def _parts(self, text: str, sid: str) -> tuple[list[str], list[str], SentenceParts] | None:
         """Form ids, texts (unstripped) and :class:`SentenceParts` of a sentence, under the checks of
         :meth:`_build`; ``None`` also when a relation repeats another exactly (a warning that names its
-        line: the sentence is then built)."""
+        line: :meth:`check` then builds the sentence)."""
         pairs = self.form_re.findall(text)
         fids = [fid for fid, _ in pairs]
         texts = [_text(t) for _, t in pairs] if "&" in text else [t for _, t in pairs]

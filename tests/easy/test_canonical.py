@@ -481,3 +481,24 @@ def test_real_gold_read_as_parts_gives_what_the_sentences_give(easy_ref):
         assert light == _parts_snapshot(path.read_bytes(), False)[0], path.name
         total += parts
     assert total > 3000
+
+
+def test_a_repeated_relation_read_as_parts_is_built_from_its_text_with_its_line(easy_ref, monkeypatch):
+    """Scoring reads sentences as parts, which cannot name the line of a relation that repeats another (a
+    gold warning): that sentence is built from the same text, not parsed alone by lxml, and the warning
+    names the line the detailed parser names."""
+    data = head_of(easy_ref / "general_elda.xml", 30)
+    m = list(re.finditer(rb"<relation [^>]*>.*?</relation>\n", data, re.S))[5]
+    repeated = data[:m.end()] + re.sub(rb'id="(\w+)"', rb'id="\1x"', m.group(0), count=1) + data[m.end():]
+    with monkeypatch.context() as mp:
+        spy = Spy(mp)
+        on, parts = _parts_snapshot(repeated, True)
+    off, _ = _parts_snapshot(repeated, False)
+    assert on == off
+    copy = re.search(rb'id="(\w+)"', m.group(0)).group(1).decode() + "x"
+    [warning] = [w for w in on[2] if w["element"] == copy]
+    assert "repeats relation" in warning["message"]
+    assert warning["line"] == repeated.count(b"\n", 0, m.end()) + 1  # the copy's start tag
+    assert len(on[2]) == 2  # and the file's own repeat (E5), built the same way
+    assert spy.scanners[0].alone == 0 and spy.scanners[0].detailed == 0 and spy.scanners[0].finished
+    assert parts == 28  # the other sentences came as parts
