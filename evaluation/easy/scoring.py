@@ -7,7 +7,9 @@ are streamed.
 """
 from __future__ import annotations
 
+import gc
 import warnings as _warnings
+from contextlib import contextmanager
 from typing import Callable, Iterable, Mapping
 
 import numpy as np
@@ -197,16 +199,38 @@ def count_sentences(gold_docs, run_docs, genres=None, *, matches: Iterable[str] 
     run_list = _as_docs(run_docs)
     total = len(run_list) + 1
     seen_keys = set()
-    for done, (key, run) in enumerate(run_list, 1):
-        if key in seen_keys:
-            raise InputError(f"two run documents share the name {key}")
-        seen_keys.add(key)
-        counting.add_run(key, run)
-        if progress is not None:
-            progress(done, total)
+    with _fewer_full_collections():
+        for done, (key, run) in enumerate(run_list, 1):
+            if key in seen_keys:
+                raise InputError(f"two run documents share the name {key}")
+            seen_keys.add(key)
+            counting.add_run(key, run)
+            if progress is not None:
+                progress(done, total)
     counting.documents_read = len(run_list)
     counting.finish()
     return plan, gold, counting
+
+
+@contextmanager
+def _fewer_full_collections():
+    """Counting with the cyclic garbage collector's older generations collected less often.
+
+    Counting builds a few dozen tuples, lists, sets and dictionaries for every sentence, which live as long as
+    their document: the collector then moves them to its older generations, and each of its full collections
+    walks every object of the process, the imported modules' included (at 24x the reference, 70 of them took
+    0.8 s, 3 % of the command). Here the objects that exist before counting (imports, the gold's list) are
+    frozen out of the collector's walks (``gc.freeze``), and a middle-generation collection waits for 100
+    young ones instead of 10. The young generation is collected as often as before, so cyclic garbage is
+    still freed soon (peak memory unchanged). Restored on the way out: the settings are the process's."""
+    thresholds = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(thresholds[0], max(thresholds[1], 100), thresholds[2])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*thresholds)
+        gc.unfreeze()
 
 
 def counted_rows(plan: Plan, gold: "_GoldIndex", counting: "_Counting") -> tuple[list[str], list[str], np.ndarray]:
