@@ -61,10 +61,10 @@ def test_streamed_sums_stay_exact_beyond_float32(block):
     assert not np.array_equal(in_float32, exact.astype(np.float64))  # what the float32 products gave
 
 
-@pytest.mark.parametrize("n", [1, 7, stats._SMALL_STRATUM - 1, stats._SMALL_STRATUM + 3])
+@pytest.mark.parametrize("n", [1, 7, 4000, stats._DRAWS_AT_ONCE // 2 + 1, stats._DRAWS_AT_ONCE + 3])
 def test_a_resample_counts_n_uniform_draws_one_resample_after_the_other(n):
-    """The definition the docs give (n integers in [0, n), counted), on both sides of the size where the
-    resamples stop being counted in one call, and the same resamples when drawn a few at a time."""
+    """The definition the docs give (n integers in [0, n), counted), whether several resamples are counted in
+    one call or one (n > _DRAWS_AT_ONCE / 2), and the same resamples when drawn a few at a time."""
     got = stats.resample_counts(np.random.default_rng(11), n, 9)
     rng = np.random.default_rng(11)
     want = np.array([np.bincount(rng.integers(0, n, size=n), minlength=n) for _ in range(9)])
