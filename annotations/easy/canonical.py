@@ -253,7 +253,7 @@ class TextPath:
                     fids, texts, sent = found
                     return fids, texts, bool(sent.groups), bool(sent.relations), sent
                 # most often a relation that repeats another (a gold warning that names its line): the sentence
-                # is built, from the same text (lxml parsing it alone cost about forty sentences' reading)
+                # is built, from the same text (lxml parsing it alone cost several times a sentence's reading)
             built = self._build(text, sid, line)
             if built is None:
                 return None

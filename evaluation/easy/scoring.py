@@ -219,7 +219,7 @@ def _fewer_full_collections():
     Counting builds a few dozen tuples, lists, sets and dictionaries for every sentence, which live as long as
     their document: the collector then moves them to its older generations, and each of its full collections
     walks every object of the process, the imported modules' included (at 24x the reference, 70 of them took
-    0.8 s, 3 % of the command). Here the objects that exist before counting (imports, the gold's list) are
+    0.8 s, 3 % of the command). Here the objects that exist before counting (imports, the gold's sources) are
     frozen out of the collector's walks (``gc.freeze``), and a middle-generation collection waits for 100
     young ones instead of 10. The young generation is collected as often as before, so cyclic garbage is
     still freed soon (peak memory unchanged). Restored on the way out: the settings are the process's."""
