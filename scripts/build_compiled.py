@@ -26,6 +26,7 @@ from annotations.compiled import MANIFEST, built_from, is_fresh, source_sha256  
 MODULES = ("annotations.easy.canonical", "evaluation.easy.ranges", "evaluation.easy.matching",
            "evaluation.easy.counting")
 
+
 def source_of(name: str) -> Path:
     return ROOT / (name.replace(".", "/") + ".py")
 
