@@ -157,7 +157,7 @@ class CampaignAdmin(OrganisedOnly, admin.ModelAdmin):
     readonly_fields = ("state", "guide_versions", "corpus_import", "created_at", "updated_at")
     inlines = [GenreInline, CorpusDocumentInline]
     fieldsets = (
-        (None, {"fields": ("name", "slug", "description", "language", "kind", "state", "organisers")}),
+        (None, {"fields": ("name", "slug", "description", "language", "page_language", "kind", "state", "organisers")}),
         ("Corpus", {"fields": ("corpus_import",)}),
         ("Schedule", {"fields": ("opens_at", "deadline", "results_release_at", "publish_at", "gold_release_at", "archive_at")}),
         ("Rules", {"fields": ("runs_per_team", "uploads_per_day", "withdrawals_per_day", "invalid_uploads_per_day",

@@ -70,6 +70,10 @@ class Campaign(models.Model):
     slug = models.SlugField(unique=True)
     description = models.TextField(blank=True)
     language = models.CharField(max_length=16, default="fr", help_text="ISO 639 code of the corpus language")
+    page_language = models.CharField(
+        max_length=8, choices=settings.LANGUAGES, default="en", verbose_name="language of the pages",
+        help_text="The language of the campaign's pages for a visitor whose browser asks for none of the site's "
+                  "languages (docs/languages.md)")
     kind = models.CharField(max_length=20, choices=kinds.choices, default=CampaignKind.EASY)
     state = models.CharField(max_length=20, choices=CampaignState.choices, default=CampaignState.DRAFT, db_index=True)
     organisers = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="organised_campaigns", blank=True)

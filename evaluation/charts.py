@@ -15,6 +15,8 @@ from xml.sax.saxutils import escape
 
 from django.utils.safestring import SafeString, mark_safe
 
+from .text import decimal
+
 # Colour-blind-safe palette (Okabe-Ito, then Tol's muted), cycled with marker shapes.
 PALETTE = (
     "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#332288",
@@ -60,7 +62,7 @@ def _attr(value) -> str:
 
 
 def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
+    return "n/a" if value is None else f"{decimal(100 * value, 1)}%"
 
 
 def _tooltip(series: str, category: str, point: Point, measure: str = "F") -> str:

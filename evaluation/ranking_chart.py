@@ -19,6 +19,7 @@ from xml.sax.saxutils import escape
 from django.utils.safestring import SafeString
 
 from .charts import PALETTE, _frame, _pct, fit_text, text_width
+from .text import decimal
 
 ROW = 22
 WIDTH = 350  # px: fits a 390 px phone screen with the page's margins
@@ -48,7 +49,7 @@ def dot_plot(rows: Sequence[tuple[str, float | None, float | None, float | None]
         x = x_of(v)
         body.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{top + ROW * len(rows)}" stroke="#ddd"/>'
                     f'<text x="{x:.1f}" y="{top + ROW * len(rows) + 14}" font-size="11" text-anchor="middle">'
-                    f'{100 * v:.1f}</text>')
+                    f'{decimal(100 * v, 1)}</text>')
     body.append(f'<text x="{width / 2:.1f}" y="{height - 4}" font-size="11" text-anchor="middle">'
                 f'{escape(fit_text(f"{title} (%)", width - 8, 11))}</text>')
     for i, (label, value, low, high) in enumerate(rows):

@@ -16,7 +16,7 @@ from .kinds.sentence import pages as kind_pages
 from .figure_sets import figure_id, parse_figure_id
 from .ranking_chart import dot_plot
 from .stats import ALL
-from .text import percent
+from .text import decimal, percent, plain_numbers
 from .views import _campaign_or_404
 
 
@@ -191,7 +191,7 @@ def comparison_page(request, slug: str, run_a: int, run_b: int):
 
 
 def _points(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}"
+    return percent(value)
 
 
 def _verdict(head: dict | None) -> dict:
@@ -225,7 +225,7 @@ def _power_summary(heads, computed) -> dict | None:
 def _p_text(p: float | None) -> str:
     if p is None:
         return ""
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+    return f"< {decimal(0.001, 3)}" if p < 0.001 else decimal(p, 3)
 
 
 def _diff_cell(cell: dict | None, *, headline: bool = False) -> dict:
@@ -281,6 +281,7 @@ def significance_document(user, campaign, figure: str | None = None) -> dict:
         "pairs": out})
 
 
+@plain_numbers()
 def significance_json(request, slug: str):
     campaign = _campaign_or_404(request.user, slug)
     return JsonResponse(significance_document(request.user, campaign, request.GET.get("figure")))

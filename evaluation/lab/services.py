@@ -22,6 +22,7 @@ from campaign import audit
 from campaign.rules import UploadRefused
 from campaign.services.runs import _stage
 from evaluation.models import ErrorLabJob
+from evaluation.text import percent
 
 logger = logging.getLogger(__name__)
 
@@ -187,7 +188,7 @@ def comparison_table(result: dict) -> dict:
 
 
 def _shown(value: float | None) -> dict:
-    return {"value": value, "shown": "–" if value is None else f"{100 * value:.1f}"}
+    return {"value": value, "shown": percent(value)}
 
 
 def chart_series(result: dict) -> tuple[list[str], list[tuple[str, list[tuple[str, list[float | None]]]]]]:

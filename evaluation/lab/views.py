@@ -13,6 +13,7 @@ from campaign import audit, kinds, visibility
 from campaign.models import Campaign, Run
 from evaluation import charts
 from evaluation.models import ErrorLabJob
+from evaluation.text import plain_numbers
 
 from . import services
 from .forms import ErrorLabForm
@@ -70,6 +71,7 @@ def error_lab(request, slug: str):
     return render(request, "lab/error_lab.html", context, status=status)
 
 
+@plain_numbers()
 def error_lab_status(request, slug: str):
     campaign = _organised(request, slug)
     job = _job(request, campaign)
