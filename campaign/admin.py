@@ -15,6 +15,7 @@ from django.core.exceptions import FieldDoesNotExist, PermissionDenied
 from django.http import FileResponse, Http404
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext_lazy as _
 
 from annotations.errors import InputError
 
@@ -301,7 +302,7 @@ class CorpusDocumentAdmin(ServesFile, OrganisedOnly, admin.ModelAdmin):
 
 
 class RunActionForm(ActionForm):
-    reason = forms.CharField(required=False, label="Reason (for mark failed / disqualify)",
+    reason = forms.CharField(required=False, label=_("Reason (for mark failed / disqualify)"),
                              widget=forms.TextInput(attrs={"size": 40}))
 
 

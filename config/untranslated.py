@@ -10,12 +10,17 @@ language changes.
     python -m config.untranslated            # list what is unmarked, one ``file:line: text`` a line; exit 1 if any
     python -m config.untranslated --mark     # wrap each such text in a translate tag, in place
 
+The same listing covers the Python messages meant for users (:func:`unmarked_python`): a literal
+string or f-string given to ``messages.*``, to a form's ``ValidationError`` or to one of the
+refusals a team reads (``UploadRefused``…), and a literal form ``label``/``help_text``.
+
 ``--mark`` is mechanical: each piece of text between two tags or variables becomes one message.
 A sentence cut by a variable reads better as one ``blocktranslate``; the piece is marked anyway,
 so that nothing stays English, and can be joined by hand later.
 """
 from __future__ import annotations
 
+import ast
 import re
 import sys
 from dataclasses import dataclass
@@ -138,6 +143,52 @@ def _add(pieces: list[Piece], path: Path, source: str, a: int, b: int) -> None:
         pieces.append(Piece(path, source.count("\n", 0, a) + 1, a, a + len(core), core))
 
 
+PYTHON_PACKAGES = ("campaign", "evaluation", "config")
+#: Exceptions whose message a user reads (a page, a message, an API error).
+USER_EXCEPTIONS = {"ValidationError", "UploadRefused", "WithdrawalRefused", "SubsetRefused", "TransitionRefused"}
+#: Form and model keywords a user reads.
+USER_KEYWORDS = {"label", "help_text"}
+
+
+def python_files() -> list[Path]:
+    root = TEMPLATES_DIR.parent
+    return sorted(f for package in PYTHON_PACKAGES for f in (root / package).rglob("*.py")
+                  if "migrations" not in f.parts and "management" not in f.parts and not _pure(f))
+
+
+def _pure(path: Path) -> bool:
+    """The scoring library's modules (no Django there): their texts are marked with ``N_`` instead."""
+    rel = path.relative_to(TEMPLATES_DIR.parent).as_posix()
+    return rel.startswith(("evaluation/metrics/", "evaluation/easy/", "evaluation/trees/", "evaluation/deps/",
+                           "evaluation/cli/", "evaluation/ud2easy/"))
+
+
+def _literal(node) -> bool:
+    return isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                                                and bool(_WORD.search(node.value)))
+
+
+def unmarked_python(path: Path) -> list[Piece]:
+    """The messages of ``path`` meant for users and written as bare literals (not through gettext)."""
+    source = path.read_text(encoding="utf-8")
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        args = []
+        if name in USER_EXCEPTIONS:
+            args = node.args[:1]
+        elif name in {"success", "error", "info", "warning"} and getattr(getattr(func, "value", None), "id", "") == "messages":
+            args = node.args[1:2]
+        args += [k.value for k in node.keywords if k.arg in USER_KEYWORDS]
+        for arg in args:
+            if _literal(arg):
+                found.append(Piece(path, arg.lineno, 0, 0, ast.get_source_segment(source, arg) or ""))
+    return found
+
+
 def template_files(root: Path = TEMPLATES_DIR) -> list[Path]:
     return sorted(p for p in root.rglob("*") if p.suffix in {".html", ".txt"} and "admin" not in p.parts)
 
@@ -177,6 +228,8 @@ def main(argv: list[str]) -> int:
                 print(f"{f}: {n} marked")
         return 0
     found = [p for f in files for p in unmarked_pieces(f)]
+    if not any(not a.startswith("-") for a in argv):
+        found += [p for f in python_files() for p in unmarked_python(f)]
     for p in found:
         print(f"{p.path}:{p.line}: {p.text}")
     return 1 if found else 0

@@ -15,6 +15,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.files.storage import default_storage
 from django.http import FileResponse, Http404
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 
 from annotations.errors import InputError
 from campaign import kinds, visibility
@@ -47,7 +48,7 @@ def consensus_page(request, slug: str):
             messages.error(request, str(exc.problems[0].message if exc.problems else exc))
         else:
             consensus_tasks.request(campaign.pk)
-            messages.success(request, "Saved; the consensus is built again if what it combines changed.")
+            messages.success(request, _("Saved; the consensus is built again if what it combines changed."))
         return redirect("results:consensus", slug=campaign.slug)
     eligible = consensus_runs.eligible_runs(campaign)
     chosen = {r.pk for r in consensus_runs.chosen_runs(campaign, setting)} if setting.enabled else set()

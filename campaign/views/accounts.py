@@ -8,6 +8,7 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from campaign import accounts
@@ -25,7 +26,7 @@ def signup(request):
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         accounts.send_verification(request, user)
-        messages.info(request, f"We sent a link to {user.email} to confirm the address.")
+        messages.info(request, _("We sent a link to %(email)s to confirm the address.") % {"email": user.email})
         return redirect("portal:home")
     return render(request, "registration/signup.html", {"form": form})
 
@@ -41,12 +42,12 @@ def resend_verification(request):
     if (refused := refused_by(request, *accounts.verification_throttles(request.user))):
         return refused
     if accounts.is_verified(request.user):
-        messages.info(request, "Your e-mail address is already confirmed.")
+        messages.info(request, _("Your e-mail address is already confirmed."))
     elif request.user.email:
         accounts.send_verification(request, request.user)
-        messages.info(request, f"We sent a new link to {request.user.email}.")
+        messages.info(request, _("We sent a new link to %(email)s.") % {"email": request.user.email})
     else:
-        messages.error(request, "Your account has no e-mail address; ask the organisers to add one.")
+        messages.error(request, _("Your account has no e-mail address; ask the organisers to add one."))
     target = request.POST.get("next", "")
     if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
                                            require_https=request.is_secure()):

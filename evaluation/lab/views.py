@@ -8,6 +8,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
 from campaign import audit, kinds, visibility
 from campaign.models import Campaign, Run
@@ -50,7 +51,7 @@ def error_lab(request, slug: str):
             except services.LabRefused as exc:
                 form.add_error(None, str(exc))
             else:
-                messages.success(request, "The error-lab job is stored and queued; this page follows it.")
+                messages.success(request, _("The error-lab job is stored and queued; this page follows it."))
                 return redirect(f"{reverse('lab:error_lab', kwargs={'slug': campaign.slug})}?job={job.pk}")
     job = _job(request, campaign)
     context = {"campaign": campaign, "form": form, "job": job,
