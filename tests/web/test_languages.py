@@ -1,0 +1,86 @@
+"""The pages in French and English: chosen by the browser, by the switch, or by the campaign; figures written
+with the page's decimal separator, the JSON unchanged."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from django.test import Client
+
+from tests import factories
+from tests.web.helpers import stored_run
+
+FRENCH_DECIMAL = re.compile(r">\s*\d{1,3},\d\s*<")
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def test_a_browser_that_asks_for_french_gets_french_pages_and_english_stays_the_default(campaign):
+    french = Client(HTTP_ACCEPT_LANGUAGE="fr-FR,fr;q=0.9,en;q=0.5").get("/").content.decode()
+    assert '<html lang="fr">' in french
+    assert "Campagnes d&#x27;évaluation" in french or "Campagnes d'évaluation" in french
+    assert "Se connecter" in french and "Evaluation campaigns" not in french
+    english = Client().get("/").content.decode()
+    assert '<html lang="en">' in english and "Evaluation campaigns" in english and "Log in" in english
+
+
+def test_the_switch_on_every_page_sets_the_language(campaign):
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+    for url in ("/", f"/campaigns/{campaign.slug}/", "/accounts/login/", "/docs/"):
+        page = client.get(url).content.decode()
+        assert 'action="/i18n/setlang/"' in page and 'name="language" value="fr"' in page, url
+    response = client.post("/i18n/setlang/", {"language": "fr", "next": f"/campaigns/{campaign.slug}/"})
+    assert response.status_code == 302 and response["Location"] == f"/campaigns/{campaign.slug}/"
+    page = client.get(f"/campaigns/{campaign.slug}/").content.decode()
+    # the choice wins over the browser's English, and the switch now offers English back
+    assert '<html lang="fr">' in page and 'name="language" value="en"' in page
+
+
+def test_a_campaign_speaks_its_language_when_the_browser_names_none_of_ours(campaign):
+    campaign.page_language = "fr"
+    campaign.save(update_fields=["page_language"])
+    silent = Client()  # no Accept-Language at all
+    assert '<html lang="fr">' in silent.get(f"/campaigns/{campaign.slug}/").content.decode()
+    assert '<html lang="fr">' in Client(HTTP_ACCEPT_LANGUAGE="de").get(f"/campaigns/{campaign.slug}/").content.decode()
+    # the browser's choice wins, and pages of no campaign keep the site's default
+    assert '<html lang="en">' in Client(HTTP_ACCEPT_LANGUAGE="en-GB").get(f"/campaigns/{campaign.slug}/").content.decode()
+    assert '<html lang="en">' in silent.get("/").content.decode()
+
+
+def test_figures_take_a_decimal_comma_in_french_and_the_json_does_not_change(campaign, team_a, alice,
+                                                                           django_capture_on_commit_callbacks):
+    organiser = factories.make_user("org")
+    campaign.organisers.add(organiser)
+    stored_run(campaign, team_a, alice, data=factories.gold_run_zip(), capture=django_capture_on_commit_callbacks)
+    english, french = Client(HTTP_ACCEPT_LANGUAGE="en"), Client(HTTP_ACCEPT_LANGUAGE="fr")
+    english.force_login(organiser)
+    french.force_login(organiser)
+    page_en = english.get(f"/results/{campaign.slug}/").content.decode()
+    page_fr = french.get(f"/results/{campaign.slug}/").content.decode()
+    assert "100.0" in page_en and not FRENCH_DECIMAL.search(page_en)
+    assert FRENCH_DECIMAL.search(page_fr) and "100,0" in page_fr
+    # the server-side charts' numbers too (their tooltips), never their coordinates
+    charts_fr = "".join(re.findall(r"<svg.*?</svg>", page_fr, re.S))
+    assert re.search(r"\d,\d%", charts_fr) and not re.search(r'="\d+,\d', charts_fr)
+    # what programs read is the same whatever the reader's language
+    json_en = json.loads(english.get(f"/results/{campaign.slug}/data.json").content)
+    json_fr = json.loads(french.get(f"/results/{campaign.slug}/data.json").content)
+    for doc in (json_en, json_fr):
+        doc["data"].pop("generated_at")  # the moment of each answer
+    assert json_fr == json_en
+
+
+def test_messages_and_refusals_follow_the_language(campaign, alice):
+    client = Client(HTTP_ACCEPT_LANGUAGE="fr")
+    client.force_login(alice)
+    page = client.post(f"/campaigns/{campaign.slug}/team/create/", {"name": ""}, follow=True).content.decode()
+    assert "Donnez un nom à l&#x27;équipe." in page or "Donnez un nom à l'équipe." in page
+    api = Client(HTTP_ACCEPT_LANGUAGE="fr")
+    api.force_login(alice)
+    refused = api.post(f"/api/campaigns/{campaign.slug}/runs/", {})
+    assert refused.status_code == 403
+    assert refused.json()["detail"] == "Rejoignez ou créez une équipe de cette campagne avant de déposer un run."
