@@ -14,7 +14,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext_lazy as _, pgettext_lazy
 
 from . import kinds
 
@@ -26,43 +26,43 @@ class CampaignKind(models.TextChoices):
     needs no edit here and no migration.
     """
 
-    EASY = "easy", "EASY (constituents and relations)"
-    CONSTITUENCY = "constituency", "Constituency trees"
-    DEPENDENCY = "dependency", "Dependency trees"
+    EASY = "easy", _("EASY (constituents and relations)")
+    CONSTITUENCY = "constituency", _("Constituency trees")
+    DEPENDENCY = "dependency", _("Dependency trees")
 
 
 class CampaignState(models.TextChoices):
-    DRAFT = "draft", "Draft"
-    OPEN = "open", "Open"
-    CLOSED = "closed", "Closed"
-    SCORED = "scored", "Scored"
-    RELEASED = "released", "Results released to teams"
-    PUBLISHED = "published", "Published"
-    GOLD_RELEASED = "gold_released", "Gold released"
-    ARCHIVED = "archived", "Archived"
+    DRAFT = "draft", pgettext_lazy("campaign state", "Draft")
+    OPEN = "open", pgettext_lazy("campaign state", "Open")
+    CLOSED = "closed", pgettext_lazy("campaign state", "Closed")
+    SCORED = "scored", pgettext_lazy("campaign state", "Scored")
+    RELEASED = "released", pgettext_lazy("campaign state", "Results released to teams")
+    PUBLISHED = "published", pgettext_lazy("campaign state", "Published")
+    GOLD_RELEASED = "gold_released", pgettext_lazy("campaign state", "Gold released")
+    ARCHIVED = "archived", pgettext_lazy("campaign state", "Archived")
 
 
 class TeamAdmission(models.TextChoices):
     """How a new team gets into a campaign: each team is a run quota and a set of probes of the test set."""
 
-    OPEN = "open", "Open: any account may register a team"
-    EMAIL = "email", "E-mail verification: the registering account has verified its address"
-    APPROVAL = "approval", "Organiser approval: a team may upload and download once an organiser admits it"
+    OPEN = "open", _("Open: any account may register a team")
+    EMAIL = "email", _("E-mail verification: the registering account has verified its address")
+    APPROVAL = "approval", _("Organiser approval: a team may upload and download once an organiser admits it")
 
 
 class Publication(models.TextChoices):
-    NAMED = "named", "Teams under their names"
-    CODED = "coded", "Teams under codes (A, B, C...) unless they opt in"
+    NAMED = "named", _("Teams under their names")
+    CODED = "coded", _("Teams under codes (A, B, C...) unless they opt in")
 
 
 class TeamFigures(models.TextChoices):
     """What a team sees of its own test runs' figures before the gold release (docs/threat-model.md)."""
 
-    POOLED = "pooled", ("Pooled rates only: P, R, F of all genres and types together, per way, to 0.1 point; "
+    POOLED = "pooled", _("Pooled rates only: P, R, F of all genres and types together, per way, to 0.1 point; "
                         "the rest from the gold release")
-    RATES = "rates", ("Rates (P, R, F to 0.1 point) per genre and type, for genres with enough scored sentences; "
+    RATES = "rates", _("Rates (P, R, F to 0.1 point) per genre and type, for genres with enough scored sentences; "
                       "counts (fc, fp, cr) from the gold release")
-    FULL = "full", ("Every cell with its counts: exact, but a crafted run reads from its own counts which "
+    FULL = "full", _("Every cell with its counts: exact, but a crafted run reads from its own counts which "
                     "sentences are scored")
 
 
@@ -233,8 +233,8 @@ class Team(models.Model):
 
 class Membership(models.Model):
     class Role(models.TextChoices):
-        LEADER = "leader", "Leader"
-        MEMBER = "member", "Member"
+        LEADER = "leader", _("Leader")
+        MEMBER = "member", _("Member")
 
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
@@ -314,13 +314,13 @@ class Invitation(models.Model):
 
 
 class RunStatus(models.TextChoices):
-    UPLOADED = "uploaded", "Uploaded"
-    VALIDATING = "validating", "Validating"
-    INVALID = "invalid", "Invalid"
-    QUEUED = "queued", "Queued for scoring"
-    SCORING = "scoring", "Scoring"
-    SCORED = "scored", "Scored"
-    FAILED = "failed", "Failed"
+    UPLOADED = "uploaded", _("Uploaded")
+    VALIDATING = "validating", _("Validating")
+    INVALID = "invalid", _("Invalid")
+    QUEUED = "queued", _("Queued for scoring")
+    SCORING = "scoring", _("Scoring")
+    SCORED = "scored", _("Scored")
+    FAILED = "failed", _("Failed")
 
 
 def run_upload_to(instance: "Run", filename: str) -> str:
@@ -343,8 +343,8 @@ class Run(models.Model):
     """A team's parser output. The file is immutable once stored."""
 
     class Scope(models.TextChoices):
-        TEST = "test", "Evaluation run"
-        DEV = "dev", "Development-sample check"
+        TEST = "test", _("Evaluation run")
+        DEV = "dev", _("Development-sample check")
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="runs")
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="runs")

@@ -14,6 +14,7 @@ from typing import Sequence
 from xml.sax.saxutils import escape
 
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext as _
 
 from .charts import Point, _frame, _pct, text_width
 from .text import decimal
@@ -57,7 +58,7 @@ def heatmap(rows: Sequence[str], columns: Sequence[str], values: Sequence[Sequen
             x = LABEL_W + CELL_W * j
             tip = f"{name} — {columns[j]}: {measure} = {_pct(point.value)}"
             if point.low is not None and point.high is not None:
-                tip += f" (95% CI {_pct(point.low)}–{_pct(point.high)})"
+                tip += " (" + _("95%% CI %(low)s–%(high)s") % {"low": _pct(point.low), "high": _pct(point.high)} + ")"
             if point.value is None:
                 body.append(f'<g class="cell"><rect x="{x}" y="{y}" width="{CELL_W - 2}" height="{CELL_H - 2}" '
                             f'fill="#eee"/><text x="{x + CELL_W / 2:.1f}" y="{y + CELL_H / 2 + 4:.1f}" '

@@ -71,8 +71,8 @@ class ResultCell(ImmutableModel):
     """One queryable row of a result (layer x mode x match x genre x type)."""
 
     class Aggregation(models.TextChoices):
-        MICRO = "micro", "Pooled counts"
-        MACRO = "macro", "Mean of per-type F"
+        MICRO = "micro", _("Pooled counts")
+        MACRO = "macro", _("Mean of per-type F")
 
     result = models.ForeignKey(Result, on_delete=models.PROTECT, related_name="cells")
     aggregation = models.CharField(max_length=5, choices=Aggregation.choices, default=Aggregation.MICRO)
@@ -143,10 +143,10 @@ class ErrorLabJob(models.Model):
     """An organiser's run of the error-insertion lab on uploaded treebanks (never a team's)."""
 
     class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        DONE = "done", _("Done")
+        FAILED = "failed", _("Failed")
 
     campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="error_lab_jobs")
     token = models.CharField(max_length=32, help_text=_("Folder of the job's files"))
@@ -301,8 +301,8 @@ class ConsensusSetting(CoalescedRequest):
     ``requested``/``computed`` coalesce the builds (:class:`CoalescedRequest`)."""
 
     class Weighting(models.TextChoices):
-        EQUAL = "equal", "Equal weights"
-        DEVELOPMENT = "development", "Learned from the runs' scores on the development sample"
+        EQUAL = "equal", _("Equal weights")
+        DEVELOPMENT = "development", _("Learned from the runs' scores on the development sample")
 
     campaign = models.OneToOneField("campaign.Campaign", on_delete=models.CASCADE, primary_key=True,
                                     related_name="consensus_setting")

@@ -17,6 +17,7 @@ from typing import Sequence
 from xml.sax.saxutils import escape
 
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext as _
 
 from .charts import PALETTE, _frame, _pct, fit_text, text_width
 from .text import decimal
@@ -57,7 +58,7 @@ def dot_plot(rows: Sequence[tuple[str, float | None, float | None, float | None]
         colour = PALETTE[0]
         tip = f"{label}: {_pct(value)}"
         if low is not None and high is not None:
-            tip += f" (95% CI {_pct(low)}–{_pct(high)})"
+            tip += " (" + _("95%% CI %(low)s–%(high)s") % {"low": _pct(low), "high": _pct(high)} + ")"
         body.append(f'<text x="{label_w - 4:.1f}" y="{y + 4:.1f}" font-size="12" text-anchor="end">'
                     f'{escape(fit_text(label, label_w - 8))}<title>{escape(tip)}</title></text>')
         if low is not None and high is not None:
@@ -67,4 +68,4 @@ def dot_plot(rows: Sequence[tuple[str, float | None, float | None, float | None]
             body.append(f'<circle cx="{x_of(value):.1f}" cy="{y:.1f}" r="4.5" fill="{colour}">'
                         f'<title>{escape(tip)}</title></circle>')
     desc = "; ".join(f"{label} {_pct(value)}" for label, value, _, _ in rows)
-    return _frame(width, height, title, f"Dot plot, best first, with 95% intervals: {desc}", body)
+    return _frame(width, height, title, _("Dot plot, best first, with 95%% intervals: %(points)s") % {"points": desc}, body)

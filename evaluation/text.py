@@ -2,13 +2,16 @@
 
 A page writes its figures in the active language (a decimal comma in French, through Django's
 formats); the JSON documents and the API never do, so that a figure read by a program is the same
-whatever the reader's language. A JSON view builds its document inside :func:`plain_numbers`.
+whatever the reader's language. A JSON view builds its document inside :func:`for_programs`, which
+also keeps its words (genre names, labels) in the site's language.
 """
 from __future__ import annotations
 
 from contextlib import contextmanager
 from contextvars import ContextVar
 
+from django.conf import settings
+from django.utils import translation
 from django.utils.formats import get_format
 
 _plain = ContextVar("plain_numbers", default=False)
@@ -22,6 +25,13 @@ def plain_numbers():
         yield
     finally:
         _plain.reset(token)
+
+
+@contextmanager
+def for_programs():
+    """A document for programs (the pages' JSON): plain numbers, and words in the site's language."""
+    with plain_numbers(), translation.override(settings.LANGUAGE_CODE):
+        yield
 
 
 def decimal(value: float, places: int) -> str:
