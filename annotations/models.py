@@ -96,7 +96,7 @@ class GuideVersion(models.Model):
     schema = models.JSONField(
         default=dict,
         blank=True,
-        help_text="Constituent types and relation types with their roles, used by run validation",
+        help_text=_("Constituent types and relation types with their roles, used by run validation"),
     )
     created_at = models.DateTimeField(auto_now_add=True)
 

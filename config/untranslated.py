@@ -150,10 +150,21 @@ USER_EXCEPTIONS = {"ValidationError", "UploadRefused", "WithdrawalRefused", "Sub
 USER_KEYWORDS = {"label", "help_text"}
 
 
+#: The library's modules whose report texts (``Problem``, ``InputError``) reach a page: the readers and
+#: checks every upload and import goes through. Their texts are marked ``N_`` (annotations.errors).
+REPORT_MODULES = ("annotations/", "evaluation/kinds/", "evaluation/trees/common.py", "evaluation/ud2easy/",
+                  "evaluation/deps/conll18_reader.py", "evaluation/deps/udvalidate.py")
+REPORT_CALLS = {"Problem", "InputError", "_err", "_warn"}
+
+
 def python_files() -> list[Path]:
     root = TEMPLATES_DIR.parent
-    return sorted(f for package in PYTHON_PACKAGES for f in (root / package).rglob("*.py")
-                  if "migrations" not in f.parts and "management" not in f.parts and not _pure(f))
+    return sorted(f for package in (*PYTHON_PACKAGES, "annotations") for f in (root / package).rglob("*.py")
+                  if "migrations" not in f.parts and "management" not in f.parts and (not _pure(f) or _reports(f)))
+
+
+def _reports(path: Path) -> bool:
+    return path.relative_to(TEMPLATES_DIR.parent).as_posix().startswith(REPORT_MODULES)
 
 
 def _pure(path: Path) -> bool:
@@ -178,7 +189,7 @@ def unmarked_python(path: Path) -> list[Piece]:
         func = node.func
         name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
         args = []
-        if name in USER_EXCEPTIONS:
+        if name in USER_EXCEPTIONS or (name in REPORT_CALLS and _reports(path)):
             args = node.args[:1]
         elif name in {"success", "error", "info", "warning"} and getattr(getattr(func, "value", None), "id", "") == "messages":
             args = node.args[1:2]

@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 from annotations.errors import InputError
 from campaign import kinds, visibility
 from campaign.models import Campaign
+from campaign.problem_texts import translated
 
 from . import consensus_runs, consensus_tasks
 from .models import ConsensusSetting
@@ -45,7 +46,7 @@ def consensus_page(request, slug: str):
             consensus_runs.choose(campaign, choices, weighting=request.POST.get("weighting"), actor=request.user,
                                   request=request, enabled=request.POST.get("enabled") == "on")
         except InputError as exc:
-            messages.error(request, str(exc.problems[0].message if exc.problems else exc))
+            messages.error(request, translated(str(exc.problems[0].message if exc.problems else exc)))
         else:
             consensus_tasks.request(campaign.pk)
             messages.success(request, _("Saved; the consensus is built again if what it combines changed."))

@@ -80,7 +80,7 @@ def test_the_french_catalogue_translates_every_marked_message_with_nothing_fuzzy
     untranslated_ids = [m.id for m in entries.values() if not (m.string if isinstance(m.string, str) else all(m.string))]
     assert fuzzy == [] and untranslated_ids == [], (fuzzy[:10], untranslated_ids[:10])
     for m in entries.values():
-        assert sorted(PLACEHOLDER.findall(m.id)) == sorted(PLACEHOLDER.findall(m.string)), m.id
+        assert set(PLACEHOLDER.findall(m.id)) == set(PLACEHOLDER.findall(m.string)), m.id
     assert not cat.fuzzy and str(cat.locale) == "fr"
 
 

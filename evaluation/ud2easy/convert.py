@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from annotations.conllu import DepSentence
 from annotations.easy.model import Document
-from annotations.errors import InputError, Problem
+from annotations.errors import InputError, Problem, N_
 from evaluation.deps.alignment import TextMismatch
 
 from .groups import build_groups
@@ -37,20 +37,19 @@ def convert_document(corpus: Document, parses: list[DepSentence], *, parse_file:
     for p in parses:
         where = dict(file=parse_file, line=p.line, sentence=p.sent_id or str(p.index))
         if p.sent_id is None:
-            problems.append(Problem("sentence has no '# sent_id = <EASY sentence id>' comment", **where))
+            problems.append(Problem(N_("sentence has no '# sent_id = <EASY sentence id>' comment"), **where))
         elif p.sent_id not in expected:
-            problems.append(Problem(f"sent_id {p.sent_id} is not a sentence of corpus document {corpus.name}",
+            problems.append(Problem(N_('sent_id %(sent_id)s is not a sentence of corpus document %(name)s') % {"sent_id": p.sent_id, "name": corpus.name},
                                     **where))
         elif p.sent_id in by_id:
-            problems.append(Problem(f"sent_id {p.sent_id} given twice (first at line {by_id[p.sent_id].line})",
+            problems.append(Problem(N_('sent_id %(sent_id)s given twice (first at line %(line)s)') % {"sent_id": p.sent_id, "line": by_id[p.sent_id].line},
                                     **where))
         else:
             by_id[p.sent_id] = p
     missing = [s.id for s in corpus.sentences if s.id not in by_id]
     if missing:
         shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
-        problems.append(Problem(f"{len(missing)} sentence(s) of corpus document {corpus.name} have no parse: "
-                                f"{shown}", file=parse_file, sentence=missing[0]))
+        problems.append(Problem(N_('%(n_missing)s sentence(s) of corpus document %(name)s have no parse: %(shown)s') % {"n_missing": len(missing), "name": corpus.name, "shown": shown}, file=parse_file, sentence=missing[0]))
     out = Document(name=corpus.name, attributes={"fichier": corpus.name}, has_constituents=True,
                    has_relations=True)
     for s in corpus.sentences:
@@ -60,7 +59,7 @@ def convert_document(corpus: Document, parses: list[DepSentence], *, parse_file:
         try:
             out.sentences.append(convert_sentence(s, p))
         except TextMismatch as exc:
-            problems.append(Problem(f"the parse's tokens are not the corpus forms' text: {exc}",
+            problems.append(Problem(N_("the parse's tokens are not the corpus forms' text: %(exc)s") % {"exc": exc},
                                     file=parse_file, line=p.line, sentence=s.id))
     if problems:
         raise InputError(problems)

@@ -84,3 +84,26 @@ def test_messages_and_refusals_follow_the_language(campaign, alice):
     refused = api.post(f"/api/campaigns/{campaign.slug}/runs/", {})
     assert refused.status_code == 403
     assert refused.json()["detail"] == "Rejoignez ou créez une équipe de cette campagne avant de déposer un run."
+
+
+def test_the_librarys_report_texts_are_stored_in_english_and_shown_in_the_readers_language():
+    from django.utils import translation
+
+    from annotations.conllu import parse_conllu
+    from annotations.errors import InputError
+    from campaign.problem_texts import library_templates, translated
+
+    try:
+        parse_conllu("1\tLe\tle\tDET\t_\t_\t1\tdet\t_\t_\n\n", file="run.conllu")
+    except InputError as exc:
+        stored = exc.problems[0].as_dict()
+    assert stored["message"] == "word 1 is its own head"  # what the library stores: English, as before
+    assert "word %(id)s is its own head" in library_templates()
+    with translation.override("fr"):
+        assert translated(stored["message"]) == "le mot 1 est sa propre tête"
+        # a value written as a repr stays as written; a fixed text is a catalogue entry as it stands
+        assert translated("HEAD 'x' of word 3 is not an integer") == "le HEAD 'x' du mot 3 n'est pas un entier"
+        assert translated("empty input: no tree found") == "entrée vide : aucun arbre trouvé".replace(" :", "\u00a0:")
+        assert translated("a text of some external validator") == "a text of some external validator"
+    with translation.override("en"):
+        assert translated(stored["message"]) == "word 1 is its own head"

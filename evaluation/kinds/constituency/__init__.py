@@ -18,7 +18,7 @@ from pathlib import Path
 
 from django.shortcuts import redirect
 
-from annotations.errors import InputError, Problem
+from annotations.errors import InputError, Problem, N_
 from annotations.limits import tree_nodes
 from annotations.models import GoldDocument
 from annotations.plausibility import tree_counts
@@ -89,7 +89,7 @@ class ConstituencyKind(SentenceKind):
             # the head rules cannot choose a head among no children; evalb and the others skip such a node
             if any(not node.children and node is not p.unit for node in p.unit.subtrees()) or \
                     (not p.unit.children and not isinstance(p.unit, Forest)):
-                problems.append(Problem("a bracket with no word under it, such as (NP ): not allowed in a tree",
+                problems.append(Problem(N_("a bracket with no word under it, such as (NP ): not allowed in a tree"),
                                         file=display, line=p.line, sentence=p.sid))
         return problems
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from annotations.conllu import parse_conllu, write_conllu
-from annotations.errors import InputError, Problem
+from annotations.errors import InputError, Problem, N_
 from annotations.limits import size_problems
 from campaign.services.downloads import read_extra_file
 from campaign.services.runs import unpacked
@@ -89,7 +89,7 @@ class DependencyKind(SentenceKind):
     def read(self, path: Path, display: str) -> list[Parsed]:
         text = Path(path).read_bytes().decode("utf-8")
         if not text.strip():
-            raise InputError("empty file: no sentence", file=display)
+            raise InputError(N_("empty file: no sentence"), file=display)
         sentences = parse_conllu(text, file=display)
         return [Parsed(s, [w.form for w in s.words], s.sent_id or str(i), s.line)
                 for i, s in enumerate(sentences, 1)]
@@ -192,8 +192,7 @@ class DependencyKind(SentenceKind):
         ``wanted``, or of every sentence) and where each sentence starts, from the team-facing tokenisation."""
         data = read_extra_file(doc, TOKENS_SUFFIX)
         if data is None:
-            raise InputError(f"the corpus document {doc.name} was imported before raw-text runs existed: "
-                             "it has no gold tokenisation to check the run against; ask the organisers",
+            raise InputError(N_('the corpus document %(name)s was imported before raw-text runs existed: it has no gold tokenisation to check the run against; ask the organisers') % {"name": doc.name},
                              file=f"{doc.name}{TOKENS_SUFFIX}")
         chars, starts = tokenisation_characters(data)
         if wanted is None:
@@ -213,7 +212,7 @@ class DependencyKind(SentenceKind):
         try:
             run_tb = parse_conll18(data.decode("utf-8"), file=display)
         except UnicodeDecodeError as exc:
-            return [Problem(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=display)]
+            return [Problem(N_('not UTF-8 text (%(reason)s at byte %(start)s)') % {"reason": exc.reason, "start": exc.start}, file=display)]
         except InputError as exc:
             return list(exc.problems)
         problems = []

@@ -24,7 +24,7 @@ from django.core.files.base import ContentFile
 from annotations.conllu import parse_conllu
 from annotations.easy import document_to_bytes
 from annotations.easy.model import Document
-from annotations.errors import InputError, Problem
+from annotations.errors import InputError, Problem, N_
 from campaign.services.archives import EASY, FileNames, remove_tree
 from campaign.services.runs import staging_dir, unpacked
 from campaign.stored_files import local_copy
@@ -88,7 +88,7 @@ def convert_file(corpus: Document, path: Path, display: str) -> tuple[bytes | No
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        return None, [Problem(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=display)]
+        return None, [Problem(N_('not UTF-8 text (%(reason)s at byte %(start)s)') % {"reason": exc.reason, "start": exc.start}, file=display)]
     try:
         parses = parse_conllu(text, file=display)
         document = convert_document(corpus, parses, parse_file=display)
@@ -96,8 +96,7 @@ def convert_file(corpus: Document, path: Path, display: str) -> tuple[bytes | No
         return None, list(exc.problems)
     except Exception as exc:  # a parse the converter cannot handle: the team's file, said as a problem
         logger.exception("%s: the converter failed", display)
-        return None, [Problem(f"the converter ({CONVERTER_VERSION}) could not convert this file "
-                              f"({type(exc).__name__}); check that every sentence is one tree", file=display)]
+        return None, [Problem(N_('the converter (%(converter_version)s) could not convert this file (%(name)s); check that every sentence is one tree') % {"converter_version": CONVERTER_VERSION, "name": type(exc).__name__}, file=display)]
     return document_to_bytes(document), []
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from annotations.errors import InputError, Problem
+from annotations.errors import InputError, Problem, N_
 
 SUFFIX = ".tok"
 
@@ -48,7 +48,7 @@ def read_tokens(data: bytes, *, file: str) -> list[TextSentence]:
         else:
             parts = line.split("\t", 1)
             if sid is None or len(parts) != 2:
-                raise InputError("not a corpus text line (expected 'number<TAB>word')", file=file, line=number)
+                raise InputError(N_("not a corpus text line (expected 'number<TAB>word')"), file=file, line=number)
             words.append(parts[1])
     if sid is not None:
         sentences.append(TextSentence(sid, tuple(words)))
