@@ -107,3 +107,16 @@ def test_the_librarys_report_texts_are_stored_in_english_and_shown_in_the_reader
         assert translated("a text of some external validator") == "a text of some external validator"
     with translation.override("en"):
         assert translated(stored["message"]) == "word 1 is its own head"
+
+
+def test_the_teams_guide_is_served_in_the_readers_language_and_other_pages_say_they_are_english(db):
+    english = Client(HTTP_ACCEPT_LANGUAGE="en").get("/docs/teams.md").content.decode()
+    french = Client(HTTP_ACCEPT_LANGUAGE="fr").get("/docs/teams.md").content.decode()
+    assert "<h1>Taking part: a team&#x27;s guide to uploading runs</h1>" in english or "guide to uploading" in english
+    assert "le guide de dépôt des runs" in french and "guide to uploading" not in french
+    # the links between pages are the English ones, so that they hold in both languages
+    assert 'href="metrics/easy.md"' in french and 'href="results-pages.md"' in french
+    assert 'id="english-only"' not in french
+    untranslated_page = Client(HTTP_ACCEPT_LANGUAGE="fr").get("/docs/significance.md").content.decode()
+    assert 'id="english-only"' in untranslated_page and "Cette page n" in untranslated_page
+    assert 'id="english-only"' not in Client(HTTP_ACCEPT_LANGUAGE="en").get("/docs/significance.md").content.decode()
