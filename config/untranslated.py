@@ -67,6 +67,7 @@ def unmarked_pieces(path: Path, source: str | None = None) -> list[Piece]:
     in_tag = in_raw = False
     quote = attr = None
     name_buf = tag_text = ""
+    in_code = 0  # inside <code> or <kbd>: names, commands and paths, the same in every language
     for token in DebugLexer(source).tokenize():
         start, end = token.position
         if token.token_type == TokenType.BLOCK:
@@ -109,6 +110,10 @@ def unmarked_pieces(path: Path, source: str | None = None) -> list[Piece]:
                     seg_start = i + 1
                     if re.match(r"<(style|script)\b", tag_text, re.I):
                         in_raw = True
+                    elif re.match(r"<(code|kbd)\b", tag_text, re.I):
+                        in_code += 1
+                    elif re.match(r"</(code|kbd)\b", tag_text, re.I):
+                        in_code = max(0, in_code - 1)
                 elif c.isspace():
                     name_buf = ""
                 else:
@@ -117,7 +122,8 @@ def unmarked_pieces(path: Path, source: str | None = None) -> list[Piece]:
                 i += 1
                 continue
             if c == "<" and (text[i + 1:i + 2].isalpha() or text[i + 1:i + 2] in "/!"):
-                _add(pieces, path, source, start + seg_start, start + i)
+                if not in_code:
+                    _add(pieces, path, source, start + seg_start, start + i)
                 in_tag, name_buf, tag_text = True, "", "<"
                 if text.startswith("<!--", i):
                     close = text.find("-->", i)
@@ -128,7 +134,7 @@ def unmarked_pieces(path: Path, source: str | None = None) -> list[Piece]:
                 i += 1
                 continue
             i += 1
-        if not in_tag and not quote and not in_raw:
+        if not in_tag and not quote and not in_raw and not in_code:
             _add(pieces, path, source, start + seg_start, start + len(text))
         elif quote and attr in READ_ATTRIBUTES:
             _add(pieces, path, source, start + seg_start, start + len(text))
