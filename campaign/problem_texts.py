@@ -31,7 +31,10 @@ def library_templates(root: Path | None = None) -> list[str]:
         for path in (root / package).rglob("*.py"):
             if "migrations" in path.parts:
                 continue
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            text = path.read_text(encoding="utf-8")
+            if "N_(" not in text:  # most modules: no need to parse them
+                continue
+            for node in ast.walk(ast.parse(text)):
                 if (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "N_" and node.args
                         and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
                         and _PLACEHOLDER.search(node.args[0].value)):

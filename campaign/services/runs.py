@@ -20,7 +20,7 @@ from django.conf import settings
 from django.core.files import File
 from django.db import transaction
 from django.utils import timezone
-from django.utils.translation import gettext as _, gettext_lazy
+from django.utils.translation import gettext as _, gettext_lazy, gettext_noop
 
 from campaign import audit, kinds
 from config.storage import store_faults
@@ -274,7 +274,7 @@ def enqueue_scoring(run_id: int) -> bool:
         # that is away, the run keeps its outbox mark and the recovery sweep queues it later.
         logger.warning("run %s: scoring could not be queued; it will be retried", run_id, exc_info=True)
         Run.objects.filter(pk=run_id, status=RunStatus.UPLOADED).update(
-            status_reason="waiting for the scoring queue; it will be queued as soon as it is back")
+            status_reason=gettext_noop("waiting for the scoring queue; it will be queued as soon as it is back"))
         return False
     # The console matches runs with queue entries by this id (in eager mode the task has already run).
     Run.objects.filter(pk=run_id, task_id="").update(task_id=(result.id or "")[:64])
