@@ -22,7 +22,7 @@ def fast_password_hashing(settings):
 def test_pages_in_french_with_a_decimal_comma_and_the_switch(live_server, chromium, tree_campaign, tree_gold,
                                                              alice, bob, organiser,
                                                              django_capture_on_commit_callbacks):
-    gold_and_damaged(tree_campaign, tree_gold, alice, bob, django_capture_on_commit_callbacks)
+    good, bad = gold_and_damaged(tree_campaign, tree_gold, alice, bob, django_capture_on_commit_callbacks)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     context = chromium.new_context(locale="fr-FR", extra_http_headers={"Accept-Language": "fr-FR,fr;q=0.9"},
                                    viewport={"width": 390, "height": 844})
@@ -46,7 +46,22 @@ def test_pages_in_french_with_a_decimal_comma_and_the_switch(live_server, chromi
         page.screenshot(path=str(ARTIFACTS / f"{name}-fr-390.png"), full_page=True)
     assert "Classement" in page.locator("main h1").inner_text()
 
+    # the first hour's pages, in French on a phone: screenshots for the record, French in every header
+    slug = tree_campaign.slug
+    for name, url in {"home": "/", "campaign": f"/campaigns/{slug}/", "run": f"/runs/{bad.pk}/",
+                      "compare": f"/results/{slug}/compare/{good.pk}/{bad.pk}/", "design": f"/results/{slug}/design/",
+                      "consensus": f"/results/{slug}/consensus/", "console": f"/console/{slug}/",
+                      "guide": "/docs/teams.md"}.items():
+        response = page.goto(live_server.url + url)
+        assert response.status == 200, name
+        assert page.locator("html").get_attribute("lang") == "fr", name
+        assert "Se déconnecter" in page.locator("header").inner_text(), name
+        page.screenshot(path=str(ARTIFACTS / f"{name}-fr-390.png"), full_page=True)
+    page.goto(f"{live_server.url}/runs/{bad.pk}/")
+    assert "Rapport de validation" in page.locator("main").inner_text()
+
     # the switch: English, then French again, on the same page
+    page.goto(f"{live_server.url}/results/{slug}/ranking/")
     page.locator("form.language-switch button[value=en]").click()
     page.wait_for_load_state()
     assert page.locator("html").get_attribute("lang") == "en"
