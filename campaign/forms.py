@@ -8,6 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from campaign import kinds, tracks
 from campaign.models import Invitation, Run
+from campaign.problem_texts import translated
 
 
 class SignUpForm(UserCreationForm):
@@ -58,7 +59,9 @@ class RunUploadForm(forms.Form):
         super().__init__(*args, **kwargs)
         campaign_kind = kinds.get(kind)
         # where the campaign's options change it
-        self.fields["file"].help_text = campaign_kind.file_help_for(campaign) if campaign else campaign_kind.file_help
+        # the kind's text, written in English by the scoring side, in the page's language
+        self.fields["file"].help_text = translated(campaign_kind.file_help_for(campaign) if campaign
+                                                   else campaign_kind.file_help)
         if accepted_tracks:
             self.fields["track"].choices = [(t, tracks.track_label(t)) for t in accepted_tracks]
             self.fields["track"].initial = accepted_tracks[0]

@@ -53,8 +53,8 @@ class ConstituencyKind(SentenceKind):
     suffixes = (".mrg", ".tree", ".txt")
     rescoring_engine = "trees"
     file_label = "tree file (Penn or square brackets)"
-    file_help = ("One tree file (.mrg, .tree or .txt; Penn or square brackets, one tree per corpus sentence, in "
-                 "order), or a .zip or .tar.gz with one such file per corpus document, named after it.")
+    file_help = N_("One tree file (.mrg, .tree or .txt; Penn or square brackets, one tree per corpus sentence, in "
+                   "order), or a .zip or .tar.gz with one such file per corpus document, named after it.")
     option_keys = ("tree_metrics", "dependency_via_head_rules", "head_rules", "transform", "bootstrap", "seed")
     options_help = ('Constituency: {"tree_metrics": ["evalb", "evalb-unlabelled", "leaf-ancestor"], '
                     '"dependency_via_head_rules": true, "head_rules": "penn" or "ftb" (default: the one that '

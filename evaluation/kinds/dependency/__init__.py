@@ -72,9 +72,9 @@ class DependencyKind(SentenceKind):
                     '"ud_validation": 2} (tracks: which runs the campaign accepts, default ["gold-tokens"]; '
                     'ud_validation: runs must also pass the UD validator at that level, 1-5, as the IWPT shared tasks '
                     'asked level 2; default none).')
-    file_help = ("One CoNLL-U file (.conllu), or a .zip or .tar.gz with one .conllu file per corpus document, "
-                 "named after it. Gold-tokens track: one sentence per corpus sentence, in order, on the corpus's "
-                 "words. Raw-text track: your parser's own tokens and sentences of the document's raw text.")
+    file_help = N_("One CoNLL-U file (.conllu), or a .zip or .tar.gz with one .conllu file per corpus document, "
+                   "named after it. Gold-tokens track: one sentence per corpus sentence, in order, on the corpus's "
+                   "words. Raw-text track: your parser's own tokens and sentences of the document's raw text.")
 
     def check_options(self, options: dict) -> None:
         if options.get("punct"):

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from annotations.easy import document_to_bytes, read_document
 from annotations.easy.model import Document
+from annotations.errors import N_
 from campaign.services import archives
 from evaluation.deps import udvalidate
 from evaluation.easy.ranges import MATCHES, MODES
@@ -32,7 +33,7 @@ class EasyKind(DocumentKind):
     label = "EASY (constituents and relations)"
     suffixes = archives.EASY  # ".xml", and how upload messages name EASY files
     file_label = "EASY .xml file"
-    file_help = "One EASY .xml file, or a .zip or .tar.gz with one .xml file per corpus document."
+    file_help = N_("One EASY .xml file, or a .zip or .tar.gz with one .xml file per corpus document.")
     options_error = "the annotation guide's schema is malformed"
     genres_from_names_only = True  # genres come from file names: the import takes no genre map
     has_word_view = False

@@ -46,9 +46,10 @@ EASY_ONLY = FileNames(EASY, name=EASY.name, short=EASY.short, refusal=EASY.refus
 EASY_OR_CONLLU = FileNames((".xml", CONLLU), name="EASY .xml or CoNLL-U .conllu", short=".xml or .conllu",
                            refusal="not an .xml or .conllu file; the archive must hold only the EASY .xml "
                                    "files, or only the CoNLL-U .conllu files, one per corpus document.")
-FILE_HELP = ("One EASY .xml file or one CoNLL-U .conllu file, or a .zip or .tar.gz with one file per corpus "
-             "document: all .xml, or all .conllu whose sentences carry '# sent_id = <EASY sentence id>'. "
-             f"CoNLL-U runs are converted to EASY XML during validation ({CONVERTER_VERSION}).")
+FILE_HELP = N_("One EASY .xml file or one CoNLL-U .conllu file, or a .zip or .tar.gz with one file per corpus "
+               "document: all .xml, or all .conllu whose sentences carry '# sent_id = <EASY sentence id>'. "
+               "CoNLL-U runs are converted to EASY XML during validation (%(converter)s).") % {
+    "converter": CONVERTER_VERSION}
 
 
 def check_run_formats(value) -> None:
