@@ -59,3 +59,4 @@ lint: install
 clean:
 	rm -rf $(VENV) var
 	find annotations evaluation -name "*.so" -o -name compiled.json | xargs rm -f
+	rm -f locale/*/LC_MESSAGES/*.mo
