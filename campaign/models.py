@@ -72,7 +72,7 @@ class Campaign(models.Model):
     description = models.TextField(blank=True)
     language = models.CharField(max_length=16, default="fr", help_text=_("ISO 639 code of the corpus language"))
     page_language = models.CharField(
-        max_length=8, choices=settings.LANGUAGES, default="en", verbose_name=_("language of the pages"),
+        max_length=8, choices=settings.LANGUAGES, default="en", blank=True, verbose_name=_("language of the pages"),
         help_text=_("The language of the campaign's pages for a visitor whose browser asks for none of the site's "
                   "languages (docs/languages.md)"))
     kind = models.CharField(max_length=20, choices=kinds.choices, default=CampaignKind.EASY)

@@ -13,6 +13,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='campaign',
             name='page_language',
-            field=models.CharField(choices=[('en', 'English'), ('fr', 'Français')], default='en', help_text="The language of the campaign's pages for a visitor whose browser asks for none of the site's languages (docs/languages.md)", max_length=8, verbose_name='language of the pages'),
+            field=models.CharField(blank=True, choices=[('en', 'English'), ('fr', 'Français')], default='en', help_text="The language of the campaign's pages for a visitor whose browser asks for none of the site's languages (docs/languages.md)", max_length=8, verbose_name='language of the pages'),
         ),
     ]
