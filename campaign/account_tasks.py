@@ -48,6 +48,8 @@ def complete_sign_up(username: str, email: str, password_hash: str, *, site: str
     tell its owner (and create nothing)."""
     users = get_user_model()
     owner = users.objects.filter(email__iexact=email).order_by("pk").first()
+    if owner is not None and (owner.get_username(), owner.password) == (username, password_hash):
+        return  # this very sign-up, delivered again after a worker was lost: its account exists
     if owner is not None:
         _write(owner.email, "An account already has this address", "registration/signup_known_address.txt",
                {"user": owner, "site": site})

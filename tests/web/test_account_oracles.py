@@ -102,3 +102,14 @@ def test_a_name_taken_between_the_form_and_the_task_makes_no_account(owner):
     assert not get_user_model().objects.filter(email="late@example.org").exists()
     [message] = mail.outbox
     assert message.to == ["late@example.org"] and "/signup/" in message.body
+
+
+def test_a_sign_up_delivered_twice_writes_once(db):
+    from campaign.account_tasks import complete_sign_up
+
+    # a worker lost after the account was made: the task comes again (acks late), and must not tell
+    # the new account's owner that their address "already has an account"
+    complete_sign_up("twice", "twice@example.org", "pbkdf2_sha256$1$salt$hash", site="http://testserver")
+    complete_sign_up("twice", "twice@example.org", "pbkdf2_sha256$1$salt$hash", site="http://testserver")
+    assert get_user_model().objects.filter(email="twice@example.org").count() == 1
+    assert len(mail.outbox) == 1 and "/accounts/verify/" in mail.outbox[0].body
