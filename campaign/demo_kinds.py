@@ -29,7 +29,9 @@ from pathlib import Path
 from django.conf import settings
 from django.core.files import File
 
-from campaign.models import Campaign, CampaignKind, CampaignState, Publication, Run, RunStatus, TeamFigures
+from campaign.models import (
+    Campaign, CampaignKind, CampaignState, Publication, Run, RunStatus, TeamAdmission, TeamFigures,
+)
 
 SYNTHETIC = "Synthetic demo run (not a parser): the gold with errors inserted on purpose. "
 TREE_SLUG = "sequoia-constituency-demo"
@@ -216,7 +218,8 @@ def _campaign(slug, name, kind, description, metrics, organiser, out, runs_per_t
     campaign, created = Campaign.objects.get_or_create(slug=slug, defaults={
         "name": name, "kind": kind, "description": description, "language": "fr",
         "publication": Publication.CODED, "corpus_public": True, "runs_per_team": runs_per_team,
-        "metrics": metrics, "team_figures": TeamFigures.FULL})  # a demonstration shows every figure
+        "metrics": metrics, "team_figures": TeamFigures.FULL,  # a demonstration shows every figure
+        "team_admission": TeamAdmission.OPEN})  # and admits its synthetic teams without an organiser's approval
     campaign.organisers.add(organiser)
     out(f"{'Created' if created else 'Found'} campaign {campaign.name!r} ({campaign.state}).")
     return campaign, created

@@ -42,7 +42,14 @@ class CampaignState(models.TextChoices):
 
 
 class TeamAdmission(models.TextChoices):
-    """How a new team gets into a campaign: each team is a run quota and a set of probes of the test set."""
+    """How a new team gets into a campaign: each team is a run quota and a set of probes of the test set.
+
+    New campaigns default to organiser approval: every campaign's test set is hidden until the gold
+    release, and with ``open`` each new address was a new team with its own quota (10 an hour per client
+    address, the sign-up rate). An address costs nothing, so ``email`` bounds the teams by the addresses a
+    person can make; approval bounds them by the organisers' judgement, a number they know, which is what
+    the disclosure budget multiplies by (docs/governance.md). The open demo's practice campaign, whose draw
+    key is public, is ``open``."""
 
     OPEN = "open", "Open: any account may register a team"
     EMAIL = "email", "E-mail verification: the registering account has verified its address"
@@ -95,7 +102,7 @@ class Campaign(models.Model):
         default=2, help_text="Runs a team may withdraw in any 24 hours")
     max_upload_bytes = models.PositiveBigIntegerField(default=200 * 1024 * 1024)
     publication = models.CharField(max_length=10, choices=Publication.choices, default=Publication.CODED)
-    team_admission = models.CharField(max_length=10, choices=TeamAdmission.choices, default=TeamAdmission.OPEN)
+    team_admission = models.CharField(max_length=10, choices=TeamAdmission.choices, default=TeamAdmission.APPROVAL)
     corpus_public = models.BooleanField(default=False, help_text="Anyone may download the corpus text")
     dev_sample_public = models.BooleanField(default=False, help_text="Anyone may download the development sample")
     bundle_run_files = models.BooleanField(

@@ -276,9 +276,10 @@ REST_FRAMEWORK = {
         "uploads": os.environ.get("PARSEVAL_THROTTLE_UPLOADS", "30/hour"),
         "token": os.environ.get("PARSEVAL_THROTTLE_TOKEN", "20/hour"),
         "signup": os.environ.get("PARSEVAL_THROTTLE_SIGNUP", "10/hour"),
-        # password reset and e-mail confirmation: per client address, and per account asked for
+        # password reset: per client address, and per client and e-mail address asked for (never per account
+        # alone: a stranger would lock the owner out); e-mail confirmation: per client address, and per account
         "password_reset": os.environ.get("PARSEVAL_THROTTLE_PASSWORD_RESET", "10/hour"),
-        "password_reset_account": os.environ.get("PARSEVAL_THROTTLE_PASSWORD_RESET_ACCOUNT", "3/hour"),
+        "password_reset_address": os.environ.get("PARSEVAL_THROTTLE_PASSWORD_RESET_ADDRESS", "3/hour"),
         "verification": os.environ.get("PARSEVAL_THROTTLE_VERIFICATION", "10/hour"),
         "verification_account": os.environ.get("PARSEVAL_THROTTLE_VERIFICATION_ACCOUNT", "3/hour"),
     },

@@ -39,6 +39,8 @@ def test_the_campaign_is_open_with_a_hidden_test_subset_and_a_team_per_user(prac
     assert len(subsets) == 80
     assert 0 < subsets.count("test") < 80 and subsets.count("dev") > 0 and subsets.count("unused") > 0
     assert {t.name for t in campaign.teams.all()} == {"Alpha boundaries lab", "beta"}
+    # open, unlike a real campaign's default: the demo users' teams may upload at once
+    assert campaign.team_admission == "open" and all(t.admitted for t in campaign.teams.all())
     assert all(campaign.teams.filter(members=u).exists() for u in users.values())
     again = load_open_demo(factories.make_user("org2"), users, {}, lambda line: None)  # idempotent
     assert again.pk == campaign.pk and again.teams.count() == 2
