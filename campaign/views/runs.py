@@ -71,6 +71,7 @@ def run_detail(request, pk: int):
         "status": run_status(run, request.user),
         "report": validation_report_for(run, request.user),
         "can_see_scores": can_scores,
+        "scores_withheld": not can_scores and visibility.withdrawn_scores_withheld(run),
         "result": result,
         "summary": summary,
         "result_count": run.results.count() if result else 0,
