@@ -92,7 +92,7 @@ def limit_cells(cells: list[dict], hidden: set[str], campaign: Campaign) -> list
 def limit_results(data: dict | None, campaign: Campaign) -> dict | None:
     """A :func:`evaluation.summaries.campaign_results` dict (live or a snapshot's) as teams may see it now."""
     if data is None or not limited(campaign):
-        return data
+        return without_test_counts(data, campaign)
     hidden = hidden_genres(campaign)
     runs = []
     for entry in data.get("runs", []):
@@ -217,6 +217,9 @@ def limit_sentence_counts(counts: dict | None, user, campaign: Campaign) -> dict
     return counts if counts_shown(user, campaign) else None
 
 
+_ORACLE_COUNTS = ("picked", "sentences")  # counts of test sentences in a consensus oracle
+
+
 def limit_consensus(entry: dict, campaign: Campaign, hidden: set[str] | None = None) -> dict:
     """What the pages say of a consensus pseudo-run (:func:`evaluation.summaries.consensus_entry`), as anyone but
     the organisers may see it now: the same limits as the run's own cells (:func:`limit_cells`).
@@ -226,7 +229,7 @@ def limit_consensus(entry: dict, campaign: Campaign, hidden: set[str] | None = N
     on (``sentences``) nor how many of them each combined run won (``picked``: counts of test sentences). The
     agreement between the combined runs is rounded as a rate is."""
     if not limited(campaign):
-        return entry
+        return _oracle_without_counts(entry, campaign)
     hidden = hidden_genres(campaign) if hidden is None else hidden
     out = dict(entry)
     if out.get("mean_agreement") is not None:
@@ -235,10 +238,28 @@ def limit_consensus(entry: dict, campaign: Campaign, hidden: set[str] | None = N
     if oracle:
         shown = ALL not in hidden and _shown_type(campaign, oracle.get("type") or ALL)
         genres = {g: _rounded(v) for g, v in (oracle.get("genres") or {}).items() if shown and g not in hidden}
-        out["oracle"] = {key: value for key, value in oracle.items() if key not in ("picked", "sentences")}
+        out["oracle"] = {key: value for key, value in oracle.items() if key not in _ORACLE_COUNTS}
         out["oracle"].update(value=_rounded(oracle.get("value")) if shown else None, genres=genres)
         out["oracle_text"] = "" if out["oracle"]["value"] is None else percent(out["oracle"]["value"])
     return out
+
+
+def _oracle_without_counts(entry: dict, campaign: Campaign) -> dict:
+    # Counts of test sentences are the organisers' until the gold release whatever the team figures, as the genre
+    # statistics' annotated counts are (:func:`counts_shown`): under ``full`` too.
+    oracle = entry.get("oracle")
+    if not oracle or visibility.gold_is_released(campaign):
+        return entry
+    return dict(entry, oracle={k: v for k, v in oracle.items() if k not in _ORACLE_COUNTS})
+
+
+def without_test_counts(data: dict | None, campaign: Campaign) -> dict | None:
+    """A results dict whose figures are not limited (``full``, or after the gold release), without the counts of
+    test sentences it may hold (the consensus oracle's) until the gold release."""
+    if data is None or visibility.gold_is_released(campaign):
+        return data
+    return dict(data, runs=[dict(e, consensus=_oracle_without_counts(e["consensus"], campaign))
+                            if e.get("consensus") else e for e in data.get("runs", [])])
 
 
 def limit_entry(entry: dict, hidden: set[str], campaign: Campaign) -> dict:

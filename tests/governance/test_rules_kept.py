@@ -226,6 +226,22 @@ def test_anonymous_documents_hold_no_count_no_full_oracle_and_no_unrounded_p(tmp
         {hit.split(" (")[0] for hits in kept.values() for hit in hits}
 
 
+def test_counts_of_test_sentences_stay_hidden_under_full_figures(tmp_path):
+    """Full figures are the organisers' choice of rates and counts per cell; counts of test sentences stay theirs
+    until the gold release whatever the setting, as the genre statistics' annotated counts do."""
+    world, genres = planted_world(tmp_path)
+    world.campaign.team_figures = TeamFigures.FULL
+    world.campaign.save(update_fields=["team_figures"])
+    through(world, CampaignState.OPEN, CampaignState.CLOSED, CampaignState.SCORED, CampaignState.RELEASED,
+            CampaignState.PUBLISHED)
+    markers = planted(genres)
+    counts = {k: markers[k] for k in ("picked", "the oracle's sentences", "the test sentences in all",
+                                      "the test sentences per genre")}
+    seen = public_documents(world, client_of(world, None))
+    assert not found_in(seen, counts)
+    assert found_in(seen, {"the oracle's value": markers["the oracle's value"]})  # the full figures, as chosen
+
+
 def test_self_test_after_the_gold_release_the_scanner_finds_every_planted_value(tmp_path):
     world, genres = planted_world(tmp_path)
     through(world, CampaignState.OPEN, CampaignState.CLOSED, CampaignState.SCORED, CampaignState.RELEASED,
