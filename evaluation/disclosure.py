@@ -27,6 +27,8 @@ from django.db.models import Count
 from campaign import visibility
 from campaign.models import Campaign, Sentence, TeamFigures
 
+from .text import percent
+
 COUNTS = ("fc", "fp", "cr")
 RATES = ("p", "r", "f")
 DECIMALS = 3  # fractions to 0.001: 0.1 point, as the pages print them
@@ -90,14 +92,14 @@ def limit_cells(cells: list[dict], hidden: set[str], campaign: Campaign) -> list
 def limit_results(data: dict | None, campaign: Campaign) -> dict | None:
     """A :func:`evaluation.summaries.campaign_results` dict (live or a snapshot's) as teams may see it now."""
     if data is None or not limited(campaign):
-        return data
+        return without_test_counts(data, campaign)
     hidden = hidden_genres(campaign)
     runs = []
     for entry in data.get("runs", []):
         if entry.get("scope") == "dev":  # a development check is scored on public gold: shown in full
             runs.append(entry)
             continue
-        runs.append(dict(entry, cells=limit_cells(entry.get("cells", []), hidden, campaign)))
+        runs.append(limit_entry(entry, hidden, campaign))
     return dict(data, runs=runs, figures=campaign.team_figures)
 
 
@@ -143,11 +145,14 @@ def limit_summary(rows: list[dict], campaign: Campaign) -> list[dict] | None:
 # -- the paired tests (evaluation.significance): the same limits on differences between runs ---------------
 
 _DIFFERENCES = ("diff", "se", "mde", "mde_family")
+# A p-value is a function of the difference and its standard error (their ratio, through the normal quantile): to
+# six significant digits it read them more finely than they are shown, so it is kept to the same 0.001.
+_P_VALUES = ("p", "p_holm", "p_bh")
 
 
 def _rounded_difference(cell: dict) -> dict:
     out = dict(cell)
-    for key in _DIFFERENCES:
+    for key in _DIFFERENCES + _P_VALUES:
         if key in out:
             out[key] = _rounded(out[key])
     if out.get("ci"):
@@ -195,3 +200,73 @@ def limit_headlines(heads: dict, user, campaign: Campaign) -> dict:
     """``{key: headline}`` (pairs with their headline only) as ``user`` may see them now: :func:`limit_pair_tables`."""
     tables = limit_pair_tables({key: {"headline": head, "cells": {}} for key, head in heads.items()}, user, campaign)
     return {key: table["headline"] for key, table in tables.items()}
+
+
+# -- counts of test sentences, and the consensus pseudo-run: under the same limits as every run -------------
+
+def counts_shown(user, campaign: Campaign) -> bool:
+    """Whether ``user`` may read how many test sentences there are (per genre or in all): the size of the test
+    subset per genre is part of the subset (:func:`campaign.visibility.can_see_test_subset`), and the total is the
+    denominator a probe run's rounded rate is read against. Organisers; everyone once the gold is released."""
+    return visibility.can_see_test_subset(user, campaign)
+
+
+def limit_sentence_counts(counts: dict | None, user, campaign: Campaign) -> dict | None:
+    """``{genre: test sentences}`` (a significance set's ``sentences``) as ``user`` may see it: None unless
+    :func:`counts_shown`."""
+    return counts if counts_shown(user, campaign) else None
+
+
+_ORACLE_COUNTS = ("picked", "sentences")  # counts of test sentences in a consensus oracle
+
+
+def limit_consensus(entry: dict, campaign: Campaign, hidden: set[str] | None = None) -> dict:
+    """What the pages say of a consensus pseudo-run (:func:`evaluation.summaries.consensus_entry`), as anyone but
+    the organisers may see it now: the same limits as the run's own cells (:func:`limit_cells`).
+
+    The oracle is a rate of sums over the scored sentences like any cell: its value rounded, its genre values only
+    for the genres whose cells are shown (none under ``pooled``), and neither how many test sentences it was read
+    on (``sentences``) nor how many of them each combined run won (``picked``: counts of test sentences). The
+    agreement between the combined runs is rounded as a rate is."""
+    if not limited(campaign):
+        return _oracle_without_counts(entry, campaign)
+    hidden = hidden_genres(campaign) if hidden is None else hidden
+    out = dict(entry)
+    if out.get("mean_agreement") is not None:
+        out["mean_agreement"] = _rounded(out["mean_agreement"])
+    oracle = entry.get("oracle")
+    if oracle:
+        shown = ALL not in hidden and _shown_type(campaign, oracle.get("type") or ALL)
+        genres = {g: _rounded(v) for g, v in (oracle.get("genres") or {}).items() if shown and g not in hidden}
+        out["oracle"] = {key: value for key, value in oracle.items() if key not in _ORACLE_COUNTS}
+        out["oracle"].update(value=_rounded(oracle.get("value")) if shown else None, genres=genres)
+        out["oracle_text"] = "" if out["oracle"]["value"] is None else percent(out["oracle"]["value"])
+    return out
+
+
+def _oracle_without_counts(entry: dict, campaign: Campaign) -> dict:
+    # Counts of test sentences are the organisers' until the gold release whatever the team figures, as the genre
+    # statistics' annotated counts are (:func:`counts_shown`): under ``full`` too.
+    oracle = entry.get("oracle")
+    if not oracle or visibility.gold_is_released(campaign):
+        return entry
+    return dict(entry, oracle={k: v for k, v in oracle.items() if k not in _ORACLE_COUNTS})
+
+
+def without_test_counts(data: dict | None, campaign: Campaign) -> dict | None:
+    """A results dict whose figures are not limited (``full``, or after the gold release), without the counts of
+    test sentences it may hold (the consensus oracle's) until the gold release."""
+    if data is None or visibility.gold_is_released(campaign):
+        return data
+    return dict(data, runs=[dict(e, consensus=_oracle_without_counts(e["consensus"], campaign))
+                            if e.get("consensus") else e for e in data.get("runs", [])])
+
+
+def limit_entry(entry: dict, hidden: set[str], campaign: Campaign) -> dict:
+    """One run of a :func:`evaluation.summaries.campaign_results` dict as anyone but the organisers may see it now:
+    its cells (:func:`limit_cells`) and, for the consensus pseudo-run, what is said of it (:func:`limit_consensus`).
+    The one function every run goes through, a team's or the consensus."""
+    out = dict(entry, cells=limit_cells(entry.get("cells", []), hidden, campaign))
+    if entry.get("consensus"):
+        out["consensus"] = limit_consensus(entry["consensus"], campaign, hidden)
+    return out

@@ -84,7 +84,9 @@ def ranking_context(request, campaign) -> dict:
         pairs = {k: v for k, v in every_pair.items() if k[0] in by_result and k[1] in by_result}
         tested = computed is not None and all(rid in computed.results for rid in by_result)
         ranked = significance.ranking(scores, pairs if tested else {})
-        power = _power_summary(pairs.values() if tested else [], computed)
+        power = _power_summary(pairs.values() if tested else [], computed,
+                               disclosure.limit_sentence_counts(computed.sentences if computed else None,
+                                                                request.user, campaign))
         for i, r in enumerate(ranked):
             cell = cells[figure].get(r.run, {})
             ci = cell.get("ci")
@@ -211,15 +213,16 @@ def _verdict(head: dict | None) -> dict:
             "better_fisher": agreement.get(f"{side}_better_fisher", 0)}
 
 
-def _power_summary(heads, computed) -> dict | None:
-    """The median minimum detectable effect over the ranking's pairs (each pair once)."""
+def _power_summary(heads, computed, sentences: dict | None) -> dict | None:
+    """The median minimum detectable effect over the ranking's pairs (each pair once); ``sentences``: the test
+    sentences as the viewer may see them (:func:`disclosure.limit_sentence_counts`)."""
     mde = sorted(h["mde"] for h in heads if h.get("mde") is not None)
     mde_family = sorted(h["mde_family"] for h in heads if h.get("mde_family") is not None)
     if not mde:
         return None
     family = max((h.get("family") or 0) for h in heads)
     return {"mde": _points(mde[len(mde) // 2]), "mde_family": _points(mde_family[len(mde_family) // 2]),
-            "family": family, "alpha": computed.alpha, "sentences": (computed.sentences or {}).get(ALL)}
+            "family": family, "alpha": computed.alpha, "sentences": (sentences or {}).get(ALL)}
 
 
 def _p_text(p: float | None) -> str:
@@ -269,7 +272,9 @@ def significance_document(user, campaign, figure: str | None = None) -> dict:
         "computed": {"signature": computed.signature, "created_at": computed.created_at.isoformat()
                      if visibility.can_see_scoring_times(user, campaign) else None,
                      "method": computed.method, "resamples": computed.resamples, "seed": computed.seed,
-                     "alpha": computed.alpha, "power": paired.POWER, "sentences": computed.sentences,
+                     "alpha": computed.alpha, "power": paired.POWER,
+                     # per genre, the test subset's size: organisers' until the gold release
+                     "sentences": disclosure.limit_sentence_counts(computed.sentences, user, campaign),
                      "test": ("paired bootstrap, genre-stratified, normal approximation" if computed.method == "bootstrap"
                               else "approximate randomisation"),
                      "correction": "holm",

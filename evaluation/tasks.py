@@ -1,5 +1,8 @@
 """The worker's two steps of a run: validation, then (for a test run) scoring, each on its own queue.
 
+The consensus pseudo-run is validated by ``validate_consensus_run``, the same step on the scoring queue:
+it is built when test runs are scored, and nothing that follows scoring may put work on the validation queue.
+
 ``validate_run`` (queue ``validation``): ``uploaded -> validating -> invalid``
 (with the report), or ``-> queued``, and then sends ``score_run``. A development
 check is scored in the same delivery, on the validation queue: nothing a team can
@@ -51,6 +54,19 @@ def validate_run(self, run_id: int) -> str:
     outcome = _deliver(self, run_id, _validation_step, _validate)
     if outcome == QUEUED:
         enqueue_scoring(run_id)  # the run's outbox mark was set with its queued status: the sweep retries this
+    return outcome
+
+
+@shared_task(**TASK_OPTIONS)
+def validate_consensus_run(self, run_id: int) -> str:
+    """:func:`validate_run` of the consensus pseudo-run, on the scoring queue (:func:`campaign.services.runs.next_task`).
+
+    The consensus is built when a test run is scored (:mod:`evaluation.consensus_tasks`); validated on the
+    validation queue, it would put there, at a time scoring sets, work that teams' validation reports wait
+    behind. The same steps, another queue."""
+    outcome = _deliver(self, run_id, _validation_step, _validate)
+    if outcome == QUEUED:
+        enqueue_scoring(run_id)
     return outcome
 
 

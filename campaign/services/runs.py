@@ -250,15 +250,19 @@ def upload_run_from(data, *, campaign: Campaign, team: Team, user, request=None)
 
 
 def next_task(run: Run) -> str:
-    """The task that takes the run on from its status: validation, or the scoring of a valid test run."""
+    """The task that takes the run on from its status: validation, or the scoring of a valid test run. The
+    consensus pseudo-run (a run of the system team) is validated by a task of the scoring queue: it is built when
+    a test run is scored, so its validation on the validation queue would start at a time scoring sets."""
     if run.scope == Run.Scope.TEST and run.status in (RunStatus.QUEUED, RunStatus.SCORING):
         return kinds.SCORE_RUN_TASK
+    if run.team.system:
+        return kinds.VALIDATE_CONSENSUS_TASK
     return kinds.VALIDATE_RUN_TASK  # a development check is validated and scored by one task
 
 
 def enqueue_scoring(run_id: int) -> bool:
     """Queue the run's next step; whether it was queued. The run's outbox mark stays set until it is."""
-    run = Run.objects.filter(pk=run_id).only("pk", "scope", "status").first()
+    run = Run.objects.filter(pk=run_id).select_related("team").only("pk", "scope", "status", "team__system").first()
     if run is None:
         return False
     try:
