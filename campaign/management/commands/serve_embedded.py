@@ -1,0 +1,127 @@
+"""``python manage.py serve_embedded [addrport]``: the web app with real Celery workers beside it, on one machine.
+
+What ``make demo`` serves. The server is Django's ``runserver``; beside it run the
+workers of every queue of :mod:`config.queues`, split as the compose file splits them
+where it matters: one worker for validation, the default queue and scoring
+(``--concurrency`` processes, 2 by default), carrying beat (``-B``) so that the
+recovery sweep and the scheduled campaign dates run as in production; and one
+process for significance, alone on its queue as in production, so that one
+computation at a time covers every request that came while it ran (one
+computation per wave of scored runs, not one per run) and a slow table never holds
+up a run. The broker is the one configured, normally kombu's filesystem transport
+(``CELERY_BROKER_URL=filesystem://``: messages are files under ``var/broker/``, no
+server to install or start). An upload therefore answers as soon as its file is
+stored and its task written, and the run then moves through its states in the
+workers: the production path, on SQLite and files. The workers run at a lower CPU
+priority than the server: on one machine, the pages and uploads come first and the
+scoring takes what is left.
+
+With tasks in process (no broker configured) it refuses: there would be nothing for
+the workers to consume. The workers are started once, beside the autoreloader (not
+in each server process it restarts), and stopped when the server stops (Ctrl-C
+reaches them too; a server ended otherwise stops them as well): asked for a warm
+shutdown, then a cold one after ``--stop-timeout`` seconds. A run being scored then
+is taken back by the next sweep, as in production. The workers do not reload on
+code changes.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+import threading
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+from django.utils import autoreload
+
+from config import queues
+
+PR_SET_PDEATHSIG = 1
+WORKER_NICENESS = 10
+
+
+def worker_commands(concurrency: int) -> dict[str, list[str]]:
+    """The workers of the embedded default, by name: between them every queue the app uses, and beat."""
+    def worker(name: str, roles: tuple[str, ...], *options: str) -> list[str]:
+        return [sys.executable, "-m", "celery", "-A", "config", "worker", *options,
+                "-Q", ",".join(queues.worker_queues(role) for role in roles), "-n", f"{name}-{os.getpid()}@%h",
+                # Broadcasts between workers: not needed on one machine, and each would be more files to poll.
+                "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel", "INFO"]
+
+    return {
+        "worker": worker("embedded", (queues.VALIDATION, queues.SCORING), "--concurrency", str(concurrency),
+                         "-B", "--schedule", str(settings.VAR_DIR / "celerybeat-schedule")),
+        "significance worker": worker("embedded-significance", (queues.SIGNIFICANCE,), "--pool", "solo"),
+    }
+
+
+def _worker_process_setup() -> None:
+    """In a worker, before exec: a lower CPU priority than the server's, and a SIGTERM (a warm shutdown) when the
+    server's process dies, however it dies."""
+    os.nice(WORKER_NICENESS)
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):  # not Linux: Ctrl-C and the normal stop still reach the workers
+        pass
+
+
+class Command(BaseCommand):
+    help = "Serve the web app (runserver) with Celery workers of every queue, and beat, beside it."
+
+    def add_arguments(self, parser):
+        parser.add_argument("addrport", nargs="?", default="127.0.0.1:8000", help="as runserver's (127.0.0.1:8000)")
+        parser.add_argument("--noreload", action="store_false", dest="use_reloader",
+                            help="do not restart the server on code changes (the workers never do)")
+        parser.add_argument("--concurrency", type=int, default=int(os.environ.get("PARSEVAL_EMBEDDED_CONCURRENCY", "2")),
+                            help="validation and scoring processes (2; PARSEVAL_EMBEDDED_CONCURRENCY)")
+        parser.add_argument("--stop-timeout", type=float, default=10.0,
+                            help="seconds the workers have to finish their tasks when the server stops (10)")
+
+    def handle(self, *args, addrport, use_reloader, concurrency, stop_timeout, **options):
+        if settings.CELERY_TASK_ALWAYS_EAGER:
+            raise CommandError("tasks run in process here (no CELERY_BROKER_URL, or CELERY_TASK_ALWAYS_EAGER on): "
+                               "a worker would have nothing to consume. Set CELERY_BROKER_URL=filesystem:// "
+                               "(as make demo does) or the address of your broker.")
+        if concurrency < 1:
+            raise CommandError(f"--concurrency must be at least 1, not {concurrency}")
+        # The autoreloader runs this command again in a child process that serves; the workers belong to the parent.
+        serving_child = os.environ.get(autoreload.DJANGO_AUTORELOAD_ENV) == "true"
+        workers = {} if serving_child else self.start_workers(concurrency)
+        try:
+            call_command("runserver", addrport, use_reloader=use_reloader)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.stopping = True
+            for name, worker in workers.items():
+                self.stop_worker(name, worker, stop_timeout)
+
+    def start_workers(self, concurrency: int) -> dict[str, subprocess.Popen]:
+        self.stopping = False
+        workers = {}
+        for name, command in worker_commands(concurrency).items():
+            self.stdout.write(f"Starting the {name}: {' '.join(command[2:])}")
+            workers[name] = subprocess.Popen(command, cwd=settings.BASE_DIR, preexec_fn=_worker_process_setup)
+            threading.Thread(target=self.watch, args=(name, workers[name]), daemon=True).start()
+        return workers
+
+    def watch(self, name: str, worker: subprocess.Popen) -> None:
+        code = worker.wait()
+        if not self.stopping:
+            self.stderr.write(f"The {name} stopped (exit code {code}) while the server runs: uploads are kept, and "
+                              "their runs are scored once it runs again (restart this command).")
+
+    def stop_worker(self, name: str, worker: subprocess.Popen, timeout: float) -> None:
+        for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGQUIT, 5.0), (signal.SIGKILL, None)):
+            if worker.poll() is not None:
+                return
+            worker.send_signal(sig)
+            try:
+                worker.wait(wait)
+                return
+            except subprocess.TimeoutExpired:
+                self.stderr.write(f"The {name} did not stop within {wait:.0f} s of {sig.name}.")
