@@ -496,14 +496,13 @@ def embedded_bursting(args) -> None:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("CELERY_") and k not in ("DATABASE_URL", "CACHE_URL", "DJANGO_SETTINGS_MODULE")}
     env.update({"DJANGO_SETTINGS_MODULE": "config.settings", "PARSEVAL_DEVELOPMENT": "1", "PARSEVAL_VAR_DIR": str(var),
-                "CELERY_BROKER_URL": "filesystem://", "PARSEVAL_THROTTLE_UPLOADS": "100000/hour",
+                "PARSEVAL_THROTTLE_UPLOADS": "100000/hour",
                 "PARSEVAL_THROTTLE_ANON": "1000000/minute", "PARSEVAL_THROTTLE_USER": "1000000/minute"})
-    setup_env = {**env, "CELERY_BROKER_URL": ""}  # the fixtures are made in process, as load_demo makes the demo's
     stack = Stack(args, var, env)
     stop = threading.Event()
     try:
-        subprocess.run([PY, "manage.py", "migrate", "--noinput", "-v0"], cwd=REPO, env=setup_env, check=True)
-        fixtures = json.loads(django_shell(setup_env, SETUP.format(teams=args.teams, run_zip=str(var / "run.zip"))))
+        subprocess.run([PY, "manage.py", "migrate", "--noinput", "-v0"], cwd=REPO, env=env, check=True)
+        fixtures = json.loads(django_shell(env, SETUP.format(teams=args.teams, run_zip=str(var / "run.zip"))))
         stack.start("web", [PY, "manage.py", "serve_embedded", f"127.0.0.1:{args.web_port}", "--noreload"])
         base = f"http://127.0.0.1:{args.web_port}"
         wait_http(base + "/accounts/login/", 60)
@@ -525,7 +524,7 @@ def embedded_bursting(args) -> None:
         state: dict = {}
         drained_at = None
         while time.time() < last_upload + args.drain:
-            state = json.loads(django_shell(setup_env, EMBEDDED_REPORT))
+            state = json.loads(django_shell(env, EMBEDDED_REPORT))
             if all(state["runs"].get(str(pk), ["gone"])[0] in FINAL for pk in accepted):
                 drained_at = time.time()
                 break
@@ -546,7 +545,7 @@ def embedded_bursting(args) -> None:
         print(f"upload to final state: p50 {percentile(to_final, .5):.1f} s, p95 {percentile(to_final, .95):.1f} s, "
               f"max {max(to_final, default=float('nan')):.1f} s")
         scored = sum(1 for r in final if r[0] == "scored")
-        sets = state.get("sets", []).count(json.loads(django_shell(setup_env, (
+        sets = state.get("sets", []).count(json.loads(django_shell(env, (
             "import json; from campaign.models import Campaign; "
             f"print('JSON:' + json.dumps(Campaign.objects.get(slug={fixtures['slug']!r}).pk))"))))
         print(f"significance sets computed for the campaign: {sets}, for {scored} scored runs")

@@ -3,7 +3,7 @@
 One settings module, driven by the environment. With nothing set it runs on
 one machine: SQLite in ``var/`` and Celery tasks run in process (the tests,
 one-off commands). The embedded default that ``make demo`` serves adds
-``CELERY_BROKER_URL=filesystem://`` and a worker beside the server
+``CELERY_BROKER_URL=filesystem://localhost/`` and a worker beside the server
 (``manage.py serve_embedded``). Production (docker-compose) sets
 ``DATABASE_URL`` and ``CELERY_BROKER_URL``.
 """
@@ -186,12 +186,10 @@ PARSEVAL_STUCK_AFTER_SECONDS = int(os.environ.get("PARSEVAL_STUCK_AFTER_SECONDS"
 PARSEVAL_PUBLIC_URL = os.environ.get("PARSEVAL_PUBLIC_URL", "")
 
 # Celery: with no broker configured, tasks run in process (the tests, one-off commands). The embedded default that
-# `make demo` serves names kombu's filesystem transport (CELERY_BROKER_URL=filesystem://): messages are files under
-# var/broker/, consumed by the worker that `manage.py serve_embedded` runs beside the server (docs/deployment.md).
+# `make demo` serves names kombu's filesystem transport (filesystem://localhost/): messages are files under
+# var/broker/, consumed by the workers that `manage.py serve_embedded` runs beside the server (docs/deployment.md).
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
 FILESYSTEM_BROKER = CELERY_BROKER_URL.startswith("filesystem://")
-if CELERY_BROKER_URL == "filesystem://":
-    CELERY_BROKER_URL = "filesystem://localhost/"  # or kombu warns "No hostname was supplied" (as for memory://)
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", (not FILESYSTEM_BROKER and CELERY_BROKER_URL) or None)
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", not CELERY_BROKER_URL)
 if not CELERY_BROKER_URL:

@@ -46,11 +46,10 @@ print("JSON:" + json.dumps({{"slug": campaign.slug, "token": Token.objects.creat
 
 
 def embedded_env(var: Path) -> dict:
-    """``make demo``'s environment: development mode, SQLite in the var folder, the filesystem transport."""
+    """``make demo``'s environment: development mode, nothing else named (SQLite in the var folder)."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("CELERY_", "PARSEVAL_")) and k not in ("DATABASE_URL", "CACHE_URL")}
-    env.update(DJANGO_SETTINGS_MODULE="config.settings", PARSEVAL_DEVELOPMENT="1", PARSEVAL_VAR_DIR=str(var),
-               CELERY_BROKER_URL="filesystem://")
+    env.update(DJANGO_SETTINGS_MODULE="config.settings", PARSEVAL_DEVELOPMENT="1", PARSEVAL_VAR_DIR=str(var))
     return env
 
 
@@ -93,12 +92,12 @@ def wait_until(condition, seconds: float, what: str, log: Path):
 
 @pytest.fixture
 def embedded(tmp_path):
-    """``manage.py serve_embedded`` on a migrated var folder with a campaign, a team and its token."""
+    """``manage.py serve_embedded`` as ``make demo`` runs it, on a migrated var folder with a campaign, a team and
+    its token."""
     var = tmp_path / "var"
     env = embedded_env(var)
-    setup_env = {**env, "CELERY_BROKER_URL": ""}  # the fixtures are made in process, as load_demo makes the demo
-    manage(setup_env, "migrate", "--noinput", "-v0")
-    out = manage(setup_env, "shell", "-c", SETUP.format(run_zip=str(tmp_path / "run.zip")))
+    manage(env, "migrate", "--noinput", "-v0")
+    out = manage(env, "shell", "-c", SETUP.format(run_zip=str(tmp_path / "run.zip")))
     fixtures = json.loads([line for line in out.splitlines() if line.startswith("JSON:")][-1][5:])
     port, log = free_port(), tmp_path / "server.log"
     with open(log, "wb") as out_file:

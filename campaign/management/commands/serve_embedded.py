@@ -9,18 +9,19 @@ process for significance, alone on its queue as in production, so that one
 computation at a time covers every request that came while it ran (one
 computation per wave of scored runs, not one per run) and a slow table never holds
 up a run. The broker is the one configured, normally kombu's filesystem transport
-(``CELERY_BROKER_URL=filesystem://``: messages are files under ``var/broker/``, no
-server to install or start). An upload therefore answers as soon as its file is
+(``CELERY_BROKER_URL=filesystem://localhost/``, named by this command when no broker is:
+messages are files under ``var/broker/``, no server to install or start). An upload therefore answers as soon as its file is
 stored and its task written, and the run then moves through its states in the
 workers: the production path, on SQLite and files. The workers run at a lower CPU
 priority than the server: on one machine, the pages and uploads come first and the
 scoring takes what is left.
 
-With tasks in process (no broker configured) it refuses: there would be nothing for
-the workers to consume. The workers are started once, beside the autoreloader (not
-in each server process it restarts), and stopped when the server stops (Ctrl-C
-reaches them too; a server ended otherwise stops them as well): asked for a warm
-shutdown, then a cold one after ``--stop-timeout`` seconds. A run being scored then
+With no broker named it names the filesystem transport itself (and starts again, as
+the settings are read once); with ``CELERY_TASK_ALWAYS_EAGER`` on it refuses: there
+would be nothing for the workers to consume. The workers are started once, beside the autoreloader (not
+in each server process it restarts), and stopped when the server stops (Ctrl-C, or
+the server's process ending in any other way): asked for a warm shutdown, then a
+cold one after ``--stop-timeout`` seconds. A run being scored then
 is taken back by the next sweep, as in production. The workers do not reload on
 code changes.
 """
@@ -40,6 +41,9 @@ from django.utils import autoreload
 
 from config import queues
 
+# kombu's filesystem transport (its folders: config/settings.py). A host named, or kombu warns that none was;
+# Celery reads CELERY_BROKER_URL from the environment itself, so the settings cannot add it.
+FILESYSTEM = "filesystem://localhost/"
 PR_SET_PDEATHSIG = 1
 WORKER_NICENESS = 10
 
@@ -65,7 +69,7 @@ def _worker_process_setup() -> None:
     os.nice(WORKER_NICENESS)
     try:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    except (OSError, AttributeError):  # not Linux: Ctrl-C and the normal stop still reach the workers
+    except (OSError, AttributeError):  # not Linux: the server's normal stop still stops them
         pass
 
 
@@ -82,10 +86,13 @@ class Command(BaseCommand):
                             help="seconds the workers have to finish their tasks when the server stops (10)")
 
     def handle(self, *args, addrport, use_reloader, concurrency, stop_timeout, **options):
+        if not os.environ.get("CELERY_BROKER_URL"):
+            # No broker named: the embedded default's. The settings are read once per process, so this one
+            # starts again with it (the server and its workers then agree on the transport).
+            os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "CELERY_BROKER_URL": FILESYSTEM})
         if settings.CELERY_TASK_ALWAYS_EAGER:
-            raise CommandError("tasks run in process here (no CELERY_BROKER_URL, or CELERY_TASK_ALWAYS_EAGER on): "
-                               "a worker would have nothing to consume. Set CELERY_BROKER_URL=filesystem:// "
-                               "(as make demo does) or the address of your broker.")
+            raise CommandError("tasks run in process here (CELERY_TASK_ALWAYS_EAGER is on): a worker would have "
+                               "nothing to consume. Unset it, or name a broker with CELERY_BROKER_URL.")
         if concurrency < 1:
             raise CommandError(f"--concurrency must be at least 1, not {concurrency}")
         # The autoreloader runs this command again in a child process that serves; the workers belong to the parent.
@@ -105,7 +112,10 @@ class Command(BaseCommand):
         workers = {}
         for name, command in worker_commands(concurrency).items():
             self.stdout.write(f"Starting the {name}: {' '.join(command[2:])}")
-            workers[name] = subprocess.Popen(command, cwd=settings.BASE_DIR, preexec_fn=_worker_process_setup)
+            # A session of their own: a Ctrl-C in the terminal reaches the server only, which then stops them in
+            # order (a warm shutdown), instead of racing it.
+            workers[name] = subprocess.Popen(command, cwd=settings.BASE_DIR, preexec_fn=_worker_process_setup,
+                                             start_new_session=True)
             threading.Thread(target=self.watch, args=(name, workers[name]), daemon=True).start()
         return workers
 
