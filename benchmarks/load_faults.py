@@ -3,9 +3,9 @@
 Starts its own Redis (spare port, append-only like the compose file), gunicorn
 (3 workers), a Celery worker per queue as the compose file runs them (validation,
 scoring with concurrency 2, significance) and Celery beat, against a scratch
-PostgreSQL database (``--db postgres``) or the embedded SQLite default (``--db
+PostgreSQL database (``--db postgres``) or SQLite with tasks in process (``--db
 sqlite``: no broker, validation and scoring in the web process; the scenarios that
-need a broker or a worker are skipped). Each scenario puts load on the web app
+need a broker or a worker are skipped; ``--scenarios embedded``: ``make demo``'s own processes). Each scenario puts load on the web app
 (readers, and teams uploading every ``--upload-interval`` s for ``--phase`` s),
 injects its fault a third of the way in, then waits (bounded by ``--drain``) for
 every run accepted during the scenario to end:
@@ -537,6 +537,10 @@ def embedded_bursting(args) -> None:
               f"readers={args.readers}")
         print(f"uploads: {len(up)} sent, answers {dict(load.answers['embedded'])}; latency at the client "
               f"p50 {percentile(up, .5):.2f} s, p95 {percentile(up, .95):.2f} s, max {max(up, default=float('nan')):.2f} s")
+        burst, later = up[:args.teams], up[args.teams:]  # answered in this order: the burst's before the next round
+        print(f"  the burst's {len(burst)}: p50 {percentile(burst, .5):.2f} s, max {max(burst, default=float('nan')):.2f} s; "
+              f"the {len(later)} after it: p50 {percentile(later, .5):.2f} s, p95 {percentile(later, .95):.2f} s")
+        print(f"  load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())} ({os.cpu_count()} cores)")
         print(f"runs accepted {len(accepted)}, final {len(final)} ({dict(Counter(r[0] for r in final))}), "
               f"not final {len(accepted) - len(final)}; "
               + (f"all final {drained_at - last_upload:.0f} s after the last upload" if drained_at
