@@ -1,38 +1,41 @@
 """``python manage.py serve_embedded [addrport]``: the web app with real Celery workers beside it, on one machine.
 
 What ``make demo`` serves. The server is Django's ``runserver``; beside it run the
-workers of every queue of :mod:`config.queues`, split as the compose file splits them
-where it matters: one worker for validation, the default queue and scoring
+workers of every queue of :mod:`config.queues`, split as the compose file splits
+them where it matters: one worker for validation, the default queue and scoring
 (``--concurrency`` processes, 2 by default), carrying beat (``-B``) so that the
 recovery sweep and the scheduled campaign dates run as in production; and one
 process for significance, alone on its queue as in production, so that one
 computation at a time covers every request that came while it ran (one
-computation per wave of scored runs, not one per run) and a slow table never holds
-up a run. The broker is the one configured, normally kombu's filesystem transport
-(``CELERY_BROKER_URL=filesystem://localhost/``, named by this command when no broker is:
-messages are files under ``var/broker/``, no server to install or start). An upload therefore answers as soon as its file is
-stored and its task written, and the run then moves through its states in the
+computation per wave of scored runs, not one per run) and a slow table never
+holds up a run. The broker is kombu's filesystem transport
+(``CELERY_BROKER_URL=filesystem://localhost/``, named by this command when no
+broker is; messages are files under ``var/broker/``, no server to install or
+start), or the broker configured. An upload therefore answers as soon as its file
+is stored and its task written, and the run then moves through its states in the
 workers: the production path, on SQLite and files. The workers run at a lower CPU
-priority than the server: on one machine, the pages and uploads come first and the
-scoring takes what is left.
+priority than the server: on one machine, the pages and uploads come first and
+the scoring takes what is left.
 
-With no broker named it names the filesystem transport itself (and starts again, as
-the settings are read once); with ``CELERY_TASK_ALWAYS_EAGER`` on it refuses: there
-would be nothing for the workers to consume. The workers are started once, beside the autoreloader (not
-in each server process it restarts), and stopped when the server stops (Ctrl-C, or
-the server's process ending in any other way): asked for a warm shutdown, then a
-cold one after ``--stop-timeout`` seconds. A run being scored then
-is taken back by the next sweep, as in production. The workers do not reload on
-code changes.
+With no broker named it names the filesystem transport and starts again (the
+settings are read once per process); with ``CELERY_TASK_ALWAYS_EAGER`` on it
+refuses: there would be nothing for the workers to consume. The workers are
+started once, beside the autoreloader (not in each server process it restarts),
+and stopped when the server stops (Ctrl-C, or the server's process ending in any
+other way): asked for a warm shutdown, then a cold one after ``--stop-timeout``
+seconds. A run being scored then is taken back by the next sweep, as in
+production. The workers do not reload on code changes.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
 import subprocess
 import sys
 import threading
+import time
 
 from django.conf import settings
 from django.core.management import call_command
@@ -80,7 +83,7 @@ class Command(BaseCommand):
         parser.add_argument("addrport", nargs="?", default="127.0.0.1:8000", help="as runserver's (127.0.0.1:8000)")
         parser.add_argument("--noreload", action="store_false", dest="use_reloader",
                             help="do not restart the server on code changes (the workers never do)")
-        parser.add_argument("--concurrency", type=int, default=int(os.environ.get("PARSEVAL_EMBEDDED_CONCURRENCY", "2")),
+        parser.add_argument("--concurrency", type=int, default=os.environ.get("PARSEVAL_EMBEDDED_CONCURRENCY", "2"),
                             help="validation and scoring processes (2; PARSEVAL_EMBEDDED_CONCURRENCY)")
         parser.add_argument("--stop-timeout", type=float, default=10.0,
                             help="seconds the workers have to finish their tasks when the server stops (10)")
@@ -104,8 +107,7 @@ class Command(BaseCommand):
             pass
         finally:
             self.stopping = True
-            for name, worker in workers.items():
-                self.stop_worker(name, worker, stop_timeout)
+            self.stop_workers(workers, stop_timeout)
 
     def start_workers(self, concurrency: int) -> dict[str, subprocess.Popen]:
         self.stopping = False
@@ -125,13 +127,19 @@ class Command(BaseCommand):
             self.stderr.write(f"The {name} stopped (exit code {code}) while the server runs: uploads are kept, and "
                               "their runs are scored once it runs again (restart this command).")
 
-    def stop_worker(self, name: str, worker: subprocess.Popen, timeout: float) -> None:
-        for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGQUIT, 5.0), (signal.SIGKILL, None)):
-            if worker.poll() is not None:
-                return
-            worker.send_signal(sig)
-            try:
-                worker.wait(wait)
-                return
-            except subprocess.TimeoutExpired:
-                self.stderr.write(f"The {name} did not stop within {wait:.0f} s of {sig.name}.")
+    def stop_workers(self, workers: dict[str, subprocess.Popen], timeout: float) -> None:
+        """A warm shutdown (running tasks finish), then a cold one, then the worker's whole process group killed."""
+        for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGQUIT, 5.0), (signal.SIGKILL, 5.0)):
+            running = {name: w for name, w in workers.items() if w.poll() is None}
+            for worker in running.values():
+                with contextlib.suppress(ProcessLookupError):
+                    if sig == signal.SIGKILL:
+                        os.killpg(worker.pid, sig)  # its pool and beat too
+                    else:
+                        worker.send_signal(sig)
+            deadline = time.monotonic() + wait
+            for name, worker in running.items():
+                try:
+                    worker.wait(max(0.0, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    self.stderr.write(f"The {name} did not stop within {wait:.0f} s of {sig.name}.")
