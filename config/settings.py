@@ -3,7 +3,7 @@
 One settings module, driven by the environment. With nothing set it runs on
 one machine: SQLite in ``var/`` and Celery tasks run in process (the tests,
 one-off commands). The embedded default that ``make demo`` serves adds
-``CELERY_BROKER_URL=filesystem://localhost/`` and a worker beside the server
+``CELERY_BROKER_URL=filesystem://localhost/`` and workers beside the server
 (``manage.py serve_embedded``). Production (docker-compose) sets
 ``DATABASE_URL`` and ``CELERY_BROKER_URL``.
 """
@@ -222,7 +222,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 if FILESYSTEM_BROKER:
     # One folder holds every queue's messages (a file each, named by its queue), written by the web and taken by
-    # the worker: the same machine, no server. A message is moved away when taken, with no visibility timeout:
+    # the workers: the same machine, no server. A message is moved away when taken, with no visibility timeout:
     # a killed worker's runs come back through the recovery sweep (the worker's beat), not through the broker.
     _broker = {"data_folder_in": VAR_DIR / "broker" / "messages", "control_folder": VAR_DIR / "broker" / "control"}
     for _folder in _broker.values():
