@@ -3,9 +3,9 @@
 Starts its own Redis (spare port, append-only like the compose file), gunicorn
 (3 workers), a Celery worker per queue as the compose file runs them (validation,
 scoring with concurrency 2, significance) and Celery beat, against a scratch
-PostgreSQL database (``--db postgres``) or the embedded SQLite default (``--db
+PostgreSQL database (``--db postgres``) or SQLite with tasks in process (``--db
 sqlite``: no broker, validation and scoring in the web process; the scenarios that
-need a broker or a worker are skipped). Each scenario puts load on the web app
+need a broker or a worker are skipped; ``--scenarios embedded``: ``make demo``'s own processes). Each scenario puts load on the web app
 (readers, and teams uploading every ``--upload-interval`` s for ``--phase`` s),
 injects its fault a third of the way in, then waits (bounded by ``--drain``) for
 every run accepted during the scenario to end:
@@ -35,6 +35,7 @@ ended) and, for the burst, when the significance tests had caught up.
     .venv/bin/python benchmarks/load_faults.py                          # PostgreSQL, every scenario
     .venv/bin/python benchmarks/load_faults.py --db sqlite              # the embedded default (baseline, gunicorn, fs, burst)
     .venv/bin/python benchmarks/load_faults.py --scenarios redis,paused,fs,burst --phase 60
+    .venv/bin/python benchmarks/load_faults.py --scenarios embedded    # make demo's server and worker, 10 teams bursting
 """
 from __future__ import annotations
 
@@ -460,6 +461,119 @@ def report(args, outcomes: list[dict], load: Load, stack: Stack) -> None:
         print("in the logs: " + "; ".join(f"{k} x{v}" for k, v in sorted(log_problems.items())))
 
 
+# -- the embedded default: make demo's server and worker, teams bursting ------------------------------
+
+EMBEDDED_REPORT = """
+import json
+from campaign.models import Run
+from evaluation.models import SignificanceSet
+print("JSON:" + json.dumps({"runs": {pk: [s, u.timestamp(), c.timestamp()] for pk, s, u, c in
+                                     Run.objects.values_list("pk", "status", "uploaded_at", "status_changed_at")},
+                            "sets": list(SignificanceSet.objects.values_list("campaign_id", flat=True))}))
+"""
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else float("nan")
+
+
+def embedded_team(load: Load, stop: threading.Event, n: int, interval: float) -> None:
+    """One team of the burst: its first upload at the same moment as every other team's, then one every ``interval``."""
+    while not stop.is_set():
+        load.upload(n)
+        stop.wait(interval)
+
+
+def embedded_bursting(args) -> None:
+    """``make demo``'s own processes under load: ``manage.py serve_embedded`` (runserver, and one Celery worker of
+    every queue with beat inside) on kombu's filesystem transport and SQLite, in development mode as the Makefile
+    runs it. ``--teams`` teams upload at the same moment, then each every ``--upload-interval`` s for ``--phase`` s,
+    with ``--readers`` readers. Prints the upload latencies at the client, how many accepted runs reached a final
+    state (waiting at most ``--drain`` s), the time from upload to final state, and how many significance sets
+    the worker computed for the campaign (eager mode computed one per scored run, inside the upload)."""
+    var = Path(tempfile.mkdtemp(prefix="load-faults-embedded-"))
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("CELERY_") and k not in ("DATABASE_URL", "CACHE_URL", "DJANGO_SETTINGS_MODULE")}
+    env.update({"DJANGO_SETTINGS_MODULE": "config.settings", "PARSEVAL_DEVELOPMENT": "1", "PARSEVAL_VAR_DIR": str(var),
+                "PARSEVAL_THROTTLE_UPLOADS": "100000/hour",
+                "PARSEVAL_THROTTLE_ANON": "1000000/minute", "PARSEVAL_THROTTLE_USER": "1000000/minute"})
+    stack = Stack(args, var, env)
+    stop = threading.Event()
+    try:
+        subprocess.run([PY, "manage.py", "migrate", "--noinput", "-v0"], cwd=REPO, env=env, check=True)
+        fixtures = json.loads(django_shell(env, SETUP.format(teams=args.teams, run_zip=str(var / "run.zip"))))
+        stack.start("web", [PY, "manage.py", "serve_embedded", f"127.0.0.1:{args.web_port}", "--noreload"])
+        base = f"http://127.0.0.1:{args.web_port}"
+        wait_http(base + "/accounts/login/", 60)
+        time.sleep(3)  # the worker connects
+        load = Load(base, fixtures["slug"], fixtures["tokens"], (var / "run.zip").read_bytes())
+        load.scenario = "embedded"
+        started = time.time()
+        threads = [threading.Thread(target=load.reader, args=(stop, i), daemon=True) for i in range(args.readers)]
+        threads += [threading.Thread(target=embedded_team, args=(load, stop, i, args.upload_interval), daemon=True)
+                    for i in range(args.teams)]
+        for t in threads:
+            t.start()
+        time.sleep(args.phase)
+        stop.set()
+        for t in threads:
+            t.join(timeout=90)
+        last_upload = time.time()
+        accepted = [pk for pk, _ in load.accepted["embedded"]]
+        state: dict = {}
+        drained_at = None
+        while time.time() < last_upload + args.drain:
+            state = json.loads(django_shell(env, EMBEDDED_REPORT))
+            if all(state["runs"].get(str(pk), ["gone"])[0] in FINAL for pk in accepted):
+                drained_at = time.time()
+                break
+            time.sleep(2)
+        runs = [state["runs"].get(str(pk)) for pk in accepted]
+        final = [r for r in runs if r and r[0] in FINAL]
+        up = load.latency["upload"]
+        print(f"\n== load_faults: embedded default (make demo: serve_embedded, filesystem transport, SQLite), "
+              f"{args.teams} teams bursting then every {args.upload_interval:.0f}s for {args.phase:.0f}s, "
+              f"readers={args.readers}")
+        print(f"uploads: {len(up)} sent, answers {dict(load.answers['embedded'])}; latency at the client "
+              f"p50 {percentile(up, .5):.2f} s, p95 {percentile(up, .95):.2f} s, max {max(up, default=float('nan')):.2f} s")
+        burst, later = up[:args.teams], up[args.teams:]  # answered in this order: the burst's before the next round
+        print(f"  the burst's {len(burst)}: p50 {percentile(burst, .5):.2f} s, max {max(burst, default=float('nan')):.2f} s; "
+              f"the {len(later)} after it: p50 {percentile(later, .5):.2f} s, p95 {percentile(later, .95):.2f} s")
+        print(f"  load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())} ({os.cpu_count()} cores)")
+        print(f"runs accepted {len(accepted)}, final {len(final)} ({dict(Counter(r[0] for r in final))}), "
+              f"not final {len(accepted) - len(final)}; "
+              + (f"all final {drained_at - last_upload:.0f} s after the last upload" if drained_at
+                 else f"not all final {args.drain:.0f} s after the last upload"))
+        to_final = [r[2] - r[1] for r in final]
+        print(f"upload to final state: p50 {percentile(to_final, .5):.1f} s, p95 {percentile(to_final, .95):.1f} s, "
+              f"max {max(to_final, default=float('nan')):.1f} s")
+        scored = sum(1 for r in final if r[0] == "scored")
+        sets = state.get("sets", []).count(json.loads(django_shell(env, (
+            "import json; from campaign.models import Campaign; "
+            f"print('JSON:' + json.dumps(Campaign.objects.get(slug={fixtures['slug']!r}).pk))"))))
+        print(f"significance sets computed for the campaign: {sets}, for {scored} scored runs")
+        readers = {f"{kind} {status}": n for kind, counts in load.statuses.items() for status, n in counts.items()
+                   if kind != "upload" and status != 200}
+        print("reader errors: " + (", ".join(f"{k} x{v}" for k, v in sorted(readers.items())) or "none"))
+        log = (var / "web.log").read_text(errors="replace")
+        problems = {needle: log.count(needle) for needle in ("database is locked", "Traceback", "Unrecoverable error")
+                    if needle in log}
+        print("in the log of the server and worker: " + (str(problems) if problems else "no lock error, no traceback"))
+        print(f"elapsed {time.time() - started:.0f} s")
+    finally:
+        stop.set()
+        stack.stop_all()
+        if args.keep:
+            print(f"kept {var}")
+        else:
+            shutil.rmtree(var, ignore_errors=True)
+
+
+# Scenarios that start a stack of their own, and so run alone: name -> function of the parsed arguments.
+STANDALONE = {"embedded": embedded_bursting}
+
+
 # -- main ------------------------------------------------------------------------------------------
 
 def main() -> None:
@@ -483,6 +597,10 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the scratch directory and database")
     args = parser.parse_args()
     args.scenarios = [f for f in args.scenarios.split(",") if f]
+    if set(args.scenarios) & set(STANDALONE):
+        if len(args.scenarios) > 1:
+            parser.error(f"{', '.join(STANDALONE)}: a scenario with a stack of its own runs alone")
+        return STANDALONE[args.scenarios[0]](args)
     for f in args.scenarios:
         if f not in SCENARIOS:
             parser.error(f"unknown scenario {f!r}")

@@ -1,9 +1,11 @@
 """Django settings.
 
-One settings module, driven by the environment. With nothing set it runs the
-embedded default for one machine: SQLite in ``var/`` and Celery tasks run in
-process. Production (docker-compose) sets ``DATABASE_URL`` and
-``CELERY_BROKER_URL``.
+One settings module, driven by the environment. With nothing set it runs on
+one machine: SQLite in ``var/`` and Celery tasks run in process (the tests,
+one-off commands). The embedded default that ``make demo`` serves adds
+``CELERY_BROKER_URL=filesystem://localhost/`` and workers beside the server
+(``manage.py serve_embedded``). Production (docker-compose) sets
+``DATABASE_URL`` and ``CELERY_BROKER_URL``.
 """
 from __future__ import annotations
 
@@ -183,9 +185,12 @@ PARSEVAL_STUCK_AFTER_SECONDS = int(os.environ.get("PARSEVAL_STUCK_AFTER_SECONDS"
 # The site's public address (https://parseval.example.org), cited in the publication bundle; none when empty.
 PARSEVAL_PUBLIC_URL = os.environ.get("PARSEVAL_PUBLIC_URL", "")
 
-# Celery: with no broker configured, tasks run in process (embedded default).
+# Celery: with no broker configured, tasks run in process (the tests, one-off commands). The embedded default that
+# `make demo` serves names kombu's filesystem transport (filesystem://localhost/): messages are files under
+# var/broker/, consumed by the workers that `manage.py serve_embedded` runs beside the server (docs/deployment.md).
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
-CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", CELERY_BROKER_URL or None)
+FILESYSTEM_BROKER = CELERY_BROKER_URL.startswith("filesystem://")
+CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", (not FILESYSTEM_BROKER and CELERY_BROKER_URL) or None)
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", not CELERY_BROKER_URL)
 if not CELERY_BROKER_URL:
     # Tasks run in process: name kombu's in-memory transport, or Celery falls back to amqp:// and kombu
@@ -215,6 +220,15 @@ CELERY_TASK_SOFT_TIME_LIMIT = int(os.environ.get("CELERY_TASK_SOFT_TIME_LIMIT", 
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "300")),
 }
+if FILESYSTEM_BROKER:
+    # One folder holds every queue's messages (a file each, named by its queue), written by the web and taken by
+    # the workers: the same machine, no server. A message is moved away when taken, with no visibility timeout:
+    # a killed worker's runs come back through the recovery sweep (the worker's beat), not through the broker.
+    _broker = {"data_folder_in": VAR_DIR / "broker" / "messages", "control_folder": VAR_DIR / "broker" / "control"}
+    for _folder in _broker.values():
+        _folder.mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS.update({key: str(folder) for key, folder in _broker.items()},
+                                           data_folder_out=str(_broker["data_folder_in"]), polling_interval=0.5)
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
