@@ -172,8 +172,8 @@ class ResultsProvider:
     def public_result_document(self, result):
         return public_result_document(result)
 
-    def limited_summary(self, rows, campaign):
-        return disclosure.limit_summary(rows, campaign)
+    def limited_summary(self, rows, campaign, run=None):
+        return disclosure.limit_summary(rows, campaign, run)
 
     def rescore(self, run, actor, *, request=None):
         return rescore(run, actor, request=request)
