@@ -330,3 +330,40 @@ def budget(shape: Shape, setting: Setting | str) -> Budget:
     # every disclosed run counted as a probe (one of them may have to be the baseline: a generous count)
     total = bits * (shape.teams * runs + (1 if shape.consensus else 0))
     return Budget(setting.name, bits, runs, shape.teams, total, min(total, shape.non_dev), shape.non_dev, codes)
+
+
+# -- shapes: the demo's EASY campaign from its files, a larger campaign like it ---------------------------
+
+def easy_shape(paths, *, test_ratio: float, dev_ratio: float, teams: int, runs_per_team: int = 3,
+               name: str = "") -> Shape:
+    """The shape of an EASY campaign built from gold files as the demo builds it: per genre, ``dev_ratio`` of the
+    sentences drawn as the development sample (left out: the team knows they are not scored), ``test_ratio`` as
+    the test set. The development sample is taken from the shortest sentences, so that the longest (the roomiest
+    for padding) stay for the adversary: the worst case."""
+    from annotations.easy import read_document
+    from annotations.names import genre_of
+
+    words: dict[str, list[int]] = {}
+    for path in paths:
+        document = read_document(path, gold=True)
+        words.setdefault(genre_of(document.name or path.stem), []).extend(len(s.forms) for s in document.sentences)
+    return scaled_shape(words, sentences=sum(map(len, words.values())), test_ratio=test_ratio, dev_ratio=dev_ratio,
+                        teams=teams, runs_per_team=runs_per_team, name=name, resample=False)
+
+
+def scaled_shape(words: dict[str, list[int]], *, sentences: int, test_ratio: float, dev_ratio: float, teams: int,
+                 runs_per_team: int = 3, name: str = "", resample: bool = True) -> Shape:
+    """A campaign of ``sentences`` sentences whose genres and sentence lengths are those of ``words`` (drawn
+    with replacement, by a fixed generator, when ``resample``)."""
+    import random
+
+    rng = random.Random(sentences)
+    total = sum(map(len, words.values()))
+    non_dev, test = {}, {}
+    for genre, lengths in sorted(words.items()):
+        n = round(sentences * len(lengths) / total)
+        pool = [rng.choice(lengths) for _ in range(n)] if resample else list(lengths)
+        dev = round(dev_ratio * n)
+        non_dev[genre] = sorted(pool, reverse=True)[: n - dev] if not resample else pool[: n - dev]
+        test[genre] = round(test_ratio * n)
+    return Shape(non_dev, test, teams=teams, runs_per_team=runs_per_team, name=name)
