@@ -38,6 +38,11 @@ def result_summary(result) -> list[dict]:
     return _provider().result_summary(result)
 
 
+def secrecy_budget(campaign):
+    """The measured secrecy budget of the campaign's team-figures setting (evaluation.secrecy_budget), or None."""
+    return _provider().secrecy_budget(campaign)
+
+
 def limited_summary(rows: list[dict], campaign, run=None) -> list[dict] | None:
     """The pooled rows of :func:`result_summary` of ``run`` as a team may see them before the gold release."""
     return _provider().limited_summary(rows, campaign, run)

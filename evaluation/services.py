@@ -172,6 +172,11 @@ class ResultsProvider:
     def public_result_document(self, result):
         return public_result_document(result)
 
+    def secrecy_budget(self, campaign):
+        from .secrecy_shape import campaign_budget
+
+        return campaign_budget(campaign)
+
     def limited_summary(self, rows, campaign, run=None):
         return disclosure.limit_summary(rows, campaign, run)
 

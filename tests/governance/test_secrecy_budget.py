@@ -129,8 +129,16 @@ def test_three_runs_through_the_api_show_one_f_per_layer_and_no_precision(organi
     campaign.team_figures = "pooled"
     campaign.save()
     assert all(any(c["p"] is not None for c in cells(r)) for r in runs)
-    # The organisers see everything whatever the setting.
+    # The organisers see everything whatever the setting, and the measured budget of their campaign's.
     client.force_login(organiser)
     campaign.team_figures = "primary"
     campaign.save()
     assert any(c["p"] is not None for c in cells(runs[0]))
+    for url in (f"/console/{campaign.slug}/", reverse("governance:state", kwargs={"slug": campaign.slug})):
+        page = client.get(url).content.decode()
+        assert "Secrecy budget, measured" in page and "non-development sentences can be decoded by the 1 admitted" \
+            in page, url
+    campaign.team_figures = "full"
+    campaign.save()
+    page = client.get(f"/console/{campaign.slug}/").content.decode()
+    assert 'class="secrecy-budget warning"' in page
