@@ -142,3 +142,177 @@ def test_three_runs_through_the_api_show_one_f_per_layer_and_no_precision(organi
     campaign.save()
     page = client.get(f"/console/{campaign.slug}/").content.decode()
     assert 'class="secrecy-budget warning"' in page
+
+
+# -- the issue's two-probe attack, end to end through the API ------------------------------------------------
+
+XLINK = "http://www.w3.org/1999/xlink"
+# Types the gold never has with the first argument after the second: reversed, such a relation is surely wrong.
+SURELY_WRONG = (("JUXT", "premier", "suivant"), ("AUX-V", "auxiliaire", "verbe"), ("COMP", "complementeur", "verbe"))
+BITS = 7  # per probe run, the issue's code
+
+
+def _relation(parent, rtype, rid, first, second, roles):
+    from lxml import etree
+
+    rel = etree.SubElement(parent, "relation", {f"{{{XLINK}}}type": "extended", "type": rtype, "id": rid})
+    for role, target in zip(roles, (first, second)):
+        etree.SubElement(rel, role, {f"{{{XLINK}}}type": "locator", f"{{{XLINK}}}href": target})
+
+
+def _room(words: int, units: int) -> int:
+    """Padding a sentence may carry: reversed pairs of distinct units (its groups and the forms outside them: the
+    scorer reads an argument as its unit, so two forms of one group make one pair), within the bound."""
+    from annotations import plausibility
+
+    per_type = min(plausibility.bound("relations_of_one_type", words) - 1, units * (units - 1) // 2)
+    return min(plausibility.bound("relations", words) - 1, len(SURELY_WRONG) * per_type)
+
+
+def _units(e) -> list[str]:
+    return [child.get("id") for child in e if child.tag in ("Groupe", "F")]
+
+
+def _baseline_sentences():
+    """``{(document, sentence): (element, words, units)}`` of the team's own baseline (its groups: here the gold's)."""
+    from lxml import etree
+
+    from tests import factories
+
+    parser = etree.XMLParser(resolve_entities=False, load_dtd=False, no_network=True)
+    roots = {name: etree.fromstring(factories.gold_bytes(name), parser) for name in factories.SMALL_EASY_FILES}
+    return roots, {(name[:-4], e.get("id")): (e, len(list(e.iter("F"))), len(_units(e)))
+                   for name, root in roots.items() for e in root.iter("E")}
+
+
+def _probe_run(padding: dict[tuple[str, str], int]) -> bytes:
+    """One relation per sentence (the gold's first, as a strong parser's surest, or a null-argument JUXT where
+    there is none), plus ``padding[(document, sentence)]`` reversed relations of the surely-wrong types."""
+    from lxml import etree
+
+    from tests import factories
+
+    roots, _ = _baseline_sentences()
+    files = {}
+    for name in factories.SMALL_EASY_FILES:
+        root = roots[name]
+        for e in root.iter("E"):
+            sid = e.get("id")
+            relations = e.find("relations")
+            if relations is None:
+                relations = etree.SubElement(e, "relations")
+            for extra in list(relations)[1:]:
+                relations.remove(extra)
+            forms = [f.get("id") for f in e.iter("F")]
+            if not len(relations):
+                _relation(relations, "JUXT", f"{sid}R0", forms[0], f"{sid}F0", ("premier", "suivant"))
+            wanted = padding.get((name[:-4], sid), 0)
+            units = _units(e)
+            assert wanted <= _room(len(forms), len(units))
+            reversed_pairs = [(units[i], units[j]) for i in range(len(units)) for j in range(i)]
+            for n in range(wanted):
+                rtype, *roles = SURELY_WRONG[n % len(SURELY_WRONG)]
+                later, earlier = reversed_pairs[n // len(SURELY_WRONG)]
+                _relation(relations, rtype, f"{sid}P{n}", later, earlier, roles)
+        files[name] = etree.tostring(root, xml_declaration=True, encoding="UTF-8")
+    return factories.zip_of(files)
+
+
+def _pooled_precision(client, run):
+    from evaluation.summaries import pooled
+
+    cells = client.get(reverse("api:run-results", kwargs={"pk": run.pk})).json()["result"]["cells"]
+    for c in cells:
+        if (c["layer"], c.get("mode"), c.get("match"), pooled(c["genre"]), pooled(c["type"])) == \
+                ("relations", "HYP", "EQUAL", "ALL", "ALL") and c.get("aggregation", "micro") == "micro":
+            return c["p"]
+    return None
+
+
+def _decode(client, baseline, probes, plan, T):
+    """The issue's decoder: c from the baseline's pooled precision (c / T, to 0.1 point), then each probe's
+    K from its precision c / (T + K), and K's bits. Nothing where a precision is not shown."""
+    p0 = _pooled_precision(client, baseline)
+    if p0 is None:
+        return {}
+    (c,) = [c for c in range(T + 1) if round(c / T, 3) == round(p0, 3)]
+    found = {}
+    for probe, sentences in zip(probes, plan):
+        p = _pooled_precision(client, probe)
+        if p is None:
+            continue
+        (K,) = [K for K in range(2 ** BITS) if round(c / (T + K), 3) == round(p, 3)]
+        found.update({s: bool(K >> i & 1) for i, s in enumerate(sentences)})
+    return found
+
+
+@pytest.mark.django_db
+def test_the_issues_two_probe_attack_through_the_api(organiser, alice, django_capture_on_commit_callbacks):
+    import io
+    import zipfile
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from lxml import etree
+
+    from annotations.models import GoldSentence
+    from campaign import lifecycle
+    from campaign.models import CampaignState, RunStatus
+    from campaign.services.runs import upload_run
+    from campaign.subsets import sample_test_subset
+    from tests import factories
+
+    campaign = factories.make_easy_campaign(slug="two-probes", state=CampaignState.DRAFT, organisers=[organiser])
+    sample_test_subset(campaign, ratio=0.5, dev_ratio=0.1)
+    campaign.state = CampaignState.OPEN
+    campaign.team_figures = "pooled"  # the old default
+    campaign.save()
+    team = factories.make_team(campaign, alice, name="Probers")
+    client = Client()
+    client.force_login(alice)
+
+    # What the team knows: the corpus (every sentence's length, by genre), the development sample (not scored),
+    # and T, as the draw computes it from the ratio (the issue read it from the significance document).
+    lengths, genres = {}, {}
+    for doc in campaign.documents.select_related("genre"):
+        for s in doc.sentences.all():
+            lengths[(doc.name, s.sid)] = s.word_count
+            genres.setdefault(doc.genre.code, 0)
+            genres[doc.genre.code] += 1
+    T = sum(max(1, round(n * 0.5)) for n in genres.values())
+    dev = set()
+    with zipfile.ZipFile(io.BytesIO(client.get(f"/governance/campaigns/{campaign.slug}/dev-sample.zip").content)) as z:
+        for name in z.namelist():
+            root = etree.fromstring(z.read(name), etree.XMLParser(resolve_entities=False, load_dtd=False))
+            dev |= {(name.rsplit("/", 1)[-1][:-4], e.get("id")) for e in root.iter("E")}
+    assert dev
+    _, own = _baseline_sentences()
+    candidates = sorted((s for s in lengths if s not in dev), key=lambda s: -_room(*own[s][1:]))
+    plan = [candidates[:BITS], candidates[BITS:2 * BITS]]
+    runs = []
+    for name, padding in (("baseline", {}),
+                          *((f"probe {k + 1}", {s: 2 ** i for i, s in enumerate(sentences)})
+                            for k, sentences in enumerate(plan))):
+        with django_capture_on_commit_callbacks(execute=True):
+            run = upload_run(campaign=campaign, team=team, user=alice, name=name, scope="test",
+                             uploaded_file=SimpleUploadedFile("run.zip", _probe_run(padding)))
+        run.refresh_from_db()
+        assert run.status == RunStatus.SCORED, run.validation_report.get("problems", [])[:3]
+        runs.append(run)
+    for state in ("closed", "scored", "released"):
+        lifecycle.transition(campaign, state, actor=organiser)
+    truth = {(d, s): sub == "test" for d, s, sub in GoldSentence.objects.filter(
+        sentence__document__campaign=campaign).values_list("sentence__document__name", "sentence__sid", "subset")}
+    assert T == sum(truth.values())
+
+    # Under the old pooled default: every bit, 14 of 14.
+    decoded = _decode(client, runs[0], runs[1:], plan, T)
+    encoded = [s for sentences in plan for s in sentences]
+    assert len(decoded) == 2 * BITS and all(decoded[s] == truth[s] for s in encoded)
+    assert any(decoded.values()) and not all(decoded.values())
+
+    # Under the new default: no precision of any run, so nothing for the decoder; the one figure shown (F of
+    # the primary run) is not enough to place K, as the budget measures.
+    campaign.team_figures = "primary"
+    campaign.save()
+    assert _decode(client, runs[0], runs[1:], plan, T) == {}
+    assert all(_pooled_precision(client, r) is None for r in runs)
