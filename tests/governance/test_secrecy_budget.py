@@ -75,7 +75,10 @@ def test_against_the_old_pooled_it_finds_the_issues_code_and_it_decodes(demo_sha
 def test_the_default_keeps_the_budget_small(demo_shape, which):
     shape = demo_shape if which == "demo" else sb.scaled_shape(
         demo_shape.words, sentences=40_000, test_ratio=0.1, dev_ratio=0.025, teams=16)
-    b = sb.budget(shape, sb.SETTINGS["primary"])
+    from campaign.models import Campaign
+
+    default = Campaign._meta.get_field("team_figures").default  # what a new campaign gets
+    b = sb.budget(shape, sb.SETTINGS[default])
     assert b.bits_per_run <= 1 and b.runs_per_team == 1
     assert b.decodable <= 0.01 * b.non_dev
     old = sb.budget(shape, "pooled")
