@@ -269,6 +269,16 @@ class Budget:
     sums: list[tuple[str, Code]] = field(default_factory=list)
 
     @property
+    def per_team(self) -> int:
+        """Sentences one more admitted team could decode."""
+        return self.bits_per_run * self.runs_per_team
+
+    @property
+    def over(self) -> bool:
+        """Above what the default promises: 1 bit per disclosed run, 1 % of the non-development sentences."""
+        return self.bits_per_run > 1 or self.share > 0.01
+
+    @property
     def share(self) -> float:
         return self.decodable / self.non_dev if self.non_dev else 0.0
 
