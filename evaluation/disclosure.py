@@ -16,7 +16,9 @@ is, cell by cell:
   its other runs, and no paired test: a team reads one figure per layer, so no run of its own calibrates
   another, and a single F carries the gold's unknown size in its denominator. Measured by
   :mod:`evaluation.secrecy_budget`: at most 1 decodable sentence per team on the demo campaigns and a
-  40,000-sentence campaign, where ``pooled`` gives 14 per extra run (docs/threat-model.md);
+  40,000-sentence campaign, where ``pooled`` gives 14 per extra run (docs/threat-model.md). Where even that
+  figure would let the admitted teams decode more than 1 bit per run or 1 % of the non-development sentences
+  (a small test set with very long sentences, many teams), no figure at all is shown before the gold release;
 * with ``pooled``, P, R and F of the cells of all genres and all types together for every way and run:
   a difference between two runs then reads a sum over the whole test set; with ``rates``, the cells per
   genre and type too, but no cell of a genre with fewer than ``Campaign.min_genre_sentences`` scored
@@ -97,9 +99,19 @@ def hidden_genres(campaign: Campaign) -> set[str]:
     pooled = campaign.team_figures == TeamFigures.POOLED
     hidden = {code for code, n in counts.items() if pooled or n < least}
     hidden |= {g for g in campaign.genres.values_list("code", flat=True) if pooled or counts.get(g, 0) < least}
-    if sum(counts.values()) < least:
+    if sum(counts.values()) < least or (_one_figure(campaign) and _over_budget(campaign)):
         hidden.add(ALL)
     return hidden
+
+
+def _over_budget(campaign: Campaign) -> bool:
+    """Whether one figure per layer of each primary run would let the admitted teams decode more than 1 bit per run
+    or 1 % of the non-development sentences (:mod:`evaluation.secrecy_budget`, cached): then none is shown before
+    the gold release, as no figure is shown of a test set below the minimum."""
+    from .secrecy_shape import campaign_budget
+
+    budget = campaign_budget(campaign)
+    return budget is not None and budget.withheld is not None
 
 
 def _rounded(value):

@@ -59,6 +59,7 @@ class Setting:
     genre_cells: bool = False       # cells per genre x type besides the pooled ones (genres above the minimum)
     small_genres: bool = False      # genres below the minimum too
     runs: str = "every"             # "every" test run of the team, or its "primary" one only
+    gated: bool = False             # shown only while the measured budget is within 1 bit per run and 1 %
     pairs: bool = False             # paired differences between the team's own runs, rounded as rates
 
 
@@ -71,11 +72,12 @@ class Layer:
     types: int                      # item types, each a cell of its own under genre x type figures
     gold_per_word: float
     kind: str = "relations"         # "relations" (bounded in total and per type), "groups" (<= one per form),
-                                    # "brackets" (bounded in total), "heads" (one per word: no room)
+                                    # "brackets" (bounded in total), "heads" (one per word: no room in the
+                                    # pooled count, but a type's cell counts the words the run labels so)
 
     def room(self, words: int, base: int = 1, *, one_type: bool = False) -> int:
         if self.kind == "heads":
-            return 0
+            return max(0, words - base) if one_type else 0
         if self.kind == "groups":
             return max(0, words - base)
         if self.kind == "brackets":
@@ -89,7 +91,7 @@ class Layer:
 # Measured on the EASY reference corpus (3,585 sentences): 0.52 relations and 0.46 groups per word.
 EASY_LAYERS = (Layer("relations", 14, 0.52), Layer("constituents", 6, 0.46, kind="groups"))
 CONSTITUENCY_LAYERS = (Layer("brackets", 1, 1.0, kind="brackets"),)
-DEPENDENCY_LAYERS = (Layer("dependencies", 1, 1.0, kind="heads"),)
+DEPENDENCY_LAYERS = (Layer("dependencies", 37, 1.0, kind="heads"),)  # UD's 37 relation labels
 LAYERS = {"easy": EASY_LAYERS, "constituency": CONSTITUENCY_LAYERS, "dependency": DEPENDENCY_LAYERS}
 
 
@@ -117,7 +119,7 @@ class Shape:
 
 
 SETTINGS = {
-    "primary": Setting("primary", rates=("f",), step=0.001, runs="primary"),
+    "primary": Setting("primary", rates=("f",), step=0.001, runs="primary", gated=True),
     "pooled": Setting("pooled", rates=("p", "r", "f"), step=0.001, pairs=True),
     "rates": Setting("rates", rates=("p", "r", "f"), step=0.001, genre_cells=True, pairs=True),
     "full": Setting("full", rates=("p", "r", "f"), step=None, counts=True, genre_cells=True, small_genres=True,
@@ -267,6 +269,7 @@ class Budget:
     decodable: int                  # sentences: at most the total, at most the non-development sentences
     non_dev: int
     sums: list[tuple[str, Code]] = field(default_factory=list)
+    withheld: "Budget | None" = None  # a gated setting over the limit shows nothing: what it would have allowed
 
     @property
     def per_team(self) -> int:
@@ -283,6 +286,12 @@ class Budget:
         return self.decodable / self.non_dev if self.non_dev else 0.0
 
     def sentence(self) -> str:
+        if self.withheld is not None:
+            w = self.withheld
+            return (f"no figure before the gold release: one figure per layer of each team's primary run would let "
+                    f"the {w.teams} admitted team{'s' if w.teams != 1 else ''} decode up to {w.decodable:,} of the "
+                    f"{w.non_dev:,} non-development sentences ({w.bits_per_run} bit{'s' if w.bits_per_run != 1 else ''}"
+                    f" per disclosed run), above 1 bit per run or 1 %, so it is withheld; 0 can be decoded")
         return (f"at most {self.decodable:,} of the {self.non_dev:,} non-development sentences can be decoded by "
                 f"the {self.teams} admitted team{'s' if self.teams != 1 else ''} under these quotas "
                 f"({self.bits_per_run} bit{'s' if self.bits_per_run != 1 else ''} per disclosed run, "
@@ -310,7 +319,7 @@ def sums_of(shape: Shape, setting: Setting) -> list[tuple[str, Sum]]:
                     gold = layer.gold_per_word * sum(words) / max(1, len(words)) * shape.test[genre] / layer.types
                     out.append((f"{layer.name} {genre} type {t + 1}",
                                 Sum(shape.test[genre], max(gold, 1.0),
-                                    tuple(_rooms(mine, layer, one_type=layer.kind == "relations")))))
+                                    tuple(_rooms(mine, layer, one_type=layer.kind in ("relations", "heads"))))))
         else:
             words = [w for ws in shape.words.values() for w in ws]
             gold = layer.gold_per_word * sum(words) / max(1, len(words)) * shape.test_total
@@ -339,7 +348,10 @@ def budget(shape: Shape, setting: Setting | str) -> Budget:
     runs = 1 if setting.runs == "primary" else shape.runs_per_team
     # every disclosed run counted as a probe (one of them may have to be the baseline: a generous count)
     total = bits * (shape.teams * runs + (1 if shape.consensus else 0))
-    return Budget(setting.name, bits, runs, shape.teams, total, min(total, shape.non_dev), shape.non_dev, codes)
+    measured = Budget(setting.name, bits, runs, shape.teams, total, min(total, shape.non_dev), shape.non_dev, codes)
+    if setting.gated and measured.over:
+        return Budget(setting.name, 0, runs, shape.teams, 0, 0, shape.non_dev, [], withheld=measured)
+    return measured
 
 
 # -- shapes: the demo's EASY campaign from its files, a larger campaign like it ---------------------------

@@ -1,7 +1,8 @@
 """In headless Chromium: the organisers' console and the campaign's state page show the measured secrecy budget
 of the campaign's team-figures setting ("at most N of the T non-development sentences can be decoded by the
-admitted teams under these quotas"), in red when it is above 1 bit per run or 1 %. Screenshots of the line go
-to test-artifacts/secrecy-budget-*.png."""
+admitted teams under these quotas"), in red when it is above 1 bit per run or 1 %, and under the default, when
+even one figure per primary run would be, that it is withheld. Screenshots of the line go to
+test-artifacts/secrecy-budget-*.png."""
 from __future__ import annotations
 
 import pytest
@@ -46,9 +47,11 @@ def test_the_organisers_see_the_budget_of_their_setting(live_server, chromium, s
             assert line.is_visible(), (setting, where)
             texts[setting, where] = line.inner_text()
             line.screenshot(path=str(ARTIFACTS / f"secrecy-budget-{where}-{setting}.png"))
-    for (setting, where), text in texts.items():
-        assert "non-development sentences can be decoded by the 3 admitted teams" in text, (setting, where)
-    assert "3 disclosed runs per team" in texts["pooled", "console"] and "1 disclosed run per team" in \
-        texts["primary", "console"]
+    for where in ("console", "state"):
+        # pooled: 15 bits per run; one F per primary run would still give 3 of 253 (above 1 %): withheld
+        assert "non-development sentences can be decoded by the 3 admitted teams" in texts["pooled", where]
+        assert "3 disclosed runs per team" in texts["pooled", where]
+        assert "no figure before the gold release" in texts["primary", where] and "0 can be decoded" in \
+            texts["primary", where]
     campaign.refresh_from_db()
     page.close()
