@@ -27,10 +27,14 @@ def campaign_shape(campaign: Campaign) -> sb.Shape:
 
 
 def campaign_budget(campaign: Campaign) -> sb.Budget | None:
-    """The measured budget of the campaign's own setting, or ``None`` before the draw (nothing to decode)."""
-    shape = campaign_shape(campaign)
-    if not shape.test_total:
+    """The measured budget of the campaign's own setting, or ``None`` before the draw (nothing to decode). The key
+    is made of counts (a few cheap queries): the sentences' lengths are read only when one of them changed."""
+    test = disclosure.scored_sentences_by_genre(campaign)
+    if not sum(test.values()):
         return None
-    key = (f"secrecy-budget:{campaign.pk}:{campaign.team_figures}:{shape.teams}:{campaign.runs_per_team}:"
-           f"{campaign.min_genre_sentences}:{shape.test_total}:{shape.non_dev}")
-    return cache.get_or_set(key, lambda: sb.budget(shape, campaign.team_figures), 3600)
+    teams = campaign.teams.filter(system=False).count()
+    sentences = Sentence.objects.filter(document__campaign=campaign).count()
+    key = (f"secrecy-budget:{campaign.pk}:{campaign.team_figures}:{teams}:{campaign.runs_per_team}:"
+           f"{campaign.min_genre_sentences}:{sorted(test.items())}:{sentences}")
+    return cache.get_or_set(key.replace(" ", ""), lambda: sb.budget(campaign_shape(campaign), campaign.team_figures),
+                            3600)
