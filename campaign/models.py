@@ -58,7 +58,8 @@ class TeamFigures(models.TextChoices):
     """What a team sees of its own test runs' figures before the gold release (docs/threat-model.md)."""
 
     PRIMARY = "primary", ("One figure per layer (F of all genres and types, to 0.1 point) of each team's primary run "
-                          "(its latest active one); the rest from the gold release")
+                          "(its latest active one), none where the measured secrecy budget would exceed 1 bit per "
+                          "run or 1 %; the rest from the gold release")
     POOLED = "pooled", ("Pooled rates only: P, R, F of all genres and types together, per way, to 0.1 point; "
                         "the rest from the gold release")
     RATES = "rates", ("Rates (P, R, F to 0.1 point) per genre and type, for genres with enough scored sentences; "
