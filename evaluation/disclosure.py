@@ -195,7 +195,11 @@ def limit_summary(rows: list[dict], campaign: Campaign, run=None) -> list[dict] 
         if run is None or run.pk not in primary_run_ids(campaign):
             return None
         out, seen = [], set()
-        for row in rows:
+        from .models import ResultCell
+
+        pooled_counts = {ResultCell.Aggregation.MICRO.value, ResultCell.Aggregation.MICRO.label}
+        micro = [row for row in rows if row.get("aggregation", "micro") in pooled_counts]
+        for row in micro or rows:
             if row.get("layer") in seen:
                 continue
             seen.add(row.get("layer"))

@@ -15,6 +15,7 @@ shows before the gold release. Written as that adversary:
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -142,6 +143,9 @@ def test_three_runs_through_the_api_show_one_f_per_layer_and_no_precision(organi
     assert [bool(r["cells"]) for r in sorted(data["runs"], key=lambda r: r["run"])] == [False, False, True]
     page = client.get(reverse("portal:run", kwargs={"pk": runs[0].pk})).content.decode()
     assert 'class="figures"' not in page and "data-f=" not in page
+    page = client.get(reverse("portal:run", kwargs={"pk": primary.pk})).content.decode()
+    shown_f = sorted(float(f) for f in re.findall(r'data-f="([0-9.]+)"', page))
+    assert shown_f == sorted(c["f"] for c in shown)  # the run page: the same one F per layer, nothing more
 
     # Two more teams admitted: 3 sentences of 253 could then be decoded (above 1 %), so the one figure is withheld.
     for name in ("Second", "Third"):
