@@ -22,13 +22,18 @@ must differ whatever the quantities the team does not know take within their ran
   ``Z * SIGMA_GOLD * sqrt(T)``, as if it predicted each sentence's gold count to within one item.
 
 Both are generous to the adversary (a real parser predicts neither that well), and ``T`` and every genre's test
-count are taken as known. What is not counted: inference about groups of sentences that determines no single
+count are taken as known. The figures read: P, R, F of each shown cell; counts where shown; the paired difference
+of two runs of the team, rounded as rates (its interval and detectable effect are rounded alike and move with
+it; its p-value, for a probe that only adds wrong items, is the same for every codeword: the probe is below its
+baseline in every resample); the consensus run, counted as one more disclosed run. What is not counted: inference about groups of sentences that determines no single
 sentence's membership (e.g. "about half of these 100 padded sentences are scored"); the 15 ways as separate
 readings of one sum (each reads the same ``K``; they could only sharpen a rounding); deliberate errors in
 chosen sentences (they move ``c`` by what the team's parser would have got right there, which it does not know).
 
 :func:`budget` adds it up: bits per disclosed run, and the campaign's total, teams x disclosed runs x bits (the
-consensus run counted as one more disclosed run), as "at most N of the T non-development sentences". The console,
+consensus run counted as one more disclosed run), as "at most N of the T non-development sentences". A *gated*
+setting (the default, ``primary``) shows nothing before the gold release where what it would show is above
+1 bit per run or 1 % of the non-development sentences; its budget is then 0, with what it would have been. The console,
 the state page, ``benchmarks/secrecy_budget.py`` and the tests call it; :mod:`evaluation.secrecy_shape` builds
 the :class:`Shape` of a stored campaign.
 """
