@@ -64,7 +64,7 @@ def run_detail(request, pk: int):
     result = latest_result(run) if can_scores else None
     summary = result_summary(result) if result else None
     if summary and run.scope == Run.Scope.TEST and not visibility.is_organiser(request.user, run.campaign):
-        summary = limited_summary(summary, run.campaign)
+        summary = limited_summary(summary, run.campaign, run)
     status = run_status(run, request.user)
     context = {
         "run": run,
