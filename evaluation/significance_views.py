@@ -102,7 +102,8 @@ def ranking_context(request, campaign) -> dict:
                           for row in rows], title=f"Ranking by {_figure_label(figure)}")
     kind = kinds.for_campaign(campaign)
     explained = _explained(cells)
-    return {"campaign": campaign, "visible": visible, "figure": figure, "figure_label": _figure_label(figure) if figure
+    return {"campaign": campaign, "visible": visible, "treebank_url": _treebank_url(request.user, campaign)
+            if consensus_rows else "", "figure": figure, "figure_label": _figure_label(figure) if figure
             else "", "score_label": "Recall (%)" if figure and headline == "r" else "F (%)", "figures": [(f, _figure_label(f)) for f in sorted(cells)], "rows": rows, "chart": chart,
             "computed": computed, "power": power if figure else None, "explained": explained,
             "figure_help": kind.figure_help_template(explained),
@@ -110,6 +111,19 @@ def ranking_context(request, campaign) -> dict:
             "figure_layer": parse_figure_id(figure)["layer"] if figure else "",
             "diagnostics": visible.source == "live" and kind.has_diagnostics, "tested": bool(figure) and computed is not None and
             all(rid in computed.results for rid in by_result)}
+
+
+def _treebank_url(user, campaign) -> str:
+    """Where the consensus treebank is downloaded, for whoever may (anyone once the results are published):
+    the ranking that shows the consensus links it, so that a reader finds it ("" when there is none)."""
+    from django.urls import reverse
+
+    from . import consensus_runs
+    from .consensus_views import can_download_treebank
+
+    if not can_download_treebank(user, campaign) or consensus_runs.treebank_file(campaign) is None:
+        return ""
+    return reverse("results:consensus-treebank", args=[campaign.slug])
 
 
 def _consensus_rows(consensus: list[dict], cells: dict, headline: str, figure: str, pairs: dict,
