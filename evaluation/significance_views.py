@@ -330,10 +330,11 @@ def design_page(request, slug: str):
                for p in stored]
     wanted = request.GET.get("pair")
     # By default two real runs (docs/significance.md): neither a synthetic demo run nor the platform's
-    # consensus pseudo-run, which is made of the others and agrees with each more than two parsers do.
-    chosen = next((c for c in choices if c[0] == wanted), None) or next(
-        (c for c in choices if _real(c[2].result_a.run) and _real(c[2].result_b.run)),
-        choices[0] if choices else None)
+    # consensus pseudo-run, which is made of the others and agrees with each more than two parsers do;
+    # failing that, two runs of teams (synthetic ones) rather than a run against the consensus.
+    chosen = next((c for c in choices if c[0] == wanted), None) or min(
+        choices, key=lambda c: (_consensus(c[2].result_a.run) + _consensus(c[2].result_b.run),
+                                (not _real(c[2].result_a.run)) + (not _real(c[2].result_b.run))), default=None)
     try:
         target = float(request.GET.get("target", "1")) / 100
     except ValueError:
@@ -375,7 +376,11 @@ def _pair_errors(computed, a: int, b: int, figure: str) -> dict[str, float | Non
 
 def _real(run) -> bool:
     """A run of a parser: not a synthetic demo run, not the platform's consensus pseudo-run."""
-    return not run.synthetic and not run.team.system
+    return not run.synthetic and not _consensus(run)
+
+
+def _consensus(run) -> bool:
+    return run.team.system
 
 
 def _points_text(points: float) -> str:

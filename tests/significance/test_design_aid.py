@@ -39,3 +39,22 @@ def test_one_point_is_singular(tree_campaign, tree_gold, alice, bob, organiser, 
     page = client.get(f"/results/{tree_campaign.slug}/design/?figure=micro|evalb||&target=2").content.decode()
     assert "Sentences needed for 2 points<" in page
 
+
+
+def test_without_two_real_runs_the_default_leaves_the_consensus_out(
+        tree_campaign, tree_gold, alice, bob, organiser, client, django_capture_on_commit_callbacks):
+    """The demo without its spaCy runs: every team run is synthetic; two of them, not one against the consensus."""
+    from campaign.models import Run
+
+    good, bad = gold_and_damaged(tree_campaign, tree_gold, alice, bob, django_capture_on_commit_callbacks)
+    carol = factories.make_user("carol")
+    team_c = factories.make_team(tree_campaign, carol, name="Team C")
+    upload(tree_campaign, team_c, carol, {p.name: damaged_trees(p, "ATTACH I", seed=9, per_type=6) for p in tree_gold},
+           django_capture_on_commit_callbacks, name="consensus")
+    Team.objects.filter(pk=team_c.pk).update(system=True)
+    Run.objects.filter(pk__in=[good.pk, bad.pk]).update(synthetic=True)
+
+    client.force_login(organiser)
+    page = client.get(f"/results/{tree_campaign.slug}/design/?figure=micro|evalb||").content.decode()
+    selected = re.search(r'<option value="([^"]+)" selected>([^<]*)</option>', page.split('name="pair"')[1])
+    assert selected.group(2) in ("gold copy vs damaged", "damaged vs gold copy"), selected.group(2)
