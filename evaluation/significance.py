@@ -313,15 +313,17 @@ def swapped(agreement: dict) -> dict:
     return {swap.get(k[:2], k[:2]) + k[2:]: v for k, v in agreement.items()}
 
 
-def pair_tables(computed: SignificanceSet | None, a: int, b: int) -> dict[str, dict]:
+def pair_tables(computed: SignificanceSet | None, a: int, b: int, figures: list[str] | None = None) -> dict[str, dict]:
     """``{figure: {"headline": headline, "cells": {genre: {type: cell}}, "cells_family": n}}`` of result ``a``
     minus result ``b``: the headline is the pair's stored headline (the family of every pair of the figure),
-    each other cell ``{diff, ci, se, p, p_bh, significant}`` (Benjamini–Hochberg across the table)."""
+    each other cell ``{diff, ci, se, p, p_bh, significant}`` (Benjamini–Hochberg across the table).
+    ``figures``: only those (a pair's tables of every figure are large)."""
     if computed is None:
         return {}
-    sign, rows = 1, list(computed.pairs.filter(result_a=a, result_b=b).values(*HEADLINE_FIELDS, "cells"))
+    pairs = computed.pairs if figures is None else computed.pairs.filter(figure__in=figures)
+    sign, rows = 1, list(pairs.filter(result_a=a, result_b=b).values(*HEADLINE_FIELDS, "cells"))
     if not rows:
-        sign, rows = -1, list(computed.pairs.filter(result_a=b, result_b=a).values(*HEADLINE_FIELDS, "cells"))
+        sign, rows = -1, list(pairs.filter(result_a=b, result_b=a).values(*HEADLINE_FIELDS, "cells"))
     out = {}
     for row in rows:
         cells: dict[str, dict[str, dict]] = {}

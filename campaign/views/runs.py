@@ -54,7 +54,8 @@ def run_upload(request, slug: str):
             return redirect("portal:run", pk=run.pk)
     status = 400 if request.method == "POST" else 200
     return render(request, "portal/upload.html",
-                  {"campaign": campaign, "team": team, "form": form, "upload_limit": upload_limit(campaign)},
+                  {"campaign": campaign, "team": team, "form": form, "upload_limit": upload_limit(campaign),
+                   "run_file_label": kinds.for_campaign(campaign).run_file_label(campaign)},
                   status=status)
 
 
