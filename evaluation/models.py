@@ -333,6 +333,7 @@ class ScoringShard(models.Model):
     beat_at = models.DateTimeField(null=True, blank=True, help_text="Last sign of life of that process")
     counts = models.BinaryField(null=True, blank=True, help_text="What the kind's merge reads (its own format)")
     reason = models.TextField(blank=True, help_text="Why the shard failed")
+    interrupted = models.PositiveSmallIntegerField(default=0, help_text="Times it was taken back from a silent worker")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["token", "index"], name="one_shard_per_delivery_index")]

@@ -28,8 +28,8 @@ countdown): its process is the scarce thing, and other runs queue behind it.
 **Liveness, within a short lease.** A shard's worker beats the shard's ``beat_at`` every
 ``PARSEVAL_SHARD_HEARTBEAT_SECONDS``, and the run's heartbeat too. :func:`watch_shards` (beat, every
 ``PARSEVAL_SHARD_WATCH_SECONDS``) takes back a running shard silent for ``PARSEVAL_SHARD_LEASE_SECONDS``
-(its worker died: back to pending and sent again, which counts one of the run's interrupted attempts, as a
-run whose worker died does, so that a shard that kills every worker ends the run failed), sends again a
+(its worker died: back to pending and sent again; the ``PARSEVAL_MAX_SCORING_ATTEMPTS``-th time for one shard
+fails the run, as repeated deaths of a run's deliveries do, so that a shard that kills every worker ends), sends again a
 pending shard whose message may be lost (pending longer than the visibility timeout; a pending shard's
 ``beat_at`` is when its message was sent), beats the heartbeat of a run handed to shards still to count,
 so that the run-level sweep (:mod:`evaluation.recovery`, a whole run lease) leaves it alone, and drops the
@@ -58,7 +58,7 @@ from celery import current_task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Exists, F, OuterRef, Q
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from annotations.errors import InputError
@@ -375,26 +375,28 @@ def watch_shards() -> dict:
 
 
 def _take_back(shard: ScoringShard) -> bool:
-    """A running shard silent for the shard lease goes back to pending, if its token still holds the run; that
-    counts one of the run's interrupted attempts, and the last one fails the run (as :mod:`.delivery` does)."""
+    """A running shard silent for the shard lease goes back to pending, if its token still holds the run; the
+    ``PARSEVAL_MAX_SCORING_ATTEMPTS``-th time for one shard fails the run instead (as :mod:`.delivery` fails a
+    run whose deliveries keep dying): a shard that stops every worker that counts it does not loop for ever."""
     with transaction.atomic():
         run = Run.objects.select_for_update().filter(pk=shard.run_id).first()
         if run is None or run.claimed_by != shard.token or run.status not in delivery.SCORING:
             return False
+        interrupted = shard.interrupted + 1
         if not ScoringShard.objects.filter(pk=shard.pk, status=Status.RUNNING, taken_by=shard.taken_by,
                                            beat_at=shard.beat_at).update(status=Status.PENDING, taken_by="",
-                                                                         beat_at=timezone.now()):
+                                                                         beat_at=timezone.now(),
+                                                                         interrupted=interrupted):
             return False  # it beat, or ended, meanwhile
         logger.warning("run %s: %s silent since %s (%s stopped); taken back", run.pk, _where(shard), shard.beat_at,
                        shard.taken_by)
-        if run.scoring_attempts < settings.PARSEVAL_MAX_SCORING_ATTEMPTS:
-            Run.objects.filter(pk=run.pk).update(scoring_attempts=F("scoring_attempts") + 1)
+        if interrupted < settings.PARSEVAL_MAX_SCORING_ATTEMPTS:
             return True
         run.claimed_by, run.heartbeat_at = "", None
         run.save(update_fields=["claimed_by", "heartbeat_at"])
         run.set_status(RunStatus.FAILED, progress=0, reason=(
-            f"scoring was interrupted {run.scoring_attempts} times (a worker stopped, the last while counting "
-            f"{_where(shard)}); the organisers can re-score the run"))
+            f"scoring was interrupted {interrupted} times while counting {_where(shard)} (a worker stopped or the "
+            f"time limit of {settings.CELERY_TASK_TIME_LIMIT} s was reached); the organisers can re-score the run"))
     _drop(shard.token, shard.run_id)
     return False
 
