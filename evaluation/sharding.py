@@ -6,9 +6,11 @@ delivery that holds the run's claim (:mod:`evaluation.delivery`) becomes the run
 
 1. it records the shards (:class:`~evaluation.models.ScoringShard`: consecutive corpus documents, under
    its claim token) and sends one :func:`score_shard` task per shard to the scoring queue, the message
-   carrying the run id, the claim token, the shard's index and its documents;
+   carrying the run id, the claim token, the shard's index and its documents, at the lowest priority: a
+   shard fills a scoring process that no other run waits for, so other runs do not queue behind the shards;
 2. it counts pending shards itself too, taking them as the workers do (a row lock, ``skip_locked``), so a
-   run goes on with a single worker process, or with a broker that refused the messages;
+   run goes on with a single worker process, a broker that refused the messages, or scoring processes all
+   busy with other runs (the run is then counted as a single task would count it);
 3. when no shard is left pending it does **not wait** for the shards other processes are counting: it
    leaves, keeping the run's claim for them (:class:`~evaluation.delivery.HandedOver`), and its scoring
    process takes the next run. Whoever writes the last shard's counts (under the run's row lock, so exactly
@@ -76,6 +78,9 @@ logger = logging.getLogger(__name__)
 TASK = "evaluation.sharding.score_shard"
 Status = ScoringShard.Status
 WRITTEN, LAST = "written", "last"  # what writing a shard's counts came to (:func:`_finish`)
+# Redis serves a queue's priority 0 (every other message) before 9: a shard takes a scoring process only when no
+# run waits for one. A shard taken back from a dead worker goes at 0, in line with the runs.
+SHARD_PRIORITY, TAKEN_BACK_PRIORITY = 9, 0
 
 
 class ShardFailed(Exception):
@@ -300,7 +305,7 @@ def _beating(shard: ScoringShard, taker: str, beat: bool):
             beater.join(timeout=10)
 
 
-@shared_task(**TASK_OPTIONS)
+@shared_task(**TASK_OPTIONS, priority=SHARD_PRIORITY)
 def score_shard(self, run_id: int, token: str, index: int, documents: list[str]) -> str:
     """Count one shard of a run scored across workers (queue ``scoring``), if it is still pending; the task
     that writes the run's last counts merges and stores the result."""
@@ -363,7 +368,8 @@ def watch_shards() -> dict:
     taken_back = [shard for shard in silent if _take_back(shard)]
     resent = [shard for shard in lost if ScoringShard.objects.filter(pk=shard.pk, status=Status.PENDING,
                                                                      beat_at=shard.beat_at).update(beat_at=now)]
-    sent = sum(_send_one(shard) for shard in taken_back + resent)
+    sent = sum(_send_one(shard, TAKEN_BACK_PRIORITY) for shard in taken_back) + \
+        sum(_send_one(shard, SHARD_PRIORITY) for shard in resent)
     counting = ScoringShard.objects.filter(run_id=OuterRef("pk"), token=OuterRef("claimed_by"),
                                            status__in=(Status.PENDING, Status.RUNNING))
     vouched = Run.objects.filter(Exists(counting), status=RunStatus.SCORING).update(heartbeat_at=now)
@@ -401,9 +407,9 @@ def _take_back(shard: ScoringShard) -> bool:
     return False
 
 
-def _send_one(shard: ScoringShard) -> bool:
+def _send_one(shard: ScoringShard, priority: int) -> bool:
     try:
-        score_shard.delay(shard.run_id, shard.token, shard.index, shard.documents)
+        score_shard.apply_async((shard.run_id, shard.token, shard.index, shard.documents), priority=priority)
         return True
     except Exception:  # the broker is away: the coordinator is gone, so the next round sends it again
         logger.warning("run %s: %s not sent", shard.run_id, _where(shard), exc_info=True)

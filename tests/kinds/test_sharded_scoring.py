@@ -334,7 +334,7 @@ def test_a_shard_that_stops_its_worker_every_time_ends_the_run_failed(campaign, 
     ScoringShard.objects.filter(status=ScoringShard.Status.RUNNING).update(  # its worker stops each time
         beat_at=timezone.now() - timedelta(hours=1), interrupted=settings.PARSEVAL_MAX_SCORING_ATTEMPTS - 1)
     documents = ScoringShard.objects.get(status=ScoringShard.Status.RUNNING).documents
-    with mock.patch.object(sharding.score_shard, "delay") as send:
+    with mock.patch.object(sharding.score_shard, "apply_async") as send:
         assert sharding.watch_shards.apply().get()["taken_back"] == 0
     run.refresh_from_db()
     assert run.status == RunStatus.FAILED and not run.claimed_by and send.call_count == 0
