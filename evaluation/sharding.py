@@ -7,14 +7,13 @@ delivery that holds the run's claim (:mod:`evaluation.delivery`) becomes the run
 1. it records the shards (:class:`~evaluation.models.ScoringShard`: consecutive corpus documents, under
    its claim token) and sends one :func:`score_shard` task per shard to the scoring queue, the message
    carrying the run id, the claim token, the shard's index and its documents, at the lowest priority: a
-   shard fills a scoring process that no other run waits for, so other runs do not queue behind the shards;
-2. it counts pending shards itself too, taking them as the workers do (a row lock, ``skip_locked``), so a
-   run goes on with a single worker process, a broker that refused the messages, or scoring processes all
-   busy with other runs (the run is then counted as a single task would count it);
-3. when no shard is left pending it does **not wait** for the shards other processes are counting: it
-   leaves, keeping the run's claim for them (:class:`~evaluation.delivery.HandedOver`), and its scoring
-   process takes the next run. Whoever writes the last shard's counts (under the run's row lock, so exactly
-   one) merges them (:meth:`Kind.merge_shards`: the rows laid end to end in corpus order, the intervals
+   shard takes a scoring process that no other run waits for, so other runs do not queue behind a large
+   one (with a single scoring process, the shards follow the runs queued before them);
+2. it counts the shards whose message the broker refused, itself, taking them as the workers do (a row
+   lock, ``skip_locked``), so a run goes on without a broker;
+3. then it does **not wait** for the shards: it leaves, keeping the run's claim for them
+   (:class:`~evaluation.delivery.HandedOver`), and its scoring process takes the next run or shard.
+   Whoever writes the last shard's counts (under the run's row lock, so exactly one) merges them (:meth:`Kind.merge_shards`: the rows laid end to end in corpus order, the intervals
    computed once on the merged rows, the signature and the gold checksum those of the whole run) and stores
    the result as a single task does (:func:`evaluation.tasks.finish_sharded`, under the same claim); the
    shards' rows are then deleted. A shard that fails fails the run at once, by whoever counted it.
@@ -45,7 +44,7 @@ reads only the shards of its own token, so nothing its coordinator did not plan 
 
 **Failure.** A shard that fails (its reason located by shard and documents) fails the run, which stores no
 result. Faults of the system are retried as every task's are (:mod:`evaluation.worker`): the shard goes back
-to pending and its task is retried, unless the coordinator takes it first.
+to pending and its task is retried.
 
 The stored result is byte for byte the single task's (``tests/kinds/test_sharded_scoring.py``).
 """
@@ -98,13 +97,17 @@ def plan(run, setup, files) -> list[list[str]]:
 
 def score(run, setup, held: delivery.Claim, files, shards: list[list[str]]) -> dict:
     """The result document of ``run``, if the delivery holding ``held`` counts the last of ``shards``;
-    otherwise :class:`~evaluation.delivery.HandedOver` once no shard is left pending (see the module)."""
+    otherwise :class:`~evaluation.delivery.HandedOver` once it has counted the shards it could not send
+    (see the module)."""
     _record(held, shards)
     handed = False
     try:
-        _send(held, shards)
+        unsent = _send(held, shards)
         beat = _in_worker()
-        while (shard := _take(held.token, held.token)) is not None:
+        for index in unsent:
+            shard = _take(held.token, held.token, index)
+            if shard is None:  # taken meanwhile (a message sent again by the watch)
+                continue
             outcome = _count(run, setup, shard, held.token, files=files, beat=beat)
             if outcome == LAST:
                 return merged(run, setup, held)
@@ -165,15 +168,18 @@ def _record(held: delivery.Claim, shards: list[list[str]]) -> None:
                                                        beat_at=now) for i, docs in enumerate(shards)])
 
 
-def _send(held: delivery.Claim, shards: list[list[str]]) -> None:
-    task = score_shard
+def _send(held: delivery.Claim, shards: list[list[str]]) -> list[int]:
+    """Send a task for each shard; the indexes of those not sent (this delivery counts them)."""
+    task, unsent = score_shard, []
     for index, documents in enumerate(shards):
         try:
             task.delay(held.run_id, held.token, index, documents)
         except delivery.LostClaim:
             raise
-        except Exception:  # the broker is away: this delivery counts what no worker takes
+        except Exception:  # the broker is away: this delivery counts what no worker can take
             logger.warning("run %s: shard %s not sent; counted here", held.run_id, index, exc_info=True)
+            unsent.append(index)
+    return unsent
 
 
 def _take(token: str, taker: str, index: int | None = None) -> ScoringShard | None:

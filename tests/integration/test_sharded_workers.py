@@ -44,7 +44,7 @@ def test_two_scoring_workers_share_the_shards_and_store_the_single_pass_result(w
     logs = "\n".join(log.read_text(errors="replace") for _, log in [(validation, validation_log), *scorers])
     assert run.status == RunStatus.SCORED, f"{run.status}: {run.status_reason}\n{logs}"
 
-    # every shard counted once, and by both scoring workers between them (the coordinator counts too)
+    # every shard counted once, and by both scoring workers between them (the coordinator's too, once it left)
     counted = re.findall(r"run \d+ shard (\d+): counted", logs)
     assert len(counted) == len(set(counted)) and counted, logs
     workers_counting = [k for k, (_, log) in enumerate(scorers) if "score_run" in log.read_text(errors="replace")

@@ -283,8 +283,9 @@ def test_a_shard_of_a_delivery_that_lost_the_run_writes_nothing(campaign, alice,
 
 
 def handed_over_run(campaign, user, settings, name: str):
-    """A run whose coordinator found shard 1 taken by another worker (that beat a moment ago) once it had counted
-    the others: it leaves instead of waiting; the run, still held by its claim, and the outcome."""
+    """A run whose coordinator could not send shards 0, 2, 3 and 4 (the broker refused them) and sent shard 1,
+    which another worker took (and beat a moment ago): it counts the four and leaves instead of waiting for
+    shard 1; the run, still held by its claim, and the outcome."""
     settings.PARSEVAL_SHARD_SENTENCES = 200
     team = factories.make_team(campaign, user, name=f"team {name}")
     run = stored_run(campaign, team, user, realistic_run(), "run.zip", name=name)
@@ -294,6 +295,7 @@ def handed_over_run(campaign, user, settings, name: str):
 
     def another_worker_takes_shard_1(held, shards):
         assert sharding._take(held.token, "host:999:other-worker:0", 1) is not None
+        return [0, 2, 3, 4]
 
     with mock.patch.object(sharding, "_send", another_worker_takes_shard_1):
         outcome = score_run.apply(args=[run.pk]).get()
