@@ -359,7 +359,8 @@ def inject(fault: str, stack: Stack, args, env: dict, redis_cmd: list[str]) -> s
 
 # Every reference document but oral_delic_1 (its repeated relation ids are tolerated in gold only): a run that is
 # the gold itself is valid. The load's campaign (280 sentences) stays below the threshold: one task per run.
-SHARDED_FILES = [p.name for p in sorted((REPO / "data" / "easy-ref" / "ref").glob("*.xml")) if p.name != "oral_delic_1.xml"]
+SHARDED_FILES = [p.name for p in sorted((REPO / "data" / "easy-ref" / "ref").glob("*.xml"))
+                 if p.name != "oral_delic_1.xml"]
 SHARD_SENTENCES = 300
 
 SHARD_SETUP = """
@@ -410,8 +411,8 @@ def sharded_run(stack: Stack, args, env: dict, *, kill: bool) -> str:
                     args.sharded_runs["shard"]["killed_at"] = time.time()
                     shards = conn.execute("SELECT count(*) FROM evaluation_scoringshard WHERE run_id = %s",
                                           (run_id,)).fetchone()[0]
-                    return (f"sharded run {run_id} ({shards} shards): killed scoring pool process {victims[0]} while it "
-                            f"counted a shard")
+                    return (f"sharded run {run_id} ({shards} shards): killed scoring pool process {victims[0]} "
+                            f"while it counted a shard")
             time.sleep(0.02)
     return f"sharded run {run_id}: no shard seen counted by a process other than its coordinator"
 
@@ -530,8 +531,9 @@ def report(args, outcomes: list[dict], load: Load, stack: Stack) -> None:
         other = {k: v for k, v in o["answers"].items() if k != 201}
         if other:
             extra.append("upload answers other than 201: " + ", ".join(f"{k} x{v}" for k, v in other.items()))
+        sharded = {s["id"] for s in getattr(args, "sharded_runs", {}).values()}  # uploaded apart from the load
         unanswered = [r for r in o["state"].get("runs", []) if o["started"] <= r[4] < o["ended"]
-                      and r[0] not in set(o["accepted"]) | {s["id"] for s in getattr(args, "sharded_runs", {}).values()}]
+                      and r[0] not in set(o["accepted"]) | sharded]
         if unanswered:  # stored by the server, but the client never saw the 201 (it timed out, or was cut)
             extra.append(f"{len(unanswered)} more run(s) stored without a 201 reaching the client: "
                          + str(dict(Counter(r[1] for r in unanswered))))

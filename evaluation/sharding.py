@@ -13,10 +13,11 @@ delivery that holds the run's claim (:mod:`evaluation.delivery`) becomes the run
    lock, ``skip_locked``), so a run goes on without a broker;
 3. then it does **not wait** for the shards: it leaves, keeping the run's claim for them
    (:class:`~evaluation.delivery.HandedOver`), and its scoring process takes the next run or shard.
-   Whoever writes the last shard's counts (under the run's row lock, so exactly one) merges them (:meth:`Kind.merge_shards`: the rows laid end to end in corpus order, the intervals
-   computed once on the merged rows, the signature and the gold checksum those of the whole run) and stores
-   the result as a single task does (:func:`evaluation.tasks.finish_sharded`, under the same claim); the
-   shards' rows are then deleted. A shard that fails fails the run at once, by whoever counted it.
+   Whoever writes the last shard's counts (under the run's row lock, so exactly one) merges them
+   (:meth:`Kind.merge_shards`: the rows laid end to end in corpus order, the intervals computed once on the
+   merged rows, the signature and the gold checksum those of the whole run) and stores the result as a
+   single task does (:func:`evaluation.tasks.finish_sharded`, under the same claim); the shards' rows are
+   then deleted. A shard that fails fails the run at once, by whoever counted it.
 
 **Why a callback counted in the database, not a Celery chord.** A chord's counter lives in the result
 backend (Redis, which this deployment does not use for results) and counts task *ends*: a shard message
@@ -28,14 +29,15 @@ countdown): its process is the scarce thing, and other runs queue behind it.
 
 **Liveness, within a short lease.** A shard's worker beats the shard's ``beat_at`` every
 ``PARSEVAL_SHARD_HEARTBEAT_SECONDS``, and the run's heartbeat too. :func:`watch_shards` (beat, every
-``PARSEVAL_SHARD_WATCH_SECONDS``) takes back a running shard silent for ``PARSEVAL_SHARD_LEASE_SECONDS``
-(its worker died: back to pending and sent again; the ``PARSEVAL_MAX_SCORING_ATTEMPTS``-th time for one shard
-fails the run, as repeated deaths of a run's deliveries do, so that a shard that kills every worker ends), sends again a
-pending shard whose message may be lost (pending longer than the visibility timeout; a pending shard's
-``beat_at`` is when its message was sent), beats the heartbeat of a run handed to shards still to count,
-so that the run-level sweep (:mod:`evaluation.recovery`, a whole run lease) leaves it alone, and drops the
-rows of deliveries that no longer hold their run. A task that dies while merging leaves every shard
-counted and nothing vouching for the run: the run lease then brings the run back, as any delivery's death.
+``PARSEVAL_SHARD_WATCH_SECONDS``, on the default queue beside the recovery sweep) takes back a running shard
+silent for ``PARSEVAL_SHARD_LEASE_SECONDS`` (its worker died: back to pending and sent again; the
+``PARSEVAL_MAX_SCORING_ATTEMPTS``-th time for one shard fails the run, as repeated deaths of a run's
+deliveries do, so that a shard that kills every worker ends), sends again a pending shard whose message may be
+lost (pending longer than the visibility timeout; a pending shard's ``beat_at`` is when its message was sent),
+beats the heartbeat of a run handed to shards still to count, so that the run-level sweep
+(:mod:`evaluation.recovery`, a whole run lease) leaves it alone, and drops the rows of deliveries that no
+longer hold their run. A task that dies while merging leaves every shard counted and nothing vouching for the
+run: the run lease then brings the run back, as any delivery's death.
 
 **Fencing.** A shard's counts are written only while its token is still the run's claim and its row still
 the shard its worker took, compared under the run's row lock: a shard of a delivery that lost the run (a

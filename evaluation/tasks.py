@@ -7,9 +7,9 @@ observe before release (a validation report, a development score) waits behind
 test-run scoring, whose duration depends on the hidden test set (:mod:`config.queues`).
 
 ``score_run`` (queue ``scoring``): ``queued -> scoring -> scored`` (with a new
-Result); a large run is counted in shards across the scoring workers, this delivery counting some and
-leaving the rest without waiting, and merged by whichever task counts the last (:mod:`evaluation.sharding`). Either step may end ``failed``, with a reason that says whether the run
-or the system was at fault.
+Result); a large run is counted in shards across the scoring workers: this delivery sends them and leaves
+without waiting, and whichever task counts the last shard merges and stores (:mod:`evaluation.sharding`).
+Either step may end ``failed``, with a reason that says whether the run or the system was at fault.
 
 The result and the ``scored`` status are written in one transaction, so a worker
 killed mid-run leaves nothing half-written: with ``acks_late`` and
