@@ -316,7 +316,8 @@ class ConsensusSetting(CoalescedRequest):
 class ScoringShard(models.Model):
     """One shard of a run scored across workers (:mod:`evaluation.sharding`): its documents and, once
     counted, what it leaves for the merge. Rows belong to one scoring delivery (``token``, the run's claim)
-    and are deleted when it stores the result or fails; a delivery that took the run over plans anew."""
+    and are deleted when the result is stored or the run fails; a delivery that took the run over plans anew,
+    and the shards' watch drops the rows of a delivery that no longer holds its run."""
 
     class Status(models.TextChoices):
         PENDING = "pending"
