@@ -21,6 +21,13 @@ every run accepted during the scenario to end:
   process that holds a run, then SIGCONT (a stale holder resuming);
 * ``fs``: the staging directory made unusable for ``--fs-down`` s (20): its path
   taken by a file, so neither uploads nor workers can stage or unpack there;
+* ``sharded``: no fault, but a sharded run (every EASY reference document but one,
+  3,487 sentences, in shards of about ``PARSEVAL_SHARD_SENTENCES`` = 300) uploaded
+  beside the load, a third in: what the sharded run's own work costs the others;
+* ``shard``: the same, and once a scoring pool process other than the run's
+  coordinator counts one of its shards, that process gets SIGKILL. Prints how long
+  after the kill the run was scored, and the other runs' upload-to-final p95 against
+  the baseline's and the ``sharded`` scenario's;
 * ``burst``: a deadline burst: ``--burst-teams`` teams (50) upload one run each at
   the same moment, with the paired significance tests on (every scored test run
   asks for them; one pending computation per campaign), on a campaign of its own.
@@ -59,8 +66,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 PY = sys.executable
 FINAL = ("scored", "invalid", "failed")
-SCENARIOS = ("baseline", "pool", "worker", "redis", "gunicorn", "paused", "fs", "burst")
-NEEDS_BROKER = {"pool", "worker", "redis", "paused"}
+SCENARIOS = ("baseline", "pool", "worker", "redis", "gunicorn", "paused", "fs", "burst", "sharded", "shard")
+NEEDS_BROKER = {"pool", "worker", "redis", "paused", "sharded", "shard"}
 
 
 # -- processes ------------------------------------------------------------------------------------
@@ -334,6 +341,8 @@ def inject(fault: str, stack: Stack, args, env: dict, redis_cmd: list[str]) -> s
         time.sleep(args.pause)
         os.kill(holder[0], signal.SIGCONT)
         return f"pool process {holder[0]} paused {args.pause:.0f}s while holding a run"
+    if fault in ("sharded", "shard"):
+        return sharded_run(stack, args, env, kill=fault == "shard")
     if fault == "fs":
         staging = Path(env["PARSEVAL_VAR_DIR"]) / "media" / ".staging"
         aside = staging.with_name(".staging-aside")
@@ -345,6 +354,96 @@ def inject(fault: str, stack: Stack, args, env: dict, redis_cmd: list[str]) -> s
         aside.rename(staging)
         return f"staging directory unusable for {args.fs_down:.0f}s"
     raise ValueError(fault)
+
+
+# -- a sharded run with one shard worker killed ----------------------------------------------------------
+
+# Every reference document but oral_delic_1 (its repeated relation ids are tolerated in gold only): a run that is
+# the gold itself is valid. The load's campaign (280 sentences) stays below the threshold: one task per run.
+SHARDED_FILES = [p.name for p in sorted((REPO / "data" / "easy-ref" / "ref").glob("*.xml"))
+                 if p.name != "oral_delic_1.xml"]
+SHARD_SENTENCES = 300
+
+SHARD_SETUP = """
+import json
+from rest_framework.authtoken.models import Token
+from tests import factories
+campaign = factories.make_easy_campaign({files!r}, slug="sharded-loadfaults", runs_per_team=100)
+user = factories.make_user("sharded-team")
+factories.make_team(campaign, user, name="Sharded team")
+open({run_zip!r}, "wb").write(factories.gold_run_zip({files!r}))
+print("JSON:" + json.dumps({{"slug": campaign.slug, "token": Token.objects.create(user=user).key}}))
+"""
+
+
+def sharded_run(stack: Stack, args, env: dict, *, kill: bool) -> str:
+    """Upload the sharded run; if ``kill``, SIGKILL the scoring pool process counting one of its shards, not the
+    process of its coordinator."""
+    import psycopg
+
+    run_zip = Path(env["PARSEVAL_VAR_DIR"]) / "sharded-run.zip"
+    if not run_zip.exists():
+        args.sharded_fixtures = json.loads(django_shell(env, SHARD_SETUP.format(files=SHARDED_FILES,
+                                                                                run_zip=str(run_zip))))
+    fixtures = args.sharded_fixtures
+    body, ctype = multipart({"name": f"sharded {uuid.uuid4().hex[:8]}", "scope": "test"},
+                            ("file", "run.zip", run_zip.read_bytes()))
+    req = urllib.request.Request(f"http://127.0.0.1:{args.web_port}/api/campaigns/{fixtures['slug']}/runs/", data=body,
+                                 headers={"Authorization": f"Token {fixtures['token']}", "Content-Type": ctype})
+    with urllib.request.urlopen(req, timeout=60) as resp:
+        run_id = json.loads(resp.read())["id"]
+    args.sharded_runs = {**getattr(args, "sharded_runs", {}), ("shard" if kill else "sharded"): {"id": run_id}}
+    if not kill:
+        return f"sharded run {run_id} uploaded"
+    pid = lambda token: int(token.split(":")[1])  # noqa: E731 (host:pid:task:nonce)
+    deadline = time.monotonic() + args.drain
+    with psycopg.connect(env["DATABASE_URL"], autocommit=True) as conn:
+        while time.monotonic() < deadline:
+            row = conn.execute("SELECT status, claimed_by FROM campaign_run WHERE id = %s", (run_id,)).fetchone()
+            if row[0] in FINAL:
+                return f"sharded run {run_id} ended ({row[0]}) before a shard was seen counted by another process"
+            pools = set(children(stack.procs["worker-scoring"].pid))
+            if row[0] == "scoring" and row[1]:
+                takers = conn.execute("SELECT taken_by FROM evaluation_scoringshard WHERE run_id = %s AND "
+                                      "status = 'running'", (run_id,)).fetchall()
+                victims = [pid(t) for (t,) in takers if pid(t) in pools and pid(t) != pid(row[1])]
+                if victims:
+                    os.kill(victims[0], signal.SIGKILL)
+                    args.sharded_runs["shard"]["killed_at"] = time.time()
+                    shards = conn.execute("SELECT count(*) FROM evaluation_scoringshard WHERE run_id = %s",
+                                          (run_id,)).fetchone()[0]
+                    return (f"sharded run {run_id} ({shards} shards): killed scoring pool process {victims[0]} "
+                            f"while it counted a shard")
+            time.sleep(0.02)
+    return f"sharded run {run_id}: no shard seen counted by a process other than its coordinator"
+
+
+def up_to_final_p95(outcome: dict) -> float | None:
+    accepted = set(outcome["accepted"])
+    spans = sorted(c - u for pk, s, _, _, u, c, _ in outcome["state"].get("runs", []) if pk in accepted and s in FINAL)
+    return spans[min(len(spans) - 1, int(0.95 * len(spans)))] if spans else None
+
+
+def shard_report(args, outcomes: list[dict], env: dict) -> None:
+    """The sharded runs' ends (the killed one's after the kill), and the other runs' upload-to-final p95 in the
+    baseline and in the scenarios with a sharded run."""
+    runs = getattr(args, "sharded_runs", {})
+    if not runs:
+        return
+    p95 = {o["scenario"]: up_to_final_p95(o) for o in outcomes if o["scenario"] in ("baseline", "sharded", "shard")}
+    found = {}
+    wait_for(lambda: found.update({r[0]: r for r in json.loads(django_shell(env, REPORT))["runs"]}) or
+             all(found.get(r["id"], [None, ""])[1] in FINAL for r in runs.values()), args.drain, 2)
+    for name, shard in runs.items():
+        run = found.get(shard["id"])
+        if run is None or run[1] not in FINAL:
+            print(f"{name}: the sharded run {shard['id']} is {run[1] if run else 'missing'}")
+            continue
+        since = (f"{run[5] - shard['killed_at']:.1f} s after the kill" if "killed_at" in shard
+                 else f"{run[5] - run[4]:.1f} s after its upload")
+        print(f"{name}: the sharded run {shard['id']} ended {run[1]} {since}, with {run[2]} result(s)")
+    print("other runs' upload-to-final p95: " + ", ".join(f"{k} {v:.1f} s" if v is not None else f"{k} n/a"
+                                                         for k, v in p95.items()))
 
 
 # -- scenarios -------------------------------------------------------------------------------------
@@ -433,8 +532,9 @@ def report(args, outcomes: list[dict], load: Load, stack: Stack) -> None:
         other = {k: v for k, v in o["answers"].items() if k != 201}
         if other:
             extra.append("upload answers other than 201: " + ", ".join(f"{k} x{v}" for k, v in other.items()))
+        sharded = {s["id"] for s in getattr(args, "sharded_runs", {}).values()}  # uploaded apart from the load
         unanswered = [r for r in o["state"].get("runs", []) if o["started"] <= r[4] < o["ended"]
-                      and r[0] not in set(o["accepted"])]
+                      and r[0] not in set(o["accepted"]) | sharded]
         if unanswered:  # stored by the server, but the client never saw the 201 (it timed out, or was cut)
             extra.append(f"{len(unanswered)} more run(s) stored without a 201 reaching the client: "
                          + str(dict(Counter(r[1] for r in unanswered))))
@@ -446,6 +546,7 @@ def report(args, outcomes: list[dict], load: Load, stack: Stack) -> None:
             extra.append("paired tests caught up " + (f"{sig:.0f} s after the burst" if sig is not None else "never"))
         if extra:
             print(f"{o['scenario']}: " + "; ".join(extra))
+    shard_report(args, outcomes, stack.env)
     print(f"process restarts by the supervisor: {dict(stack.restarts) or 'none'}")
     errors = {f"{kind} {status}": n for kind, counts in load.statuses.items() for status, n in counts.items()
               if status not in (200, 201) and kind != "upload"}
@@ -618,6 +719,8 @@ def main() -> None:
            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost", "PARSEVAL_THROTTLE_UPLOADS": "100000/hour",
            "PARSEVAL_THROTTLE_ANON": "1000000/minute", "PARSEVAL_THROTTLE_USER": "1000000/minute"}
     env.pop("PARSEVAL_DEVELOPMENT", None)
+    if {"sharded", "shard"} & set(args.scenarios):
+        env["PARSEVAL_SHARD_SENTENCES"] = str(SHARD_SENTENCES)
     if args.db == "postgres":
         env.update({"CELERY_BROKER_URL": broker, "CELERY_RESULT_BACKEND": broker, "CACHE_URL": f"redis://127.0.0.1:{args.redis_port}/1",
                     "CELERY_TASK_ALWAYS_EAGER": "0"})

@@ -251,6 +251,11 @@ PARSEVAL_MAX_SCORING_ATTEMPTS = int(os.environ.get("PARSEVAL_MAX_SCORING_ATTEMPT
 # A test run whose gold holds more sentences than this is scored in shards of whole documents of about this
 # many sentences, across the scoring workers (evaluation.sharding); 0 scores every run in one task.
 PARSEVAL_SHARD_SENTENCES = int(os.environ.get("PARSEVAL_SHARD_SENTENCES", "20000"))
+# A shard's worker beats every few seconds; a shard silent for the short lease is taken back and sent again by
+# the shards' watch (beat), long before a run's lease would lapse (evaluation.sharding).
+PARSEVAL_SHARD_HEARTBEAT_SECONDS = float(os.environ.get("PARSEVAL_SHARD_HEARTBEAT_SECONDS", "2"))
+PARSEVAL_SHARD_LEASE_SECONDS = float(os.environ.get("PARSEVAL_SHARD_LEASE_SECONDS", "10"))
+PARSEVAL_SHARD_WATCH_SECONDS = float(os.environ.get("PARSEVAL_SHARD_WATCH_SECONDS", "5"))
 PARSEVAL_RECOVERY_SWEEP_SECONDS = float(os.environ.get("PARSEVAL_RECOVERY_SWEEP_SECONDS", "30"))
 PARSEVAL_OUTBOX_GRACE_SECONDS = float(os.environ.get("PARSEVAL_OUTBOX_GRACE_SECONDS", "20"))
 PARSEVAL_REQUEUE_UPLOADED_AFTER_SECONDS = float(os.environ.get(
@@ -261,6 +266,11 @@ CELERY_BEAT_SCHEDULE = {
     "scoring-recovery": {
         "task": "evaluation.recover_runs",
         "schedule": PARSEVAL_RECOVERY_SWEEP_SECONDS,
+    },
+    # Shards of large runs: silent ones taken back within the short lease, runs handed to them kept alive.
+    "scoring-shards": {
+        "task": "evaluation.sharding.watch_shards",
+        "schedule": PARSEVAL_SHARD_WATCH_SECONDS,
     },
     # Scheduled campaign dates (opens_at, deadline, release, publication...) take effect within a minute.
     "campaign-scheduled-transitions": {
