@@ -3,9 +3,9 @@
 Starts its own Redis (spare port, append-only like the compose file), gunicorn
 (3 workers), a Celery worker per queue as the compose file runs them (validation,
 scoring with concurrency 2, significance) and Celery beat, against a scratch
-PostgreSQL database (``--db postgres``) or the embedded SQLite default (``--db
+PostgreSQL database (``--db postgres``) or SQLite with tasks in process (``--db
 sqlite``: no broker, validation and scoring in the web process; the scenarios that
-need a broker or a worker are skipped). Each scenario puts load on the web app
+need a broker or a worker are skipped; ``--scenarios embedded``: ``make demo``'s own processes). Each scenario puts load on the web app
 (readers, and teams uploading every ``--upload-interval`` s for ``--phase`` s),
 injects its fault a third of the way in, then waits (bounded by ``--drain``) for
 every run accepted during the scenario to end:
@@ -21,6 +21,13 @@ every run accepted during the scenario to end:
   process that holds a run, then SIGCONT (a stale holder resuming);
 * ``fs``: the staging directory made unusable for ``--fs-down`` s (20): its path
   taken by a file, so neither uploads nor workers can stage or unpack there;
+* ``sharded``: no fault, but a sharded run (every EASY reference document but one,
+  3,487 sentences, in shards of about ``PARSEVAL_SHARD_SENTENCES`` = 300) uploaded
+  beside the load, a third in: what the sharded run's own work costs the others;
+* ``shard``: the same, and once a scoring pool process other than the run's
+  coordinator counts one of its shards, that process gets SIGKILL. Prints how long
+  after the kill the run was scored, and the other runs' upload-to-final p95 against
+  the baseline's and the ``sharded`` scenario's;
 * ``burst``: a deadline burst: ``--burst-teams`` teams (50) upload one run each at
   the same moment, with the paired significance tests on (every scored test run
   asks for them; one pending computation per campaign), on a campaign of its own.
@@ -35,6 +42,7 @@ ended) and, for the burst, when the significance tests had caught up.
     .venv/bin/python benchmarks/load_faults.py                          # PostgreSQL, every scenario
     .venv/bin/python benchmarks/load_faults.py --db sqlite              # the embedded default (baseline, gunicorn, fs, burst)
     .venv/bin/python benchmarks/load_faults.py --scenarios redis,paused,fs,burst --phase 60
+    .venv/bin/python benchmarks/load_faults.py --scenarios embedded    # make demo's server and worker, 10 teams bursting
 """
 from __future__ import annotations
 
@@ -58,8 +66,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 PY = sys.executable
 FINAL = ("scored", "invalid", "failed")
-SCENARIOS = ("baseline", "pool", "worker", "redis", "gunicorn", "paused", "fs", "burst")
-NEEDS_BROKER = {"pool", "worker", "redis", "paused"}
+SCENARIOS = ("baseline", "pool", "worker", "redis", "gunicorn", "paused", "fs", "burst", "sharded", "shard")
+NEEDS_BROKER = {"pool", "worker", "redis", "paused", "sharded", "shard"}
 
 
 # -- processes ------------------------------------------------------------------------------------
@@ -333,6 +341,8 @@ def inject(fault: str, stack: Stack, args, env: dict, redis_cmd: list[str]) -> s
         time.sleep(args.pause)
         os.kill(holder[0], signal.SIGCONT)
         return f"pool process {holder[0]} paused {args.pause:.0f}s while holding a run"
+    if fault in ("sharded", "shard"):
+        return sharded_run(stack, args, env, kill=fault == "shard")
     if fault == "fs":
         staging = Path(env["PARSEVAL_VAR_DIR"]) / "media" / ".staging"
         aside = staging.with_name(".staging-aside")
@@ -344,6 +354,96 @@ def inject(fault: str, stack: Stack, args, env: dict, redis_cmd: list[str]) -> s
         aside.rename(staging)
         return f"staging directory unusable for {args.fs_down:.0f}s"
     raise ValueError(fault)
+
+
+# -- a sharded run with one shard worker killed ----------------------------------------------------------
+
+# Every reference document but oral_delic_1 (its repeated relation ids are tolerated in gold only): a run that is
+# the gold itself is valid. The load's campaign (280 sentences) stays below the threshold: one task per run.
+SHARDED_FILES = [p.name for p in sorted((REPO / "data" / "easy-ref" / "ref").glob("*.xml"))
+                 if p.name != "oral_delic_1.xml"]
+SHARD_SENTENCES = 300
+
+SHARD_SETUP = """
+import json
+from rest_framework.authtoken.models import Token
+from tests import factories
+campaign = factories.make_easy_campaign({files!r}, slug="sharded-loadfaults", runs_per_team=100)
+user = factories.make_user("sharded-team")
+factories.make_team(campaign, user, name="Sharded team")
+open({run_zip!r}, "wb").write(factories.gold_run_zip({files!r}))
+print("JSON:" + json.dumps({{"slug": campaign.slug, "token": Token.objects.create(user=user).key}}))
+"""
+
+
+def sharded_run(stack: Stack, args, env: dict, *, kill: bool) -> str:
+    """Upload the sharded run; if ``kill``, SIGKILL the scoring pool process counting one of its shards, not the
+    process of its coordinator."""
+    import psycopg
+
+    run_zip = Path(env["PARSEVAL_VAR_DIR"]) / "sharded-run.zip"
+    if not run_zip.exists():
+        args.sharded_fixtures = json.loads(django_shell(env, SHARD_SETUP.format(files=SHARDED_FILES,
+                                                                                run_zip=str(run_zip))))
+    fixtures = args.sharded_fixtures
+    body, ctype = multipart({"name": f"sharded {uuid.uuid4().hex[:8]}", "scope": "test"},
+                            ("file", "run.zip", run_zip.read_bytes()))
+    req = urllib.request.Request(f"http://127.0.0.1:{args.web_port}/api/campaigns/{fixtures['slug']}/runs/", data=body,
+                                 headers={"Authorization": f"Token {fixtures['token']}", "Content-Type": ctype})
+    with urllib.request.urlopen(req, timeout=60) as resp:
+        run_id = json.loads(resp.read())["id"]
+    args.sharded_runs = {**getattr(args, "sharded_runs", {}), ("shard" if kill else "sharded"): {"id": run_id}}
+    if not kill:
+        return f"sharded run {run_id} uploaded"
+    pid = lambda token: int(token.split(":")[1])  # noqa: E731 (host:pid:task:nonce)
+    deadline = time.monotonic() + args.drain
+    with psycopg.connect(env["DATABASE_URL"], autocommit=True) as conn:
+        while time.monotonic() < deadline:
+            row = conn.execute("SELECT status, claimed_by FROM campaign_run WHERE id = %s", (run_id,)).fetchone()
+            if row[0] in FINAL:
+                return f"sharded run {run_id} ended ({row[0]}) before a shard was seen counted by another process"
+            pools = set(children(stack.procs["worker-scoring"].pid))
+            if row[0] == "scoring" and row[1]:
+                takers = conn.execute("SELECT taken_by FROM evaluation_scoringshard WHERE run_id = %s AND "
+                                      "status = 'running'", (run_id,)).fetchall()
+                victims = [pid(t) for (t,) in takers if pid(t) in pools and pid(t) != pid(row[1])]
+                if victims:
+                    os.kill(victims[0], signal.SIGKILL)
+                    args.sharded_runs["shard"]["killed_at"] = time.time()
+                    shards = conn.execute("SELECT count(*) FROM evaluation_scoringshard WHERE run_id = %s",
+                                          (run_id,)).fetchone()[0]
+                    return (f"sharded run {run_id} ({shards} shards): killed scoring pool process {victims[0]} "
+                            f"while it counted a shard")
+            time.sleep(0.02)
+    return f"sharded run {run_id}: no shard seen counted by a process other than its coordinator"
+
+
+def up_to_final_p95(outcome: dict) -> float | None:
+    accepted = set(outcome["accepted"])
+    spans = sorted(c - u for pk, s, _, _, u, c, _ in outcome["state"].get("runs", []) if pk in accepted and s in FINAL)
+    return spans[min(len(spans) - 1, int(0.95 * len(spans)))] if spans else None
+
+
+def shard_report(args, outcomes: list[dict], env: dict) -> None:
+    """The sharded runs' ends (the killed one's after the kill), and the other runs' upload-to-final p95 in the
+    baseline and in the scenarios with a sharded run."""
+    runs = getattr(args, "sharded_runs", {})
+    if not runs:
+        return
+    p95 = {o["scenario"]: up_to_final_p95(o) for o in outcomes if o["scenario"] in ("baseline", "sharded", "shard")}
+    found = {}
+    wait_for(lambda: found.update({r[0]: r for r in json.loads(django_shell(env, REPORT))["runs"]}) or
+             all(found.get(r["id"], [None, ""])[1] in FINAL for r in runs.values()), args.drain, 2)
+    for name, shard in runs.items():
+        run = found.get(shard["id"])
+        if run is None or run[1] not in FINAL:
+            print(f"{name}: the sharded run {shard['id']} is {run[1] if run else 'missing'}")
+            continue
+        since = (f"{run[5] - shard['killed_at']:.1f} s after the kill" if "killed_at" in shard
+                 else f"{run[5] - run[4]:.1f} s after its upload")
+        print(f"{name}: the sharded run {shard['id']} ended {run[1]} {since}, with {run[2]} result(s)")
+    print("other runs' upload-to-final p95: " + ", ".join(f"{k} {v:.1f} s" if v is not None else f"{k} n/a"
+                                                         for k, v in p95.items()))
 
 
 # -- scenarios -------------------------------------------------------------------------------------
@@ -432,8 +532,9 @@ def report(args, outcomes: list[dict], load: Load, stack: Stack) -> None:
         other = {k: v for k, v in o["answers"].items() if k != 201}
         if other:
             extra.append("upload answers other than 201: " + ", ".join(f"{k} x{v}" for k, v in other.items()))
+        sharded = {s["id"] for s in getattr(args, "sharded_runs", {}).values()}  # uploaded apart from the load
         unanswered = [r for r in o["state"].get("runs", []) if o["started"] <= r[4] < o["ended"]
-                      and r[0] not in set(o["accepted"])]
+                      and r[0] not in set(o["accepted"]) | sharded]
         if unanswered:  # stored by the server, but the client never saw the 201 (it timed out, or was cut)
             extra.append(f"{len(unanswered)} more run(s) stored without a 201 reaching the client: "
                          + str(dict(Counter(r[1] for r in unanswered))))
@@ -445,6 +546,7 @@ def report(args, outcomes: list[dict], load: Load, stack: Stack) -> None:
             extra.append("paired tests caught up " + (f"{sig:.0f} s after the burst" if sig is not None else "never"))
         if extra:
             print(f"{o['scenario']}: " + "; ".join(extra))
+    shard_report(args, outcomes, stack.env)
     print(f"process restarts by the supervisor: {dict(stack.restarts) or 'none'}")
     errors = {f"{kind} {status}": n for kind, counts in load.statuses.items() for status, n in counts.items()
               if status not in (200, 201) and kind != "upload"}
@@ -458,6 +560,119 @@ def report(args, outcomes: list[dict], load: Load, stack: Stack) -> None:
                 log_problems[f"{log.stem}: {needle}"] += text.count(needle)
     if log_problems:
         print("in the logs: " + "; ".join(f"{k} x{v}" for k, v in sorted(log_problems.items())))
+
+
+# -- the embedded default: make demo's server and worker, teams bursting ------------------------------
+
+EMBEDDED_REPORT = """
+import json
+from campaign.models import Run
+from evaluation.models import SignificanceSet
+print("JSON:" + json.dumps({"runs": {pk: [s, u.timestamp(), c.timestamp()] for pk, s, u, c in
+                                     Run.objects.values_list("pk", "status", "uploaded_at", "status_changed_at")},
+                            "sets": list(SignificanceSet.objects.values_list("campaign_id", flat=True))}))
+"""
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else float("nan")
+
+
+def embedded_team(load: Load, stop: threading.Event, n: int, interval: float) -> None:
+    """One team of the burst: its first upload at the same moment as every other team's, then one every ``interval``."""
+    while not stop.is_set():
+        load.upload(n)
+        stop.wait(interval)
+
+
+def embedded_bursting(args) -> None:
+    """``make demo``'s own processes under load: ``manage.py serve_embedded`` (runserver, and one Celery worker of
+    every queue with beat inside) on kombu's filesystem transport and SQLite, in development mode as the Makefile
+    runs it. ``--teams`` teams upload at the same moment, then each every ``--upload-interval`` s for ``--phase`` s,
+    with ``--readers`` readers. Prints the upload latencies at the client, how many accepted runs reached a final
+    state (waiting at most ``--drain`` s), the time from upload to final state, and how many significance sets
+    the worker computed for the campaign (eager mode computed one per scored run, inside the upload)."""
+    var = Path(tempfile.mkdtemp(prefix="load-faults-embedded-"))
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("CELERY_") and k not in ("DATABASE_URL", "CACHE_URL", "DJANGO_SETTINGS_MODULE")}
+    env.update({"DJANGO_SETTINGS_MODULE": "config.settings", "PARSEVAL_DEVELOPMENT": "1", "PARSEVAL_VAR_DIR": str(var),
+                "PARSEVAL_THROTTLE_UPLOADS": "100000/hour",
+                "PARSEVAL_THROTTLE_ANON": "1000000/minute", "PARSEVAL_THROTTLE_USER": "1000000/minute"})
+    stack = Stack(args, var, env)
+    stop = threading.Event()
+    try:
+        subprocess.run([PY, "manage.py", "migrate", "--noinput", "-v0"], cwd=REPO, env=env, check=True)
+        fixtures = json.loads(django_shell(env, SETUP.format(teams=args.teams, run_zip=str(var / "run.zip"))))
+        stack.start("web", [PY, "manage.py", "serve_embedded", f"127.0.0.1:{args.web_port}", "--noreload"])
+        base = f"http://127.0.0.1:{args.web_port}"
+        wait_http(base + "/accounts/login/", 60)
+        time.sleep(3)  # the worker connects
+        load = Load(base, fixtures["slug"], fixtures["tokens"], (var / "run.zip").read_bytes())
+        load.scenario = "embedded"
+        started = time.time()
+        threads = [threading.Thread(target=load.reader, args=(stop, i), daemon=True) for i in range(args.readers)]
+        threads += [threading.Thread(target=embedded_team, args=(load, stop, i, args.upload_interval), daemon=True)
+                    for i in range(args.teams)]
+        for t in threads:
+            t.start()
+        time.sleep(args.phase)
+        stop.set()
+        for t in threads:
+            t.join(timeout=90)
+        last_upload = time.time()
+        accepted = [pk for pk, _ in load.accepted["embedded"]]
+        state: dict = {}
+        drained_at = None
+        while time.time() < last_upload + args.drain:
+            state = json.loads(django_shell(env, EMBEDDED_REPORT))
+            if all(state["runs"].get(str(pk), ["gone"])[0] in FINAL for pk in accepted):
+                drained_at = time.time()
+                break
+            time.sleep(2)
+        runs = [state["runs"].get(str(pk)) for pk in accepted]
+        final = [r for r in runs if r and r[0] in FINAL]
+        up = load.latency["upload"]
+        print(f"\n== load_faults: embedded default (make demo: serve_embedded, filesystem transport, SQLite), "
+              f"{args.teams} teams bursting then every {args.upload_interval:.0f}s for {args.phase:.0f}s, "
+              f"readers={args.readers}")
+        print(f"uploads: {len(up)} sent, answers {dict(load.answers['embedded'])}; latency at the client "
+              f"p50 {percentile(up, .5):.2f} s, p95 {percentile(up, .95):.2f} s, max {max(up, default=float('nan')):.2f} s")
+        burst, later = up[:args.teams], up[args.teams:]  # answered in this order: the burst's before the next round
+        print(f"  the burst's {len(burst)}: p50 {percentile(burst, .5):.2f} s, max {max(burst, default=float('nan')):.2f} s; "
+              f"the {len(later)} after it: p50 {percentile(later, .5):.2f} s, p95 {percentile(later, .95):.2f} s")
+        print(f"  load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())} ({os.cpu_count()} cores)")
+        print(f"runs accepted {len(accepted)}, final {len(final)} ({dict(Counter(r[0] for r in final))}), "
+              f"not final {len(accepted) - len(final)}; "
+              + (f"all final {drained_at - last_upload:.0f} s after the last upload" if drained_at
+                 else f"not all final {args.drain:.0f} s after the last upload"))
+        to_final = [r[2] - r[1] for r in final]
+        print(f"upload to final state: p50 {percentile(to_final, .5):.1f} s, p95 {percentile(to_final, .95):.1f} s, "
+              f"max {max(to_final, default=float('nan')):.1f} s")
+        scored = sum(1 for r in final if r[0] == "scored")
+        sets = state.get("sets", []).count(json.loads(django_shell(env, (
+            "import json; from campaign.models import Campaign; "
+            f"print('JSON:' + json.dumps(Campaign.objects.get(slug={fixtures['slug']!r}).pk))"))))
+        print(f"significance sets computed for the campaign: {sets}, for {scored} scored runs")
+        readers = {f"{kind} {status}": n for kind, counts in load.statuses.items() for status, n in counts.items()
+                   if kind != "upload" and status != 200}
+        print("reader errors: " + (", ".join(f"{k} x{v}" for k, v in sorted(readers.items())) or "none"))
+        log = (var / "web.log").read_text(errors="replace")
+        problems = {needle: log.count(needle) for needle in ("database is locked", "Traceback", "Unrecoverable error")
+                    if needle in log}
+        print("in the log of the server and worker: " + (str(problems) if problems else "no lock error, no traceback"))
+        print(f"elapsed {time.time() - started:.0f} s")
+    finally:
+        stop.set()
+        stack.stop_all()
+        if args.keep:
+            print(f"kept {var}")
+        else:
+            shutil.rmtree(var, ignore_errors=True)
+
+
+# Scenarios that start a stack of their own, and so run alone: name -> function of the parsed arguments.
+STANDALONE = {"embedded": embedded_bursting}
 
 
 # -- main ------------------------------------------------------------------------------------------
@@ -483,6 +698,10 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the scratch directory and database")
     args = parser.parse_args()
     args.scenarios = [f for f in args.scenarios.split(",") if f]
+    if set(args.scenarios) & set(STANDALONE):
+        if len(args.scenarios) > 1:
+            parser.error(f"{', '.join(STANDALONE)}: a scenario with a stack of its own runs alone")
+        return STANDALONE[args.scenarios[0]](args)
     for f in args.scenarios:
         if f not in SCENARIOS:
             parser.error(f"unknown scenario {f!r}")
@@ -500,6 +719,8 @@ def main() -> None:
            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost", "PARSEVAL_THROTTLE_UPLOADS": "100000/hour",
            "PARSEVAL_THROTTLE_ANON": "1000000/minute", "PARSEVAL_THROTTLE_USER": "1000000/minute"}
     env.pop("PARSEVAL_DEVELOPMENT", None)
+    if {"sharded", "shard"} & set(args.scenarios):
+        env["PARSEVAL_SHARD_SENTENCES"] = str(SHARD_SENTENCES)
     if args.db == "postgres":
         env.update({"CELERY_BROKER_URL": broker, "CELERY_RESULT_BACKEND": broker, "CACHE_URL": f"redis://127.0.0.1:{args.redis_port}/1",
                     "CELERY_TASK_ALWAYS_EAGER": "0"})

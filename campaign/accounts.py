@@ -52,14 +52,20 @@ def is_verified(user) -> bool:
     return proof is not None and proof.email.lower() == user.email.lower()
 
 
-def verification_link(request, user) -> str:
+def site_of(request) -> str:
+    """The scheme and host a request came to (``https://parseval.example.org``): what links in mail sent
+    later, from a task, start with."""
+    return f"{request.scheme}://{request.get_host()}"
+
+
+def verification_link(site: str, user) -> str:
     path = reverse("portal:verify_email", kwargs={"uidb64": urlsafe_base64_encode(force_bytes(user.pk)),
                                                   "token": tokens.make_token(user)})
-    return request.build_absolute_uri(path)
+    return site + path
 
 
-def send_verification(request, user) -> None:
-    body = render_to_string("registration/verify_email.txt", {"user": user, "link": verification_link(request, user),
+def send_verification(site: str, user) -> None:
+    body = render_to_string("registration/verify_email.txt", {"user": user, "link": verification_link(site, user),
                                                                "days": settings.PASSWORD_RESET_TIMEOUT // 86400})
     try:
         send_mail(gettext("Confirm your e-mail address"), body, None, [user.email])
@@ -82,26 +88,43 @@ def verify(uidb64: str, token: str, *, request=None):
 
 # -- rates ---------------------------------------------------------------------------------------------
 
-class _PerAccount(SimpleRateThrottle):
-    """Per named account or address, whoever asks: what the request is about, not where it comes from.
+def _digest(value: str) -> str:
+    """What the cache keeps of an address or account: a hash of the lower-cased value, never the value."""
+    return hashlib.sha256(value.strip().lower().encode()).hexdigest()[:32]
 
-    Keyed by a hash of the lower-cased value, so the cache holds no address in clear."""
+
+class _PerAccount(SimpleRateThrottle):
+    """Per named account, whoever asks: for requests only the account itself can make (logged in)."""
 
     def __init__(self, value: str):
-        self.value = value.strip().lower()
+        self.value = value
         super().__init__()
 
     def get_cache_key(self, request, view):
-        digest = hashlib.sha256(self.value.encode()).hexdigest()[:32]
-        return self.cache_format % {"scope": self.scope, "ident": digest}
+        return self.cache_format % {"scope": self.scope, "ident": _digest(self.value)}
+
+
+class _PerClientAndAddress(AddressThrottle):
+    """Per client address *and* the e-mail address it names together.
+
+    Keyed on the address asked for alone, three requests from anyone would lock the owner out of
+    their own reset for an hour; keyed on the pair, a stranger spends only their own budget, and the
+    owner's requests, from the owner's own connection, count apart."""
+
+    def __init__(self, email: str):
+        self.email = email
+        super().__init__()
+
+    def get_cache_key(self, request, view):
+        return self.cache_format % {"scope": self.scope, "ident": f"{self.get_ident(request)}:{_digest(self.email)}"}
 
 
 class PasswordResetAddressThrottle(AddressThrottle):
     scope = "password_reset"
 
 
-class PasswordResetAccountThrottle(_PerAccount):
-    scope = "password_reset_account"
+class PasswordResetClientAndAddressThrottle(_PerClientAndAddress):
+    scope = "password_reset_address"
 
 
 class VerificationAddressThrottle(AddressThrottle):
@@ -113,7 +136,8 @@ class VerificationAccountThrottle(_PerAccount):
 
 
 def password_reset_throttles(email: str) -> list:
-    return [PasswordResetAddressThrottle(), PasswordResetAccountThrottle(email)]
+    """Per client (whatever it names) and per client and address named: never per account alone."""
+    return [PasswordResetAddressThrottle(), PasswordResetClientAndAddressThrottle(email)]
 
 
 def verification_throttles(user) -> list:

@@ -29,7 +29,9 @@ from pathlib import Path
 from django.conf import settings
 from django.core.files import File
 
-from campaign.models import Campaign, CampaignKind, CampaignState, Publication, Run, RunStatus, TeamFigures
+from campaign.models import (
+    Campaign, CampaignKind, CampaignState, Publication, Run, RunStatus, TeamAdmission, TeamFigures,
+)
 
 SYNTHETIC = "Synthetic demo run (not a parser): the gold with errors inserted on purpose. "
 TREE_SLUG = "sequoia-constituency-demo"
@@ -68,19 +70,19 @@ def french_labels():
 
 TREE_TEAMS = [
     ("Alpha boundaries lab", "alpha", [
-        TreeRecipe("alpha-attach (synthetic)", SYNTHETIC + "ATTACH I and II errors (PP and clause attachment).",
+        TreeRecipe("attach (synthetic)", SYNTHETIC + "ATTACH I and II errors (PP and clause attachment).",
                    (("ATTACH I", 4), ("ATTACH II", 3)), 201),
-        TreeRecipe("alpha-span (synthetic)", SYNTHETIC + "SPAN I, II and III errors (constituent extents).",
+        TreeRecipe("span (synthetic)", SYNTHETIC + "SPAN I, II and III errors (constituent extents).",
                    (("SPAN I", 3), ("SPAN II", 3), ("SPAN III", 3)), 202),
     ]),
     ("Beta typing group", "beta", [
-        TreeRecipe("beta-labels (synthetic)", SYNTHETIC + "LABEL I and II errors (wrong categories).",
+        TreeRecipe("labels (synthetic)", SYNTHETIC + "LABEL I and II errors (wrong categories).",
                    (("LABEL I", 5), ("LABEL II", 5)), 203),
     ]),
 ]
 DEP_TEAMS = [
-    ("Alpha boundaries lab", "alpha", [DepRecipe("alpha-heads-10 (synthetic)", SYNTHETIC + "10% of heads moved to the root word.", 0.10, 301)]),
-    ("Beta typing group", "beta", [DepRecipe("beta-heads-25 (synthetic)", SYNTHETIC + "25% of heads moved to the root word.", 0.25, 302)]),
+    ("Alpha boundaries lab", "alpha", [DepRecipe("heads-10 (synthetic)", SYNTHETIC + "10% of heads moved to the root word.", 0.10, 301)]),
+    ("Beta typing group", "beta", [DepRecipe("heads-25 (synthetic)", SYNTHETIC + "25% of heads moved to the root word.", 0.25, 302)]),
 ]
 PATH = [CampaignState.OPEN, CampaignState.CLOSED, CampaignState.SCORED, CampaignState.RELEASED,
         CampaignState.PUBLISHED]
@@ -216,7 +218,8 @@ def _campaign(slug, name, kind, description, metrics, organiser, out, runs_per_t
     campaign, created = Campaign.objects.get_or_create(slug=slug, defaults={
         "name": name, "kind": kind, "description": description, "language": "fr",
         "publication": Publication.CODED, "corpus_public": True, "runs_per_team": runs_per_team,
-        "metrics": metrics, "team_figures": TeamFigures.FULL})  # a demonstration shows every figure
+        "metrics": metrics, "team_figures": TeamFigures.FULL,  # a demonstration shows every figure
+        "team_admission": TeamAdmission.OPEN})  # and admits its synthetic teams without an organiser's approval
     campaign.organisers.add(organiser)
     out(f"{'Created' if created else 'Found'} campaign {campaign.name!r} ({campaign.state}).")
     return campaign, created

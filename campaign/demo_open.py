@@ -29,7 +29,7 @@ from pathlib import Path
 from django.conf import settings
 
 from campaign.demo_kinds import DepRecipe, conllu_head, damage_heads
-from campaign.models import Campaign, CampaignKind, CampaignState, Publication
+from campaign.models import Campaign, CampaignKind, CampaignState, Publication, TeamAdmission
 
 OPEN_SLUG = "ud-french-practice-demo"
 NAME = "French UD practice (open demo)"
@@ -120,6 +120,9 @@ def load_open_demo(organiser, users: dict, team_names: dict[str, str], out) -> C
             "French-Sequoia dev file (LGPL-LR) and of the UD French-GSD test file (CC BY-SA 4.0); only some of "
             "its sentences are scored (a hidden test subset), and a public development sample is marked apart."),
         "corpus_public": True, "dev_sample_public": True, "runs_per_team": 5,
+        # open, unlike a real campaign's default: its draw key is public, so there is no test set to probe,
+        # and any visitor who signs up may try a team of their own
+        "team_admission": TeamAdmission.OPEN,
         "metrics": {"punct": "upos"}})
     campaign.organisers.add(organiser)
     out(f"{'Created' if created else 'Found'} campaign {campaign.name!r} ({campaign.state}).")

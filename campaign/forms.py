@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from django import forms
-from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 from django.utils.translation import gettext_lazy as _
 
@@ -12,18 +11,15 @@ from campaign.problem_texts import translated
 
 
 class SignUpForm(UserCreationForm):
+    """The account asked for. Whether its address already has one is not checked here: the form would
+    tell anyone which addresses have an account. :mod:`campaign.account_tasks` checks it, and writes to
+    the address (one account per address: a confirmed address is what e-mail admission counts)."""
+
     email = forms.EmailField(help_text=_("We send a link to confirm it; campaigns may ask for a confirmed address, "
                                        "and a forgotten password is reset through it."))
 
     class Meta(UserCreationForm.Meta):
         fields = ("username", "email")
-
-    def clean_email(self):
-        # one account per address: a confirmed address is what e-mail admission counts
-        email = self.cleaned_data["email"]
-        if get_user_model().objects.filter(email__iexact=email).exists():
-            raise forms.ValidationError(_("An account already uses this address; reset its password if it is yours."))
-        return email
 
 
 class TeamCreateForm(forms.Form):

@@ -20,6 +20,9 @@ from contextlib import contextmanager
 # A run's two steps, each on its own queue (config.queues): validation (and development checks), then scoring.
 VALIDATE_RUN_TASK = "evaluation.tasks.validate_run"
 SCORE_RUN_TASK = "evaluation.tasks.score_run"
+# The consensus pseudo-run's validation: on the scoring queue, since it is built when a test run is scored
+# (docs/consensus.md), so that no validation-queue work starts at a time scoring sets.
+VALIDATE_CONSENSUS_TASK = "evaluation.tasks.validate_consensus_run"
 # The paired significance tests of a campaign's results table (evaluation.significance_tasks).
 SIGNIFICANCE_TASK = "evaluation.significance_tasks.compute_significance"
 # The consensus pseudo-run of a campaign, built again when what it combines changes (evaluation.consensus_tasks).

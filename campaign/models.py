@@ -43,7 +43,14 @@ class CampaignState(models.TextChoices):
 
 
 class TeamAdmission(models.TextChoices):
-    """How a new team gets into a campaign: each team is a run quota and a set of probes of the test set."""
+    """How a new team gets into a campaign: each team is a run quota and a set of probes of the test set.
+
+    New campaigns default to organiser approval: every campaign's test set is hidden until the gold
+    release, and with ``open`` each new address was a new team with its own quota (10 an hour per client
+    address, the sign-up rate). An address costs nothing, so ``email`` bounds the teams by the addresses a
+    person can make; approval bounds them by the organisers' judgement, a number they know, which is what
+    the disclosure budget multiplies by (docs/governance.md). The open demo's practice campaign, whose draw
+    key is public, is ``open``."""
 
     OPEN = "open", _("Open: any account may register a team")
     EMAIL = "email", _("E-mail verification: the registering account has verified its address")
@@ -58,6 +65,9 @@ class Publication(models.TextChoices):
 class TeamFigures(models.TextChoices):
     """What a team sees of its own test runs' figures before the gold release (docs/threat-model.md)."""
 
+    PRIMARY = "primary", _("One figure per layer (F of all genres and types, to 0.1 point) of each team's primary run "
+                           "(its latest active one), none where the measured secrecy budget would exceed 1 bit per "
+                           "run or 1 %; the rest from the gold release")
     POOLED = "pooled", _("Pooled rates only: P, R, F of all genres and types together, per way, to 0.1 point; "
                         "the rest from the gold release")
     RATES = "rates", _("Rates (P, R, F to 0.1 point) per genre and type, for genres with enough scored sentences; "
@@ -100,7 +110,7 @@ class Campaign(models.Model):
         default=2, help_text=_("Runs a team may withdraw in any 24 hours"))
     max_upload_bytes = models.PositiveBigIntegerField(default=200 * 1024 * 1024)
     publication = models.CharField(max_length=10, choices=Publication.choices, default=Publication.CODED)
-    team_admission = models.CharField(max_length=10, choices=TeamAdmission.choices, default=TeamAdmission.OPEN)
+    team_admission = models.CharField(max_length=10, choices=TeamAdmission.choices, default=TeamAdmission.APPROVAL)
     corpus_public = models.BooleanField(default=False, help_text=_("Anyone may download the corpus text"))
     dev_sample_public = models.BooleanField(default=False, help_text=_("Anyone may download the development sample"))
     bundle_run_files = models.BooleanField(
@@ -109,11 +119,12 @@ class Campaign(models.Model):
                   "output), so that anyone can score them again; otherwise only their checksums (docs/bundle.md)"))
     metrics = models.JSONField(default=dict, blank=True, help_text=_("Scoring options (metric names and parameters)"))
     team_figures = models.CharField(
-        max_length=8, choices=TeamFigures.choices, default=TeamFigures.POOLED,
+        max_length=8, choices=TeamFigures.choices, default=TeamFigures.PRIMARY,
         verbose_name=_("figures teams see before the gold release"),
-        help_text=_("Pooled rates keep the test set hidden until the gold release; rates per genre and type let a "
-                  "team that pads chosen sentences read a few of them per run; full figures let a crafted run "
-                  "read it from its own counts as soon as results are released (docs/threat-model.md)"))
+        help_text=_("One figure per layer of each team's primary run keeps the test set hidden until the gold release "
+                    "(at most about one sentence per team, measured); pooled rates let a team that pads chosen "
+                    "sentences read 7 to 14 of them per extra run, rates per genre and type hundreds; full figures let "
+                    "a crafted run read it from its own counts (docs/threat-model.md, the console's secrecy budget)"))
     min_genre_sentences = models.PositiveSmallIntegerField(
         default=20, verbose_name=_("scored sentences a genre needs for its figures"),
         help_text=_("Before the gold release, with rates or pooled rates: a genre with fewer scored sentences shows "

@@ -7,6 +7,11 @@ without values is a catalogue entry as it stands; a text with values is matched 
 library's templates (read once from its source, so nothing of the library is imported here) and
 the values found are put back into the translated template. A text that matches nothing, such as
 an old report's or an external validator's, is shown as stored.
+
+A value may itself be one of the library's texts ("the file's sentence 7", itself from a template),
+when a report names a sentence the way other reports do: such a value is translated in turn. Only a
+value that is a library text is, never a word or an identifier that a catalogue entry happens to
+spell.
 """
 from __future__ import annotations
 
@@ -25,6 +30,11 @@ _PLACEHOLDER = re.compile(r"%\((\w+)\)([sdr])|%%")
 
 def library_templates(root: Path | None = None) -> list[str]:
     """Every ``N_`` template with values in the library's source."""
+    return sorted(t for t in library_texts(root) if _PLACEHOLDER.search(t))
+
+
+def library_texts(root: Path | None = None) -> list[str]:
+    """Every ``N_`` text in the library's source, with values or without."""
     root = Path(root or settings.BASE_DIR)
     found = set()
     for package in LIBRARY:
@@ -36,8 +46,7 @@ def library_templates(root: Path | None = None) -> list[str]:
                 continue
             for node in ast.walk(ast.parse(text)):
                 if (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "N_" and node.args
-                        and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
-                        and _PLACEHOLDER.search(node.args[0].value)):
+                        and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
                     found.add(node.args[0].value)
     return sorted(found)
 
@@ -65,13 +74,20 @@ def _matchers() -> list[tuple[re.Pattern, str]]:
     return [(_pattern(t), t) for t in templates]
 
 
-def translated(message: str) -> str:
-    """``message`` (a stored English report text) in the active language, values unchanged."""
+@lru_cache(maxsize=1)
+def _constants() -> frozenset[str]:
+    return frozenset(t for t in library_texts() if not _PLACEHOLDER.search(t))
+
+
+def translated(message: str, *, nested: bool = False) -> str:
+    """``message`` (a stored English report text) in the active language, values unchanged unless they
+    are library texts themselves. ``nested``: ``message`` is such a value, translated only if it is one."""
     if not message:
         return message
-    exact = gettext(message)
-    if exact != message:
-        return exact
+    if not nested or message in _constants():
+        exact = gettext(message)
+        if exact != message:
+            return exact
     for pattern, template in _matchers():
         found = pattern.match(message)
         if found:
@@ -79,5 +95,6 @@ def translated(message: str) -> str:
             if target == template:
                 return message
             # the values are put back as they were written (a repr stays a repr)
-            return _PLACEHOLDER.sub(lambda m: "%" if m.group(0) == "%%" else found.group(m.group(1)), target)
+            return _PLACEHOLDER.sub(
+                lambda m: "%" if m.group(0) == "%%" else translated(found.group(m.group(1)), nested=True), target)
     return message

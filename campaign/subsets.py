@@ -20,6 +20,12 @@ the development sample tells a team which sentences are *not* in the test set
 (they never are), nothing more. With the key, an organiser replays the draw
 exactly (:func:`verify_draw`); the audit log keeps only the key's fingerprint.
 
+One key is public: the open demo's practice key (:data:`campaign.demo_open.DRAW_KEY`), written in the
+code so that the shipped development-check file matches every load of the practice campaign. A
+draw under it is a draw anyone can replay, development sample and test set alike, so the draw
+refuses it, or any key with its fingerprint, for every campaign but the practice campaign, from
+whichever entry it is reached (Python, the command, the governance page, ``load_demo``).
+
 This module reads gold: organiser views and the scoring worker only.
 """
 from __future__ import annotations
@@ -37,6 +43,8 @@ from django.utils.translation import gettext as _
 
 from annotations.models import GoldSentence
 from campaign import audit, kinds
+from campaign.demo_open import DRAW_KEY as PRACTICE_KEY
+from campaign.demo_open import OPEN_SLUG as PRACTICE_SLUG
 from campaign.models import Campaign, CampaignState, CorpusDocument, Sentence
 
 Subset = GoldSentence.Subset
@@ -140,6 +148,15 @@ def key_fingerprint(key: str) -> str:
     return hashlib.sha256(f"parseval-draw-key:{key}".encode()).hexdigest()[:16]
 
 
+def _check_not_practice_key(campaign: Campaign, key: str) -> None:
+    if campaign.slug != PRACTICE_SLUG and key_fingerprint(key) == key_fingerprint(PRACTICE_KEY):
+        raise SubsetRefused(_(
+            "This is the open demo's practice key (fingerprint %(fingerprint)s), published in the code "
+            "(campaign/demo_open.py): anyone can replay a draw made with it and recover %(name)r's "
+            "test set from its public development sample. It is for the practice campaign only; draw without "
+            "a key, and a fresh secret one is made.") % {"fingerprint": key_fingerprint(key), "name": campaign.name})
+
+
 def _rank(key: bytes, purpose: str, document: str, sid: str) -> bytes:
     return hmac.new(key, f"{purpose}\x1f{document}\x1f{sid}".encode("utf-8"), hashlib.sha256).digest()
 
@@ -208,6 +225,8 @@ def sample_test_subset(
         key = new_draw_key()
     elif len(key) != 64 or any(c not in "0123456789abcdef" for c in key):
         raise SubsetRefused(_("A draw key is 64 lower-case hexadecimal digits (256 bits)."))
+    else:
+        _check_not_practice_key(campaign, key)
     by_genre = _annotated_by_genre(campaign)
     if not by_genre:
         raise SubsetRefused(_("Campaign %(name)r has no annotated sentence to sample from.") % {"name": campaign.name})
@@ -256,18 +275,27 @@ def verify_draw(campaign: Campaign) -> list[str]:
 
 def draw_warning(campaign: Campaign) -> str | None:
     """The organisers' warning when membership was decided by a number a person chose (the old seeded
-    draw), which anyone can replay from the public development sample; ``None`` otherwise."""
+    draw) or by the open demo's published practice key (drawn before the draw refused it), which anyone
+    can replay from the public development sample; ``None`` otherwise."""
     entry = audit.entries(campaign, action=audit.SUBSET_SAMPLED).first()
+    if (entry is not None and campaign.slug != PRACTICE_SLUG
+            and entry.details.get("key_sha256") == key_fingerprint(PRACTICE_KEY)):
+        return ("The test set and development sample were drawn with the open demo's practice key, published "
+                "in the code: anyone can replay the draw and recover the test set. "
+                + _draw_again(campaign))
     if entry is None or "seed" not in entry.details:
         return None
-    how = ("Draw the subsets again while the campaign is a draft: the button below, or "
-           f"`manage.py sample_test_subset {campaign.slug} --ratio R --dev-ratio D`."
-           if campaign.state == CampaignState.DRAFT else
-           "The campaign is no longer a draft, so the subsets cannot be drawn again: treat the test set as "
-           "known to any team that read the code, and weigh the results accordingly.")
     return (f"The test set and development sample were drawn with seed {entry.details['seed']} by the old "
             "seeded draw, which anyone can replay from the corpus and the public development sample to "
-            f"recover the test set. {how}")
+            f"recover the test set. {_draw_again(campaign)}")
+
+
+def _draw_again(campaign: Campaign) -> str:
+    return ("Draw the subsets again while the campaign is a draft: the button below, or "
+            f"`manage.py sample_test_subset {campaign.slug} --ratio R --dev-ratio D`."
+            if campaign.state == CampaignState.DRAFT else
+            "The campaign is no longer a draft, so the subsets cannot be drawn again: treat the test set as "
+            "known to any team that read the code, and weigh the results accordingly.")
 
 
 def sentence_ids_by_document(campaign: Campaign, subset: str) -> dict[str, set[str]]:

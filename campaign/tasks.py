@@ -1,9 +1,13 @@
-"""Periodic work of the campaign app: scheduled life-cycle transitions."""
+"""Periodic work of the campaign app: scheduled life-cycle transitions; and, imported here so that a worker
+registers them, the account mail sent off the request (:mod:`campaign.account_tasks`)."""
 from __future__ import annotations
 
 from celery import shared_task
 
+from .account_tasks import complete_sign_up, send_password_reset
 from .lifecycle import apply_due_transitions
+
+__all__ = ["apply_scheduled_transitions", "complete_sign_up", "send_password_reset"]
 
 
 @shared_task(name="campaign.apply_scheduled_transitions", ignore_result=True)

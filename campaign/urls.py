@@ -6,6 +6,7 @@ from campaign.views import accounts, campaigns, runs
 urlpatterns = [
     path("", campaigns.home, name="home"),
     path("signup/", accounts.signup, name="signup"),
+    path("signup/sent/", accounts.signup_done, name="signup_done"),
     path("accounts/verify/<uidb64>/<token>/", accounts.verify_email, name="verify_email"),
     path("accounts/verify/again/", accounts.resend_verification, name="resend_verification"),
     path("campaigns/<slug:slug>/", campaigns.campaign_detail, name="campaign"),

@@ -11,7 +11,7 @@ directly for every role and life-cycle state.
 | development sample with gold     | yes (state >= open)              | if dev_sample_public|
 | own validation report            | at once                          | no                  |
 | own test run's scoring state     | from `released` (before: accepted)| no                 |
-| own scores                       | from `released` (dev runs: now); limited until gold release (evaluation.disclosure) | no |
+| own scores                       | from `released` (dev runs: now); limited until gold release (evaluation.disclosure); a withdrawn test run's from gold release | no |
 | other teams' runs and files      | never                            | never               |
 | other teams' scores              | from `published` (snapshot)      | same                |
 | per-sentence diagnostics         | own run, after gold release      | no                  |
@@ -152,14 +152,28 @@ def can_see_validation_report(user, run: Run) -> bool:
 
 
 def can_see_own_scores(user, run: Run) -> bool:
-    """A run's live scores (its latest Result): organisers; its team once released (dev runs at once)."""
+    """A run's live scores (its latest Result): organisers; its team once released (dev runs at once); a
+    withdrawn test run's only once the gold is released (:func:`withdrawn_scores_withheld`)."""
     if is_organiser(user, run.campaign):
         return True
     if not is_member(user, run.team):
         return False
     if run.scope == Run.Scope.DEV:
         return True  # development-sample checks are scored against public gold and shown at once
+    if withdrawn_scores_withheld(run):
+        return False
     return state_at_least(run.campaign, CampaignState.RELEASED)
+
+
+def withdrawn_scores_withheld(run: Run) -> bool:
+    """Whether a test run's figures are withheld from its team because it was withdrawn: until the gold release.
+
+    A withdrawn run does not count against the run limit, so its figures would be a probe of the test set on top
+    of the limit: upload, withdraw once scored, upload again, and read every withdrawn run's figures at the
+    results release (docs/governance.md, "withdrawing is not a way around the run limit"). So what was withdrawn
+    shows no figure to anyone but the organisers until membership is public anyway. A consensus superseded by a
+    newer one is withdrawn the same way; it belongs to no team."""
+    return run.scope == Run.Scope.TEST and run.withdrawn_at is not None and not gold_is_released(run.campaign)
 
 
 # The name the results pages use for "may this user see this run's scores".

@@ -7,7 +7,8 @@
 * ``scoring``: scoring test runs once they are valid (``score_run``, chained by ``validate_run``), and
   the shards of a large run scored across workers (``score_shard``, :mod:`evaluation.sharding`), and
   building the consensus of a campaign's runs (:mod:`evaluation.consensus_tasks`), which follows their scoring
-  and is itself a run to score.
+  and is itself a run to score: validated here too (``validate_consensus_run``), never on the validation queue,
+  whose work must not start at a time test-run scoring sets.
 * ``significance``: the paired significance tests of a campaign's results table, at most one
   pending computation per campaign (:mod:`evaluation.significance_tasks`), the organisers'
   error-lab jobs and the publication bundle: slow analysis that must not hold up scoring.
@@ -29,6 +30,7 @@ ROUTES = {
     "evaluation.sharding.score_shard": SCORING,
     "evaluation.significance_tasks.compute_significance": SIGNIFICANCE,
     "evaluation.consensus_tasks.build_consensus": SCORING,
+    "evaluation.tasks.validate_consensus_run": SCORING,
     "evaluation.lab.tasks.run_error_lab_job": SIGNIFICANCE,
     "evaluation.bundle_tasks.build_bundle": SIGNIFICANCE,
 }

@@ -9,7 +9,9 @@ The x axis spans the data with a margin, not 0-100: 98.9 and 98.7 must look
 apart. The chart is drawn at the width it is shown at (:data:`WIDTH` fits a
 phone's screen, and several sit side by side as small multiples on a wide
 one), so its labels keep their size: a label too long for its column is cut
-with an ellipsis, the whole of it in the row's tooltip and in the table.
+with an ellipsis, the whole of it in the row's tooltip and in the table; two
+labels that would then read the same are cut in the middle, keeping the ends
+that tell them apart (:func:`evaluation.charts.fit_labels`).
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from xml.sax.saxutils import escape
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
-from .charts import PALETTE, _frame, _pct, fit_text, text_width
+from .charts import PALETTE, _frame, _pct, fit_labels, fit_text, text_width
 from .text import decimal
 
 ROW = 22
@@ -53,6 +55,7 @@ def dot_plot(rows: Sequence[tuple[str, float | None, float | None, float | None]
                     f'{decimal(100 * v, 1)}</text>')
     body.append(f'<text x="{width / 2:.1f}" y="{height - 4}" font-size="11" text-anchor="middle">'
                 f'{escape(fit_text(f"{title} (%)", width - 8, 11))}</text>')
+    shown = fit_labels([label for label, *_ in rows], label_w - 8)
     for i, (label, value, low, high) in enumerate(rows):
         y = top + ROW * i + ROW / 2
         colour = PALETTE[0]
@@ -60,7 +63,7 @@ def dot_plot(rows: Sequence[tuple[str, float | None, float | None, float | None]
         if low is not None and high is not None:
             tip += " (" + _("95%% CI %(low)s–%(high)s") % {"low": _pct(low), "high": _pct(high)} + ")"
         body.append(f'<text x="{label_w - 4:.1f}" y="{y + 4:.1f}" font-size="12" text-anchor="end">'
-                    f'{escape(fit_text(label, label_w - 8))}<title>{escape(tip)}</title></text>')
+                    f'{escape(shown[i])}<title>{escape(tip)}</title></text>')
         if low is not None and high is not None:
             body.append(f'<line x1="{x_of(low):.1f}" y1="{y:.1f}" x2="{x_of(high):.1f}" y2="{y:.1f}" '
                         f'stroke="{colour}" stroke-width="2"/>')

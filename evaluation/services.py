@@ -173,8 +173,13 @@ class ResultsProvider:
     def public_result_document(self, result):
         return public_result_document(result)
 
-    def limited_summary(self, rows, campaign):
-        return disclosure.limit_summary(rows, campaign)
+    def secrecy_budget(self, campaign):
+        from .secrecy_shape import campaign_budget
+
+        return campaign_budget(campaign)
+
+    def limited_summary(self, rows, campaign, run=None):
+        return disclosure.limit_summary(rows, campaign, run)
 
     def rescore(self, run, actor, *, request=None):
         return rescore(run, actor, request=request)

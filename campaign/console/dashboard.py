@@ -9,9 +9,10 @@ from datetime import timedelta
 from django.conf import settings
 from django.db.models import Count, Prefetch
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from campaign import kinds
-from campaign.models import Campaign, Membership, Run, RunStatus, Team
+from campaign.models import Campaign, CampaignState, Membership, Run, RunStatus, Team, TeamAdmission
 
 # States a run passes through on its way to a verdict; one that stays in them too long is stuck.
 WORKING = (RunStatus.UPLOADED, RunStatus.VALIDATING, RunStatus.QUEUED, RunStatus.SCORING)
@@ -77,3 +78,25 @@ def failed_runs(campaign: Campaign) -> list[Run]:
 
 def recent_runs(campaign: Campaign, limit: int = 50) -> list[Run]:
     return list(campaign.runs.select_related("team", "uploaded_by").order_by("-uploaded_at", "-pk")[:limit])
+
+
+ADMISSION_WHY = {
+    TeamAdmission.APPROVAL: _(
+        "the default for a campaign with a hidden test set: each team is a run quota and a set of probes of "
+        "the test set, so the number of teams is the organisers' to decide, and the disclosure budget counts "
+        "the teams they admit"),
+    TeamAdmission.EMAIL: _(
+        "each team's account has proved an e-mail address; addresses cost little, so a person with several "
+        "can still register several teams, each with its own quota"),
+    TeamAdmission.OPEN: _(
+        "any account may register a team, and an account is a sign-up away (10 an hour per client address): "
+        "each is a new run quota and a new set of probes of the test set"),
+}
+
+
+def admission(campaign: Campaign) -> dict:
+    """How teams get in, why, how many wait, and whether that choice exposes a hidden test set."""
+    hidden = campaign.gold_released_at is None and campaign.state in (CampaignState.DRAFT, CampaignState.OPEN)
+    return {"label": campaign.get_team_admission_display(), "why": ADMISSION_WHY[campaign.team_admission],
+            "awaiting": campaign.teams.filter(admitted=False).count(),
+            "exposed": hidden and campaign.team_admission != TeamAdmission.APPROVAL}

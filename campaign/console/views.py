@@ -46,6 +46,8 @@ def dashboard(request, slug: str):
         "stuck_after_minutes": settings.PARSEVAL_STUCK_AFTER_SECONDS // 60,
         "recent": dash.recent_runs(campaign),
         "draw_warning": draw_warning(campaign),
+        "admission": dash.admission(campaign),
+        "secrecy_budget": results.secrecy_budget(campaign),
         "bundle": results.model("PublicationBundle").objects.filter(campaign=campaign).order_by("-created_at", "-pk")
         .first(),
         "can_build_bundle": visibility.can_see_published_results(request.user, campaign),

@@ -255,15 +255,19 @@ def upload_run_from(data, *, campaign: Campaign, team: Team, user, request=None)
 
 
 def next_task(run: Run) -> str:
-    """The task that takes the run on from its status: validation, or the scoring of a valid test run."""
+    """The task that takes the run on from its status: validation, or the scoring of a valid test run. The
+    consensus pseudo-run (a run of the system team) is validated by a task of the scoring queue: it is built when
+    a test run is scored, so its validation on the validation queue would start at a time scoring sets."""
     if run.scope == Run.Scope.TEST and run.status in (RunStatus.QUEUED, RunStatus.SCORING):
         return kinds.SCORE_RUN_TASK
+    if run.team.system:
+        return kinds.VALIDATE_CONSENSUS_TASK
     return kinds.VALIDATE_RUN_TASK  # a development check is validated and scored by one task
 
 
 def enqueue_scoring(run_id: int) -> bool:
     """Queue the run's next step; whether it was queued. The run's outbox mark stays set until it is."""
-    run = Run.objects.filter(pk=run_id).only("pk", "scope", "status").first()
+    run = Run.objects.filter(pk=run_id).select_related("team").only("pk", "scope", "status", "team__system").first()
     if run is None:
         return False
     try:
@@ -319,6 +323,12 @@ def converted_download_name(run: Run) -> str:
 ACCEPTED, ACCEPTED_DISPLAY = "accepted", "Accepted for scoring"
 SEALED_DISPLAY = {RunStatus.UPLOADED: "Received"}
 SEALED_TIMESTAMPS = ("checked_at",)
+# Why a status field is left out, said in the answer itself (``sealed``) and not only in the docs: a client
+# that finds no ``status_changed_at`` must not take it for a bug or a run that never moved.
+SEALED_STATUS_TIME = gettext_lazy(
+    "status_changed_at is left out: when a test run was queued, scored or failed is not shown to teams until "
+    "the gold is released, since how long scoring took tells how many of its sentences are test sentences "
+    "(docs/governance.md); uploaded_at is the upload's time")
 
 
 def run_status(run: Run, user) -> dict:
@@ -343,6 +353,8 @@ def run_status(run: Run, user) -> dict:
         # a sealed time is left out, not sent as null
         if can_see_run_scoring_time(user, run):
             shown["status_changed_at"] = run.status_changed_at.isoformat()
+        else:
+            shown["sealed"] = {"status_changed_at": str(SEALED_STATUS_TIME)}
         return shown
     valid = bool((run.validation_report or {}).get("valid"))
     if run.status in (RunStatus.QUEUED, RunStatus.SCORING, RunStatus.SCORED) or \
@@ -358,6 +370,7 @@ def run_status(run: Run, user) -> dict:
         "status_reason": reason,
         "progress": progress,
         # no "status_changed_at": the time is sealed, so the field is left out rather than always null
+        "sealed": {"status_changed_at": str(SEALED_STATUS_TIME)},
         "withdrawn": run.withdrawn_at is not None,
         "finished": status in (RunStatus.INVALID, ACCEPTED, RunStatus.FAILED),
     }

@@ -14,7 +14,7 @@ from campaign.forms import RunUploadForm
 from campaign.models import Run, RunStatus
 from campaign.rules import UploadRefused, WithdrawalRefused, why_not_accepting_runs
 from campaign.services.runs import (
-    NO_TEAM_MESSAGE, converted_download_name, record_run_download, run_status, upload_limit, upload_run_from,
+    ACCEPTED, NO_TEAM_MESSAGE, converted_download_name, record_run_download, run_status, upload_limit, upload_run_from,
     validation_report_for, withdraw_run,
 )
 from campaign.results import latest_result, limited_summary, result_summary
@@ -55,7 +55,8 @@ def run_upload(request, slug: str):
             return redirect("portal:run", pk=run.pk)
     status = 400 if request.method == "POST" else 200
     return render(request, "portal/upload.html",
-                  {"campaign": campaign, "team": team, "form": form, "upload_limit": upload_limit(campaign)},
+                  {"campaign": campaign, "team": team, "form": form, "upload_limit": upload_limit(campaign),
+                   "run_file_label": kinds.for_campaign(campaign).run_file_label(campaign)},
                   status=status)
 
 
@@ -65,13 +66,16 @@ def run_detail(request, pk: int):
     result = latest_result(run) if can_scores else None
     summary = result_summary(result) if result else None
     if summary and run.scope == Run.Scope.TEST and not visibility.is_organiser(request.user, run.campaign):
-        summary = limited_summary(summary, run.campaign)
+        summary = limited_summary(summary, run.campaign, run)
+    status = run_status(run, request.user)
     context = {
         "run": run,
         "campaign": run.campaign,
-        "status": run_status(run, request.user),
+        "status": status,
         "report": validation_report_for(run, request.user),
         "can_see_scores": can_scores,
+        "scores_withheld": not can_scores and visibility.withdrawn_scores_withheld(run)
+                           and status["status"] in (ACCEPTED, RunStatus.SCORED),
         "result": result,
         "summary": summary,
         "result_count": run.results.count() if result else 0,

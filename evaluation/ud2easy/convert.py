@@ -49,7 +49,8 @@ def convert_document(corpus: Document, parses: list[DepSentence], *, parse_file:
     missing = [s.id for s in corpus.sentences if s.id not in by_id]
     if missing:
         shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
-        problems.append(Problem(N_('%(n_missing)s sentence(s) of corpus document %(name)s have no parse: %(shown)s') % {"n_missing": len(missing), "name": corpus.name, "shown": shown}, file=parse_file, sentence=missing[0]))
+        problems.append(Problem(missing_text(corpus, by_id, missing, shown), file=parse_file, sentence=missing[0],
+                                line=next_parse_line(corpus, by_id, missing[0])))
     out = Document(name=corpus.name, attributes={"fichier": corpus.name}, has_constituents=True,
                    has_relations=True)
     for s in corpus.sentences:
@@ -64,3 +65,39 @@ def convert_document(corpus: Document, parses: list[DepSentence], *, parse_file:
     if problems:
         raise InputError(problems)
     return out
+
+
+def _neighbours(corpus: Document, by_id: dict[str, DepSentence], sid: str):
+    """The parses of the file just before and just after where the corpus sentence ``sid`` belongs."""
+    order = [s.id for s in corpus.sentences]
+    at = order.index(sid)
+    before = next((by_id[k] for k in reversed(order[:at]) if k in by_id), None)
+    after = next((by_id[k] for k in order[at + 1:] if k in by_id), None)
+    return before, after
+
+
+def next_parse_line(corpus: Document, by_id: dict[str, DepSentence], sid: str) -> int | None:
+    """Where the file skips ``sid``: the line of the parse that follows it, else of the last one before it."""
+    before, after = _neighbours(corpus, by_id, sid)
+    return after.line if after else before.line if before else None
+
+
+def missing_text(corpus: Document, by_id: dict[str, DepSentence], missing: list[str], shown: str) -> str:
+    """The sentences of ``corpus`` without a parse, and where the file skips the first of them, said by its
+    neighbours' sent_id (matched by id, so the parses after it are not shifted: nothing else of the file
+    is reported for it). One whole text per case, so that a page can show it translated."""
+    before, after = _neighbours(corpus, by_id, missing[0])
+    values = {"n_missing": len(missing), "name": corpus.name, "shown": shown}
+    if before and after:
+        return N_("%(n_missing)s sentence(s) of corpus document %(name)s have no parse: %(shown)s (the file goes "
+                  "from sent_id %(before)s to %(after)s at line %(line)s)") % {
+            **values, "before": before.sent_id, "after": after.sent_id, "line": after.line}
+    if after:
+        return N_("%(n_missing)s sentence(s) of corpus document %(name)s have no parse: %(shown)s (the file "
+                  "starts with sent_id %(after)s at line %(line)s)") % {
+            **values, "after": after.sent_id, "line": after.line}
+    if before:
+        return N_("%(n_missing)s sentence(s) of corpus document %(name)s have no parse: %(shown)s (the file "
+                  "ends with sent_id %(before)s, line %(line)s)") % {
+            **values, "before": before.sent_id, "line": before.line}
+    return N_("%(n_missing)s sentence(s) of corpus document %(name)s have no parse: %(shown)s") % values

@@ -13,7 +13,7 @@ from django.test import Client
 from annotations.easy import read_document
 from annotations.models import GoldSentence
 from campaign.subsets import (
-    SubsetRefused, draw, key_fingerprint, mark_subset, sample_test_subset, sentence_ids_by_document, subset_counts,
+    SubsetRefused, draw, draw_warning, key_fingerprint, mark_subset, sample_test_subset, sentence_ids_by_document, subset_counts,
     verify_draw,
 )
 from campaign.models import AuditEntry, Campaign
@@ -253,3 +253,42 @@ def test_state_page_draws_and_warns_of_a_seeded_draw(easy, organiser, member_a):
     member = Client()
     member.force_login(member_a)
     assert member.post(url, {"ratio": "0.5", "dev_ratio": "0.1"}).status_code == 404
+
+
+# -- the open demo's published key (issue 34) ------------------------------------------------------------
+
+def test_the_practice_key_is_refused_outside_the_practice_campaign(easy, organiser):
+    from campaign.demo_open import DRAW_KEY
+
+    sample_test_subset(easy, ratio=0.5, dev_ratio=0.1, actor=organiser)
+    easy.refresh_from_db()
+    key, test = easy.draw_key, members(easy, "test")
+    # the adversary's hope: an organiser copies the demo's key, and the draw is then anyone's to replay
+    with pytest.raises(SubsetRefused, match=r"open demo's practice key .* draw without a key") as refused:
+        sample_test_subset(easy, ratio=0.5, dev_ratio=0.1, key=DRAW_KEY, actor=organiser)
+    assert key_fingerprint(DRAW_KEY) in str(refused.value) and DRAW_KEY not in str(refused.value)
+    easy.refresh_from_db()
+    assert easy.draw_key == key and members(easy, "test") == test
+    assert AuditEntry.objects.filter(campaign=easy, action="subset.sampled").count() == 1
+
+
+def test_the_practice_campaign_still_draws_with_its_key(organiser):
+    from campaign.demo_open import DRAW_KEY, OPEN_SLUG
+
+    practice = Campaign.objects.create(name="Practice", slug=OPEN_SLUG)
+    import_corpus(practice, easy_gold_paths(SMALL_EASY_FILES))
+    summary = sample_test_subset(practice, ratio=0.5, dev_ratio=0.1, key=DRAW_KEY, actor=organiser)
+    assert summary.key_fingerprint == key_fingerprint(DRAW_KEY)
+    assert draw_warning(practice) is None
+
+
+def test_a_campaign_drawn_with_the_practice_key_before_is_warned_of(organiser):
+    from campaign.demo_open import DRAW_KEY, OPEN_SLUG
+
+    # drawn under the practice slug, then renamed: what a campaign drawn before the refusal looks like
+    c = Campaign.objects.create(name="Renamed", slug=OPEN_SLUG)
+    import_corpus(c, easy_gold_paths(SMALL_EASY_FILES))
+    sample_test_subset(c, ratio=0.5, dev_ratio=0.1, key=DRAW_KEY, actor=organiser)
+    Campaign.objects.filter(pk=c.pk).update(slug="a-real-campaign")
+    c.refresh_from_db()
+    assert "practice key" in draw_warning(c) and "Draw the subsets again" in draw_warning(c)

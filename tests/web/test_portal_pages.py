@@ -12,10 +12,13 @@ from campaign.services.teams import create_invitation
 from tests import factories
 
 
-def test_sign_up_logs_in_and_lands_home(client, db):
+def test_sign_up_sends_the_link_then_the_account_logs_in(client, db):
+    # sign-up logs nobody in: its answer must be the same whether or not the address had an account
     response = client.post(reverse("portal:signup"), {"username": "newcomer", "email": "newcomer@example.org",
                                                       "password1": "a-long-pass-phrase-42", "password2": "a-long-pass-phrase-42"})
-    assert response.status_code == 302 and response["Location"] == reverse("portal:home")
+    assert response.status_code == 302 and response["Location"] == reverse("portal:signup_done")
+    assert "Check your mail" in client.get(response["Location"]).content.decode()
+    client.post(reverse("login"), {"username": "newcomer", "password": "a-long-pass-phrase-42"})
     assert "newcomer" in client.get(reverse("portal:home")).content.decode()
 
 

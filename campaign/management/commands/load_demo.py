@@ -29,7 +29,7 @@ from annotations.easy import read_document, write_document
 from annotations.errors import InputError
 from annotations.names import EASY_GENRE_NAMES
 from campaign import demo, kinds
-from campaign.models import Campaign, CampaignState, Publication, Run, RunStatus, TeamFigures
+from campaign.models import Campaign, CampaignState, Publication, Run, RunStatus, TeamAdmission, TeamFigures
 
 DEFAULT_SLUG = "easy-reference-demo"
 NAME = "EASY reference (demo)"
@@ -169,6 +169,8 @@ class Command(BaseCommand):
             "dev_sample_public": True,
             # A demonstration shows every figure; its console says what that choice costs a real campaign.
             "team_figures": TeamFigures.FULL,
+            # and admits its synthetic teams without an organiser's approval (a real campaign's default)
+            "team_admission": TeamAdmission.OPEN,
             "runs_per_team": 3,
             # Real parsers' runs come as CoNLL-U (UD), converted to EASY on upload.
             "metrics": {"run_formats": ["easy-xml", "conllu"]},

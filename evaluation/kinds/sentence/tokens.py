@@ -58,10 +58,12 @@ def read_tokens(data: bytes, *, file: str) -> list[TextSentence]:
 def word_mismatch(expected: tuple[str, ...], found: list[str]) -> str | None:
     """Why a run sentence's words differ from the corpus text's, or None."""
     if len(expected) != len(found):
-        return f"{len(found)} words where the corpus text has {len(expected)}"
+        return N_("%(found)s words where the corpus text has %(expected)s") % {
+            "found": len(found), "expected": len(expected)}
     for i, (e, f) in enumerate(zip(expected, found), 1):
         if e != f:
-            return f"word {i} is {f!r} where the corpus text has {e!r}"
+            return N_("word %(i)s is %(found)r where the corpus text has %(expected)r") % {
+                "i": i, "found": f, "expected": e}
     return None
 
 

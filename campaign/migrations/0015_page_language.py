@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('campaign', '0012_consensus_team'),
+        ('campaign', '0014_merge_admission_and_figures_defaults'),
     ]
 
     operations = [
