@@ -120,3 +120,50 @@ def test_the_teams_guide_is_served_in_the_readers_language_and_other_pages_say_t
     untranslated_page = Client(HTTP_ACCEPT_LANGUAGE="fr").get("/docs/significance.md").content.decode()
     assert 'id="english-only"' in untranslated_page and "Cette page n" in untranslated_page
     assert 'id="english-only"' not in Client(HTTP_ACCEPT_LANGUAGE="en").get("/docs/significance.md").content.decode()
+
+
+def test_a_missing_sentence_report_is_shown_whole_in_french_sentence_names_included():
+    from django.utils import translation
+
+    from campaign.problem_texts import translated
+    from evaluation.kinds.sentence import Parsed
+    from evaluation.kinds.sentence.alignment import order_problems
+    from evaluation.kinds.sentence.tokens import TextSentence
+
+    expected = [TextSentence(f"s{i}", (f"mot{i}", "et", f"fin{i}")) for i in range(1, 6)]
+    parsed = [Parsed(None, list(e.words), str(j), 10 * j) for j, e in enumerate(expected[:2] + expected[3:], 1)]
+    [problem] = order_problems(parsed, expected, "run.conllu", "the corpus document")
+    assert problem.message.startswith("4 sentences where the corpus document has 5: sentence s3 (sentence 3 of")
+    assert "between the file's sentence 2 and the file's sentence 3" in problem.message  # stored in English
+    with translation.override("fr"):
+        shown = translated(problem.message)
+    assert shown.startswith("4 phrases là où the corpus document en a 5\u00a0: la phrase s3 (phrase 3 de"), shown
+    # the sentence names inside the report are library texts too, translated in turn
+    assert "entre la phrase 2 du fichier et la phrase 3 du fichier" in shown and "file's" not in shown
+
+
+def test_the_mail_of_a_sign_up_reads_in_the_language_of_the_page_that_asked(db, monkeypatch):
+    from django.core import mail
+    from django.urls import reverse
+    from django.utils import translation
+
+    from campaign import account_tasks
+
+    factories.make_user("owner", password="owners-own-pass-phrase", email="owner@example.org")
+    # the task runs later, in a worker with no request: it writes in the language it is given
+    with translation.override("en"):
+        account_tasks.complete_sign_up("prober", "owner@example.org", "!", site="http://testserver", language="fr")
+        account_tasks.complete_sign_up("newcomer", "new@example.org", "!", site="http://testserver", language="fr")
+        account_tasks.send_password_reset("owner@example.org", domain="testserver", use_https=False, language="fr")
+    known, new, reset = mail.outbox
+    assert known.subject == "Un compte a déjà cette adresse" and "Bonjour owner," in known.body
+    assert "Pour vous connecter\u00a0: http://testserver/" in known.body
+    assert new.subject == "Confirmez votre adresse électronique" and "Bonjour newcomer," in new.body
+    assert "Bonjour owner," in reset.body
+    # and the page that asks hands the task its language
+    given = []
+    monkeypatch.setattr(account_tasks.complete_sign_up, "delay", lambda *a, **kw: given.append(kw))
+    Client(HTTP_ACCEPT_LANGUAGE="fr").post(reverse("portal:signup"), {
+        "username": "other", "email": "other@example.org", "password1": "a-long-pass-phrase-9",
+        "password2": "a-long-pass-phrase-9"})
+    assert given and given[0]["language"] == "fr"
