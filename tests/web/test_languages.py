@@ -167,3 +167,10 @@ def test_the_mail_of_a_sign_up_reads_in_the_language_of_the_page_that_asked(db, 
         "username": "other", "email": "other@example.org", "password1": "a-long-pass-phrase-9",
         "password2": "a-long-pass-phrase-9"})
     assert given and given[0]["language"] == "fr"
+
+
+def test_the_upload_page_names_the_run_file_in_the_readers_language(campaign, alice, team_a):
+    client = Client(HTTP_ACCEPT_LANGUAGE="fr")
+    client.force_login(alice)
+    page = client.get(f"/campaigns/{campaign.slug}/upload/").content.decode()
+    assert "Nommez chaque fichier EASY .xml d&#x27;après" in page or "Nommez chaque fichier EASY .xml d'après" in page

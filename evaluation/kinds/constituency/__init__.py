@@ -53,7 +53,7 @@ class ConstituencyKind(SentenceKind):
     label = "Constituency trees"
     suffixes = (".mrg", ".tree", ".txt")
     rescoring_engine = "trees"
-    file_label = "tree file (Penn or square brackets)"
+    file_label = N_("tree file (Penn or square brackets)")
     file_help = N_("One tree file (.mrg, .tree or .txt; Penn or square brackets, one tree per corpus sentence, in "
                    "order), or a .zip or .tar.gz with one such file per corpus document, named after it.")
     option_keys = ("tree_metrics", "dependency_via_head_rules", "head_rules", "transform", "bootstrap", "seed")

@@ -67,7 +67,7 @@ class DependencyKind(SentenceKind):
     label = "Dependency trees"
     suffixes = (".conllu", ".conll")
     rescoring_engine = "deps"
-    file_label = "CoNLL-U file"
+    file_label = N_("CoNLL-U file")
     corpus_contents = gettext_lazy("zip: per document, its words (.tok), its raw text (.txt) and the gold "
                                    "tokenisation (.tokens.conllu)")
     option_keys = ("punct", "pos", "tracks", "bootstrap", "seed", udvalidate.OPTION)

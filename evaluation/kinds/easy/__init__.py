@@ -34,7 +34,7 @@ class EasyKind(DocumentKind):
     name = "easy"
     label = "EASY (constituents and relations)"
     suffixes = archives.EASY  # ".xml", and how upload messages name EASY files
-    file_label = "EASY .xml file"
+    file_label = N_("EASY .xml file")
     corpus_contents = gettext_lazy("zip: one EASY .xml file per document")
     file_help = N_("One EASY .xml file, or a .zip or .tar.gz with one .xml file per corpus document.")
     options_error = "the annotation guide's schema is malformed"
@@ -71,7 +71,9 @@ class EasyKind(DocumentKind):
         return "EASY XML only"
 
     def run_file_label(self, campaign) -> str:
-        return gettext("EASY .xml or CoNLL-U .conllu file") if easy_conllu.accepts_conllu(campaign) else self.file_label
+        if easy_conllu.accepts_conllu(campaign):
+            return gettext("EASY .xml or CoNLL-U .conllu file")
+        return gettext(self.file_label)
 
     def file_help_for(self, campaign) -> str:
         return easy_conllu.FILE_HELP if easy_conllu.accepts_conllu(campaign) else self.file_help
