@@ -524,9 +524,10 @@ def main() -> None:
         stack.start("web", [PY, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{args.web_port}",
                             "--workers", "3", "--timeout", "120"])
         if args.db == "postgres":
-            for role, queue_list, concurrency in (("validation", "validation,celery", 1),
+            for role, queue_list, concurrency in (("validation", "validation", 1),
                                                   ("scoring", "scoring", args.scoring_concurrency),
-                                                  ("significance", "significance", 1)):
+                                                  ("significance", "significance", 1),
+                                                  ("periodic", "celery", 1)):
                 stack.start(f"worker-{role}", [PY, "-m", "celery", "-A", "config", "worker", "--loglevel", "INFO",
                                                "-Q", queue_list, "--concurrency", str(concurrency),
                                                "-n", f"{role}-loadfaults{os.getpid()}@%h"])
