@@ -143,9 +143,19 @@ class QuietOutages(logging.Filter):
             return False
         self._last[key] = now
         if record.exc_info:
-            record.msg, record.args = f"{record.getMessage()} ({_describe(exc)})", ()
+            record.msg, record.args = f"{_without_stacks(record)} ({_describe(exc)})", ()
             record.exc_info, record.exc_text = None, None
         return True
+
+
+def _without_stacks(record: logging.LogRecord) -> str:
+    """The record's message without a stack given as an argument (beat logs ``traceback.format_stack()`` so)."""
+    args = record.args if isinstance(record.args, tuple) else ()
+    try:
+        return (str(record.msg) % tuple("" if isinstance(a, list) else a for a in args)).strip() if args \
+            else record.getMessage()
+    except (TypeError, ValueError):
+        return record.getMessage()
 
 
 def install(handlers) -> None:
@@ -160,6 +170,8 @@ class _Reporting:
     dependency = ""
 
     def connect(self):
+        if self._sock is not None:  # already connected: redis-py returns at once, which says nothing of the server
+            return super().connect()
         try:
             super().connect()
         except (redis.ConnectionError, redis.TimeoutError) as exc:
