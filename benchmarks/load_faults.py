@@ -19,6 +19,13 @@ every run accepted during the scenario to end:
 * ``gunicorn``: SIGKILL of one gunicorn worker process;
 * ``paused``: SIGSTOP, for ``--pause`` s (90, past the 60 s lease), of the pool
   process that holds a run, then SIGCONT (a stale holder resuming);
+* ``redis-empty``: the significance worker stopped while runs are scored (their
+  requests for the paired tests wait in Redis), then Redis restarted *empty* (its
+  append-only file removed) and the worker started again: the requests are lost
+  with the broker, and only the database's request counter says so;
+* ``db``: the scratch database refusing connections for ``--db-down`` s (30)
+  (``ALLOW_CONNECTIONS false`` and its sessions ended; the server and the other
+  databases untouched);
 * ``fs``: the staging directory made unusable for ``--fs-down`` s (20): its path
   taken by a file, so neither uploads nor workers can stage or unpack there;
 * ``burst``: a deadline burst: ``--burst-teams`` teams (50) upload one run each at
@@ -42,6 +49,7 @@ import argparse
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -60,6 +68,16 @@ PY = sys.executable
 FINAL = ("scored", "invalid", "failed")
 SCENARIOS = ("baseline", "pool", "worker", "redis", "gunicorn", "paused", "fs", "burst")
 NEEDS_BROKER = {"pool", "worker", "redis", "paused"}
+
+# The outages of issue 35; for each (and for ``redis``), a second table: the log lines written from the fault to
+# 30 s after it ended (a Celery task's "received"/"succeeded" lines, the ordinary work, left out), the outage answers
+# (5xx) of the JSON routes and how many of them were HTML, and, once the broker is back, how long until every
+# significance request made until then was covered by a finished computation.
+OUTAGES = ("redis-empty", "db")
+SCENARIOS += OUTAGES
+NEEDS_BROKER |= set(OUTAGES)  # the production stack: Redis, PostgreSQL, a worker per queue
+LOG_AFTER_FAULT = 30.0
+TASK_LINE = re.compile(r"Task [\w.]+\[[0-9a-f-]+\] (received|succeeded)")
 
 
 # -- processes ------------------------------------------------------------------------------------
@@ -213,6 +231,9 @@ class Load:
         self.scenario = ""
         self.accepted: dict[str, list[tuple[int, float]]] = defaultdict(list)
         self.answers: dict[str, Counter] = defaultdict(Counter)  # upload answers by scenario
+        # Outage answers (5xx) of the JSON routes by scenario, and how many of them had an HTML body.
+        self.json_5xx: Counter = Counter()
+        self.html_on_json: Counter = Counter()
         self.lock = threading.Lock()
 
     def request(self, kind: str, path: str, *, data: bytes | None = None, headers: dict | None = None) -> tuple[int, bytes]:
@@ -228,11 +249,15 @@ class Load:
         with self.lock:
             self.latency[kind].append(time.monotonic() - start)
             self.statuses[kind][status] += 1
+            if (kind in ("api", "json", "upload") and isinstance(status, int) and status >= 500):
+                self.json_5xx[self.scenario] += 1
+                self.html_on_json[self.scenario] += body.lstrip()[:1] == b"<"
         return status, body
 
     def reader(self, stop: threading.Event, n: int) -> None:
         paths = [("api", "/api/campaigns/"), ("api", f"/api/campaigns/{self.slug}/"),
-                 ("page", f"/campaigns/{self.slug}/"), ("page", "/")]
+                 ("page", f"/campaigns/{self.slug}/"), ("page", "/"),
+                 ("json", f"/results/{self.slug}/data.json"), ("json", f"/results/{self.slug}/significance.json")]
         i = n
         while not stop.wait(0.5):
             kind, path = paths[i % len(paths)]
@@ -292,6 +317,105 @@ def stop_redis(stack: Stack, args, redis_cmd: list[str], seconds: float) -> None
         stack.stopped_on_purpose.discard("redis")
 
 
+class OutageWatch:
+    """What an outage scenario measures: the lines every process logs from the fault to ``LOG_AFTER_FAULT`` s after
+    it ended, and (when the broker comes back) the time until every significance request made until then was
+    covered by a finished computation, read from the database's counters every second."""
+
+    def __init__(self, stack: Stack, env: dict):
+        self.stack, self.env = stack, env
+        self.begun = {log: log.stat().st_size for log in stack.var.glob("*.log")}
+        self.lines: list[str] | None = None
+        self.broker_back: float | None = None
+        self.covered_after: float | None = None
+        self.owed: dict = {}
+
+    def ended(self, broker_back: bool) -> None:
+        threading.Timer(LOG_AFTER_FAULT, self._count_lines).start()
+        if broker_back:
+            self.broker_back = time.time()
+            self.owed = self._marks()
+            threading.Thread(target=self._await_coverage, daemon=True).start()
+
+    def _count_lines(self) -> None:
+        lines = []
+        for log in sorted(self.stack.var.glob("*.log")):
+            if log.stem == "redis":
+                continue  # the server's own start-up banner: not the app's
+            with open(log, "rb") as f:
+                f.seek(self.begun.get(log, 0))
+                lines += [f"{log.stem}: {line}" for line in f.read().decode("utf-8", "replace").splitlines()
+                          if not TASK_LINE.search(line)]
+        self.lines = lines
+
+    def asked_again_after(self) -> float | None:
+        """Seconds from the broker's return to the first sweep that asked again for an owed computation."""
+        log = self.stack.var / "worker-periodic.log"
+        if self.broker_back is None or not log.exists():
+            return None
+        for line in log.read_text(errors="replace").splitlines():
+            found = re.match(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),\d+: .*'asked_again': ([1-9])", line)
+            if found:
+                at = time.mktime(time.strptime(found.group(1), "%Y-%m-%d %H:%M:%S"))
+                if at >= self.broker_back - 1:
+                    return at - self.broker_back
+        return None
+
+    def _marks(self) -> dict:
+        import psycopg
+
+        with psycopg.connect(self.env["DATABASE_URL"], autocommit=True) as conn:
+            return {c: (r, d) for c, r, d in conn.execute(
+                "SELECT campaign_id, requested, computed FROM evaluation_significancerequest")}
+
+    def _await_coverage(self) -> None:
+        deadline = time.time() + 600
+        while time.time() < deadline:
+            try:
+                marks = self._marks()
+            except Exception:
+                marks = {}
+            if marks and all(marks.get(c, (0, 0))[1] >= requested for c, (requested, _) in self.owed.items()):
+                self.covered_after = time.time() - self.broker_back
+                return
+            time.sleep(1)
+
+
+def outage(fault: str, stack: Stack, args, env: dict, redis_cmd: list[str]) -> str:
+    import psycopg
+
+    watch = args.watch = OutageWatch(stack, env)
+    if fault == "db":
+        name = env["DATABASE_URL"].rsplit("/", 1)[1]
+        with psycopg.connect(args.pg_admin_url, autocommit=True) as conn:
+            conn.execute(f'ALTER DATABASE "{name}" WITH ALLOW_CONNECTIONS false')
+            conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s "
+                         "AND pid <> pg_backend_pid()", (name,))
+            time.sleep(args.db_down)
+            conn.execute(f'ALTER DATABASE "{name}" WITH ALLOW_CONNECTIONS true')
+        watch.ended(broker_back=False)
+        return f"database refusing connections for {args.db_down:.0f}s"
+    # redis-empty: the significance requests of the runs scored meanwhile wait in Redis, which then loses them
+    with stack.lock:
+        stack.stopped_on_purpose.add("worker-significance")
+        os.killpg(stack.procs["worker-significance"].pid, signal.SIGTERM)
+        stack.procs["worker-significance"].wait(timeout=30)
+    time.sleep(args.phase / 3)
+    with stack.lock:
+        stack.stopped_on_purpose.add("redis")
+        os.killpg(stack.procs["redis"].pid, signal.SIGTERM)
+        stack.procs["redis"].wait(timeout=20)
+        shutil.rmtree(stack.var / "appendonlydir", ignore_errors=True)
+        stack.start("redis", redis_cmd)
+        stack.stopped_on_purpose.discard("redis")
+    wait_for(lambda: redis_ping(args.redis_port), 20, 0.1)
+    watch.ended(broker_back=True)
+    with stack.lock:
+        stack.start("worker-significance", stack.commands["worker-significance"])
+        stack.stopped_on_purpose.discard("worker-significance")
+    return f"significance worker stopped {args.phase / 3:.0f}s, then Redis restarted empty"
+
+
 def inject(fault: str, stack: Stack, args, env: dict, redis_cmd: list[str]) -> str:
     scorer = stack.procs.get("worker-scoring")
     if fault == "pool":
@@ -311,9 +435,13 @@ def inject(fault: str, stack: Stack, args, env: dict, redis_cmd: list[str]) -> s
         return f"killed gunicorn worker {workers[0]}"
     if fault == "redis":
         busy = wait_for(lambda: any(s == "scoring" for _, s, _ in json.loads(django_shell(env, HOLDERS))), 60, 0.5)
+        args.watch = OutageWatch(stack, env)
         stop_redis(stack, args, redis_cmd, args.redis_down)
+        args.watch.ended(broker_back=True)
         return f"Redis stopped for {args.redis_down:.0f}s " + ("while a run was being scored" if busy else
                                                               "(no run was being scored at that moment)")
+    if fault in OUTAGES:
+        return outage(fault, stack, args, env, redis_cmd)
     if fault == "paused":
         pools = {pid for name in ("worker-validation", "worker-scoring") if name in stack.procs
                  for pid in children(stack.procs[name].pid)}
@@ -387,6 +515,11 @@ def run_scenario(name: str, stack: Stack, load: Load, args, env: dict, redis_cmd
     outcome = {"scenario": name, "what": what, "answers": dict(load.answers[name]), "accepted": accepted,
                "state": state, "drain": (drained_at - last_upload) if drained_at else None, "started": started,
                "ended": time.time()}
+    watch = vars(args).pop("watch", None)
+    if watch is not None:
+        wait_for(lambda: watch.lines is not None and (watch.broker_back is None or watch.covered_after is not None),
+                 args.drain, 1)
+        outcome["watch"] = watch
     if name == "burst" and drained_at and args.db == "postgres":
         # The paired tests catch up once a computation that started after the last scored run has finished.
         def caught_up() -> bool:
@@ -460,6 +593,33 @@ def report(args, outcomes: list[dict], load: Load, stack: Stack) -> None:
         print("in the logs: " + "; ".join(f"{k} x{v}" for k, v in sorted(log_problems.items())))
 
 
+def outage_report(args, outcomes: list[dict], load: Load) -> None:
+    watched = [o for o in outcomes if "watch" in o]
+    if not watched:
+        return
+    print(f"\n| scenario | log lines, fault to {LOG_AFTER_FAULT:.0f} s after | JSON-route outage answers (5xx) | "
+          "of them HTML | significance asked again / covered, after the broker's return |")
+    print("|---|---|---|---|---|")
+    for o in watched:
+        w = o["watch"]
+        lines = "not counted" if w.lines is None else str(len(w.lines))
+        asked = w.asked_again_after()
+        covered = ("n/a" if w.broker_back is None else
+                   (f"{asked:.0f} s" if asked is not None else "not asked again") + " / "
+                   + (f"{w.covered_after:.0f} s" if w.covered_after is not None else "not within the wait"))
+        print(f"| {o['scenario']} | {lines} | {load.json_5xx[o['scenario']]} | {load.html_on_json[o['scenario']]} | "
+              f"{covered} |")
+    for o in watched:
+        lines = o["watch"].lines or []
+        per_log = Counter(line.split(":", 1)[0] for line in lines)
+        print(f"{o['scenario']}: log lines by process {dict(per_log)}; tracebacks "
+              f"{sum('Traceback' in line for line in lines)}, CRITICAL {sum('CRITICAL' in line for line in lines)}")
+        if args.keep:
+            out = Path(tempfile.gettempdir()) / f"load-faults-{o['scenario']}-lines.txt"
+            out.write_text("\n".join(lines))
+            print(f"   the lines: {out}")
+
+
 # -- main ------------------------------------------------------------------------------------------
 
 def main() -> None:
@@ -478,6 +638,7 @@ def main() -> None:
     parser.add_argument("--redis-down", type=float, default=60.0)
     parser.add_argument("--pause", type=float, default=90.0)
     parser.add_argument("--fs-down", type=float, default=20.0)
+    parser.add_argument("--db-down", type=float, default=30.0)
     parser.add_argument("--scoring-concurrency", type=int, default=2)
     parser.add_argument("--restart-delay", type=float, default=5.0)
     parser.add_argument("--keep", action="store_true", help="keep the scratch directory and database")
@@ -550,6 +711,7 @@ def main() -> None:
             print(f"   {s}; drained in {outcomes[-1]['drain']}", flush=True)
         stop.set()
         report(args, outcomes, load, stack)
+        outage_report(args, outcomes, load)
     finally:
         stop.set()
         stack.stop_all()

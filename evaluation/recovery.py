@@ -155,7 +155,13 @@ def reask_uncovered() -> int:
     return sent
 
 
-@shared_task(name="evaluation.recover_runs", ignore_result=True)
+# The sweep has the periodic worker to itself (config/queues.py); a sweep that hung (a database that stopped
+# answering mid-query) is ended well before it could hold up many of the next ones.
+SWEEP_TIME_LIMIT = 300
+
+
+@shared_task(name="evaluation.recover_runs", ignore_result=True, time_limit=SWEEP_TIME_LIMIT,
+             soft_time_limit=SWEEP_TIME_LIMIT - 30)
 def recover_runs() -> dict:
     outcome = dispatch_due()
     outcome["staging_removed"] = clean_staging()
