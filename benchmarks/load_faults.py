@@ -20,9 +20,10 @@ every run accepted during the scenario to end:
 * ``paused``: SIGSTOP, for ``--pause`` s (90, past the 60 s lease), of the pool
   process that holds a run, then SIGCONT (a stale holder resuming);
 * ``redis-empty``: the significance worker stopped while runs are scored (their
-  requests for the paired tests wait in Redis), then Redis restarted *empty* (its
-  append-only file removed) and the worker started again: the requests are lost
-  with the broker, and only the database's request counter says so;
+  requests for the paired tests wait in Redis); once the load has ended and every
+  run is scored, Redis restarted *empty* (its append-only file removed) and the
+  worker started again: the requests are lost with the broker, no newer scored run
+  asks again, and only the database's request counter says what is owed;
 * ``db``: the scratch database refusing connections for ``--db-down`` s (30)
   (``ALLOW_CONNECTIONS false`` and its sessions ended; the server and the other
   databases untouched);
@@ -395,12 +396,23 @@ def outage(fault: str, stack: Stack, args, env: dict, redis_cmd: list[str]) -> s
             conn.execute(f'ALTER DATABASE "{name}" WITH ALLOW_CONNECTIONS true')
         watch.ended(broker_back=False)
         return f"database refusing connections for {args.db_down:.0f}s"
-    # redis-empty: the significance requests of the runs scored meanwhile wait in Redis, which then loses them
+    # redis-empty: the significance requests of the runs scored meanwhile wait in Redis, which then loses them. Stopped
+    # as compose stops a container: SIGTERM to the worker (a warm shutdown), SIGKILL of what is left 10 s later.
     with stack.lock:
         stack.stopped_on_purpose.add("worker-significance")
-        os.killpg(stack.procs["worker-significance"].pid, signal.SIGTERM)
-        stack.procs["worker-significance"].wait(timeout=30)
-    time.sleep(args.phase / 3)
+        significance = stack.procs["worker-significance"]
+        os.kill(significance.pid, signal.SIGTERM)
+        try:
+            significance.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(significance.pid, signal.SIGKILL)
+            significance.wait(timeout=10)
+    # Until the load's end and every run ended: the lost requests are then the last ones, and no newer scored run
+    # asks for the tests again; only the database's counter says they are owed (the case of issue 35).
+    time.sleep(args.phase * 2 / 3)
+    with psycopg.connect(env["DATABASE_URL"], autocommit=True) as conn:
+        wait_for(lambda: not conn.execute("SELECT 1 FROM campaign_run WHERE status IN "
+                                          "('uploaded', 'validating', 'queued', 'scoring')").fetchone(), args.drain, 1)
     with stack.lock:
         stack.stopped_on_purpose.add("redis")
         os.killpg(stack.procs["redis"].pid, signal.SIGTERM)
@@ -413,7 +425,8 @@ def outage(fault: str, stack: Stack, args, env: dict, redis_cmd: list[str]) -> s
     with stack.lock:
         stack.start("worker-significance", stack.commands["worker-significance"])
         stack.stopped_on_purpose.discard("worker-significance")
-    return f"significance worker stopped {args.phase / 3:.0f}s, then Redis restarted empty"
+    return (f"significance worker stopped until the load's end and every run scored, then Redis restarted empty "
+            f"(requests owed: {watch.owed})")
 
 
 def inject(fault: str, stack: Stack, args, env: dict, redis_cmd: list[str]) -> str:

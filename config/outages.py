@@ -28,6 +28,7 @@ processes, an outage writes a few lines per process, whatever the traffic.
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 import time
 
@@ -135,6 +136,11 @@ class QuietOutages(logging.Filter):
             args = record.args if isinstance(record.args, tuple) else ()
             exc = next((a for a in args if isinstance(a, BaseException) and dependency_of(a)), None)
             dependency = dependency_of(exc)
+        if dependency is None and record.exc_info is None:
+            # Logged while handling one, without passing it: Celery's "Task ... retry: Retry in 5s: OperationalError"
+            # (a task retried for a database away), once per queued task and per attempt.
+            handled = sys.exc_info()[1]
+            dependency = dependency_of(handled)
         if dependency is None:
             return True
         key = (record.name, str(record.msg))

@@ -99,3 +99,18 @@ def test_the_cache_connection_reports_both_ends_and_a_live_socket_proves_nothing
     outages.down(outages.CACHE, "refused")
     live.connect()  # connected already: redis-py returns at once without asking the server
     assert outages.is_down(outages.CACHE)
+
+
+def test_a_line_logged_while_an_outage_is_handled_is_written_once():
+    """Celery logs a task's retry (\"Task ... retry: Retry in 5s: OperationalError(...)\") inside the handler, without
+    the error: with a database away, once per queued task and per attempt."""
+    quiet = outages.QuietOutages()
+    said = []
+    for n in range(5):
+        try:
+            raise OperationalError("connection refused")
+        except OperationalError:
+            said.append(quiet.filter(record_of(None, "Task %(name)s[%(id)s] retry: %(exc)s",
+                                               ({"name": "t", "id": n, "exc": "Retry in 5s"},),
+                                               name="celery.app.trace")))
+    assert said == [True, False, False, False, False]
