@@ -413,6 +413,7 @@ def outage(fault: str, stack: Stack, args, env: dict, redis_cmd: list[str]) -> s
     with psycopg.connect(env["DATABASE_URL"], autocommit=True) as conn:
         wait_for(lambda: not conn.execute("SELECT 1 FROM campaign_run WHERE status IN "
                                           "('uploaded', 'validating', 'queued', 'scoring')").fetchone(), args.drain, 1)
+    time.sleep(5)  # the last scored run's own request for the tests, sent just after its status
     with stack.lock:
         stack.stopped_on_purpose.add("redis")
         os.killpg(stack.procs["redis"].pid, signal.SIGTERM)
