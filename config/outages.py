@@ -128,6 +128,8 @@ class QuietOutages(logging.Filter):
         self._last: dict[tuple[str, str], float] = {}
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if record.name == logger.name:
+            return True  # the transitions themselves, often logged while the outage's error is being handled
         if record.name == "django.request" and getattr(record, "status_code", None) == 503:
             return False  # answered by config.unavailable, which logs the outage itself
         exc = record.exc_info[1] if record.exc_info else None

@@ -114,3 +114,20 @@ def test_a_line_logged_while_an_outage_is_handled_is_written_once():
                                                ({"name": "t", "id": n, "exc": "Retry in 5s"},),
                                                name="celery.app.trace")))
     assert said == [True, False, False, False, False]
+
+
+def test_the_transitions_are_never_held_back_as_repeats(caplog):
+    """Each dependency's line, logged while its error is handled (a refused connect, a 503), gets through."""
+    caplog.set_level(logging.WARNING, logger="parseval.outages")
+    quiet = outages.QuietOutages()
+    caplog.handler.addFilter(quiet)
+    try:
+        for dependency in (outages.CACHE, outages.BROKER, outages.DATABASE):
+            try:
+                raise redis.ConnectionError("refused")
+            except redis.ConnectionError as exc:
+                outages.down(dependency, exc)
+    finally:
+        caplog.handler.removeFilter(quiet)
+    assert [r.getMessage().split(" since ")[0] for r in caplog.records] == [
+        "cache unreachable", "broker unreachable", "database unreachable"]
