@@ -349,10 +349,19 @@ class OutageWatch:
                           if not TASK_LINE.search(line)]
         self.lines = lines
 
+    @classmethod
+    def unwatched(cls) -> "OutageWatch":
+        """For a scenario whose fault this does not watch (its JSON routes' answers are counted all the same)."""
+        watch = cls.__new__(cls)
+        watch.lines, watch.broker_back, watch.covered_after, watch.owed, watch.stack = None, None, None, {}, None
+        return watch
+
     def asked_again_after(self) -> float | None:
         """Seconds from the broker's return to the first sweep that asked again for an owed computation."""
+        if self.broker_back is None:
+            return None
         log = self.stack.var / "worker-periodic.log"
-        if self.broker_back is None or not log.exists():
+        if not log.exists():
             return None
         for line in log.read_text(errors="replace").splitlines():
             found = re.match(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),\d+: .*'asked_again': ([1-9])", line)
@@ -608,14 +617,14 @@ def report(args, outcomes: list[dict], load: Load, stack: Stack) -> None:
 
 
 def outage_report(args, outcomes: list[dict], load: Load) -> None:
-    watched = [o for o in outcomes if "watch" in o]
+    watched = [o for o in outcomes if "watch" in o or load.json_5xx[o["scenario"]]]
     if not watched:
         return
     print(f"\n| scenario | log lines, fault to {LOG_AFTER_FAULT:.0f} s after | JSON-route outage answers (5xx) | "
           "of them HTML | significance asked again / covered, after the broker's return |")
     print("|---|---|---|---|---|")
     for o in watched:
-        w = o["watch"]
+        w = o.get("watch") or OutageWatch.unwatched()
         lines = "not counted" if w.lines is None else str(len(w.lines))
         asked = w.asked_again_after()
         covered = ("n/a" if w.broker_back is None else
@@ -623,7 +632,7 @@ def outage_report(args, outcomes: list[dict], load: Load) -> None:
                    + (f"{w.covered_after:.0f} s" if w.covered_after is not None else "not within the wait"))
         print(f"| {o['scenario']} | {lines} | {load.json_5xx[o['scenario']]} | {load.html_on_json[o['scenario']]} | "
               f"{covered} |")
-    for o in watched:
+    for o in (o for o in watched if "watch" in o):
         lines = o["watch"].lines or []
         per_log = Counter(line.split(":", 1)[0] for line in lines)
         print(f"{o['scenario']}: log lines by process {dict(per_log)}; tracebacks "
