@@ -19,6 +19,14 @@ every run accepted during the scenario to end:
 * ``gunicorn``: SIGKILL of one gunicorn worker process;
 * ``paused``: SIGSTOP, for ``--pause`` s (90, past the 60 s lease), of the pool
   process that holds a run, then SIGCONT (a stale holder resuming);
+* ``redis-empty``: the significance worker stopped while runs are scored (their
+  requests for the paired tests wait in Redis); once the load has ended and every
+  run is scored, Redis restarted *empty* (its append-only file removed) and the
+  worker started again: the requests are lost with the broker, no newer scored run
+  asks again, and only the database's request counter says what is owed;
+* ``db``: the scratch database refusing connections for ``--db-down`` s (30)
+  (``ALLOW_CONNECTIONS false`` and its sessions ended; the server and the other
+  databases untouched);
 * ``fs``: the staging directory made unusable for ``--fs-down`` s (20): its path
   taken by a file, so neither uploads nor workers can stage or unpack there;
 * ``sharded``: no fault, but a sharded run (every EASY reference document but one,
@@ -50,6 +58,7 @@ import argparse
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -68,6 +77,16 @@ PY = sys.executable
 FINAL = ("scored", "invalid", "failed")
 SCENARIOS = ("baseline", "pool", "worker", "redis", "gunicorn", "paused", "fs", "burst", "sharded", "shard")
 NEEDS_BROKER = {"pool", "worker", "redis", "paused", "sharded", "shard"}
+
+# The outages of issue 35; for each (and for ``redis``), a second table: the log lines written from the fault to
+# 30 s after it ended (a Celery task's "received"/"succeeded" lines, the ordinary work, left out), the outage answers
+# (5xx) of the JSON routes and how many of them were HTML, and, once the broker is back, how long until every
+# significance request made until then was covered by a finished computation.
+OUTAGES = ("redis-empty", "db")
+SCENARIOS += OUTAGES
+NEEDS_BROKER |= set(OUTAGES)  # the production stack: Redis, PostgreSQL, a worker per queue
+LOG_AFTER_FAULT = 30.0
+TASK_LINE = re.compile(r"Task [\w.]+\[[0-9a-f-]+\] (received|succeeded)")
 
 
 # -- processes ------------------------------------------------------------------------------------
@@ -221,6 +240,9 @@ class Load:
         self.scenario = ""
         self.accepted: dict[str, list[tuple[int, float]]] = defaultdict(list)
         self.answers: dict[str, Counter] = defaultdict(Counter)  # upload answers by scenario
+        # Outage answers (5xx) of the JSON routes by scenario, and how many of them had an HTML body.
+        self.json_5xx: Counter = Counter()
+        self.html_on_json: Counter = Counter()
         self.lock = threading.Lock()
 
     def request(self, kind: str, path: str, *, data: bytes | None = None, headers: dict | None = None) -> tuple[int, bytes]:
@@ -236,11 +258,15 @@ class Load:
         with self.lock:
             self.latency[kind].append(time.monotonic() - start)
             self.statuses[kind][status] += 1
+            if (kind in ("api", "json", "upload") and isinstance(status, int) and status >= 500):
+                self.json_5xx[self.scenario] += 1
+                self.html_on_json[self.scenario] += body.lstrip()[:1] == b"<"
         return status, body
 
     def reader(self, stop: threading.Event, n: int) -> None:
         paths = [("api", "/api/campaigns/"), ("api", f"/api/campaigns/{self.slug}/"),
-                 ("page", f"/campaigns/{self.slug}/"), ("page", "/")]
+                 ("page", f"/campaigns/{self.slug}/"), ("page", "/"),
+                 ("json", f"/results/{self.slug}/data.json"), ("json", f"/results/{self.slug}/significance.json")]
         i = n
         while not stop.wait(0.5):
             kind, path = paths[i % len(paths)]
@@ -300,6 +326,127 @@ def stop_redis(stack: Stack, args, redis_cmd: list[str], seconds: float) -> None
         stack.stopped_on_purpose.discard("redis")
 
 
+class OutageWatch:
+    """What an outage scenario measures: the lines every process logs from the fault to ``LOG_AFTER_FAULT`` s after
+    it ended, and (when the broker comes back) the time until every significance request made until then was
+    covered by a finished computation, read from the database's counters every second."""
+
+    def __init__(self, stack: Stack, env: dict):
+        self.stack, self.env = stack, env
+        self.begun = {log: log.stat().st_size for log in stack.var.glob("*.log")}
+        self.lines: list[str] | None = None
+        self.broker_back: float | None = None
+        self.covered_after: float | None = None
+        self.owed: dict = {}
+
+    def ended(self, broker_back: bool) -> None:
+        threading.Timer(LOG_AFTER_FAULT, self._count_lines).start()
+        if broker_back:
+            self.broker_back = time.time()
+            self.owed = self._marks()
+            threading.Thread(target=self._await_coverage, daemon=True).start()
+
+    def _count_lines(self) -> None:
+        lines = []
+        for log in sorted(self.stack.var.glob("*.log")):
+            if log.stem == "redis":
+                continue  # the server's own start-up banner: not the app's
+            with open(log, "rb") as f:
+                f.seek(self.begun.get(log, 0))
+                lines += [f"{log.stem}: {line}" for line in f.read().decode("utf-8", "replace").splitlines()
+                          if not TASK_LINE.search(line)]
+        self.lines = lines
+
+    @classmethod
+    def unwatched(cls) -> "OutageWatch":
+        """For a scenario whose fault this does not watch (its JSON routes' answers are counted all the same)."""
+        watch = cls.__new__(cls)
+        watch.lines, watch.broker_back, watch.covered_after, watch.owed, watch.stack = None, None, None, {}, None
+        return watch
+
+    def asked_again_after(self) -> float | None:
+        """Seconds from the broker's return to the first sweep that asked again for an owed computation."""
+        if self.broker_back is None:
+            return None
+        log = self.stack.var / "worker-periodic.log"
+        if not log.exists():
+            return None
+        for line in log.read_text(errors="replace").splitlines():
+            found = re.match(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),\d+: .*'asked_again': ([1-9])", line)
+            if found:
+                at = time.mktime(time.strptime(found.group(1), "%Y-%m-%d %H:%M:%S"))
+                if at >= self.broker_back - 1:
+                    return at - self.broker_back
+        return None
+
+    def _marks(self) -> dict:
+        import psycopg
+
+        with psycopg.connect(self.env["DATABASE_URL"], autocommit=True) as conn:
+            return {c: (r, d) for c, r, d in conn.execute(
+                "SELECT campaign_id, requested, computed FROM evaluation_significancerequest")}
+
+    def _await_coverage(self) -> None:
+        deadline = time.time() + 600
+        while time.time() < deadline:
+            try:
+                marks = self._marks()
+            except Exception:
+                marks = {}
+            if marks and all(marks.get(c, (0, 0))[1] >= requested for c, (requested, _) in self.owed.items()):
+                self.covered_after = time.time() - self.broker_back
+                return
+            time.sleep(1)
+
+
+def outage(fault: str, stack: Stack, args, env: dict, redis_cmd: list[str]) -> str:
+    import psycopg
+
+    watch = args.watch = OutageWatch(stack, env)
+    if fault == "db":
+        name = env["DATABASE_URL"].rsplit("/", 1)[1]
+        with psycopg.connect(args.pg_admin_url, autocommit=True) as conn:
+            conn.execute(f'ALTER DATABASE "{name}" WITH ALLOW_CONNECTIONS false')
+            conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s "
+                         "AND pid <> pg_backend_pid()", (name,))
+            time.sleep(args.db_down)
+            conn.execute(f'ALTER DATABASE "{name}" WITH ALLOW_CONNECTIONS true')
+        watch.ended(broker_back=False)
+        return f"database refusing connections for {args.db_down:.0f}s"
+    # redis-empty: the significance requests of the runs scored meanwhile wait in Redis, which then loses them. Stopped
+    # as compose stops a container: SIGTERM to the worker (a warm shutdown), SIGKILL of what is left 10 s later.
+    with stack.lock:
+        stack.stopped_on_purpose.add("worker-significance")
+        significance = stack.procs["worker-significance"]
+        os.kill(significance.pid, signal.SIGTERM)
+        try:
+            significance.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(significance.pid, signal.SIGKILL)
+            significance.wait(timeout=10)
+    # Until the load's end and every run ended: the lost requests are then the last ones, and no newer scored run
+    # asks for the tests again; only the database's counter says they are owed (the case of issue 35).
+    time.sleep(args.phase * 2 / 3)
+    with psycopg.connect(env["DATABASE_URL"], autocommit=True) as conn:
+        wait_for(lambda: not conn.execute("SELECT 1 FROM campaign_run WHERE status IN "
+                                          "('uploaded', 'validating', 'queued', 'scoring')").fetchone(), args.drain, 1)
+    time.sleep(5)  # the last scored run's own request for the tests, sent just after its status
+    with stack.lock:
+        stack.stopped_on_purpose.add("redis")
+        os.killpg(stack.procs["redis"].pid, signal.SIGTERM)
+        stack.procs["redis"].wait(timeout=20)
+        shutil.rmtree(stack.var / "appendonlydir", ignore_errors=True)
+        stack.start("redis", redis_cmd)
+        stack.stopped_on_purpose.discard("redis")
+    wait_for(lambda: redis_ping(args.redis_port), 20, 0.1)
+    watch.ended(broker_back=True)
+    with stack.lock:
+        stack.start("worker-significance", stack.commands["worker-significance"])
+        stack.stopped_on_purpose.discard("worker-significance")
+    return (f"significance worker stopped until the load's end and every run scored, then Redis restarted empty "
+            f"(requests owed: {watch.owed})")
+
+
 def inject(fault: str, stack: Stack, args, env: dict, redis_cmd: list[str]) -> str:
     scorer = stack.procs.get("worker-scoring")
     if fault == "pool":
@@ -319,9 +466,13 @@ def inject(fault: str, stack: Stack, args, env: dict, redis_cmd: list[str]) -> s
         return f"killed gunicorn worker {workers[0]}"
     if fault == "redis":
         busy = wait_for(lambda: any(s == "scoring" for _, s, _ in json.loads(django_shell(env, HOLDERS))), 60, 0.5)
+        args.watch = OutageWatch(stack, env)
         stop_redis(stack, args, redis_cmd, args.redis_down)
+        args.watch.ended(broker_back=True)
         return f"Redis stopped for {args.redis_down:.0f}s " + ("while a run was being scored" if busy else
                                                               "(no run was being scored at that moment)")
+    if fault in OUTAGES:
+        return outage(fault, stack, args, env, redis_cmd)
     if fault == "paused":
         pools = {pid for name in ("worker-validation", "worker-scoring") if name in stack.procs
                  for pid in children(stack.procs[name].pid)}
@@ -487,6 +638,11 @@ def run_scenario(name: str, stack: Stack, load: Load, args, env: dict, redis_cmd
     outcome = {"scenario": name, "what": what, "answers": dict(load.answers[name]), "accepted": accepted,
                "state": state, "drain": (drained_at - last_upload) if drained_at else None, "started": started,
                "ended": time.time()}
+    watch = vars(args).pop("watch", None)
+    if watch is not None:
+        wait_for(lambda: watch.lines is not None and (watch.broker_back is None or watch.covered_after is not None),
+                 args.drain, 1)
+        outcome["watch"] = watch
     if name == "burst" and drained_at and args.db == "postgres":
         # The paired tests catch up once a computation that started after the last scored run has finished.
         def caught_up() -> bool:
@@ -675,6 +831,33 @@ def embedded_bursting(args) -> None:
 STANDALONE = {"embedded": embedded_bursting}
 
 
+def outage_report(args, outcomes: list[dict], load: Load) -> None:
+    watched = [o for o in outcomes if "watch" in o or load.json_5xx[o["scenario"]]]
+    if not watched:
+        return
+    print(f"\n| scenario | log lines, fault to {LOG_AFTER_FAULT:.0f} s after | JSON-route outage answers (5xx) | "
+          "of them HTML | significance asked again / covered, after the broker's return |")
+    print("|---|---|---|---|---|")
+    for o in watched:
+        w = o.get("watch") or OutageWatch.unwatched()
+        lines = "not counted" if w.lines is None else str(len(w.lines))
+        asked = w.asked_again_after()
+        covered = ("n/a" if w.broker_back is None else
+                   (f"{asked:.0f} s" if asked is not None else "not asked again") + " / "
+                   + (f"{w.covered_after:.0f} s" if w.covered_after is not None else "not within the wait"))
+        print(f"| {o['scenario']} | {lines} | {load.json_5xx[o['scenario']]} | {load.html_on_json[o['scenario']]} | "
+              f"{covered} |")
+    for o in (o for o in watched if "watch" in o):
+        lines = o["watch"].lines or []
+        per_log = Counter(line.split(":", 1)[0] for line in lines)
+        print(f"{o['scenario']}: log lines by process {dict(per_log)}; tracebacks "
+              f"{sum('Traceback' in line for line in lines)}, CRITICAL {sum('CRITICAL' in line for line in lines)}")
+        if args.keep:
+            out = Path(tempfile.gettempdir()) / f"load-faults-{o['scenario']}-lines.txt"
+            out.write_text("\n".join(lines))
+            print(f"   the lines: {out}")
+
+
 # -- main ------------------------------------------------------------------------------------------
 
 def main() -> None:
@@ -693,6 +876,7 @@ def main() -> None:
     parser.add_argument("--redis-down", type=float, default=60.0)
     parser.add_argument("--pause", type=float, default=90.0)
     parser.add_argument("--fs-down", type=float, default=20.0)
+    parser.add_argument("--db-down", type=float, default=30.0)
     parser.add_argument("--scoring-concurrency", type=int, default=2)
     parser.add_argument("--restart-delay", type=float, default=5.0)
     parser.add_argument("--keep", action="store_true", help="keep the scratch directory and database")
@@ -745,9 +929,10 @@ def main() -> None:
         stack.start("web", [PY, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{args.web_port}",
                             "--workers", "3", "--timeout", "120"])
         if args.db == "postgres":
-            for role, queue_list, concurrency in (("validation", "validation,celery", 1),
+            for role, queue_list, concurrency in (("validation", "validation", 1),
                                                   ("scoring", "scoring", args.scoring_concurrency),
-                                                  ("significance", "significance", 1)):
+                                                  ("significance", "significance", 1),
+                                                  ("periodic", "celery", 1)):
                 stack.start(f"worker-{role}", [PY, "-m", "celery", "-A", "config", "worker", "--loglevel", "INFO",
                                                "-Q", queue_list, "--concurrency", str(concurrency),
                                                "-n", f"{role}-loadfaults{os.getpid()}@%h"])
@@ -770,6 +955,7 @@ def main() -> None:
             print(f"   {s}; drained in {outcomes[-1]['drain']}", flush=True)
         stop.set()
         report(args, outcomes, load, stack)
+        outage_report(args, outcomes, load)
     finally:
         stop.set()
         stack.stop_all()

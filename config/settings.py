@@ -386,14 +386,18 @@ CONTENT_SECURITY_POLICY = {
 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 if os.environ.get("CACHE_URL"):
-    # A Redis that is away makes the cache miss (and throttling fail open), never an error page.
+    # A Redis that is away makes the cache miss (and throttling fail open), never an error page. Its outage is
+    # logged once when it begins and once when it ends, by the pool's connections (config/outages.py), not per call.
     CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": os.environ["CACHE_URL"],
-                          "OPTIONS": {"IGNORE_EXCEPTIONS": True, "SOCKET_CONNECT_TIMEOUT": 0.5, "SOCKET_TIMEOUT": 0.5}}}
-    DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
+                          "OPTIONS": {"IGNORE_EXCEPTIONS": True, "SOCKET_CONNECT_TIMEOUT": 0.5, "SOCKET_TIMEOUT": 0.5,
+                                      "CONNECTION_POOL_CLASS": "config.outages.CachePool"}}}
+    DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = False
 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # Handled outages without tracebacks or repeats (config/outages.py); Celery's handlers get it too (config/celery.py).
+    "filters": {"quiet_outages": {"()": "config.outages.QuietOutages"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["quiet_outages"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "WARNING")},
 }

@@ -23,6 +23,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _, gettext_lazy, gettext_noop
 
 from campaign import audit, kinds
+from config import outages
 from config.storage import store_faults
 from config.unavailable import TemporarilyUnavailable
 from campaign.models import Campaign, Run, RunStatus, Team
@@ -222,6 +223,8 @@ def upload_run(
             finally:
                 staged_file.close()
             run.save()
+            outages.up(outages.FILE_SYSTEM)  # staged and stored: the end of an outage of either, if there was one
+            outages.up(outages.STORE)
             audit.record("run.upload", actor=user, campaign=campaign, target=f"run {run.pk}",
                          details={"sha256": sha256, "size": size, "filename": filename, "team": team.slug,
                                   "scope": scope, "track": track, "documents": len(documents)}, request=request)
