@@ -104,8 +104,7 @@ def ranking_context(request, campaign) -> dict:
                           for row in rows], title=_("Ranking by %(figure)s") % {"figure": _figure_label(figure)})
     kind = kinds.for_campaign(campaign)
     explained = _explained(cells)
-    return {"campaign": campaign, "visible": visible, "treebank_url": _treebank_url(request.user, campaign)
-            if consensus_rows else "", "figure": figure, "figure_label": _figure_label(figure) if figure
+    return {"campaign": campaign, "visible": visible, "treebank_url": _treebank_url(request.user, campaign), "figure": figure, "figure_label": _figure_label(figure) if figure
             else "", "score_label": "Recall (%)" if figure and headline == "r" else "F (%)", "figures": [(f, _figure_label(f)) for f in sorted(cells)], "rows": rows, "chart": chart,
             "computed": computed, "power": power if figure else None, "explained": explained,
             "figure_help": kind.figure_help_template(explained),

@@ -109,10 +109,12 @@ def test_a_shard_worker_killed_while_the_coordinator_waits(workers, tmp_path):  
     that process while the killed shard is still silent; the shard is taken back by its heartbeat (not by the
     run's lease: the run is never taken over) and the run is scored once, the single pass's result."""
     validation, validation_log = workers.start("validation", roles=(queues.VALIDATION,), **SHORT_LEASE)
+    # beat's tasks, the shards' watch among them, go to the periodic worker, as in the compose file
+    periodic, periodic_log = workers.start("periodic", roles=(queues.PERIODIC,), **SHORT_LEASE)
     beat, beat_log = workers.spawn("beat", ["beat", "--loglevel=INFO", "--schedule",
                                             str(workers.var_dir / "beat-schedule")], **SHORT_LEASE)
     scorers = [workers.start(f"scoring-{k}", roles=(queues.SCORING,), **SHORT_LEASE) for k in (1, 2)]
-    logs = [validation_log, beat_log, *(log for _, log in scorers)]
+    logs = [validation_log, periodic_log, beat_log, *(log for _, log in scorers)]
 
     def shown() -> str:
         return "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-5000:]}" for p in logs)
@@ -158,7 +160,7 @@ def test_a_shard_worker_killed_while_the_coordinator_waits(workers, tmp_path):  
     text = shown()
     assert "taking over from" not in text
     assert re.search(rf"run {run_id}: shard {killed_shard.index + 1} \(documents [^)]*\) silent since .* taken back",
-                     validation_log.read_text(errors="replace")), text
+                     periodic_log.read_text(errors="replace")), text
     survivor_log = survivor[1].read_text(errors="replace")
     assert f"run {run_id} shard {killed_shard.index}: counted" in survivor_log, text
     assert not ScoringShard.objects.exists()
