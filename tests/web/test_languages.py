@@ -86,6 +86,33 @@ def test_messages_and_refusals_follow_the_language(campaign, alice):
     assert refused.json()["detail"] == "Rejoignez ou créez une équipe de cette campagne avant de déposer un run."
 
 
+
+def test_team_refusals_and_the_consensus_choice_refusal_read_in_french(campaign, team_a, alice, bob):
+    from django.utils import translation
+
+    from annotations.errors import InputError
+    from campaign.problem_texts import translated
+    from evaluation import consensus_runs
+
+    def french_page(user, url: str, data: dict) -> str:
+        client = Client(HTTP_ACCEPT_LANGUAGE="fr")
+        client.force_login(user)
+        return client.post(url, data, follow=True).content.decode().replace("&#x27;", "'")
+
+    # a code that opens no team, and a second team for someone who has one: the service's refusals
+    assert "Ce code d'invitation n'est pas valide" in french_page(bob, f"/campaigns/{campaign.slug}/team/join/",
+                                                                  {"code": "no-such-code"})
+    assert "Vous faites déjà partie d'une équipe de cette campagne" in french_page(
+        alice, f"/campaigns/{campaign.slug}/team/create/", {"name": "Team A bis"})
+    # the organiser's consensus choice: a run that is not one of the team's, stored in English, shown in French
+    try:
+        consensus_runs.choose(campaign, {team_a.pk: 987654}, weighting=None, actor=alice)
+    except InputError as exc:
+        stored = str(exc.problems[0].message if exc.problems else exc)
+    assert stored.startswith("run 987654 cannot be combined for team")
+    with translation.override("fr"):
+        assert translated(stored).startswith(f"le run 987654 ne peut pas être combiné pour l'équipe {team_a.pk}")
+
 def test_the_librarys_report_texts_are_stored_in_english_and_shown_in_the_readers_language():
     from django.utils import translation
 
