@@ -29,6 +29,8 @@ SLUG = "ud-french-dependency-demo"
 LANGUAGES = {"en": "en-GB,en;q=0.9", "fr": "fr-FR,fr;q=0.9"}
 # The header's site name in each language: Django's own French alone (an uncompiled catalogue) would not give it.
 BRAND = {"en": "Parser evaluation campaigns", "fr": "Campagnes d'évaluation d'analyseurs syntaxiques"}
+# English that scripts write into a French page (the results tables' column chooser once did).
+ENGLISH_IN_FRENCH = ("Columns: ", "shown (choose)")
 # Who reads each page: a visitor, a team member (the upload page is a team's), an organiser (design aid, consensus).
 PAGES = ("home", "signup", "campaign", "upload", "run", "results", "ranking", "compare", "design", "consensus")
 READER = {"home": None, "signup": None, "campaign": "member", "upload": "member", "run": "member",
@@ -73,6 +75,9 @@ def _checked(page, name: str, language: str, width: int) -> list[str]:
     failures = []
     if page.locator("html").get_attribute("lang") != language or page.locator("header .brand").inner_text() != BRAND[language]:
         failures.append(f"{where}: the page is not in {language}")
+    if language == "fr":
+        text = page.locator("body").inner_text()
+        failures += [f"{where}: English left: {english!r}" for english in ENGLISH_IN_FRENCH if english in text]
     found = page.evaluate(MEASURE)
     if found["scrollWidth"] > width + 1:
         failures.append(f"{where}: the page is {found['scrollWidth']}px wide")
