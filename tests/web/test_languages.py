@@ -113,6 +113,31 @@ def test_team_refusals_and_the_consensus_choice_refusal_read_in_french(campaign,
     with translation.override("fr"):
         assert translated(stored).startswith(f"le run 987654 ne peut pas être combiné pour l'équipe {team_a.pk}")
 
+
+def test_an_archives_refusals_read_in_the_readers_language(tmp_path):
+    import zipfile
+
+    from django.utils import translation
+
+    from campaign.services.archives import ArchiveRefused, Limits, kind_of, unpack
+    from evaluation.kinds.easy.conllu import EASY_OR_CONLLU
+
+    archive = tmp_path / "run.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("notes.txt", "not a run")
+    with translation.override("fr"):
+        with pytest.raises(ArchiveRefused) as refused:
+            kind_of("run.docx", EASY_OR_CONLLU)
+        assert "type de fichier non pris en charge" in str(refused.value) and ".xml EASY ou .conllu CoNLL-U" in str(
+            refused.value)
+        with pytest.raises(ArchiveRefused) as refused:
+            unpack(archive, "run.zip", tmp_path / "out", Limits(10_000_000), suffixes=EASY_OR_CONLLU)
+        assert str(refused.value).startswith("membre de l'archive 'notes.txt'\u00a0: pas un fichier .xml ou .conllu")
+    with translation.override("en"):
+        with pytest.raises(ArchiveRefused) as refused:
+            kind_of("run.docx", EASY_OR_CONLLU)
+        assert "unsupported file type; upload one EASY .xml or CoNLL-U .conllu file" in str(refused.value)
+
 def test_the_librarys_report_texts_are_stored_in_english_and_shown_in_the_readers_language():
     from django.utils import translation
 
