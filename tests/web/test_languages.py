@@ -174,6 +174,8 @@ def test_the_teams_guide_is_served_in_the_readers_language_and_other_pages_say_t
     assert "<h1>Les pages de résultats</h1>" in results_fr and 'id="english-only"' not in results_fr
     assert 'href="significance.md"' in results_fr and "Who sees what" not in results_fr
     assert "<h1>The results pages</h1>" in Client(HTTP_ACCEPT_LANGUAGE="en").get("/docs/results-pages.md").content.decode()
+    bundle_fr = Client(HTTP_ACCEPT_LANGUAGE="fr").get("/docs/bundle.md").content.decode()
+    assert "<h1>L&#x27;archive de publication</h1>" in bundle_fr or "<h1>L'archive de publication</h1>" in bundle_fr
     untranslated_page = Client(HTTP_ACCEPT_LANGUAGE="fr").get("/docs/significance.md").content.decode()
     assert 'id="english-only"' in untranslated_page and "Cette page n" in untranslated_page
     assert 'id="english-only"' not in Client(HTTP_ACCEPT_LANGUAGE="en").get("/docs/significance.md").content.decode()
