@@ -17,7 +17,7 @@ import pytest
 from django.db import connections
 from django.urls import reverse
 
-from campaign.models import Team
+from campaign.models import Campaign, CampaignState, Team
 from tests.conftest import REPO_ROOT
 
 from .test_figures_in_view import CELL_UNDER, MEASURE, VIEWPORTS, demo_site  # noqa: F401  (the fixture)
@@ -29,8 +29,9 @@ SLUG = "ud-french-dependency-demo"
 LANGUAGES = {"en": "en-GB,en;q=0.9", "fr": "fr-FR,fr;q=0.9"}
 # The header's site name in each language: Django's own French alone (an uncompiled catalogue) would not give it.
 BRAND = {"en": "Parser evaluation campaigns", "fr": "Campagnes d'évaluation d'analyseurs syntaxiques"}
-# English that scripts write into a French page (the results tables' column chooser once did).
-ENGLISH_IN_FRENCH = ("Columns: ", "shown (choose)")
+# English once left in French pages: a script's caption (the results tables' column chooser), the upload
+# form's labels and the tracks' names.
+ENGLISH_IN_FRENCH = ("Columns: ", "shown (choose)", "System description", "Gold tokens")
 # Who reads each page: a visitor, a team member (the upload page is a team's), an organiser (design aid, consensus).
 PAGES = ("home", "signup", "campaign", "upload", "run", "results", "ranking", "compare", "design", "consensus")
 READER = {"home": None, "signup": None, "campaign": "member", "upload": "member", "run": "member",
@@ -116,8 +117,16 @@ def test_first_hour_pages_fit_and_show_their_figures(live_server, chromium, demo
         user, password = login or (None, "")
         context, page = _reader_page(chromium, live_server.url, language, width, height, user, password)
         for name in (n for n in PAGES if READER[n] == reader):
+            if name == "upload":
+                # the demo's campaigns are published: reopened for this page, so that it shows its form
+                # (the labels and help a team reads), not the one line of a closed campaign
+                Campaign.objects.filter(pk=campaign.pk).update(state=CampaignState.OPEN, deadline=None)
             response = page.goto(live_server.url + urls[name])
             page.wait_for_load_state("networkidle")
+            if name == "upload":
+                Campaign.objects.filter(pk=campaign.pk).update(state=campaign.state, deadline=campaign.deadline)
+                if page.locator("main form input[type=file]").count() != 1:
+                    failures.append(f"upload in {language} at {width}px: no upload form")
             if response.status != 200 or page.url != live_server.url + urls[name]:
                 failures.append(f"{name} in {language} at {width}px: {response.status} at {page.url}")
             failures += _checked(page, name, language, width)

@@ -13,6 +13,7 @@ from django.shortcuts import render
 from django.utils.html import format_html
 
 from campaign import kinds, tracks, visibility
+from campaign.problem_texts import translated
 from evaluation import charts, metrics, summaries
 from evaluation.metrics import Layer
 from evaluation.summaries import ALL
@@ -112,7 +113,7 @@ def track_sections(data: dict, kind=None) -> list[dict]:
         return [{"track": "", "label": "", "id_prefix": "", **tables(data)}]
     order = tracks.track_order()
     return [{"track": track, "label": tracks.track_label(track), "id_prefix": f"{track}-",
-             "note": kind.track_note(track) if kind else "",
+             "note": translated(kind.track_note(track)) if kind else "",
              **tables({**data, "runs": runs})}
             for track, runs in sorted(groups.items(), key=lambda kv: (order.index(kv[0]) if kv[0] in order
                                                                       else len(order), kv[0]))]
