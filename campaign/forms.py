@@ -15,7 +15,7 @@ class SignUpForm(UserCreationForm):
     tell anyone which addresses have an account. :mod:`campaign.account_tasks` checks it, and writes to
     the address (one account per address: a confirmed address is what e-mail admission counts)."""
 
-    email = forms.EmailField(help_text=_("We send a link to confirm it; campaigns may ask for a confirmed address, "
+    email = forms.EmailField(label=_("E-mail address"), help_text=_("We send a link to confirm it; campaigns may ask for a confirmed address, "
                                        "and a forgotten password is reset through it."))
 
     class Meta(UserCreationForm.Meta):
