@@ -13,6 +13,8 @@ reports them together, named by page.
 """
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.db import connections
 from django.urls import reverse
@@ -79,6 +81,10 @@ def _checked(page, name: str, language: str, width: int) -> list[str]:
     if language == "fr":
         text = page.locator("body").inner_text()
         failures += [f"{where}: English left: {english!r}" for english in ENGLISH_IN_FRENCH if english in text]
+        if name in KEY_FIGURES:  # figures with a decimal comma, those a snapshot stored as text included
+            points = re.findall(r"\b\d{1,3}\.\d\b", re.sub(r"\d+\.\d+\.\d+", "", page.locator("main").inner_text()))
+            if points:
+                failures.append(f"{where}: a decimal point in French: {points[:5]}")
     found = page.evaluate(MEASURE)
     if found["scrollWidth"] > width + 1:
         failures.append(f"{where}: the page is {found['scrollWidth']}px wide")
