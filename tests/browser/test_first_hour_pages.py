@@ -32,8 +32,9 @@ LANGUAGES = {"en": "en-GB,en;q=0.9", "fr": "fr-FR,fr;q=0.9"}
 # The header's site name in each language: Django's own French alone (an uncompiled catalogue) would not give it.
 BRAND = {"en": "Parser evaluation campaigns", "fr": "Campagnes d'évaluation d'analyseurs syntaxiques"}
 # English once left in French pages: a script's caption (the results tables' column chooser), the upload
-# and sign-up forms' labels, the tracks' and the kinds' names.
-ENGLISH_IN_FRENCH = ("Columns: ", "shown (choose)", "System description", "Gold tokens", "Dependency trees", "Email")
+# and sign-up forms' labels, the tracks' and the kinds' names, the per-genre tables' and charts' words.
+ENGLISH_IN_FRENCH = ("Columns: ", "shown (choose)", "System description", "Gold tokens", "Dependency trees", "Email",
+                     "All genres", "all genres pooled")
 # Who reads each page: a visitor, a team member (the upload page is a team's), an organiser (design aid, consensus).
 PAGES = ("home", "signup", "campaign", "upload", "run", "results", "ranking", "compare", "design", "consensus")
 READER = {"home": None, "signup": None, "campaign": "member", "upload": "member", "run": "member",

@@ -11,6 +11,7 @@ from __future__ import annotations
 from django.http import Http404
 from django.shortcuts import render
 from django.utils.html import format_html
+from django.utils.translation import gettext
 
 from campaign import kinds, tracks, visibility
 from campaign.problem_texts import translated
@@ -81,7 +82,7 @@ def _chart(layer: Layer, indexes: list) -> str:
 
     points = [(f"{run['label']} / {run['name']}", _point(ix.get((layer.code, ALL)))) for run, ix in indexes]
     return dot_plot([(label, p.value, p.low, p.high) for label, p in points],
-                    title=f"{layer.label}, all genres pooled")
+                    title=gettext("%(figure)s, all genres pooled") % {"figure": layer.label})
 
 
 def tables(data: dict) -> dict:
