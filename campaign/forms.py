@@ -15,7 +15,7 @@ class SignUpForm(UserCreationForm):
     tell anyone which addresses have an account. :mod:`campaign.account_tasks` checks it, and writes to
     the address (one account per address: a confirmed address is what e-mail admission counts)."""
 
-    email = forms.EmailField(help_text=_("We send a link to confirm it; campaigns may ask for a confirmed address, "
+    email = forms.EmailField(label=_("E-mail address"), help_text=_("We send a link to confirm it; campaigns may ask for a confirmed address, "
                                        "and a forgotten password is reset through it."))
 
     class Meta(UserCreationForm.Meta):
@@ -23,8 +23,8 @@ class SignUpForm(UserCreationForm):
 
 
 class TeamCreateForm(forms.Form):
-    name = forms.CharField(max_length=200)
-    affiliation = forms.CharField(max_length=200, required=False)
+    name = forms.CharField(label=_("Name"), max_length=200)
+    affiliation = forms.CharField(label=_("Affiliation"), max_length=200, required=False)
 
 
 class TeamJoinForm(forms.Form):
@@ -40,16 +40,16 @@ class InvitationForm(forms.Form):
 
 
 class RunUploadForm(forms.Form):
-    name = forms.CharField(max_length=100, help_text=_("A short name for this run, e.g. the system and its setting."))
-    system_description = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False,
+    name = forms.CharField(label=_("Name"), max_length=100, help_text=_("A short name for this run, e.g. the system and its setting."))
+    system_description = forms.CharField(label=_("System description"), widget=forms.Textarea(attrs={"rows": 4}), required=False,
                                          help_text=_("What the system is and how it was run."))
-    scope = forms.ChoiceField(choices=Run.Scope.choices, initial=Run.Scope.TEST,
+    scope = forms.ChoiceField(label=_("Scope"), choices=Run.Scope.choices, initial=Run.Scope.TEST,
                               help_text=_("A development-sample check is scored at once on the public sample."))
-    track = forms.ChoiceField(choices=tracks.choices, required=False,
+    track = forms.ChoiceField(label=_("Track"), choices=tracks.choices, required=False,
                               help_text=_("Gold tokens: one sentence per corpus sentence, on the corpus's words. "
                                         "Raw text: your parser's own tokenisation and sentence segmentation of the "
                                         "raw text, aligned with the gold by characters (CoNLL 2018)."))
-    file = forms.FileField(help_text=_("One EASY .xml file, or a .zip or .tar.gz with one .xml file per corpus document."))
+    file = forms.FileField(label=_("File"), help_text=_("One EASY .xml file, or a .zip or .tar.gz with one .xml file per corpus document."))
 
     def __init__(self, *args, kind: str = "easy", campaign=None, accepted_tracks: list[str] | None = None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -63,7 +63,7 @@ class RunUploadForm(forms.Form):
             self.fields["track"].initial = accepted_tracks[0]
             self.fields["track"].required = True
             self.fields["track"].error_messages["invalid_choice"] = (
-                "This campaign does not accept runs in the track %(value)s; it accepts "
-                + ", ".join(repr(t) for t in accepted_tracks) + ".")
+                _("This campaign does not accept runs in the track %(value)s; it accepts %(tracks)s.")
+                % {"value": "%(value)s", "tracks": ", ".join(repr(t) for t in accepted_tracks)})
         else:
             del self.fields["track"]

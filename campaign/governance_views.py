@@ -21,6 +21,7 @@ from . import audit, kinds, lifecycle, results, visibility
 from .audit_views import organised_campaign
 from .governance_forms import DrawForm, TeamPublicationForm, TransitionForm
 from .models import Campaign, CampaignState, Run, Team
+from .problem_texts import translated
 from .subsets import SubsetRefused, dev_sample_zip, draw_warning, released_gold_zip, sample_test_subset, subset_counts
 
 # What each state change did, as a sentence ("The campaign is now results released to teams" does not read).
@@ -99,7 +100,7 @@ def dev_sample_download(request, slug: str):
     try:
         data = dev_sample_zip(campaign)
     except InputError as exc:
-        return HttpResponse(f"The development sample cannot be built: {exc}", status=409,
+        return HttpResponse(_("The development sample cannot be built: %(why)s") % {"why": translated(str(exc))}, status=409,
                             content_type="text/plain; charset=utf-8")
     audit.record(audit.DEV_SAMPLE_DOWNLOAD, campaign=campaign, target=campaign.slug, request=request)
     response = HttpResponse(data, content_type="application/zip")
@@ -116,7 +117,7 @@ def gold_download(request, slug: str):
     try:
         data = released_gold_zip(campaign)
     except InputError as exc:
-        return HttpResponse(f"The gold archive cannot be built: {exc}", status=409,
+        return HttpResponse(_("The gold archive cannot be built: %(why)s") % {"why": translated(str(exc))}, status=409,
                             content_type="text/plain; charset=utf-8")
     audit.record(audit.GOLD_DOWNLOAD, campaign=campaign, target=campaign.slug,
                  details={"released": visibility.gold_is_released(campaign)}, request=request)

@@ -55,8 +55,11 @@ def registered() -> dict[str, object]:
 
 def choices() -> list[tuple[str, str]]:
     """``(name, label)`` of every registered kind: the choices of ``Campaign.kind`` (a callable, so the
-    migrations name this function rather than a list, and a new kind changes no migration)."""
-    return [(kind.name, kind.label) for kind in _KINDS.values()]
+    migrations name this function rather than a list, and a new kind changes no migration). The label is
+    in the reader's language: the kinds write it in English, as an ``N_`` text."""
+    from .problem_texts import translated
+
+    return [(kind.name, translated(kind.label)) for kind in _KINDS.values()]
 
 
 def consensus_changed(campaign_id: int) -> None:

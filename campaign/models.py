@@ -316,11 +316,11 @@ class Invitation(models.Model):
         """Why this invitation cannot be used now ("" if it can)."""
         now = now or timezone.now()
         if self.revoked_at is not None:
-            return "This invitation was revoked by the team; ask a member for a new one."
+            return str(_("This invitation was revoked by the team; ask a member for a new one."))
         if now >= self.expires_at:
-            return "This invitation has expired; ask a member of the team for a new one."
+            return str(_("This invitation has expired; ask a member of the team for a new one."))
         if self.max_uses is not None and self.uses >= self.max_uses:
-            return "This invitation has been used as many times as the team allowed; ask a member for a new one."
+            return str(_("This invitation has been used as many times as the team allowed; ask a member for a new one."))
         return ""
 
 

@@ -7,6 +7,7 @@ that any client can write. Rates are in ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES
 from __future__ import annotations
 
 from django.http import HttpResponse
+from django.utils.translation import gettext
 from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle, UserRateThrottle
 
 from .audit import client_ip
@@ -57,7 +58,7 @@ def refused_by(request, *throttles) -> HttpResponse | None:
     if not waits:
         return None
     wait = max((w for w in waits if w is not None), default=None)
-    response = HttpResponse("Too many requests; try again later.", status=429, content_type="text/plain")
+    response = HttpResponse(gettext("Too many requests; try again later."), status=429, content_type="text/plain")
     if wait is not None:
         response["Retry-After"] = str(int(wait) + 1)
     return response

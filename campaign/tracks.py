@@ -8,6 +8,7 @@ an empty track.
 from __future__ import annotations
 
 from . import kinds
+from .problem_texts import translated
 
 
 def accepted_tracks(campaign) -> list[str]:
@@ -17,10 +18,11 @@ def accepted_tracks(campaign) -> list[str]:
 
 
 def choices() -> list[tuple[str, str]]:
-    """Every track any registered kind knows, with its label (the API's and the upload form's choices)."""
+    """Every track any registered kind knows, with its label in the reader's language (the API's and the
+    upload form's choices; the kinds write them in English)."""
     out: dict[str, str] = {}
     for kind in kinds.registered().values():
-        out.update(kind.all_tracks())
+        out.update({track: translated(label) for track, label in kind.all_tracks().items()})
     return list(out.items())
 
 

@@ -52,7 +52,7 @@ from django.core.files.storage import default_storage
 from django.db import transaction
 from django.utils import timezone
 
-from annotations.errors import InputError
+from annotations.errors import InputError, N_
 from campaign import audit, kinds
 from campaign.models import Campaign, Run, RunStatus, Team
 from campaign.services.runs import enqueue_scoring, staging_dir, unpacked
@@ -128,15 +128,15 @@ def choose(campaign: Campaign, choices: dict[int, int | None], *, weighting: str
         if run_id is None:
             continue
         if run_id != 0 and (run_id not in eligible or eligible[run_id].team_id != team_id):
-            raise InputError(f"run {run_id} cannot be combined for team {team_id}: it is not one of the team's "
-                             f"scored, active runs of the consensus track")
+            raise InputError(N_("run %(run)s cannot be combined for team %(team)s: it is not one of the team's "
+                                "scored, active runs of the consensus track") % {"run": run_id, "team": team_id})
         stored[str(team_id)] = run_id
     with transaction.atomic():
         setting = setting_of(campaign)
         setting.chosen = stored
         if weighting is not None:
             if weighting not in ConsensusSetting.Weighting.values:
-                raise InputError(f"unknown weighting {weighting!r}")
+                raise InputError(N_("unknown weighting %(weighting)r") % {"weighting": weighting})
             setting.weighting = weighting
         if enabled is not None:
             setting.enabled = enabled

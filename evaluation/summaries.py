@@ -19,6 +19,7 @@ from typing import Iterable
 from django.core.cache import cache
 from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotations.easy.schema import DEFAULT_SCHEMA
 from evaluation.easy.ranges import MATCHES, MODES
@@ -350,7 +351,7 @@ def genre_order(data: dict, present: Iterable[str]) -> list[dict]:
     rows = [g for g in data.get("genres", []) if g["code"] in present]
     known = {g["code"] for g in rows}
     rows += [{"code": code, "name": code} for code in sorted(present - known)]
-    return rows + [{"code": ALL, "name": "All genres"}]
+    return rows + [{"code": ALL, "name": gettext("All genres")}]  # pages only: never stored
 
 
 def layers_of(data: dict) -> list[str]:

@@ -16,6 +16,11 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from django.utils.translation import gettext as _
+
+from annotations.errors import N_
+from campaign.problem_texts import translated
+
 CHUNK = 1024 * 1024
 # A real XML parse output compresses about 10-20 times; 200 leaves room and
 # still stops the classic bombs (which reach 1000 and more).
@@ -46,7 +51,7 @@ class FileNames(tuple):
         self = super().__new__(cls, tuple(suffixes))
         self.name = name or " or ".join(self)
         self.short = short or self.name
-        self.refusal = refusal or f"not a {self.name} file; the archive must hold only those."
+        self.refusal = refusal  # "" for the default, written in the reader's language when shown (refused_member)
         # Suffixes of a format this campaign could accept but does not: why, in the campaign's words.
         self.refused = dict(refused or {})
         return self
@@ -54,12 +59,22 @@ class FileNames(tuple):
     def refused_because(self, name: str) -> str:
         """Why a file of a known but not accepted format is refused ("" if that is not the case)."""
         lower = name.lower()
-        return next((why for suffix, why in self.refused.items() if lower.endswith(suffix)), "")
+        return next((translated(why) for suffix, why in self.refused.items() if lower.endswith(suffix)), "")
+
+    def refused_member(self) -> str:
+        """Why an archive member of another format is refused, in the reader's language."""
+        if self.refusal:
+            return translated(self.refusal)
+        return _("not a %(name)s file; the archive must hold only those.") % {"name": translated(self.name)}
+
+    def shown(self) -> tuple[str, str]:
+        """``name`` and ``short`` in the reader's language (a kind's names may say "or")."""
+        return translated(self.name), translated(self.short)
 
 
 # The default of these functions (an EASY campaign's kind gives the same).
 EASY = FileNames((".xml",), name="EASY .xml", short=".xml",
-                 refusal="not an .xml file; the archive must hold only the EASY .xml files.")
+                 refusal=N_("not an .xml file; the archive must hold only the EASY .xml files."))
 
 
 def _names(suffixes) -> FileNames:
@@ -79,9 +94,10 @@ def kind_of(filename: str, suffixes: tuple[str, ...] = EASY) -> str:
     names = _names(suffixes)
     if names.refused_because(filename):
         raise ArchiveRefused(f"{filename!r}: {names.refused_because(filename)}")
+    name, short = names.shown()
     raise ArchiveRefused(
-        f"{filename!r}: unsupported file type; upload one {names.name} file, "
-        f"or a .zip or .tar.gz holding one {names.short} file per corpus document."
+        _("%(file)r: unsupported file type; upload one %(name)s file, or a .zip or .tar.gz holding one "
+          "%(short)s file per corpus document.") % {"file": filename, "name": name, "short": short}
     )
 
 
@@ -97,13 +113,14 @@ def document_name(member: str, suffixes: tuple[str, ...] = EASY) -> str:
 def _check_member_name(name: str, suffixes: tuple[str, ...] = EASY) -> str:
     path = PurePosixPath(name.replace("\\", "/"))
     if path.is_absolute() or ".." in path.parts or (path.parts and ":" in path.parts[0]):
-        raise ArchiveRefused(f"archive member {name!r}: unsafe path (absolute or going up with '..'); refused.")
+        raise ArchiveRefused(_("archive member %(name)r: unsafe path (absolute or going up with '..'); refused.")
+                             % {"name": name})
     if name.lower().endswith(NESTED_SUFFIXES):
-        raise ArchiveRefused(f"archive member {name!r}: nested archives are not accepted; put the "
-                             f"{_names(suffixes).short} files directly in the archive.")
+        raise ArchiveRefused(_("archive member %(name)r: nested archives are not accepted; put the %(short)s "
+                               "files directly in the archive.") % {"name": name, "short": _names(suffixes).shown()[1]})
     if not name.lower().endswith(suffixes):
-        why = _names(suffixes).refused_because(name) or _names(suffixes).refusal
-        raise ArchiveRefused(f"archive member {name!r}: {why}")
+        why = _names(suffixes).refused_because(name) or _names(suffixes).refused_member()
+        raise ArchiveRefused(_("archive member %(name)r: %(why)s") % {"name": name, "why": why})
     return path.name
 
 
@@ -126,18 +143,16 @@ def _copy_limited(src, dest: Path, member: str, budget: list[int], limits: Limit
             budget[0] -= len(chunk)
             if budget[0] < 0:
                 raise ArchiveRefused(
-                    f"archive member {member!r}: the archive unpacks to more than "
-                    f"{limits.max_unpacked_bytes:,} bytes, the limit; refused."
+                    _("archive member %(name)r: the archive unpacks to more than %(limit)s bytes, the limit; "
+                      "refused.") % {"name": member, "limit": f"{limits.max_unpacked_bytes:,}"}
                 )
             total = limits.max_unpacked_bytes - budget[0]
             measured = total if cumulative else written
             # Whatever the member's size: many small bombs add up as much as one big one.
             if measured > max(compressed, 1) * limits.max_ratio or (
                     archive_bytes and total > archive_bytes * limits.max_ratio):
-                raise ArchiveRefused(
-                    f"archive member {member!r}: compression ratio above {limits.max_ratio}:1 "
-                    f"(a zip bomb?); refused."
-                )
+                raise ArchiveRefused(_("archive member %(name)r: compression ratio above %(ratio)s:1 (a zip bomb?); "
+                                       "refused.") % {"name": member, "ratio": limits.max_ratio})
             out.write(chunk)
 
 
@@ -163,7 +178,8 @@ def unpack(path: Path, filename: str, dest: Path, limits: Limits, suffixes: tupl
 def _claim(out: dict[str, Path], base: str, dest: Path, member: str, suffixes: tuple[str, ...] = EASY) -> Path:
     doc = document_name(base, suffixes)
     if doc in out:
-        raise ArchiveRefused(f"archive member {member!r}: a second file for document {doc!r}; refused.")
+        raise ArchiveRefused(_("archive member %(name)r: a second file for document %(document)r; refused.")
+                             % {"name": member, "document": doc})
     # The unpacked copy keeps the suffix it was accepted by: where a kind takes two formats, it tells them apart.
     suffix = next(s for s in suffixes if base.lower().endswith(s))
     out[doc] = dest / f"{len(out):05d}{suffix}"
@@ -175,26 +191,27 @@ def _unpack_zip(path: Path, filename: str, dest: Path, limits: Limits, suffixes:
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError) as exc:
-        raise ArchiveRefused(f"{filename!r}: not a readable zip archive ({exc}).") from None
+        raise ArchiveRefused(_("%(file)r: not a readable zip archive (%(why)s).") % {"file": filename, "why": exc}) from None
     out: dict[str, Path] = {}
     with zf:
         infos = [i for i in zf.infolist() if not i.is_dir()]
         if len(infos) > MAX_MEMBERS:
-            raise ArchiveRefused(f"{filename!r}: {len(infos)} files in the archive, more than {MAX_MEMBERS}; refused.")
+            raise ArchiveRefused(_("%(file)r: %(n)s files in the archive, more than %(max)s; refused.")
+                                 % {"file": filename, "n": len(infos), "max": MAX_MEMBERS})
         for info in infos:
             # The high bits of external_attr carry the Unix mode; 0o120000 is a symlink.
             if (info.external_attr >> 16) & 0o170000 == 0o120000:
-                raise ArchiveRefused(f"archive member {info.filename!r}: symbolic links are not accepted; refused.")
+                raise ArchiveRefused(_("archive member %(name)r: symbolic links are not accepted; refused.")
+                                     % {"name": info.filename})
             base = _check_member_name(info.filename, suffixes)
             if info.file_size > max(info.compress_size, 1) * limits.max_ratio:
-                raise ArchiveRefused(
-                    f"archive member {info.filename!r}: compression ratio above {limits.max_ratio}:1 (a zip bomb?); refused."
-                )
+                raise ArchiveRefused(_("archive member %(name)r: compression ratio above %(ratio)s:1 (a zip bomb?); "
+                                       "refused.") % {"name": info.filename, "ratio": limits.max_ratio})
         declared = sum(i.file_size for i in infos)
         if declared > limits.max_unpacked_bytes:
             raise ArchiveRefused(
-                f"{filename!r}: the archive declares {declared:,} unpacked bytes, more than the limit of "
-                f"{limits.max_unpacked_bytes:,}; refused."
+                _("%(file)r: the archive declares %(declared)s unpacked bytes, more than the limit of %(limit)s; "
+                  "refused.") % {"file": filename, "declared": f"{declared:,}", "limit": f"{limits.max_unpacked_bytes:,}"}
             )
         budget = [limits.max_unpacked_bytes]
         archive_bytes = max(path.stat().st_size, 1)
@@ -208,9 +225,11 @@ def _unpack_zip(path: Path, filename: str, dest: Path, limits: Limits, suffixes:
                     _copy_limited(src, target, info.filename, budget, limits, info.compress_size,
                                   archive_bytes=archive_bytes)
             except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, NotImplementedError) as exc:
-                raise ArchiveRefused(f"archive member {info.filename!r}: cannot be unpacked ({exc}).") from None
+                raise ArchiveRefused(_("archive member %(name)r: cannot be unpacked (%(why)s).")
+                                     % {"name": info.filename, "why": exc}) from None
     if not out and documents is None:
-        raise ArchiveRefused(f"{filename!r}: the archive holds no {_names(suffixes).short} file.")
+        raise ArchiveRefused(_("%(file)r: the archive holds no %(short)s file.")
+                             % {"file": filename, "short": _names(suffixes).shown()[1]})
     return out
 
 
@@ -219,7 +238,7 @@ def _unpack_tar(path: Path, filename: str, dest: Path, limits: Limits, suffixes:
     try:
         tf = tarfile.open(path, mode="r:*")
     except (tarfile.TarError, OSError, EOFError) as exc:
-        raise ArchiveRefused(f"{filename!r}: not a readable tar.gz archive ({exc}).") from None
+        raise ArchiveRefused(_("%(file)r: not a readable tar.gz archive (%(why)s).") % {"file": filename, "why": exc}) from None
     out: dict[str, Path] = {}
     compressed = path.stat().st_size
     budget = [limits.max_unpacked_bytes]
@@ -232,17 +251,20 @@ def _unpack_tar(path: Path, filename: str, dest: Path, limits: Limits, suffixes:
                     continue
                 count += 1
                 if count > MAX_MEMBERS:
-                    raise ArchiveRefused(f"{filename!r}: more than {MAX_MEMBERS} files in the archive; refused.")
+                    raise ArchiveRefused(_("%(file)r: more than %(max)s files in the archive; refused.")
+                                         % {"file": filename, "max": MAX_MEMBERS})
                 if member.issym() or member.islnk():
-                    raise ArchiveRefused(f"archive member {member.name!r}: links are not accepted; refused.")
+                    raise ArchiveRefused(_("archive member %(name)r: links are not accepted; refused.")
+                                         % {"name": member.name})
                 if not member.isfile():
-                    raise ArchiveRefused(f"archive member {member.name!r}: not a regular file; refused.")
+                    raise ArchiveRefused(_("archive member %(name)r: not a regular file; refused.")
+                                         % {"name": member.name})
                 base = _check_member_name(member.name, suffixes)
                 declared += member.size
                 if declared > limits.max_unpacked_bytes:
                     raise ArchiveRefused(
-                        f"{filename!r}: the archive unpacks to more than {limits.max_unpacked_bytes:,} bytes, "
-                        f"the limit; refused."
+                        _("%(file)r: the archive unpacks to more than %(limit)s bytes, the limit; refused.")
+                        % {"file": filename, "limit": f"{limits.max_unpacked_bytes:,}"}
                     )
                 if documents is not None and document_name(base, suffixes) not in documents:
                     continue  # a stream: the member is read past, not written
@@ -250,9 +272,10 @@ def _unpack_tar(path: Path, filename: str, dest: Path, limits: Limits, suffixes:
                 src = tf.extractfile(member)
                 _copy_limited(src, target, member.name, budget, limits, compressed, cumulative=True)
         except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
-            raise ArchiveRefused(f"{filename!r}: the archive is damaged ({exc}).") from None
+            raise ArchiveRefused(_("%(file)r: the archive is damaged (%(why)s).") % {"file": filename, "why": exc}) from None
     if not out and documents is None:
-        raise ArchiveRefused(f"{filename!r}: the archive holds no {_names(suffixes).short} file.")
+        raise ArchiveRefused(_("%(file)r: the archive holds no %(short)s file.")
+                             % {"file": filename, "short": _names(suffixes).shown()[1]})
     return out
 
 

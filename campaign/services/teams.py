@@ -8,6 +8,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.text import slugify
+from django.utils.translation import gettext as _, gettext_lazy
 
 from campaign import accounts, audit
 from campaign.models import Campaign, CampaignState, Invitation, Membership, Team, TeamAdmission
@@ -20,15 +21,16 @@ class TeamRefused(Exception):
 
 def _check_can_register(user, campaign: Campaign) -> None:
     if campaign.state != CampaignState.OPEN:
-        raise TeamRefused("Teams can register only while the campaign is open.")
+        raise TeamRefused(_("Teams can register only while the campaign is open."))
     if team_of(user, campaign) is not None:
-        raise TeamRefused("You are already in a team of this campaign (one team per person and campaign).")
+        raise TeamRefused(_("You are already in a team of this campaign (one team per person and campaign)."))
     if campaign.team_admission == TeamAdmission.EMAIL and not accounts.is_verified(user):
         raise TeamRefused(NEEDS_VERIFIED_EMAIL)
 
 
-NEEDS_VERIFIED_EMAIL = ("This campaign admits teams whose members have confirmed their e-mail address: "
-                        "follow the link we sent you, or ask for a new one.")
+# Lazy: translated when a refusal is shown, in the language of the page that asked.
+NEEDS_VERIFIED_EMAIL = gettext_lazy("This campaign admits teams whose members have confirmed their e-mail address: "
+                                    "follow the link we sent you, or ask for a new one.")
 
 
 def _next_code(campaign: Campaign) -> str:
@@ -47,9 +49,9 @@ def create_team(campaign: Campaign, user, *, name: str, affiliation: str = "", r
     _check_can_register(user, campaign)
     slug = slugify(name)[:80]
     if not slug:
-        raise TeamRefused("The team name must contain letters or digits.")
+        raise TeamRefused(_("The team name must contain letters or digits."))
     if campaign.teams.filter(slug=slug).exists() or campaign.teams.filter(name=name).exists():
-        raise TeamRefused(f"A team named {name!r} already exists in this campaign.")
+        raise TeamRefused(_("A team named %(name)r already exists in this campaign.") % {"name": name})
     try:
         with transaction.atomic():
             admitted = campaign.team_admission != TeamAdmission.APPROVAL
@@ -59,13 +61,13 @@ def create_team(campaign: Campaign, user, *, name: str, affiliation: str = "", r
             audit.record("team.create", actor=user, campaign=campaign, target=team.slug, request=request,
                          details={"admission": campaign.team_admission, "admitted": admitted})
     except IntegrityError:
-        raise TeamRefused("That team name is taken, or you are already in a team of this campaign.") from None
+        raise TeamRefused(_("That team name is taken, or you are already in a team of this campaign.")) from None
     return team
 
 
 def _check_member(user, team: Team) -> None:
     if not is_member(user, team):
-        raise TeamRefused("Only a member of the team can manage its invitations.")
+        raise TeamRefused(_("Only a member of the team can manage its invitations."))
 
 
 def create_invitation(team: Team, user, *, days: int = Invitation.DEFAULT_DAYS, max_uses: int | None = None,
@@ -73,9 +75,9 @@ def create_invitation(team: Team, user, *, days: int = Invitation.DEFAULT_DAYS, 
     """A new random invitation code for ``team``, valid ``days`` days and at most ``max_uses`` times."""
     _check_member(user, team)
     if not 1 <= days <= Invitation.MAX_DAYS:
-        raise TeamRefused(f"An invitation is valid from 1 to {Invitation.MAX_DAYS} days.")
+        raise TeamRefused(_("An invitation is valid from 1 to %(days)s days.") % {"days": Invitation.MAX_DAYS})
     if max_uses is not None and max_uses < 1:
-        raise TeamRefused("An invitation must allow at least one use.")
+        raise TeamRefused(_("An invitation must allow at least one use."))
     now = timezone.now()
     with transaction.atomic():
         invitation = Invitation.objects.create(team=team, created_by=user, created_at=now,
@@ -100,7 +102,7 @@ def active_invitations(team: Team):
     return team.invitations.filter(revoked_at__isnull=True, expires_at__gt=timezone.now()).order_by("-created_at")
 
 
-INVALID_CODE = "This invitation code is not valid; ask a member of the team for it again."
+INVALID_CODE = gettext_lazy("This invitation code is not valid; ask a member of the team for it again.")
 
 
 def join_team(campaign: Campaign, user, *, code: str, request=None) -> Team:
@@ -124,7 +126,7 @@ def join_team(campaign: Campaign, user, *, code: str, request=None) -> Team:
                          details={"invitation": invitation.pk,
                                   "invited_by": invitation.created_by.get_username() if invitation.created_by else ""})
     except IntegrityError:
-        raise TeamRefused("You are already in a team of this campaign.") from None
+        raise TeamRefused(_("You are already in a team of this campaign.")) from None
     return team
 
 

@@ -34,3 +34,12 @@ def side_by_side_notes(explained) -> list[dict]:
     codes = {item.get("code") or item.get("layer") for item in explained or ()}
     return [{"id": anchor, "title": title, "text": text}
             for needed, anchor, title, text in NOTES if set(needed) <= codes]
+
+
+@register.filter
+def percent_text(value) -> str:
+    """A stored fraction written for the reader (``0.926`` → "92.6", "92,6" in French). A published snapshot
+    keeps some figures' text as written at publication; a page writes them again from their value."""
+    from evaluation.text import percent
+
+    return percent(value)

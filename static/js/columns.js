@@ -4,6 +4,9 @@
 // Hidden columns stay in the page (CSS only hides them), so the numbers are all there to print or copy.
 (function () {
   "use strict";
+  // The caption in the page's language: the script tag carries it, translated by the template.
+  var script = document.currentScript;
+  var CAPTION = (script && script.getAttribute("data-caption")) || "Columns: %(n)s of %(m)s shown (choose)";
   // Layer codes in order of preference (see docs/results-pages.md); columns without one keep their order.
   var PREFERRED = ["deps-las", "conll18-las", "deps-uas", "conll18-clas", "conll18-mlas", "conll18-blex",
                    "evalb-unlabelled", "evalb", "leaf-ancestor", "deps-lin", "conformance", "geig1991"];
@@ -64,7 +67,7 @@
 
     function caption() {
       var n = columns.filter(function (c) { return c.shown; }).length;
-      summary.textContent = "Columns: " + n + " of " + columns.length + " shown (choose)";
+      summary.textContent = CAPTION.replace("%(n)s", n).replace("%(m)s", columns.length);
       columns.forEach(function (c, i) { boxes[i].checked = c.shown; });
     }
 

@@ -86,6 +86,58 @@ def test_messages_and_refusals_follow_the_language(campaign, alice):
     assert refused.json()["detail"] == "Rejoignez ou créez une équipe de cette campagne avant de déposer un run."
 
 
+
+def test_team_refusals_and_the_consensus_choice_refusal_read_in_french(campaign, team_a, alice, bob):
+    from django.utils import translation
+
+    from annotations.errors import InputError
+    from campaign.problem_texts import translated
+    from evaluation import consensus_runs
+
+    def french_page(user, url: str, data: dict) -> str:
+        client = Client(HTTP_ACCEPT_LANGUAGE="fr")
+        client.force_login(user)
+        return client.post(url, data, follow=True).content.decode().replace("&#x27;", "'")
+
+    # a code that opens no team, and a second team for someone who has one: the service's refusals
+    assert "Ce code d'invitation n'est pas valide" in french_page(bob, f"/campaigns/{campaign.slug}/team/join/",
+                                                                  {"code": "no-such-code"})
+    assert "Vous faites déjà partie d'une équipe de cette campagne" in french_page(
+        alice, f"/campaigns/{campaign.slug}/team/create/", {"name": "Team A bis"})
+    # the organiser's consensus choice: a run that is not one of the team's, stored in English, shown in French
+    try:
+        consensus_runs.choose(campaign, {team_a.pk: 987654}, weighting=None, actor=alice)
+    except InputError as exc:
+        stored = str(exc.problems[0].message if exc.problems else exc)
+    assert stored.startswith("run 987654 cannot be combined for team")
+    with translation.override("fr"):
+        assert translated(stored).startswith(f"le run 987654 ne peut pas être combiné pour l'équipe {team_a.pk}")
+
+
+def test_an_archives_refusals_read_in_the_readers_language(tmp_path):
+    import zipfile
+
+    from django.utils import translation
+
+    from campaign.services.archives import ArchiveRefused, Limits, kind_of, unpack
+    from evaluation.kinds.easy.conllu import EASY_OR_CONLLU
+
+    archive = tmp_path / "run.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("notes.txt", "not a run")
+    with translation.override("fr"):
+        with pytest.raises(ArchiveRefused) as refused:
+            kind_of("run.docx", EASY_OR_CONLLU)
+        assert "type de fichier non pris en charge" in str(refused.value) and ".xml EASY ou .conllu CoNLL-U" in str(
+            refused.value)
+        with pytest.raises(ArchiveRefused) as refused:
+            unpack(archive, "run.zip", tmp_path / "out", Limits(10_000_000), suffixes=EASY_OR_CONLLU)
+        assert str(refused.value).startswith("membre de l'archive 'notes.txt'\u00a0: pas un fichier .xml ou .conllu")
+    with translation.override("en"):
+        with pytest.raises(ArchiveRefused) as refused:
+            kind_of("run.docx", EASY_OR_CONLLU)
+        assert "unsupported file type; upload one EASY .xml or CoNLL-U .conllu file" in str(refused.value)
+
 def test_the_librarys_report_texts_are_stored_in_english_and_shown_in_the_readers_language():
     from django.utils import translation
 
@@ -117,6 +169,13 @@ def test_the_teams_guide_is_served_in_the_readers_language_and_other_pages_say_t
     # the links between pages are the English ones, so that they hold in both languages
     assert 'href="metrics/easy.md"' in french and 'href="results-pages.md"' in french
     assert 'id="english-only"' not in french
+    # the results pages' explanation, which the teams' guide links
+    results_fr = Client(HTTP_ACCEPT_LANGUAGE="fr").get("/docs/results-pages.md").content.decode()
+    assert "<h1>Les pages de résultats</h1>" in results_fr and 'id="english-only"' not in results_fr
+    assert 'href="significance.md"' in results_fr and "Who sees what" not in results_fr
+    assert "<h1>The results pages</h1>" in Client(HTTP_ACCEPT_LANGUAGE="en").get("/docs/results-pages.md").content.decode()
+    bundle_fr = Client(HTTP_ACCEPT_LANGUAGE="fr").get("/docs/bundle.md").content.decode()
+    assert "<h1>L&#x27;archive de publication</h1>" in bundle_fr or "<h1>L'archive de publication</h1>" in bundle_fr
     untranslated_page = Client(HTTP_ACCEPT_LANGUAGE="fr").get("/docs/significance.md").content.decode()
     assert 'id="english-only"' in untranslated_page and "Cette page n" in untranslated_page
     assert 'id="english-only"' not in Client(HTTP_ACCEPT_LANGUAGE="en").get("/docs/significance.md").content.decode()

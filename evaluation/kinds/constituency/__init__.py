@@ -50,7 +50,7 @@ def tree_words(tree) -> list[str]:
 
 class ConstituencyKind(SentenceKind):
     name = "constituency"
-    label = "Constituency trees"
+    label = N_("Constituency trees")
     suffixes = (".mrg", ".tree", ".txt")
     rescoring_engine = "trees"
     file_label = N_("tree file (Penn or square brackets)")

@@ -64,7 +64,7 @@ def _ud_level(campaign) -> int | None:
 
 class DependencyKind(SentenceKind):
     name = "dependency"
-    label = "Dependency trees"
+    label = N_("Dependency trees")
     suffixes = (".conllu", ".conll")
     rescoring_engine = "deps"
     file_label = N_("CoNLL-U file")

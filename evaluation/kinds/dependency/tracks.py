@@ -15,14 +15,16 @@ tracks only through the kind's contract (:meth:`evaluation.kinds.contract.Kind.t
 """
 from __future__ import annotations
 
+from annotations.errors import N_
+
 GOLD_TOKENS = "gold-tokens"
 RAW_TEXT = "raw-text"
-TRACKS = {GOLD_TOKENS: "Gold tokens", RAW_TEXT: "Raw text"}
+TRACKS = {GOLD_TOKENS: N_("Gold tokens"), RAW_TEXT: N_("Raw text")}  # shown through campaign.tracks
 DEFAULT = (GOLD_TOKENS,)
 # What the results page says of a track's section.
-NOTES = {GOLD_TOKENS: "parsed on the gold words, one sentence per corpus sentence",
-         RAW_TEXT: "the parsers tokenised and segmented the raw text themselves; their words are aligned with "
-                   "the gold by characters (CoNLL 2018)"}
+NOTES = {GOLD_TOKENS: N_("parsed on the gold words, one sentence per corpus sentence"),
+         RAW_TEXT: N_("the parsers tokenised and segmented the raw text themselves; their words are aligned with "
+                      "the gold by characters (CoNLL 2018)")}
 
 
 def check_tracks(value) -> list[str]:

@@ -32,7 +32,7 @@ from .scoring import score_run_files
 
 class EasyKind(DocumentKind):
     name = "easy"
-    label = "EASY (constituents and relations)"
+    label = N_("EASY (constituents and relations)")
     suffixes = archives.EASY  # ".xml", and how upload messages name EASY files
     file_label = N_("EASY .xml file")
     corpus_contents = gettext_lazy("zip: one EASY .xml file per document")

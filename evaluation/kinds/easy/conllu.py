@@ -40,12 +40,12 @@ CONLLU = ".conllu"
 
 # The run files of an EASY campaign that takes EASY XML only: a CoNLL-U file is refused saying why.
 EASY_ONLY = FileNames(EASY, name=EASY.name, short=EASY.short, refusal=EASY.refusal, refused={
-    CONLLU: "this campaign accepts EASY XML runs only, not CoNLL-U (.conllu) files; convert them with "
-            "'python -m evaluation ud2easy' (docs/conversion/ud-to-easy.md) and upload the EASY .xml files, "
-            "or ask the organisers to accept CoNLL-U runs."})
-EASY_OR_CONLLU = FileNames((".xml", CONLLU), name="EASY .xml or CoNLL-U .conllu", short=".xml or .conllu",
-                           refusal="not an .xml or .conllu file; the archive must hold only the EASY .xml "
-                                   "files, or only the CoNLL-U .conllu files, one per corpus document.")
+    CONLLU: N_("this campaign accepts EASY XML runs only, not CoNLL-U (.conllu) files; convert them with "
+               "'python -m evaluation ud2easy' (docs/conversion/ud-to-easy.md) and upload the EASY .xml files, "
+               "or ask the organisers to accept CoNLL-U runs.")})
+EASY_OR_CONLLU = FileNames((".xml", CONLLU), name=N_("EASY .xml or CoNLL-U .conllu"), short=N_(".xml or .conllu"),
+                           refusal=N_("not an .xml or .conllu file; the archive must hold only the EASY .xml "
+                                      "files, or only the CoNLL-U .conllu files, one per corpus document."))
 FILE_HELP = N_("One EASY .xml file or one CoNLL-U .conllu file, or a .zip or .tar.gz with one file per corpus "
                "document: all .xml, or all .conllu whose sentences carry '# sent_id = <EASY sentence id>'. "
                "CoNLL-U runs are converted to EASY XML during validation (%(converter)s).") % {

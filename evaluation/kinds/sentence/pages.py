@@ -11,8 +11,10 @@ from __future__ import annotations
 from django.http import Http404
 from django.shortcuts import render
 from django.utils.html import format_html
+from django.utils.translation import gettext
 
 from campaign import kinds, tracks, visibility
+from campaign.problem_texts import translated
 from evaluation import charts, metrics, summaries
 from evaluation.metrics import Layer
 from evaluation.summaries import ALL
@@ -80,7 +82,7 @@ def _chart(layer: Layer, indexes: list) -> str:
 
     points = [(f"{run['label']} / {run['name']}", _point(ix.get((layer.code, ALL)))) for run, ix in indexes]
     return dot_plot([(label, p.value, p.low, p.high) for label, p in points],
-                    title=f"{layer.label}, all genres pooled")
+                    title=gettext("%(figure)s, all genres pooled") % {"figure": layer.label})
 
 
 def tables(data: dict) -> dict:
@@ -112,7 +114,7 @@ def track_sections(data: dict, kind=None) -> list[dict]:
         return [{"track": "", "label": "", "id_prefix": "", **tables(data)}]
     order = tracks.track_order()
     return [{"track": track, "label": tracks.track_label(track), "id_prefix": f"{track}-",
-             "note": kind.track_note(track) if kind else "",
+             "note": translated(kind.track_note(track)) if kind else "",
              **tables({**data, "runs": runs})}
             for track, runs in sorted(groups.items(), key=lambda kv: (order.index(kv[0]) if kv[0] in order
                                                                       else len(order), kv[0]))]
