@@ -236,7 +236,7 @@ def _beating(shard: ScoringShard, taker: str, beat: bool):
             beater.join(timeout=10)
 
 
-@shared_task(**TASK_OPTIONS)
+@shared_task(name="evaluation.sharding.score_shard", **TASK_OPTIONS)
 def score_shard(self, run_id: int, token: str, index: int, documents: list[str]) -> str:
     """Count one shard of a run scored across workers (queue ``scoring``), if it is still pending."""
     taker = delivery.new_token(self.request.id)

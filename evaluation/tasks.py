@@ -49,7 +49,7 @@ def _validation_step(run: Run) -> tuple[str, ...]:
     return delivery.WORKING if run.scope == Run.Scope.DEV else delivery.VALIDATION
 
 
-@shared_task(**TASK_OPTIONS)
+@shared_task(name="evaluation.tasks.validate_run", **TASK_OPTIONS)
 def validate_run(self, run_id: int) -> str:
     outcome = _deliver(self, run_id, _validation_step, _validate)
     if outcome == QUEUED:
@@ -57,7 +57,7 @@ def validate_run(self, run_id: int) -> str:
     return outcome
 
 
-@shared_task(**TASK_OPTIONS)
+@shared_task(name="evaluation.tasks.validate_consensus_run", **TASK_OPTIONS)
 def validate_consensus_run(self, run_id: int) -> str:
     """:func:`validate_run` of the consensus pseudo-run, on the scoring queue (:func:`campaign.services.runs.next_task`).
 
@@ -70,7 +70,7 @@ def validate_consensus_run(self, run_id: int) -> str:
     return outcome
 
 
-@shared_task(**TASK_OPTIONS)
+@shared_task(name="evaluation.tasks.score_run", **TASK_OPTIONS)
 def score_run(self, run_id: int) -> str:
     return _deliver(self, run_id, delivery.SCORING, _score)
 

@@ -38,7 +38,7 @@ def _fail(job_id: int, reason: str) -> None:
                                                  finished_at=timezone.now(), step="")
 
 
-@shared_task(**TASK_OPTIONS)
+@shared_task(name="evaluation.lab.tasks.run_error_lab_job", **TASK_OPTIONS)
 def run_error_lab_job(self, job_id: int) -> str:
     job = ErrorLabJob.objects.filter(pk=job_id).first()
     if job is None:
