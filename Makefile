@@ -22,7 +22,7 @@ $(STAMP): requirements.txt
 	rm -f $(VENV)/.installed-*
 	touch $@
 
-# The hottest scoring modules compiled from their source (annotations/compiled.py); quick when up to date.
+# The hottest scoring modules compiled from their source (parseval/annotations/compiled.py); quick when up to date.
 compiled: $(STAMP)
 	$(BIN)/python scripts/build_compiled.py
 

@@ -8,7 +8,7 @@ of ``--rows`` sentences. Each side runs in a fresh process:
 
 * whole: each run file read into bytes, each rows table made as bytes (``rows_tsv``), the archive
   written with every member held (as the bundle was built before it was streamed);
-* streamed: run files as :class:`~evaluation.bundle_format.FileMember` (hashed, then copied in chunks),
+* streamed: run files as :class:`~parseval.evaluation.bundle_format.FileMember` (hashed, then copied in chunks),
   rows written to temporary files (``spooled``), the archive written to a file (``write_archive_to``).
 
 Printed: the traced peak (tracemalloc, in a second process) and the growth of the resident set

@@ -16,7 +16,7 @@ from django.http import FileResponse, Http404
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from annotations.errors import InputError
+from parseval.annotations.errors import InputError
 
 from . import audit, kinds, visibility
 from .admin_forms import CampaignAdminForm, CorpusImportForm

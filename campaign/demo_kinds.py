@@ -15,7 +15,7 @@ marked ``Run.synthetic``), the team "spaCy baseline" has real runs: spaCy's
 French pipelines (:data:`campaign.demo_parses.REAL_MODELS`) on the gold tokens,
 parsed once and cached (:mod:`campaign.demo_parses`); in the constituency demo
 their dependency parses are converted to phrase structure
-(:mod:`evaluation.deps.ud2tree`). Both read only the free data shipped in ``data/``.
+(:mod:`parseval.evaluation.deps.ud2tree`). Both read only the free data shipped in ``data/``.
 """
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ class DepRecipe:
 
 def french_labels():
     """The French Treebank's categories in the error lab's roles: the lab's ``ftb`` preset."""
-    from evaluation.deps.errorlab import PRESETS
+    from parseval.evaluation.deps.errorlab import PRESETS
 
     return PRESETS["ftb"]
 
@@ -89,9 +89,9 @@ PATH = [CampaignState.OPEN, CampaignState.CLOSED, CampaignState.SCORED, Campaign
 
 
 def damage_trees(path: Path, recipe: TreeRecipe) -> str:
-    from annotations.trees.detect import read_trees
-    from annotations.trees.penn import write_penn
-    from evaluation.deps.errorlab import insert_errors
+    from parseval.annotations.trees.detect import read_trees
+    from parseval.annotations.trees.penn import write_penn
+    from parseval.evaluation.deps.errorlab import insert_errors
 
     trees = read_trees(path)
     labels = french_labels()
@@ -148,7 +148,7 @@ class RealRun:
 
 def real_tree_run(model: str) -> RealRun:
     from campaign.demo_parses import run_label, spacy_version
-    from evaluation.deps.ud2tree import TREE_CONVERTER_VERSION
+    from parseval.evaluation.deps.ud2tree import TREE_CONVERTER_VERSION
 
     return RealRun(f"{run_label(model)} (converted from UD, {TREE_CONVERTER_VERSION})",
                    REAL + f"spaCy {spacy_version()} pipeline {run_label(model)[6:]} on the gold tokens; its "
@@ -174,11 +174,11 @@ def real_tree_files(cache, model: str, gold_paths: list[Path], *, unescape: bool
     as punctuation. ``unescape=False`` hands it the escapes, as the demo once did (kept to measure
     the difference: ``scripts/demo_tree_runs.py``).
     """
-    from annotations.trees.detect import read_trees
-    from annotations.trees.escapes import escape_word, unescape_word
-    from annotations.trees.penn import write_penn
+    from parseval.annotations.trees.detect import read_trees
+    from parseval.annotations.trees.escapes import escape_word, unescape_word
+    from parseval.annotations.trees.penn import write_penn
     from campaign.demo_parses import forms_parses
-    from evaluation.deps.ud2tree import ud_to_tree
+    from parseval.evaluation.deps.ud2tree import ud_to_tree
 
     docs = [(p, read_trees(p)) for p in gold_paths]
     words = unescape_word if unescape else str
@@ -282,7 +282,7 @@ def _real_runs(campaign, team_spec, users, runs_and_files, tmp: Path, out, track
 def build_consensus(campaign, out) -> None:
     """The consensus of the demo's runs (one per team, equal weights), built and scored in process before the
     publication takes it in (docs/consensus.md); nothing is done again when it is already there."""
-    from evaluation import consensus_runs
+    from evaluation.consensus import runs as consensus_runs
     from evaluation.models import ConsensusSetting
 
     if campaign.state not in (CampaignState.OPEN, CampaignState.CLOSED, CampaignState.SCORED):

@@ -37,7 +37,7 @@ class GuideVersionForm(forms.ModelForm):
     def clean_schema(self):
         schema = self.cleaned_data.get("schema") or {}
         if schema:
-            from annotations.easy.schema import EasySchema
+            from parseval.annotations.easy.schema import EasySchema
 
             try:
                 EasySchema.from_dict(schema)

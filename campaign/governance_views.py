@@ -14,7 +14,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
-from annotations.errors import InputError
+from parseval.annotations.errors import InputError
 
 from . import audit, kinds, lifecycle, visibility
 from .audit_views import organised_campaign

@@ -24,7 +24,7 @@ This transport changes two things, and nothing else:
 * a closing consumer does not restore its unacknowledged messages itself (``do_restore``):
   they stay in Redis's unacked set and Redis's visibility timeout hands them back, as
   for a worker that was killed. The runs themselves are re-queued from the database by
-  the recovery sweep anyway (:mod:`evaluation.recovery`).
+  the recovery sweep anyway (:mod:`evaluation.pipeline.recovery`).
 
 Selected by ``CELERY_BROKER_TRANSPORT`` (config/settings.py) for ``redis://`` brokers.
 """

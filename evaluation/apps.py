@@ -9,8 +9,10 @@ class EvaluationConfig(AppConfig):
         # The campaign layer reaches kinds and the scoring task by name; this app provides both.
         from campaign import kinds as registry, results
 
-        from . import bundle_tasks, kinds, tasks  # noqa: F401  (registers the scoring and bundle tasks with Celery)
-        from .services import ResultsProvider
+        from evaluation import kinds
+        from evaluation.bundle import tasks as bundle_tasks  # noqa: F401  (registers the bundle task with Celery)
+        from evaluation.pipeline import tasks  # noqa: F401  (registers the scoring tasks with Celery)
+        from evaluation.pipeline.services import ResultsProvider
 
         for kind in kinds.KINDS.values():
             registry.register(kind)

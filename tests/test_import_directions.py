@@ -9,12 +9,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 # Formats and engines: what the command line runs, with no web app around it.
-PURE = ["annotations/easy", "annotations/trees", "annotations/conllu.py", "annotations/errors.py",
-        "annotations/names.py", "evaluation/easy", "evaluation/trees", "evaluation/deps", "evaluation/metrics",
-        "evaluation/cli", "evaluation/stats.py", "evaluation/signature.py", "evaluation/version.py",
-        "evaluation/__main__.py", "evaluation/paired.py", "evaluation/figure_sets.py",
-        "evaluation/calibration.py", "evaluation/design.py", "evaluation/bundle_format.py",
-        "evaluation/sentence_rescore.py"]
+PURE = ["parseval/annotations/easy", "parseval/annotations/trees", "parseval/annotations/conllu.py", "parseval/annotations/errors.py",
+        "parseval/annotations/names.py", "parseval/evaluation/easy", "parseval/evaluation/trees", "parseval/evaluation/deps", "parseval/evaluation/metrics",
+        "parseval/evaluation/cli", "parseval/evaluation/stats.py", "parseval/evaluation/signature.py", "parseval/evaluation/version.py",
+        "parseval/__main__.py", "parseval/evaluation/paired.py", "parseval/evaluation/figure_sets.py",
+        "parseval/evaluation/calibration.py", "parseval/evaluation/design.py", "parseval/evaluation/bundle_format.py",
+        "parseval/evaluation/sentence_rescore.py"]
 
 
 def _modules(paths: list[str]) -> list[str]:
@@ -30,7 +30,7 @@ def _modules(paths: list[str]) -> list[str]:
 
 def test_engines_and_formats_import_without_django():
     modules = _modules(PURE)
-    assert len(modules) > 40 and "evaluation.metrics.evalb" in modules
+    assert len(modules) > 40 and "parseval.evaluation.metrics.evalb" in modules
     # A finder that refuses django (and anything of the web app) makes every such import fail loudly.
     script = f"""
 import importlib, importlib.abc, sys

@@ -1,6 +1,6 @@
 from django import forms
 
-from evaluation.deps.errorlab import PRESETS
+from parseval.evaluation.deps.errorlab import PRESETS
 
 from .services import MAX_PER_TYPE
 

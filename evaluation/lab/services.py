@@ -17,7 +17,7 @@ from django.conf import settings
 from django.core.files import File
 from django.db import transaction
 
-from annotations.errors import InputError
+from parseval.annotations.errors import InputError
 from campaign import audit
 from campaign.rules import UploadRefused
 from campaign.services.runs import _stage
@@ -48,7 +48,7 @@ def _check_name(uploaded, suffixes: tuple[str, ...], what: str) -> str:
 
 
 def _read_trees(path: Path, name: str) -> int:
-    from annotations.trees.detect import read_trees
+    from parseval.annotations.trees.detect import read_trees
 
     try:
         trees = read_trees(path)
@@ -71,7 +71,7 @@ def _located(exc: InputError, name: str) -> str:
 
 
 def _check_labels(path: Path, name: str) -> None:
-    from evaluation.deps.errorlab import load_lab_labels
+    from parseval.evaluation.deps.errorlab import load_lab_labels
 
     renamed = path.with_name(f"labels{Path(name).suffix.lower()}")  # the loader reads the format from the suffix
     path.rename(renamed)
@@ -88,7 +88,7 @@ def _check_labels(path: Path, name: str) -> None:
 def create_job(campaign, *, user, treebank_a, treebank_b=None, labels_file=None, preset: str = "penn",
                seed: int = 12345, per_type: int = 100, request=None) -> ErrorLabJob:
     """Check and store the upload, then queue the lab once committed."""
-    from evaluation.deps.errorlab import PRESETS
+    from parseval.evaluation.deps.errorlab import PRESETS
 
     if preset not in PRESETS:
         raise LabRefused(f"unknown label preset {preset!r}; choose one of {', '.join(PRESETS)}.")
@@ -210,7 +210,7 @@ def chart_series(result: dict) -> tuple[list[str], list[tuple[str, list[tuple[st
 def default_preset(campaign) -> str:
     """The label preset for the campaign's gold trees (penn for a kind without trees or without gold)."""
     from campaign import kinds
-    from evaluation.deps.errorlab import DEFAULT_PRESET, preset_for_labels
+    from parseval.evaluation.deps.errorlab import DEFAULT_PRESET, preset_for_labels
 
     labels = kinds.for_campaign(campaign).gold_tree_labels(campaign)
     return preset_for_labels(labels) if labels else DEFAULT_PRESET

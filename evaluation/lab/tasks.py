@@ -1,4 +1,4 @@
-"""The error-lab worker: one task runs :func:`evaluation.deps.errorlab.run_error_lab` on a job's treebanks."""
+"""The error-lab worker: one task runs :func:`parseval.evaluation.deps.errorlab.run_error_lab` on a job's treebanks."""
 from __future__ import annotations
 
 import logging
@@ -9,10 +9,10 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.utils import timezone
 
-from annotations.errors import InputError
+from parseval.annotations.errors import InputError
 from campaign.stored_files import local_copy
 from evaluation.models import ErrorLabJob
-from evaluation.worker import TASK_OPTIONS, TRANSIENT, out_of_retries, system_fault
+from evaluation.pipeline.worker import TASK_OPTIONS, TRANSIENT, out_of_retries, system_fault
 
 logger = logging.getLogger(__name__)
 
@@ -64,8 +64,8 @@ def run_error_lab_job(self, job_id: int) -> str:
 
 
 def _run(job: ErrorLabJob) -> str:
-    from annotations.trees.detect import read_trees
-    from evaluation.deps.errorlab import ERROR_TYPES, run_error_lab
+    from parseval.annotations.trees.detect import read_trees
+    from parseval.evaluation.deps.errorlab import ERROR_TYPES, run_error_lab
 
     from .services import labels_spec
 

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from campaign import audit, kinds, visibility
 from campaign.models import Campaign, Run
-from evaluation import charts
+from evaluation.results import charts
 from evaluation.models import ErrorLabJob
 
 from . import services

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from annotations.errors import InputError
-from annotations.trees.penn import parse_penn
-from annotations.trees.transforms import apply_transforms, canonical_spec, make_transform, parse_spec
-from evaluation.__main__ import main
+from parseval.annotations.errors import InputError
+from parseval.annotations.trees.penn import parse_penn
+from parseval.annotations.trees.transforms import apply_transforms, canonical_spec, make_transform, parse_spec
+from parseval.__main__ import main
 
 # the flattening worked example of the constituency spec (section 3)
 PENN = ("(S (NP-SBJ (DT The) (JJ monthly) (NNS sales)) (VP (VBP have) (VP (VBN been) (VP (VBG setting)"

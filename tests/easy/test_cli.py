@@ -6,8 +6,8 @@ import shutil
 import subprocess
 import sys
 
-from evaluation.__main__ import main
-from evaluation.easy import gold_sha256
+from parseval.__main__ import main
+from parseval.evaluation.easy import gold_sha256
 
 from .conftest import REPO_ROOT, easy_xml, sentence
 

@@ -1,4 +1,4 @@
-"""The compiled scoring modules (annotations/compiled.py): built, never stale, and the same results as Python.
+"""The compiled scoring modules (parseval/annotations/compiled.py): built, never stale, and the same results as Python.
 
 ``make install`` compiles them; these tests run on what it built. A module
 compiled from an older source must not be imported, and the command's JSON
@@ -16,8 +16,8 @@ import subprocess
 import sys
 import textwrap
 
-from annotations import compiled
-from annotations.easy.reader import read_document
+from parseval.annotations import compiled
+from parseval.annotations.easy.reader import read_document
 from benchmarks.easy_corpus import other_writer, perturb
 from tests.conftest import REPO_ROOT
 
@@ -108,7 +108,7 @@ def test_pure_python_and_compiled_give_the_same_document(easy_ref, tmp_path):
     out = {}
     for label, env in (("compiled", {}), ("python", {compiled.PURE_ENV: "1"})):
         proc = subprocess.run(
-            [sys.executable, "-c", "import sys, runpy, importlib; from annotations.compiled import is_compiled; "
+            [sys.executable, "-c", "import sys, runpy, importlib; from parseval.annotations.compiled import is_compiled; "
              f"print(sorted({{is_compiled(importlib.import_module(m)) for m in {_built_modules()!r}}})); "
              "sys.argv = ['evaluation'] + sys.argv[1:]; runpy.run_module('evaluation', run_name='__main__')",
              "easy", "--gold", str(gold), "--run", str(run), "--json", str(tmp_path / f"{label}.json"),

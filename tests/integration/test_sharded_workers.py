@@ -1,4 +1,4 @@
-"""Real worker processes score one run in shards (evaluation.sharding): two scoring workers share the
+"""Real worker processes score one run in shards (evaluation.pipeline.sharding): two scoring workers share the
 shards, the delivery holding the run merges and stores, and the result is the engine's single pass.
 Needs PostgreSQL and Redis; fails, never skips, without them."""
 from __future__ import annotations
@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotations.easy import read_document
+from parseval.annotations.easy import read_document
 from benchmarks.easy_corpus import other_writer, perturb
 from campaign.models import RunStatus
 from config import queues
-from evaluation.easy.files import gold_sha256
-from evaluation.easy.scoring import score_corpus
+from parseval.evaluation.easy.files import gold_sha256
+from parseval.evaluation.easy.scoring import score_corpus
 from evaluation.models import Result, ScoringShard
-from evaluation.services import scoring_parameters
+from evaluation.pipeline.services import scoring_parameters
 from tests import factories
 
 from .test_worker_scoring import (  # noqa: F401 (fixtures)

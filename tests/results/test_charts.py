@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from evaluation import charts
+from evaluation.results import charts
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -58,8 +58,8 @@ class Command(BaseCommand):
     def dependency(self, slug, slices) -> None:
         from campaign.demo_kinds import conllu_head
         from campaign.demo_parses import REAL_MODELS, default_cache, raw_text_parses, run_label
-        from evaluation.deps.conll18 import score_conll18
-        from evaluation.deps.conll18_reader import parse_conll18
+        from parseval.evaluation.deps.conll18 import score_conll18
+        from parseval.evaluation.deps.conll18_reader import parse_conll18
 
         campaign, runs = self._real_runs(slug)
         genres = sorted(campaign.genres.values_list("code", flat=True))
@@ -119,7 +119,7 @@ class Command(BaseCommand):
     def consensus(self, slug) -> None:
         from campaign import kinds
         from campaign.models import Run
-        from evaluation.consensus_runs import figure_value
+        from evaluation.consensus.runs import figure_value
 
         campaign = Campaign.objects.filter(slug=slug).first()
         run = None if campaign is None else (

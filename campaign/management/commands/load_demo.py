@@ -25,9 +25,9 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db.models import Q
 from django.urls import reverse
 
-from annotations.easy import read_document, write_document
-from annotations.errors import InputError
-from annotations.names import EASY_GENRE_NAMES
+from parseval.annotations.easy import read_document, write_document
+from parseval.annotations.errors import InputError
+from parseval.annotations.names import EASY_GENRE_NAMES
 from campaign import demo, kinds
 from campaign.models import Campaign, CampaignState, Publication, Run, RunStatus, TeamAdmission, TeamFigures
 
@@ -137,7 +137,7 @@ class Command(BaseCommand):
             raise CommandError(f"No EASY gold file (*.xml) in {source}: the project ships them in data/easy-ref/ref "
                                "(see data/README.md); pass --data to use another folder.")
         if documents:
-            from annotations.names import genre_of
+            from parseval.annotations.names import genre_of
 
             per_genre: dict[str, list[Path]] = {}
             for p in paths:
@@ -209,7 +209,7 @@ class Command(BaseCommand):
     def _guide(self, campaign: Campaign) -> None:
         from django.core.files.base import ContentFile
 
-        from annotations.easy import DEFAULT_SCHEMA
+        from parseval.annotations.easy import DEFAULT_SCHEMA
         from annotations.models import AnnotationGuide, GuideVersion
 
         guide, _ = AnnotationGuide.objects.get_or_create(campaign=campaign, defaults={"title": "EASY annotation guide"})

@@ -1,0 +1,67 @@
+"""One corpus document plus its parses -> one EASY run document.
+
+Every problem with the input is collected with its place (the CoNLL-U file,
+line and sentence id, or the corpus sentence) and raised together as an
+:class:`~parseval.annotations.errors.InputError`.
+"""
+from __future__ import annotations
+
+from parseval.annotations.conllu import DepSentence
+from parseval.annotations.easy.model import Document
+from parseval.annotations.errors import InputError, Problem
+from parseval.evaluation.deps.alignment import TextMismatch
+
+from .groups import build_groups
+from .projection import easy_sentence, project, word_forms
+from .relations import build_relations
+from .udtree import UdTree
+
+# The converter's version goes into what it writes, so a score can say what produced its run.
+CONVERTER_VERSION = "ud2easy-2"
+
+
+def convert_sentence(sentence, parse: DepSentence):
+    """The corpus :class:`~parseval.annotations.easy.model.Sentence` annotated from ``parse`` (raises TextMismatch)."""
+    forms_of = word_forms([f.text for f in sentence.forms], parse)
+    tree = UdTree.from_conllu(parse)
+    groups, relations = project(sentence.id, [f.id for f in sentence.forms], build_groups(tree),
+                                build_relations(tree), forms_of)
+    return easy_sentence(sentence, groups, relations)
+
+
+def convert_document(corpus: Document, parses: list[DepSentence], *, parse_file: str) -> Document:
+    """The run document for ``corpus`` from the parses of its sentences (matched by ``# sent_id``)."""
+    problems: list[Problem] = []
+    expected = corpus.sentence_map()
+    by_id: dict[str, DepSentence] = {}
+    for p in parses:
+        where = dict(file=parse_file, line=p.line, sentence=p.sent_id or str(p.index))
+        if p.sent_id is None:
+            problems.append(Problem("sentence has no '# sent_id = <EASY sentence id>' comment", **where))
+        elif p.sent_id not in expected:
+            problems.append(Problem(f"sent_id {p.sent_id} is not a sentence of corpus document {corpus.name}",
+                                    **where))
+        elif p.sent_id in by_id:
+            problems.append(Problem(f"sent_id {p.sent_id} given twice (first at line {by_id[p.sent_id].line})",
+                                    **where))
+        else:
+            by_id[p.sent_id] = p
+    missing = [s.id for s in corpus.sentences if s.id not in by_id]
+    if missing:
+        shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
+        problems.append(Problem(f"{len(missing)} sentence(s) of corpus document {corpus.name} have no parse: "
+                                f"{shown}", file=parse_file, sentence=missing[0]))
+    out = Document(name=corpus.name, attributes={"fichier": corpus.name}, has_constituents=True,
+                   has_relations=True)
+    for s in corpus.sentences:
+        p = by_id.get(s.id)
+        if p is None:
+            continue
+        try:
+            out.sentences.append(convert_sentence(s, p))
+        except TextMismatch as exc:
+            problems.append(Problem(f"the parse's tokens are not the corpus forms' text: {exc}",
+                                    file=parse_file, line=p.line, sentence=s.id))
+    if problems:
+        raise InputError(problems)
+    return out
