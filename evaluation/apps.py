@@ -10,10 +10,18 @@ class EvaluationConfig(AppConfig):
         from campaign import kinds as registry, results
 
         from evaluation import kinds
-        from evaluation.bundle import tasks as bundle_tasks  # noqa: F401  (registers the bundle task with Celery)
-        from evaluation.pipeline import tasks  # noqa: F401  (registers the scoring tasks with Celery)
+        # Every feature's Celery tasks, registered with the worker (Celery's autodiscovery looks for a
+        # top-level ``tasks`` module, which this app no longer has).
+        from evaluation.bundle import tasks as bundle_tasks  # noqa: F401
+        from evaluation.consensus import tasks as consensus_tasks
+        from evaluation.lab import tasks as lab_tasks  # noqa: F401
+        from evaluation.pipeline import recovery, sharding, signals, tasks  # noqa: F401
         from evaluation.pipeline.services import ResultsProvider
+        from evaluation.significance import sets as significance, tasks as significance_tasks  # noqa: F401
 
         for kind in kinds.KINDS.values():
             registry.register(kind)
         results.provide(ResultsProvider())
+        # What follows a test run's scoring, in this order (the pipeline sends, it imports neither).
+        signals.test_result_stored.connect(significance.on_test_result_stored, dispatch_uid="significance")
+        signals.test_result_stored.connect(consensus_tasks.on_test_result_stored, dispatch_uid="consensus")

@@ -40,6 +40,13 @@ def request(campaign_id: int) -> None:
         logger.exception("could not enqueue the consensus of campaign %s", campaign_id)
 
 
+def on_test_result_stored(sender, run, **kwargs) -> None:
+    """A team's test run was scored (:data:`evaluation.pipeline.signals.test_result_stored`): what the consensus
+    combines may have changed. The consensus's own scored run asks nothing (the pipeline takes its snapshot)."""
+    if not run.team.system:
+        request(run.campaign_id)
+
+
 @shared_task(name=kinds.CONSENSUS_TASK, **TASK_OPTIONS)
 def build_consensus(self, campaign_id: int, requested: int | None = None) -> str:
     campaign = Campaign.objects.filter(pk=campaign_id).first()

@@ -36,9 +36,7 @@ from campaign.models import Run, RunStatus
 from campaign.rules import UploadRefused
 from campaign.services.runs import enqueue_scoring, unpacked
 from campaign.stored_files import local_copy
-from evaluation.consensus import tasks as consensus_tasks
-from evaluation.pipeline import delivery, services, sharding
-from evaluation.significance import sets as significance
+from evaluation.pipeline import delivery, services, sharding, signals
 from evaluation.pipeline.worker import TASK_OPTIONS, TRANSIENT, out_of_retries, system_fault
 
 logger = logging.getLogger(__name__)
@@ -210,11 +208,10 @@ def _score_files(run: Run, setup, held: delivery.Claim, files, *, across_workers
                        "this delivery writes nothing more", run.pk)
         return delivery.DUPLICATE
     if run.scope == Run.Scope.TEST:
-        significance.enqueue(run.campaign_id)  # the results table changed: its pairs are tested again
+        # the results table changed: its pairs are tested again, and what the consensus combines may have changed
+        signals.test_result_stored.send(sender=Run, run=run)
         if run.team.system:
             consensus_scored(run)
-        else:
-            consensus_tasks.request(run.campaign_id)  # what the consensus combines may have changed
     return "scored"
 
 
@@ -237,10 +234,3 @@ def _refused(run: Run, held: delivery.Claim, exc: UploadRefused) -> str:
     delivery.write(held, status=RunStatus.INVALID, reason=str(exc), progress=100, validation_report=report)
     return "invalid"
 
-
-# Registered with the worker beside the run tasks (autodiscovery reads this module only).
-from evaluation.lab.tasks import run_error_lab_job  # noqa: E402,F401
-from evaluation.pipeline.recovery import recover_runs  # noqa: E402,F401
-from evaluation.pipeline.sharding import score_shard  # noqa: E402,F401
-from evaluation.significance.tasks import compute_significance  # noqa: E402,F401
-from evaluation.consensus.tasks import build_consensus  # noqa: E402,F401

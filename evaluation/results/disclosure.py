@@ -33,6 +33,12 @@ COUNTS = ("fc", "fp", "cr")
 RATES = ("p", "r", "f")
 DECIMALS = 3  # fractions to 0.001: 0.1 point, as the pages print them
 ALL = "ALL"
+# The engine may spell "all genres/types together" differently; the pages use ALL.
+_POOLED_SPELLINGS = {"all", "*", "_all", "__all__", "total", ""}
+
+
+def pooled(value: str) -> str:
+    return ALL if value is None or value.strip().lower() in _POOLED_SPELLINGS else value
 
 
 def limited(campaign: Campaign) -> bool:
@@ -111,8 +117,6 @@ def limit_document(document: dict, run) -> dict:
     if run.scope == run.Scope.DEV or not limited(campaign):
         return document
     hidden = hidden_genres(campaign)
-
-    from .summaries import pooled  # the engine's spellings of "all genres/types"; summaries imports this module
 
     def shaped(cells):
         out = []

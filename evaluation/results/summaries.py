@@ -26,11 +26,10 @@ from campaign import tracks, visibility
 from campaign.models import Campaign, Run, RunStatus, Sentence
 
 from evaluation.results import disclosure
+from evaluation.results.disclosure import pooled
 from evaluation.models import PublishedSnapshot, Result, ResultCell
 
 ALL = "ALL"
-# The engine may spell "all genres/types together" differently; the pages use ALL.
-_POOLED_SPELLINGS = {"all", "*", "_all", "__all__", "total", ""}
 
 # The engine's, so that a new range function or mode appears on the pages without an edit here.
 EASY_MODES, EASY_MATCHES = MODES, MATCHES
@@ -38,10 +37,6 @@ CONSTITUENTS = "constituents"
 RELATIONS = "relations"
 
 _CELL_FIELDS = ("aggregation", "layer", "mode", "match", "genre", "type", "fc", "fp", "cr", "p", "r", "f", "ci_low", "ci_high")
-
-
-def pooled(value: str) -> str:
-    return ALL if value is None or value.strip().lower() in _POOLED_SPELLINGS else value
 
 
 def scored_runs(campaign: Campaign):
@@ -290,34 +285,6 @@ def _timed_for(user, campaign: Campaign, visible: Visible) -> Visible:
     return Visible(visible.source, dict(visible.data, runs=runs), visible.snapshot)
 
 
-def served_significance(user, campaign: Campaign, document: dict) -> dict:
-    """The significance document as ``user`` receives it: until the gold is released, without the order in
-    which results were made.
-
-    Result ids are given out as scoring ends, and a pair's run A is the one whose result came first, so
-    result ids, the pairs' orientation and their order would tell which run finished scoring first. For
-    those who may not see scoring times each pair is turned to run A = the lower run id (an upload order,
-    which the team knows), the difference and its interval negated where that turns it, the result ids
-    left out, and the pairs sorted by figure and runs."""
-    if not document.get("pairs") or visibility.can_see_scoring_times(user, campaign):
-        return document
-    pairs = []
-    for pair in document["pairs"]:
-        pair = {k: v for k, v in pair.items() if k not in ("result_a", "result_b")}
-        if pair["run_a"] > pair["run_b"]:
-            ci = pair.get("ci")
-            pair.update(run_a=pair["run_b"], run_b=pair["run_a"],
-                        diff=None if pair["diff"] is None else -pair["diff"],
-                        ci=None if ci is None else [-ci[1], -ci[0]])
-            if pair.get("agreement"):  # the genres where each run is better, turned with the pair
-                from evaluation.significance.sets import swapped
-
-                pair["agreement"] = swapped(pair["agreement"])
-        pairs.append(pair)
-    pairs.sort(key=lambda p: (p["figure"], p["run_a"], p["run_b"]))
-    return dict(document, pairs=pairs)
-
-
 def served_results(user, campaign: Campaign, data: dict | None) -> dict | None:
     """The results dict as the JSON download gives it: result ids (made in scoring order) left out until
     the user may see scoring times. The pages keep them: they only key their tables with them."""
@@ -325,15 +292,6 @@ def served_results(user, campaign: Campaign, data: dict | None) -> dict | None:
         return data
     runs = [dict(run, result={k: v for k, v in run["result"].items() if k != "id"}) for run in data["runs"]]
     return dict(data, runs=runs)
-
-
-def visible_significance(user, campaign: Campaign):
-    """The significance set ``user`` is shown, or None: organisers the newest; everyone else the newest from
-    `released` on (:func:`campaign.visibility.can_see_significance`). Pair it with what
-    :func:`visible_results` shows: the pairs are read between those runs only."""
-    from evaluation.significance.sets import latest_set
-
-    return latest_set(campaign) if visibility.can_see_significance(user, campaign) else None
 
 
 # -- shaping the dict for tables and charts (works on snapshots and live data) --

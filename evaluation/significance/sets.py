@@ -29,12 +29,13 @@ from collections import Counter
 import numpy as np
 from django.db import transaction
 
-from campaign import kinds
+from campaign import kinds, visibility
 from campaign.models import Campaign
 from parseval.evaluation import paired, stats
 from parseval.evaluation.figure_sets import figure_id
-from evaluation.models import PairedDifference, Result, SignificanceSet
+from evaluation.models import PairedDifference, Result, SignificanceRequest, SignificanceSet
 from evaluation.results.sentence_rows import RowsUnavailable, rows_of
+from evaluation.results.summaries import latest_result_ids, scored_runs
 from parseval.evaluation.signature import make_signature
 
 logger = logging.getLogger(__name__)
@@ -90,8 +91,6 @@ def _comparable(loaded: dict[int, tuple[Result, object]]) -> tuple[dict, list[di
 
 def compute(campaign: Campaign) -> SignificanceSet:
     """Every pair of the campaign's results table, on every figure, stored as one new set."""
-    from evaluation.results.summaries import latest_result_ids, scored_runs
-
     started = time.perf_counter()
     options = settings_of(campaign)
     result_ids = sorted(latest_result_ids(list(scored_runs(campaign))).values())
@@ -327,10 +326,52 @@ def ranking(scores: dict[int, float | None], pairs: dict[tuple[int, int], dict])
 
 
 def enqueue(campaign_id: int) -> None:
-    """Ask a worker for the campaign's tests (at most one pending computation per campaign does the work)."""
-    from evaluation.significance.tasks import request
+    """Ask a worker for the campaign's tests (at most one pending computation per campaign does the work:
+    :mod:`evaluation.significance.tasks`); never lets a broker problem fail the caller (scoring, publication)."""
+    try:
+        kinds.enqueue(SIGNIFICANCE_TASK, campaign_id, requested=SignificanceRequest.ask(campaign_id))
+    except Exception:  # the tests can be asked for again; the score or the snapshot must stand
+        logger.exception("could not enqueue the significance tests of campaign %s", campaign_id)
 
-    request(campaign_id)
+
+def on_test_result_stored(sender, run, **kwargs) -> None:
+    """A test run was scored (:data:`evaluation.pipeline.signals.test_result_stored`): its campaign's pairs are
+    tested again."""
+    enqueue(run.campaign_id)
 
 
-__all__ = ["SIGNIFICANCE_TASK", "compute", "enqueue", "headline", "headline_pairs", "latest_set", "pair_tables", "ranking"]
+def visible_significance(user, campaign: Campaign):
+    """The significance set ``user`` is shown, or None: organisers the newest; everyone else the newest from
+    `released` on (:func:`campaign.visibility.can_see_significance`). Pair it with what
+    :func:`visible_results` shows: the pairs are read between those runs only."""
+    return latest_set(campaign) if visibility.can_see_significance(user, campaign) else None
+
+
+def served_significance(user, campaign: Campaign, document: dict) -> dict:
+    """The significance document as ``user`` receives it: until the gold is released, without the order in
+    which results were made.
+
+    Result ids are given out as scoring ends, and a pair's run A is the one whose result came first, so
+    result ids, the pairs' orientation and their order would tell which run finished scoring first. For
+    those who may not see scoring times each pair is turned to run A = the lower run id (an upload order,
+    which the team knows), the difference and its interval negated where that turns it, the result ids
+    left out, and the pairs sorted by figure and runs."""
+    if not document.get("pairs") or visibility.can_see_scoring_times(user, campaign):
+        return document
+    pairs = []
+    for pair in document["pairs"]:
+        pair = {k: v for k, v in pair.items() if k not in ("result_a", "result_b")}
+        if pair["run_a"] > pair["run_b"]:
+            ci = pair.get("ci")
+            pair.update(run_a=pair["run_b"], run_b=pair["run_a"],
+                        diff=None if pair["diff"] is None else -pair["diff"],
+                        ci=None if ci is None else [-ci[1], -ci[0]])
+            if pair.get("agreement"):  # the genres where each run is better, turned with the pair
+                pair["agreement"] = swapped(pair["agreement"])
+        pairs.append(pair)
+    pairs.sort(key=lambda p: (p["figure"], p["run_a"], p["run_b"]))
+    return dict(document, pairs=pairs)
+
+
+__all__ = ["SIGNIFICANCE_TASK", "compute", "enqueue", "headline", "headline_pairs", "latest_set", "pair_tables", "ranking", "served_significance",
+           "visible_significance"]

@@ -1,6 +1,6 @@
 """The worker task that computes a campaign's paired significance tests, on its own queue, at most once per wave.
 
-Every scored test run asks for its campaign's tests again (:func:`request`), and one
+Every scored test run asks for its campaign's tests again (:func:`evaluation.significance.sets.enqueue`), and one
 computation covers every pair of the table, so a burst of scored runs needs one
 computation, not one per run. Each request raises the campaign's request number
 (:class:`~evaluation.models.SignificanceRequest`) and sends it with the task; a
@@ -20,7 +20,6 @@ import logging
 
 from celery import shared_task
 
-from campaign import kinds
 from campaign.models import Campaign
 from evaluation.significance import sets as significance
 from evaluation.models import SignificanceRequest
@@ -29,14 +28,6 @@ from evaluation.pipeline.worker import TASK_OPTIONS
 logger = logging.getLogger(__name__)
 
 COVERED = "already covered by a newer computation"
-
-
-def request(campaign_id: int) -> None:
-    """Ask a worker for the campaign's tests; never lets a broker problem fail the caller (scoring, publication)."""
-    try:
-        kinds.enqueue(significance.SIGNIFICANCE_TASK, campaign_id, requested=SignificanceRequest.ask(campaign_id))
-    except Exception:  # the tests can be asked for again; the score or the snapshot must stand
-        logger.exception("could not enqueue the significance tests of campaign %s", campaign_id)
 
 
 @shared_task(name=significance.SIGNIFICANCE_TASK, **TASK_OPTIONS)

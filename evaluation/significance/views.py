@@ -70,7 +70,7 @@ def ranking_context(request, campaign) -> dict:
     runs, track, track_choices = _one_track(request, runs)
     cells = _headline_cells(runs)
     figure = _choose_figure(request, cells)
-    computed = summaries.visible_significance(request.user, campaign)
+    computed = significance.visible_significance(request.user, campaign)
     # A consensus is no team: it is not ranked (no cluster, no rank) but shown below, against the best run.
     consensus = [r for r in runs if r.get("consensus")]
     by_result = {r["result"]["id"]: r for r in runs if not r.get("consensus")}
@@ -165,7 +165,7 @@ def comparison_page(request, slug: str, run_a: int, run_b: int):
     visible = _pooled_only(request, campaign)
     runs = [] if visible.empty else visible.data["runs"]
     run_a, run_b = _run_entry(runs, run_a), _run_entry(runs, run_b)
-    computed = summaries.visible_significance(request.user, campaign)
+    computed = significance.visible_significance(request.user, campaign)
     tables = significance.pair_tables(computed, run_a["result"]["id"], run_b["result"]["id"])
     tables = disclosure.limit_pair_tables(tables, request.user, campaign)  # genre cells read sums over scored sentences
     figure = request.GET.get("figure")
@@ -253,7 +253,7 @@ def significance_document(user, campaign, figure: str | None = None) -> dict:
     visible = summaries.visible_results(user, campaign, way=("", ""))  # the pooled cells: names and ids
     runs = [] if visible.empty else visible.data["runs"]
     by_result = {r["result"]["id"]: r["run"] for r in runs}
-    computed = summaries.visible_significance(user, campaign)
+    computed = significance.visible_significance(user, campaign)
     if computed is None:
         return {"computed": None, "pairs": []}
     pairs = computed.pairs.filter(result_a__in=list(by_result), result_b__in=list(by_result)).order_by(
@@ -269,7 +269,7 @@ def significance_document(user, campaign, figure: str | None = None) -> dict:
         out.append({"figure": p["figure"], "run_a": by_result[p["result_a_id"]], "run_b": by_result[p["result_b_id"]],
                     "result_a": p["result_a_id"], "result_b": p["result_b_id"], **head,
                     "family_label": f"Holm, across the {head['family']} pairs of this figure"})
-    return summaries.served_significance(user, campaign, {
+    return significance.served_significance(user, campaign, {
         # when the set was computed follows the last scoring: organisers only, until gold release
         "computed": {"signature": computed.signature, "created_at": computed.created_at.isoformat()
                      if visibility.can_see_scoring_times(user, campaign) else None,
