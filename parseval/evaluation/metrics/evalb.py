@@ -10,7 +10,7 @@ import numpy as np
 from parseval.annotations.errors import InputError, Problem
 
 from parseval.evaluation import stats
-from parseval.evaluation.trees.evalb import format_evalb, score_evalb
+from parseval.evaluation.trees.evalb import evalb_params, format_evalb, score_evalb
 
 from .base import Layer, rows_array
 from .common import TreeMetric
@@ -49,8 +49,6 @@ class Evalb(TreeMetric):
 
     def params(self, value=None):
         """The :class:`~parseval.evaluation.trees.evalb.EvalbParams` of a ``params`` value, with this metric's LABELED."""
-        from parseval.evaluation.trees import evalb_params  # the engines' package imports this registry when scoring
-
         return with_labeled(evalb_params(value), self.labeled)
 
     def rows(self, doc: dict) -> np.ndarray:
@@ -82,8 +80,6 @@ def _checked_prm(path: str | None):
     """evalb's parameters; a file of which no line is an evalb setting (a tree file given by mistake) is refused.
 
     A file with some unknown keywords is still read as evalb reads it (they are warnings)."""
-    from parseval.evaluation.trees import evalb_params  # the engines' package imports this registry when scoring
-
     params = evalb_params(path)
     if path is None:
         return params
@@ -102,8 +98,6 @@ _PRM_KEYWORDS = ("DEBUG", "MAX_ERROR", "CUTOFF_LEN", "LABELED", "DELETE_LABEL", 
 
 
 def score(gold, test, *, on_error, params, labeled: bool | None = None, metric: str = "evalb", **where) -> dict:
-    from parseval.evaluation.trees import evalb_params
-
     return score_evalb(gold, test, with_labeled(evalb_params(params.pop("params", None)), labeled),
                        on_error=on_error, metric=metric, **where)
 

@@ -16,19 +16,13 @@ results, the metrics never modify their input.
 from __future__ import annotations
 
 import os
-from typing import Callable
 
 from parseval.annotations.trees.detect import read_sentences
-from parseval.annotations.trees.penn import BadSentence
-from parseval.annotations.trees.tree import Tree
-from parseval.evaluation.signature import extend_signature
+# The registry imports this package's engines (its submodules), never this module: it is read when scoring.
+from parseval.evaluation import metrics as registry
 
-
-
-def _transformed(trees: list, transform: Callable[[Tree], Tree] | None) -> list:
-    if transform is None:
-        return trees
-    return [t if isinstance(t, BadSentence) else transform(t.copy()) for t in trees]
+from .evalb import evalb_params, read_bytes_text, read_evalb_text
+from .evalb_files import evalb_layout
 
 
 def score_trees(gold_trees: list, test_trees: list, metric: str, **params) -> dict:
@@ -53,52 +47,24 @@ def score_trees(gold_trees: list, test_trees: list, metric: str, **params) -> di
       a cost file path or a :class:`Costs`; ``drop_tags`` (default
       ``{"-NONE-"}``).
     """
-    if metric not in _registry().TREE_METRICS:
-        raise ValueError(f"unknown metric {metric!r} (expected one of {', '.join(_registry().TREE_METRICS)})")
-    transform = params.pop("transform", None)
-    if transform is None:
-        return _score(gold_trees, test_trees, metric, params)
-    doc = _score(_transformed(gold_trees, transform), _transformed(test_trees, transform), metric, params)
-    # A transformed score is another measurement: say so where scores are compared.
-    spec = getattr(transform, "spec", None) or getattr(transform, "__name__", "custom")
-    doc["transform"] = spec
-    doc["signature"] = extend_signature(doc["signature"], transform=spec)
-    return doc
-
-
-def _score(gold: list, test: list, metric: str, params: dict) -> dict:
-    entry = _registry().get(metric)
-    on_error = params.pop("on_error", None) or entry.defaults["on_error"]
-    where = {k: params.pop(k) for k in ("gold_file", "test_file", "gold_lines", "test_lines") if k in params}
-    doc = entry.score(gold, test, on_error=on_error, params=params, **where)
-    _no_more(params)
-    return doc
-
-
-def _registry():
-    # The registry imports the engines of this package, so it is looked up when scoring, not at import.
-    import parseval.evaluation.metrics
-
-    return parseval.evaluation.metrics
+    if metric not in registry.TREE_METRICS:
+        raise ValueError(f"unknown metric {metric!r} (expected one of {', '.join(registry.TREE_METRICS)})")
+    return registry.get(metric).score_document(gold_trees, test_trees, **params)
 
 
 def __getattr__(name: str):
+    # Read from the registry when asked: at this module's import the registry may be importing the engines.
     if name == "METRICS":
-        return _registry().TREE_METRICS
+        return registry.TREE_METRICS
     if name == "DEFAULT_ON_ERROR":
-        return {m: _registry().get(m).defaults["on_error"] for m in _registry().TREE_METRICS}
+        return {m: registry.get(m).defaults["on_error"] for m in registry.TREE_METRICS}
     raise AttributeError(name)
 
 
 def _reads_like_evalb(metric: str) -> bool:
     """evalb and its variants (evalb-unlabelled): evalb's own reader, outer unlabelled pairs kept as brackets."""
-    entry = _registry().REGISTRY.get(metric)
+    entry = registry.REGISTRY.get(metric)
     return entry is not None and entry.fast_reader
-
-
-def _no_more(params: dict) -> None:
-    if params:
-        raise TypeError(f"unexpected parameters: {', '.join(sorted(params))}")
 
 
 def read_pair(gold_path, test_path, metric: str, *, fmt: str | None = None, layout: str | None = None,
@@ -116,7 +82,7 @@ def read_pair(gold_path, test_path, metric: str, *, fmt: str | None = None, layo
     structures (``gold_trees``/``test_trees`` then hold pre-read sentences for
     :func:`score_trees` with the same parameters, not trees).
     """
-    on_error = on_error or (_registry().get(metric).defaults["on_error"] if metric in _registry().REGISTRY
+    on_error = on_error or (registry.get(metric).defaults["on_error"] if metric in registry.REGISTRY
                             else "raise")
     evalb = _reads_like_evalb(metric)
     if evalb and evalb_params is not None:
@@ -139,9 +105,6 @@ def read_pair(gold_path, test_path, metric: str, *, fmt: str | None = None, layo
 
 
 def _evalb_fast_pair(gold_path, test_path, fmt, layout, on_error, params):
-    from .evalb import read_bytes_text, read_evalb_text
-    from .evalb_files import evalb_layout
-
     if not (evalb_layout(gold_path, fmt, layout) and evalb_layout(test_path, fmt, layout, test=True)):
         return None
     lenient = on_error == "skip"
@@ -154,20 +117,11 @@ def _evalb_fast_pair(gold_path, test_path, fmt, layout, on_error, params):
     }
 
 
-def evalb_params(value=None):
-    """The :class:`EvalbParams` for a ``params`` value of :func:`score_trees` (None: COLLINS.prm)."""
-    from .evalb import COLLINS, EvalbParams, load_prm
-
-    if value is None:
-        return COLLINS
-    return value if isinstance(value, EvalbParams) else load_prm(value)
-
-
 def score_files(gold_path, test_path, metric: str, *, fmt: str | None = None, layout: str | None = None, **params) -> dict:
     """Read two tree files (format and layout detected) and score them: see :func:`score_trees`."""
     fast = None
     if _reads_like_evalb(metric) and params.get("transform") is None:
-        fast = params["params"] = _registry().get(metric).params(params.get("params"))
+        fast = params["params"] = registry.get(metric).params(params.get("params"))
     args = read_pair(gold_path, test_path, metric, fmt=fmt, layout=layout, on_error=params.pop("on_error", None),
                      evalb_params=fast)
     gold = args.pop("gold_trees")
@@ -175,4 +129,4 @@ def score_files(gold_path, test_path, metric: str, *, fmt: str | None = None, la
     return score_trees(gold, test, metric, **args, **params)
 
 
-__all__ = ["METRICS", "score_trees", "score_files", "read_pair"]
+__all__ = ["METRICS", "evalb_params", "score_trees", "score_files", "read_pair"]

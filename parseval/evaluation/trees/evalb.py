@@ -199,6 +199,14 @@ COLLINS = EvalbParams(
 )
 
 
+def evalb_params(value=None) -> EvalbParams:
+    """The :class:`EvalbParams` for a ``params`` value of :func:`parseval.evaluation.trees.score_trees`
+    (None: COLLINS.prm)."""
+    if value is None:
+        return COLLINS
+    return value if isinstance(value, EvalbParams) else load_prm(value)
+
+
 # -- one sentence ---------------------------------------------------------
 class _Side:
     """One file's view of a sentence after evalb's reading (terminals, brackets, quote terms).
