@@ -19,7 +19,6 @@ a test checks the shipped copies are what it makes, so they cannot drift from th
 """
 from __future__ import annotations
 
-import hashlib
 import io
 import random
 import re
@@ -30,17 +29,13 @@ from django.conf import settings
 
 from campaign.demo_kinds import DepRecipe, conllu_head, damage_heads
 from campaign.models import Campaign, CampaignKind, CampaignState, Publication, TeamAdmission
+from campaign.practice import DRAW_KEY, OPEN_SLUG
 
-OPEN_SLUG = "ud-french-practice-demo"
 NAME = "French UD practice (open demo)"
 # document (= genre) -> (file of data/ud-french, first sentences)
 SLICES = {"sequoia": ("fr_sequoia-ud-dev.conllu", 40), "gsd": ("fr_gsd-ud-test.conllu", 40)}
 GENRE_NAMES = {"sequoia": "Sequoia (press, Europarl, medical, Wikipedia)", "gsd": "GSD (news, blogs, Wikipedia)"}
 TEST_RATIO, DEV_RATIO = 0.6, 0.2  # the other 20 % are unused: a team cannot tell which
-# The keyed draw with a key written here, so that the shipped dev-check.zip holds the development
-# sample of every load. A practice campaign only: anyone can replay this draw, which is why a real
-# campaign's key is drawn from the operating system's secure source and kept from the teams.
-DRAW_KEY = hashlib.sha256(b"parseval open demo: a published key, for practice only").hexdigest()
 RUN = DepRecipe("practice-heads-15", "Demo file: the gold with 15% of heads moved to the root word.", 0.15, 401)
 DEV = DepRecipe("practice-dev-check", "Demo file: the development sentences with 20% of heads moved.", 0.20, 402)
 RUNS_DIR = "demo-runs"

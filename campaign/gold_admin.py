@@ -15,7 +15,7 @@ from django.utils.html import format_html
 
 from annotations.models import AnnotationGuide, GoldDocument, GuideVersion
 from campaign import audit
-from campaign.admin import OrganisedOnly, ReadOnly, ServesFile
+from campaign.admin_scoping import OrganisedOnly, ReadOnly, ServesFile
 
 
 class GuideVersionForm(forms.ModelForm):

@@ -8,7 +8,6 @@ leaves no file and no row behind. The lab itself runs in
 """
 from __future__ import annotations
 
-import json
 import logging
 import secrets
 from pathlib import Path
@@ -214,20 +213,3 @@ def default_preset(campaign) -> str:
 
     labels = kinds.for_campaign(campaign).gold_tree_labels(campaign)
     return preset_for_labels(labels) if labels else DEFAULT_PRESET
-
-
-def labels_spec(job: ErrorLabJob):
-    """What run_error_lab takes as labels: the uploaded file, else the preset."""
-    if job.labels_file:
-        if job.labels_file.name.lower().endswith(".json"):
-            with job.labels_file.open("rb") as fh:
-                return json.loads(fh.read().decode("utf-8"))
-        return _toml(job.labels_file)
-    return job.parameters.get("preset", "penn")
-
-
-def _toml(fieldfile) -> dict:
-    import tomllib
-
-    with fieldfile.open("rb") as fh:
-        return tomllib.loads(fh.read().decode("utf-8"))

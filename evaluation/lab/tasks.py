@@ -1,6 +1,7 @@
 """The error-lab worker: one task runs :func:`parseval.evaluation.deps.errorlab.run_error_lab` on a job's treebanks."""
 from __future__ import annotations
 
+import json
 import logging
 import time
 
@@ -67,7 +68,6 @@ def _run(job: ErrorLabJob) -> str:
     from parseval.annotations.trees.detect import read_trees
     from parseval.evaluation.deps.errorlab import ERROR_TYPES, run_error_lab
 
-    from .services import labels_spec
 
     ErrorLabJob.objects.filter(pk=job.pk).update(status=ErrorLabJob.Status.RUNNING, progress=0, status_reason="")
     names = job.parameters["treebanks"]
@@ -86,3 +86,20 @@ def _run(job: ErrorLabJob) -> str:
     ErrorLabJob.objects.filter(pk=job.pk).update(status=ErrorLabJob.Status.DONE, progress=100, step="",
                                                  result=result, finished_at=timezone.now())
     return "done"
+
+
+def labels_spec(job: ErrorLabJob):
+    """What run_error_lab takes as labels: the uploaded file, else the preset."""
+    if job.labels_file:
+        if job.labels_file.name.lower().endswith(".json"):
+            with job.labels_file.open("rb") as fh:
+                return json.loads(fh.read().decode("utf-8"))
+        return _toml(job.labels_file)
+    return job.parameters.get("preset", "penn")
+
+
+def _toml(fieldfile) -> dict:
+    import tomllib
+
+    with fieldfile.open("rb") as fh:
+        return tomllib.loads(fh.read().decode("utf-8"))
