@@ -25,6 +25,7 @@ from .admin_scoping import OrganisedOnly, ReadOnly, ServesFile
 from .console import actions
 from .services import teams
 from .models import AuditEntry, Campaign, CorpusDocument, Genre, Membership, Run, Team
+from campaign.services.corpus_upload import import_uploaded_corpus
 
 admin.site.site_header = "Parser evaluation campaigns — organiser console"
 admin.site.site_title = "Organiser console"
@@ -119,8 +120,6 @@ class CampaignAdmin(OrganisedOnly, admin.ModelAdmin):
     def import_view(self, request, pk: int):
         from django.shortcuts import redirect
         from django.template.response import TemplateResponse
-
-        from .services.corpus_upload import import_uploaded_corpus
 
         campaign = self.get_queryset(request).filter(pk=pk).first()
         if campaign is None or not self.has_change_permission(request, campaign):

@@ -29,9 +29,22 @@ from pathlib import Path
 from django.conf import settings
 from django.core.files import File
 
+from parseval.annotations.trees.detect import read_trees
+from parseval.annotations.trees.escapes import escape_word, unescape_word
+from parseval.annotations.trees.penn import write_penn
+from parseval.evaluation.deps.errorlab import PRESETS, insert_errors
+from parseval.evaluation.deps.ud2tree import TREE_CONVERTER_VERSION, ud_to_tree
+from campaign import results
+from campaign.demo_parses import run_label, spacy_version, forms_parses, gold_word_parses, raw_text_parses, REAL_MODELS, default_cache
+from campaign.kinds import get
+from campaign.lifecycle import transition
 from campaign.models import (
     Campaign, CampaignKind, CampaignState, Publication, Run, RunStatus, TeamAdmission, TeamFigures,
 )
+from campaign.services.runs import upload_run
+from campaign.services.teams import create_team
+from campaign.visibility import state_at_least
+from config.celery import app
 
 SYNTHETIC = "Synthetic demo run (not a parser): the gold with errors inserted on purpose. "
 TREE_SLUG = "sequoia-constituency-demo"
@@ -63,8 +76,6 @@ class DepRecipe:
 
 def french_labels():
     """The French Treebank's categories in the error lab's roles: the lab's ``ftb`` preset."""
-    from parseval.evaluation.deps.errorlab import PRESETS
-
     return PRESETS["ftb"]
 
 
@@ -89,10 +100,6 @@ PATH = [CampaignState.OPEN, CampaignState.CLOSED, CampaignState.SCORED, Campaign
 
 
 def damage_trees(path: Path, recipe: TreeRecipe) -> str:
-    from parseval.annotations.trees.detect import read_trees
-    from parseval.annotations.trees.penn import write_penn
-    from parseval.evaluation.deps.errorlab import insert_errors
-
     trees = read_trees(path)
     labels = french_labels()
     for error_type, count in recipe.errors:
@@ -147,9 +154,6 @@ class RealRun:
 
 
 def real_tree_run(model: str) -> RealRun:
-    from campaign.demo_parses import run_label, spacy_version
-    from parseval.evaluation.deps.ud2tree import TREE_CONVERTER_VERSION
-
     return RealRun(f"{run_label(model)} (converted from UD, {TREE_CONVERTER_VERSION})",
                    REAL + f"spaCy {spacy_version()} pipeline {run_label(model)[6:]} on the gold tokens; its "
                    f"dependency parse converted to phrase structure ({TREE_CONVERTER_VERSION}: each head projects "
@@ -158,8 +162,6 @@ def real_tree_run(model: str) -> RealRun:
 
 
 def real_dep_run(model: str, track: str = "gold-tokens") -> RealRun:
-    from campaign.demo_parses import run_label, spacy_version
-
     how = "on the gold tokens" if track == "gold-tokens" else "on the raw text, in its own tokenisation"
     suffix = "" if track == "gold-tokens" else " (raw text)"
     return RealRun(f"{run_label(model)}{suffix}",
@@ -174,12 +176,6 @@ def real_tree_files(cache, model: str, gold_paths: list[Path], *, unescape: bool
     as punctuation. ``unescape=False`` hands it the escapes, as the demo once did (kept to measure
     the difference: ``scripts/demo_tree_runs.py``).
     """
-    from parseval.annotations.trees.detect import read_trees
-    from parseval.annotations.trees.escapes import escape_word, unescape_word
-    from parseval.annotations.trees.penn import write_penn
-    from campaign.demo_parses import forms_parses
-    from parseval.evaluation.deps.ud2tree import ud_to_tree
-
     docs = [(p, read_trees(p)) for p in gold_paths]
     words = unescape_word if unescape else str
     sentences = [(f"{p.stem}-{k}", [words(w) for w in tree.words()])
@@ -198,8 +194,6 @@ def real_tree_files(cache, model: str, gold_paths: list[Path], *, unescape: bool
 
 def real_dep_files(cache, model: str, slices: dict[str, Path], track: str = "gold-tokens") -> dict[str, str]:
     """One CoNLL-U file per gold slice: ``model`` on its gold words, or on its raw text (``track="raw-text"``)."""
-    from campaign.demo_parses import gold_word_parses, raw_text_parses
-
     parse = gold_word_parses if track == "gold-tokens" else raw_text_parses
     return {p.name: parse(cache, model, p.read_text(encoding="utf-8")) for p in slices.values()}
 
@@ -226,9 +220,6 @@ def _campaign(slug, name, kind, description, metrics, organiser, out, runs_per_t
 
 
 def _advance(campaign, organiser, until, out) -> None:
-    from campaign.lifecycle import transition
-    from campaign.visibility import state_at_least
-
     for state in PATH[: PATH.index(until) + 1]:
         if not state_at_least(campaign, state):
             transition(campaign, state, actor=organiser)
@@ -236,8 +227,6 @@ def _advance(campaign, organiser, until, out) -> None:
 
 
 def _teams(campaign, specs, users):
-    from campaign.services.teams import create_team
-
     teams = []
     for name, username, recipes in specs:
         user = users[username]
@@ -252,8 +241,6 @@ def _teams(campaign, specs, users):
 
 def _upload(campaign, team, user, recipe, files: dict[str, str], tmp: Path, out, *, synthetic: bool = True,
             track: str = "") -> None:
-    from campaign.services.runs import upload_run
-
     archive = tmp / f"{team.slug}-{recipe.seed}.zip"
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, text in files.items():
@@ -282,18 +269,14 @@ def _real_runs(campaign, team_spec, users, runs_and_files, tmp: Path, out, track
 def build_consensus(campaign, out) -> None:
     """The consensus of the demo's runs (one per team, equal weights), built and scored in process before the
     publication takes it in (docs/consensus.md); nothing is done again when it is already there."""
-    from evaluation.consensus import runs as consensus_runs
-    from evaluation.models import ConsensusSetting
-
     if campaign.state not in (CampaignState.OPEN, CampaignState.CLOSED, CampaignState.SCORED):
         return
-    from config.celery import app
 
-    ConsensusSetting.objects.update_or_create(campaign=campaign, defaults={"enabled": True})
+    results.model("ConsensusSetting").objects.update_or_create(campaign=campaign, defaults={"enabled": True})
     eager = app.conf.task_always_eager
     app.conf.task_always_eager = True  # scored here and now, as the demo's runs are
     try:
-        run = consensus_runs.build(campaign)
+        run = results.build_consensus(campaign)
     finally:
         app.conf.task_always_eager = eager
     if run is not None:
@@ -307,10 +290,6 @@ def load_kind_demos(organiser, users: dict, out, cache=None) -> list[Campaign]:
     ``cache`` is the parse cache of the real runs (default: ``VAR_DIR/demo-parses``); without a
     ``spacy`` user in ``users`` no real run is made.
     """
-    from config.celery import app
-    from campaign.demo_parses import REAL_MODELS, default_cache
-    from campaign.kinds import get
-
     cache = cache or default_cache()
     real = REAL_TEAM[1] in users
 

@@ -27,9 +27,14 @@ from pathlib import Path
 
 from django.conf import settings
 
+from annotations.models import GoldSentence
 from campaign.demo_kinds import DepRecipe, conllu_head, damage_heads
+from campaign.kinds import get
+from campaign.lifecycle import transition
 from campaign.models import Campaign, CampaignKind, CampaignState, Publication, TeamAdmission
 from campaign.practice import DRAW_KEY, OPEN_SLUG
+from campaign.services.teams import create_team
+from campaign.subsets import sample_test_subset
 
 NAME = "French UD practice (open demo)"
 # document (= genre) -> (file of data/ud-french, first sentences)
@@ -90,8 +95,6 @@ def practice_files(dev_sids: set[str], data: Path | None = None) -> dict[str, by
 
 
 def dev_sids(campaign: Campaign) -> set[str]:
-    from annotations.models import GoldSentence
-
     return set(GoldSentence.objects.filter(sentence__document__campaign=campaign, subset="dev")
                .values_list("sentence__sid", flat=True))
 
@@ -100,11 +103,6 @@ def load_open_demo(organiser, users: dict, team_names: dict[str, str], out) -> C
     """Build (or complete) the open campaign; ``users`` maps demo user names to users, ``team_names``
     user names to their team's name. Idempotent; an existing campaign's teams and runs are left alone."""
     import tempfile
-
-    from campaign.kinds import get
-    from campaign.lifecycle import transition
-    from campaign.services.teams import create_team
-    from campaign.subsets import sample_test_subset
 
     campaign, created = Campaign.objects.get_or_create(slug=OPEN_SLUG, defaults={
         "name": NAME, "kind": CampaignKind.DEPENDENCY, "language": "fr", "publication": Publication.CODED,

@@ -16,6 +16,7 @@ from django.utils.html import format_html
 from annotations.models import AnnotationGuide, GoldDocument, GuideVersion
 from campaign import audit
 from campaign.admin_scoping import OrganisedOnly, ReadOnly, ServesFile
+from parseval.annotations.easy.schema import EasySchema
 
 
 class GuideVersionForm(forms.ModelForm):
@@ -37,8 +38,6 @@ class GuideVersionForm(forms.ModelForm):
     def clean_schema(self):
         schema = self.cleaned_data.get("schema") or {}
         if schema:
-            from parseval.annotations.easy.schema import EasySchema
-
             try:
                 EasySchema.from_dict(schema)
             except (ValueError, TypeError, KeyError, AttributeError) as exc:

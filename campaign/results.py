@@ -53,3 +53,9 @@ def rescore(run, actor, *, request=None):
 
 def campaign_results(campaign, *, runs=None) -> dict:
     return _provider().campaign_results(campaign, runs=runs)
+
+
+def build_consensus(campaign):
+    """The consensus pseudo-run of the campaign's runs, built now (the demo builds it in process); None when
+    there is nothing to combine."""
+    return _provider().build_consensus(campaign)

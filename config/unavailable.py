@@ -17,6 +17,8 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse, JsonResponse
 from django.views import defaults
 
+from config.storage import store_faults
+
 logger = logging.getLogger(__name__)
 
 RETRY_AFTER_SECONDS = 30
@@ -33,8 +35,6 @@ def _unavailable_errors() -> tuple[type[BaseException], ...]:
     from kombu.exceptions import OperationalError as BrokerUnavailable
     from redis.exceptions import ConnectionError as RedisConnectionError
     from redis.exceptions import TimeoutError as RedisTimeoutError
-
-    from config.storage import store_faults
 
     return (OperationalError, InterfaceError, RedisConnectionError, RedisTimeoutError, BrokerUnavailable,
             TemporarilyUnavailable, *store_faults())

@@ -6,6 +6,8 @@ class EvaluationConfig(AppConfig):
     verbose_name = "Evaluation results"
 
     def ready(self) -> None:
+        # The one place this app imports inside a function, as Django's app loading requires: these modules
+        # import models, which cannot be imported before every app is loaded (ready() runs after that).
         # The campaign layer reaches kinds and the scoring task by name; this app provides both.
         from campaign import kinds as registry, results
 
@@ -16,7 +18,7 @@ class EvaluationConfig(AppConfig):
         from evaluation.consensus import tasks as consensus_tasks
         from evaluation.lab import tasks as lab_tasks  # noqa: F401
         from evaluation.pipeline import recovery, sharding, signals, tasks  # noqa: F401
-        from evaluation.pipeline.services import ResultsProvider
+        from evaluation.provider import ResultsProvider
         from evaluation.significance import sets as significance, tasks as significance_tasks  # noqa: F401
 
         for kind in kinds.KINDS.values():

@@ -49,7 +49,8 @@ from parseval.evaluation import figure_sets
 from evaluation.models import PublicationBundle, Result
 from evaluation.results.sentence_rows import RowsUnavailable, rows_of
 from evaluation.results.summaries import latest_snapshot, served_results, visible_results
-from parseval.evaluation.version import SCORER_VERSION, converter_versions
+from parseval.evaluation.bundle_format import converter_versions
+from parseval.evaluation.version import SCORER_VERSION
 
 logger = logging.getLogger(__name__)
 

@@ -59,11 +59,11 @@ from campaign.services.runs import enqueue_scoring, staging_dir, unpacked
 from campaign.stored_files import local_copy
 from parseval.evaluation import paired
 from parseval.evaluation.consensus.easy import DEFAULT_GROUP_THRESHOLD, DEFAULT_RELATION_THRESHOLD
-from parseval.evaluation.consensus.weights import weights_from_development
+from parseval.evaluation.consensus.weights import figure_value, weights_from_development
 from parseval.evaluation.figure_sets import figure_id
 from evaluation.models import ConsensusSetting, Result
 from evaluation.pipeline.services import NoGold, latest_result
-from parseval.evaluation.stats import ALL
+from evaluation.results.sentence_rows import RowsUnavailable, rows_of
 
 logger = logging.getLogger(__name__)
 
@@ -164,16 +164,6 @@ class OnDevelopment:
         return getattr(self._run, name)
 
 
-def figure_value(cells, key) -> float | None:
-    """The value (F, else recall) of the cell named by ``key`` among a result document's micro/macro cells."""
-    aggregation, layer, mode, match, type_ = key
-    for c in cells:
-        if (c.get("layer"), c.get("mode") or "", c.get("match") or "", c.get("genre"), c.get("type")) == \
-                (layer, mode, match, ALL, type_):
-            return c.get("f") if c.get("f") is not None else c.get("r")
-    return None
-
-
 def development_score(run: Run) -> float | None:
     """The run's value of its kind's consensus figure on the development sample (None: no development gold)."""
     kind = kinds.for_campaign(run.campaign)
@@ -209,8 +199,6 @@ def oracle(results: list[Result]) -> dict | None:
     as F of a sentence with nothing to find, counts as the worst; ties go to the first run); the chosen rows are
     summed and the figure read from the sums, over all genres and per genre. None when the kind names no figure
     or the runs were not scored on the same sentences."""
-    from evaluation.results.sentence_rows import RowsUnavailable, rows_of
-
     if not results:
         return None
     kind = kinds.get(results[0].metric)

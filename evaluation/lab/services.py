@@ -17,9 +17,12 @@ from django.core.files import File
 from django.db import transaction
 
 from parseval.annotations.errors import InputError
-from campaign import audit
+from parseval.annotations.trees.detect import read_trees
+from parseval.evaluation.deps.errorlab import load_lab_labels, PRESETS, DEFAULT_PRESET, preset_for_labels
+from campaign import audit, kinds
 from campaign.rules import UploadRefused
 from campaign.services.runs import _stage
+from evaluation.lab.tasks import run_error_lab_job
 from evaluation.models import ErrorLabJob
 
 logger = logging.getLogger(__name__)
@@ -47,8 +50,6 @@ def _check_name(uploaded, suffixes: tuple[str, ...], what: str) -> str:
 
 
 def _read_trees(path: Path, name: str) -> int:
-    from parseval.annotations.trees.detect import read_trees
-
     try:
         trees = read_trees(path)
     except InputError as exc:
@@ -70,8 +71,6 @@ def _located(exc: InputError, name: str) -> str:
 
 
 def _check_labels(path: Path, name: str) -> None:
-    from parseval.evaluation.deps.errorlab import load_lab_labels
-
     renamed = path.with_name(f"labels{Path(name).suffix.lower()}")  # the loader reads the format from the suffix
     path.rename(renamed)
     try:
@@ -87,8 +86,6 @@ def _check_labels(path: Path, name: str) -> None:
 def create_job(campaign, *, user, treebank_a, treebank_b=None, labels_file=None, preset: str = "penn",
                seed: int = 12345, per_type: int = 100, request=None) -> ErrorLabJob:
     """Check and store the upload, then queue the lab once committed."""
-    from parseval.evaluation.deps.errorlab import PRESETS
-
     if preset not in PRESETS:
         raise LabRefused(f"unknown label preset {preset!r}; choose one of {', '.join(PRESETS)}.")
     if not 1 <= per_type <= MAX_PER_TYPE:
@@ -141,8 +138,6 @@ def create_job(campaign, *, user, treebank_a, treebank_b=None, labels_file=None,
 
 
 def enqueue(job_id: int) -> None:
-    from evaluation.lab.tasks import run_error_lab_job
-
     try:
         result = run_error_lab_job.delay(job_id)
     except Exception:
@@ -208,8 +203,5 @@ def chart_series(result: dict) -> tuple[list[str], list[tuple[str, list[tuple[st
 
 def default_preset(campaign) -> str:
     """The label preset for the campaign's gold trees (penn for a kind without trees or without gold)."""
-    from campaign import kinds
-    from parseval.evaluation.deps.errorlab import DEFAULT_PRESET, preset_for_labels
-
     labels = kinds.for_campaign(campaign).gold_tree_labels(campaign)
     return preset_for_labels(labels) if labels else DEFAULT_PRESET

@@ -14,6 +14,8 @@ from parseval.annotations.errors import InputError
 from campaign.stored_files import local_copy
 from evaluation.models import ErrorLabJob
 from evaluation.pipeline.worker import TASK_OPTIONS, TRANSIENT, out_of_retries, system_fault
+from parseval.annotations.trees.detect import read_trees
+from parseval.evaluation.deps.errorlab import ERROR_TYPES, run_error_lab
 
 logger = logging.getLogger(__name__)
 
@@ -65,9 +67,6 @@ def run_error_lab_job(self, job_id: int) -> str:
 
 
 def _run(job: ErrorLabJob) -> str:
-    from parseval.annotations.trees.detect import read_trees
-    from parseval.evaluation.deps.errorlab import ERROR_TYPES, run_error_lab
-
 
     ErrorLabJob.objects.filter(pk=job.pk).update(status=ErrorLabJob.Status.RUNNING, progress=0, status_reason="")
     names = job.parameters["treebanks"]

@@ -54,6 +54,7 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from campaign.models import Run, RunStatus
+from evaluation.models import Result
 
 logger = logging.getLogger(__name__)
 
@@ -147,8 +148,6 @@ def _claim(run_id: int, token: str, step) -> Claim | NotClaimed:
 
 
 def _has_result_of_round(run: Run) -> bool:
-    from evaluation.models import Result
-
     return Result.objects.filter(run_id=run.pk, scoring_round=run.scoring_round).exists()
 
 

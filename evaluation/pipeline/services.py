@@ -17,7 +17,7 @@ from campaign import audit, kinds
 from campaign.models import Run, RunStatus
 from campaign.services import runs as run_services
 from evaluation.pipeline import delivery
-from evaluation.results import disclosure, summaries
+from evaluation.results import disclosure
 from parseval.evaluation.text import percent
 from evaluation.models import Result, ResultCell
 
@@ -159,25 +159,3 @@ def public_result_document(result: Result) -> dict:
         "layers_submitted": doc.get("layers_submitted"),
         "parameters": doc.get("parameters"),
     }, result.run)
-
-
-class ResultsProvider:
-    """What the campaign layer reads of results (:mod:`campaign.results`), looked up here at each call."""
-
-    def latest_result(self, run):
-        return latest_result(run)
-
-    def result_summary(self, result):
-        return result_summary(result)
-
-    def public_result_document(self, result):
-        return public_result_document(result)
-
-    def limited_summary(self, rows, campaign):
-        return disclosure.limit_summary(rows, campaign)
-
-    def rescore(self, run, actor, *, request=None):
-        return rescore(run, actor, request=request)
-
-    def campaign_results(self, campaign, *, runs=None):
-        return summaries.campaign_results(campaign, runs=runs)

@@ -38,6 +38,8 @@ from campaign.services.runs import enqueue_scoring, unpacked
 from campaign.stored_files import local_copy
 from evaluation.pipeline import delivery, services, sharding, signals
 from evaluation.pipeline.worker import TASK_OPTIONS, TRANSIENT, out_of_retries, system_fault
+from campaign.lifecycle import take_snapshot
+from campaign.visibility import state_at_least
 
 logger = logging.getLogger(__name__)
 
@@ -218,9 +220,6 @@ def _score_files(run: Run, setup, held: delivery.Claim, files, *, across_workers
 def consensus_scored(run: Run) -> None:
     """A consensus scored after publication (rebuilt at publication): the published table takes it in a new
     snapshot, as the one taken at publication took the runs then scored."""
-    from campaign.lifecycle import take_snapshot
-    from campaign.visibility import state_at_least
-
     if state_at_least(run.campaign, "published"):
         take_snapshot(run.campaign)
 

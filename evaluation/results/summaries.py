@@ -28,6 +28,7 @@ from campaign.models import Campaign, Run, RunStatus, Sentence
 from evaluation.results import disclosure
 from evaluation.results.disclosure import pooled
 from evaluation.models import PublishedSnapshot, Result, ResultCell
+from parseval.evaluation.text import percent
 
 ALL = "ALL"
 
@@ -151,8 +152,6 @@ def consensus_entry(run: Run) -> dict:
 
     In the entry of the run, so that it is seen exactly where the run's figures are (live for organisers, in
     the snapshot after publication) and nowhere else."""
-    from parseval.evaluation.text import percent
-
     combination = run.combination or {}
     oracle = combination.get("oracle") or {}
     return {"runs": len(combination.get("runs", [])), "weighting": combination.get("weighting", ""),

@@ -12,7 +12,7 @@ from django.shortcuts import render
 from campaign import kinds, tracks, visibility
 
 from evaluation.results import disclosure, summaries
-from parseval.evaluation import metrics, paired
+from parseval.evaluation import metrics, paired, design
 from evaluation.significance import sets as significance
 from evaluation.kinds.sentence import pages as kind_pages
 from parseval.evaluation.figure_sets import figure_id, parse_figure_id
@@ -20,6 +20,7 @@ from evaluation.results.ranking_chart import dot_plot
 from parseval.evaluation.stats import ALL
 from parseval.evaluation.text import percent
 from evaluation.results.views import _campaign_or_404
+from campaign.models import Campaign
 
 
 def _figure_label(figure: str) -> str:
@@ -297,10 +298,6 @@ def design_page(request, slug: str):
     """The organisers' design aid: from two runs' stored test, what the test set detects per genre and how
     many sentences would detect a chosen difference (:mod:`parseval.evaluation.design`)."""
     from django.contrib.auth.views import redirect_to_login
-
-    from campaign.models import Campaign
-
-    from parseval.evaluation import design
 
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path())

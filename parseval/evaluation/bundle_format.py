@@ -41,6 +41,9 @@ from typing import BinaryIO, Callable, Mapping
 
 import numpy as np
 
+from parseval.evaluation.deps.ud2tree import TREE_CONVERTER_VERSION
+from parseval.evaluation.ud2easy.convert import CONVERTER_VERSION
+
 FORMAT = "parseval-bundle/1"
 MANIFEST = "MANIFEST.json"
 BUNDLE = "bundle.json"
@@ -50,6 +53,12 @@ RUNS_DIR = "runs/"
 STAMP = (1980, 1, 1, 0, 0, 0)  # the earliest a zip entry can carry
 MODE = 0o100644
 CHUNK = 1024 * 1024
+
+
+def converter_versions() -> dict[str, str]:
+    """The version of every converter a run may go through before scoring (UD to EASY, UD to trees), as a
+    bundle records them beside the scorer's."""
+    return {"ud2easy": CONVERTER_VERSION, "ud2tree": TREE_CONVERTER_VERSION}
 
 
 class BundleError(Exception):

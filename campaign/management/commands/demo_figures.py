@@ -22,7 +22,13 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from campaign.models import Campaign, RunStatus
+from parseval.evaluation.consensus.weights import figure_value
+from parseval.evaluation.deps.conll18 import score_conll18
+from parseval.evaluation.deps.conll18_reader import parse_conll18
+from campaign import kinds
+from campaign.demo_kinds import DEP_SLICES, DEP_SLUG, TREE_SLUG, conllu_head, TREE_SOURCES
+from campaign.demo_parses import REAL_MODELS, default_cache, raw_text_parses, run_label
+from campaign.models import Campaign, RunStatus, Run
 
 
 def _f(value) -> str:
@@ -36,8 +42,6 @@ class Command(BaseCommand):
         parser.add_argument("--easy-slug", default="easy-reference-demo")
 
     def handle(self, *args, easy_slug, **options):
-        from campaign.demo_kinds import DEP_SLICES, DEP_SLUG, TREE_SLUG
-
         self.dependency(DEP_SLUG, DEP_SLICES)
         self.constituency(TREE_SLUG)
         self.easy(easy_slug)
@@ -56,11 +60,6 @@ class Command(BaseCommand):
         return None if cell is None else cell.f
 
     def dependency(self, slug, slices) -> None:
-        from campaign.demo_kinds import conllu_head
-        from campaign.demo_parses import REAL_MODELS, default_cache, raw_text_parses, run_label
-        from parseval.evaluation.deps.conll18 import score_conll18
-        from parseval.evaluation.deps.conll18_reader import parse_conll18
-
         campaign, runs = self._real_runs(slug)
         genres = sorted(campaign.genres.values_list("code", flat=True))
         self.stdout.write(f"\n{campaign.name}: LAS (%), gold tokens (scored results)")
@@ -83,8 +82,6 @@ class Command(BaseCommand):
                               f"{_f(rows['Tokens']['f1'])}, sentences F1 {_f(rows['Sentences']['f1'])})")
 
     def constituency(self, slug) -> None:
-        from campaign.demo_kinds import TREE_SOURCES
-
         campaign, runs = self._real_runs(slug)
         self.stdout.write(f"\n{campaign.name}: evalb labelled F and leaf-ancestor (scored results), "
                           "unlabelled bracket F (scored results: evalb-unlabelled, evalb LABELED 0)")
@@ -117,10 +114,6 @@ class Command(BaseCommand):
                     f"{_f(self._cell(run, genre=g, type='ALL', **where)):>11}" for g in genres))
 
     def consensus(self, slug) -> None:
-        from campaign import kinds
-        from campaign.models import Run
-        from evaluation.consensus.runs import figure_value
-
         campaign = Campaign.objects.filter(slug=slug).first()
         run = None if campaign is None else (
             Run.objects.filter(campaign=campaign, team__system=True, withdrawn_at__isnull=True,

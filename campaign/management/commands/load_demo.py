@@ -25,11 +25,22 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db.models import Q
 from django.urls import reverse
 
-from parseval.annotations.easy import read_document, write_document
+from parseval.annotations.easy import read_document, write_document, DEFAULT_SCHEMA
 from parseval.annotations.errors import InputError
-from parseval.annotations.names import EASY_GENRE_NAMES
+from parseval.annotations.names import EASY_GENRE_NAMES, genre_of
+from annotations.models import AnnotationGuide, GuideVersion
 from campaign import demo, kinds
+from campaign.demo_kinds import build_consensus, has_scored_run, REAL_TEAM, load_kind_demos
+from campaign.demo_open import OPEN_SLUG, RUNS_DIR, load_open_demo
+from campaign.demo_parses import REAL_MODELS, default_cache, real_easy_run, real_easy_files
+from campaign.lifecycle import TransitionRefused, transition
 from campaign.models import Campaign, CampaignState, Publication, Run, RunStatus, TeamAdmission, TeamFigures
+from campaign.services.corpus import import_corpus
+from campaign.services.runs import upload_run
+from campaign.services.teams import create_team
+from campaign.subsets import sample_test_subset, subset_counts
+from campaign.visibility import state_at_least
+from config.celery import app
 
 DEFAULT_SLUG = "easy-reference-demo"
 NAME = "EASY reference (demo)"
@@ -117,7 +128,6 @@ class Command(BaseCommand):
             self._runs(campaign, teams, gold_paths)
             if real_team:
                 self._real_runs(campaign, real_team, gold_paths)
-        from campaign.demo_kinds import build_consensus
 
         build_consensus(campaign, self.stdout.write)
         self._advance(campaign, organiser, until=CampaignState.PUBLISHED)
@@ -137,8 +147,6 @@ class Command(BaseCommand):
             raise CommandError(f"No EASY gold file (*.xml) in {source}: the project ships them in data/easy-ref/ref "
                                "(see data/README.md); pass --data to use another folder.")
         if documents:
-            from parseval.annotations.names import genre_of
-
             per_genre: dict[str, list[Path]] = {}
             for p in paths:
                 per_genre.setdefault(genre_of(p.stem), []).append(p)
@@ -183,8 +191,6 @@ class Command(BaseCommand):
         return campaign
 
     def _import(self, campaign: Campaign, gold_paths: list[Path], organiser) -> None:
-        from campaign.services.corpus import import_corpus
-
         try:
             summary = import_corpus(campaign, gold_paths, actor=organiser)
         except InputError as exc:
@@ -198,8 +204,6 @@ class Command(BaseCommand):
 
     def _dev_sample(self, campaign: Campaign, organiser) -> None:
         """A tenth of each genre's annotated sentences, drawn under a secret key, as the public development sample."""
-        from campaign.subsets import sample_test_subset, subset_counts
-
         if campaign.state == CampaignState.DRAFT and not subset_counts(campaign)["dev"]:
             summary = sample_test_subset(campaign, ratio=1 - DEV_RATIO, dev_ratio=DEV_RATIO,
                                          actor=organiser)
@@ -209,9 +213,6 @@ class Command(BaseCommand):
     def _guide(self, campaign: Campaign) -> None:
         from django.core.files.base import ContentFile
 
-        from parseval.annotations.easy import DEFAULT_SCHEMA
-        from annotations.models import AnnotationGuide, GuideVersion
-
         guide, _ = AnnotationGuide.objects.get_or_create(campaign=campaign, defaults={"title": "EASY annotation guide"})
         version, _ = GuideVersion.objects.get_or_create(guide=guide, version="1.0", defaults={
             "notes": "The EASY schema: 6 constituent types, 14 relation types.", "schema": DEFAULT_SCHEMA.to_dict(),
@@ -220,9 +221,6 @@ class Command(BaseCommand):
             version.document.save(GUIDE_FILE, ContentFile(guide_archive(DEFAULT_SCHEMA)), save=True)
 
     def _advance(self, campaign: Campaign, organiser, *, until: str) -> None:
-        from campaign.lifecycle import TransitionRefused, transition
-        from campaign.visibility import state_at_least
-
         for state in PATH_TO_PUBLISHED[: PATH_TO_PUBLISHED.index(until) + 1]:
             if state_at_least(campaign, state):
                 continue
@@ -233,8 +231,6 @@ class Command(BaseCommand):
             self.stdout.write(f"Campaign moved to {campaign.state}.")
 
     def _teams(self, campaign: Campaign) -> list:
-        from campaign.services.teams import create_team
-
         user_model = get_user_model()
         teams = []
         for spec in demo.TEAMS:
@@ -251,10 +247,6 @@ class Command(BaseCommand):
         return teams
 
     def _runs(self, campaign: Campaign, teams, gold_paths: list[Path]) -> None:
-        from campaign.demo_kinds import has_scored_run
-        from campaign.services.runs import upload_run
-        from config.celery import app
-
         docs = [read_document(p, gold=True, strict=True, name=p.name) for p in gold_paths]
         eager = app.conf.task_always_eager
         app.conf.task_always_eager = True  # score here and now, whatever broker is configured
@@ -285,9 +277,6 @@ class Command(BaseCommand):
 
     def _real_team(self, campaign: Campaign):
         """The "spaCy baseline" team and its member, as a ``(spec, team, user)`` triple like the synthetic teams'."""
-        from campaign.demo_kinds import REAL_TEAM
-        from campaign.services.teams import create_team
-
         name, username = REAL_TEAM
         user, _ = get_user_model().objects.get_or_create(username=username,
                                                           defaults={"email": f"{username}@example.org"})
@@ -302,11 +291,6 @@ class Command(BaseCommand):
 
     def _real_runs(self, campaign: Campaign, real_team, gold_paths: list[Path]) -> None:
         """spaCy's parses of the corpus (cached), uploaded as CoNLL-U runs that the platform converts to EASY."""
-        from campaign.demo_kinds import has_scored_run
-        from campaign.demo_parses import REAL_MODELS, default_cache, real_easy_run, real_easy_files
-        from campaign.services.runs import upload_run
-        from config.celery import app
-
         _, team, user = real_team
         formats = (campaign.metrics or {}).get("run_formats") or ["easy-xml"]
         if "conllu" not in formats:  # a demo database made before the campaign took CoNLL-U
@@ -338,8 +322,6 @@ class Command(BaseCommand):
             app.conf.task_always_eager = eager
 
     def _kinds(self, organiser, teams, base_url: str) -> None:
-        from campaign.demo_kinds import load_kind_demos
-
         users = {spec["user"]: user for spec, _, user in teams}
         try:
             built = load_kind_demos(organiser, users, self.stdout.write)
@@ -351,8 +333,6 @@ class Command(BaseCommand):
         self.kind_lines.append(f"  Error lab: {base_url}{reverse('lab:error_lab', args=[built[0].slug])}  (organiser)")
 
     def _open(self, organiser, teams, base_url: str) -> None:
-        from campaign.demo_open import OPEN_SLUG, RUNS_DIR, load_open_demo
-
         open_campaign = load_open_demo(organiser, {spec["user"]: user for spec, _, user in teams},
                                        {spec["user"]: spec["name"] for spec, _, _ in teams}, self.stdout.write)
         self.open_lines = [

@@ -18,6 +18,7 @@ from parseval.evaluation import metrics
 from parseval.evaluation.metrics import Layer
 from evaluation.results.summaries import ALL
 from parseval.evaluation.text import percent
+from evaluation.results.ranking_chart import dot_plot
 
 
 def _layer(code: str) -> Layer:
@@ -77,8 +78,6 @@ def _point(cell: dict | None) -> charts.Point:
 def _chart(layer: Layer, indexes: list) -> str:
     """One figure, every run, as a compact dot plot (a small multiple): a chart never puts two measures on
     one axis, its axis spans the runs' values rather than 0-100, and its run names read horizontally."""
-    from evaluation.results.ranking_chart import dot_plot
-
     points = [(f"{run['label']} / {run['name']}", _point(ix.get((layer.code, ALL)))) for run, ix in indexes]
     return dot_plot([(label, p.value, p.low, p.high) for label, p in points],
                     title=f"{layer.label}, all genres pooled")

@@ -19,6 +19,7 @@ from .reader import (
     DEFAULT_MAX_PROBLEMS, ProblemSink, _iterparse, compare_forms, iter_sentences, read_document, source_name,
 )
 from .schema import DEFAULT_SCHEMA, EasySchema
+from parseval.annotations import plausibility
 
 ReferenceForms = Mapping[str, tuple[tuple[str, str], ...]]
 
@@ -36,8 +37,6 @@ def implausible_sentences(source, expected: ReferenceForms, *, name: str) -> lis
     """Sentences of a run file with more relations than :mod:`parseval.annotations.plausibility` allows for their
     forms (the corpus's, never the gold's: every sentence is checked alike). ``source`` is a path or a
     binary file; a file that does not parse has had its problems reported by :func:`validate_run`."""
-    from parseval.annotations import plausibility
-
     problems: list[Problem] = []
     try:
         for event, e in _iterparse(source):

@@ -8,6 +8,8 @@ from parseval.annotations.errors import InputError
 from .penn import C_SPACE, parse_penn, parse_penn_lines
 from .square import parse_square
 from .tree import Tree
+from parseval.annotations.trees.square import parse_square_located
+from parseval.annotations.trees.penn import parse_penn_located
 
 FORMATS = ("penn", "square")
 
@@ -184,9 +186,6 @@ def read_sentences(
         sents = parse_penn_lines(text, file=path_s, lenient=lenient, strip_outer=strip_outer)
         return sents, list(range(1, len(sents) + 1))
     if fmt == "penn":
-        from .penn import parse_penn_located
-
         return parse_penn_located(text, file=path_s, strip_outer=strip_outer)
-    from .square import parse_square_located
 
     return parse_square_located(text, file=path_s)

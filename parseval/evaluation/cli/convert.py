@@ -6,7 +6,9 @@ from parseval.annotations.conllu import write_conllu
 from parseval.annotations.trees.detect import read_sentences
 from parseval.annotations.trees.headrules import best_builtin, check_fit, load_head_rules
 from parseval.evaluation.cli.common import write_result, write_text
-from parseval.evaluation.deps.convert import trees_to_dependencies
+from parseval.evaluation.deps.convert import trees_to_dependencies, conversion_reliability
+from parseval.evaluation.deps.metrics import format_table
+from parseval.annotations.trees.transforms import apply_transforms
 
 
 def add_arguments(parser) -> None:
@@ -51,9 +53,6 @@ def run(args) -> int:
 
 
 def _reliability(args, rules, trees) -> int:
-    from parseval.evaluation.deps.convert import conversion_reliability
-    from parseval.evaluation.deps.metrics import format_table
-
     doc = conversion_reliability(trees, rules)
     doc["files"] = list(args.trees)
     return write_result(doc, args.json, format_table)
@@ -63,7 +62,5 @@ def _read(path, transform):
     """A file's trees, transformed, and the line where each starts."""
     trees, lines = read_sentences(path, layout="trees")
     if transform:
-        from parseval.annotations.trees.transforms import apply_transforms
-
         trees = apply_transforms(trees, transform)
     return trees, lines

@@ -10,6 +10,7 @@ from parseval.annotations.errors import InputError
 from parseval.evaluation import metrics
 from parseval.evaluation.cli.common import add_bootstrap_arguments, bootstrap_intervals, intervals_report, write_result
 from parseval.evaluation.deps.metrics import PunctRule
+from parseval.evaluation.deps import conll18
 
 
 def add_arguments(parser) -> None:
@@ -43,8 +44,6 @@ _OWN_OPTIONS = {"punct": "--punct", "pos": "--pos", "labels": "--labels", "no_la
 
 def run(args) -> int:
     if args.preset == "conll18":
-        from parseval.evaluation.deps import conll18
-
         given = [flag for name, flag in _OWN_OPTIONS.items() if getattr(args, name)]
         if given:
             raise InputError(f"--preset conll18 has fixed rules (all words, universal relations, cycles "

@@ -5,6 +5,7 @@ from parseval.annotations.errors import InputError
 from parseval.evaluation.cli.common import write_result
 from parseval.evaluation.deps.errorlab import ERROR_TYPES, format_report, load_lab_labels, run_error_lab
 from parseval.evaluation.deps.treeio import read_tree_files
+from parseval.annotations.trees.transforms import apply_transforms, parse_spec
 
 
 def add_arguments(parser) -> None:
@@ -32,8 +33,6 @@ def _pair(text: str, what: str) -> tuple[str, str]:
 
 
 def run(args) -> int:
-    from parseval.annotations.trees.transforms import apply_transforms, parse_spec
-
     banks = {}
     for tb in args.treebank:
         name, files = _pair(tb, "--treebank")

@@ -24,6 +24,8 @@ from parseval.annotations.trees.transforms import make_transform
 from parseval.evaluation import metrics
 from parseval.evaluation.cli.common import add_bootstrap_arguments, bootstrap_intervals, intervals_report, write_json
 from parseval.evaluation.trees import read_pair, score_trees
+from parseval.evaluation.trees.evalb_files import evalb_layout, evalb_files
+from parseval.annotations.trees.detect import LayoutCounter
 
 
 def add_arguments(parser) -> None:
@@ -65,7 +67,6 @@ def run(args) -> int:
     # evalb's fast path reads text straight into its own structures: no trees to transform.
     fast = params.get("params") if metric.fast_reader and transform is None else None
     if fast is not None and not args.bootstrap:  # intervals need the per-sentence rows in memory
-        from parseval.evaluation.trees.evalb_files import evalb_layout
 
         if not args.layout and (evalb_layout(args.gold, args.format, head_only=True)
                                 and evalb_layout(args.test, args.format, test=True, head_only=True)):
@@ -117,11 +118,7 @@ def _stream_evalb(args, params, confirm: bool = False) -> int | None:
     written out and the exit code returned; otherwise nothing is written and
     the answer is None (the caller then decides as if it had not guessed).
     """
-    from parseval.evaluation.trees.evalb_files import evalb_files
-
     if confirm:
-        from parseval.annotations.trees.detect import LayoutCounter
-
         out, err = tempfile.SpooledTemporaryFile(max_size=SPOOL), tempfile.SpooledTemporaryFile(max_size=SPOOL)
         layouts = (LayoutCounter(), LayoutCounter())
     else:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from parseval.annotations.errors import InputError
+from parseval.evaluation.stats import ALL
 
 
 def weights_from_development(scores: Sequence[float | None], *, sharpness: float = 1.0) -> list[float]:
@@ -29,3 +30,13 @@ def weights_from_development(scores: Sequence[float | None], *, sharpness: float
     weighed = [s ** sharpness for s in known]
     floor = min(w for w in weighed)
     return [floor if s is None else s ** sharpness for s in scores]
+
+
+def figure_value(cells, key) -> float | None:
+    """The value (F, else recall) of the cell named by ``key`` among a result document's micro/macro cells."""
+    aggregation, layer, mode, match, type_ = key
+    for c in cells:
+        if (c.get("layer"), c.get("mode") or "", c.get("match") or "", c.get("genre"), c.get("type")) == \
+                (layer, mode, match, ALL, type_):
+            return c.get("f") if c.get("f") is not None else c.get("r")
+    return None

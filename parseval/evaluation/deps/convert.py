@@ -21,6 +21,9 @@ from __future__ import annotations
 from parseval.annotations.conllu import DepSentence, Word
 from parseval.annotations.trees.headrules import HeadRules, base_label, load_head_rules
 from parseval.annotations.trees.tree import Tree
+from parseval.annotations.trees.transforms import apply_transforms
+from parseval.evaluation.deps.metrics import score_dependencies
+from parseval.evaluation.signature import make_signature
 
 NULL_TAG = "-NONE-"
 
@@ -119,10 +122,6 @@ def conversion_reliability(
     ``punct``: a :class:`~parseval.evaluation.deps.metrics.PunctRule` or spec; default the
     Penn punctuation tags (evalb's COLLINS.prm set) on XPOS.
     """
-    from parseval.annotations.trees.transforms import apply_transforms
-    from parseval.evaluation.deps.metrics import score_dependencies
-    from parseval.evaluation.signature import make_signature
-
     rules = load_head_rules(rules, head_functions=head_functions)
     with_f = trees_to_dependencies(trees, rules)
     without = trees_to_dependencies(apply_transforms(trees, "strip-functions"), rules)

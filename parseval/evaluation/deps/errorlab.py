@@ -57,9 +57,12 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from parseval.annotations.errors import InputError
-from parseval.annotations.trees.headrules import base_label, split_label
+from parseval.annotations.trees.headrules import base_label, split_label, MIN_FIT, fit, load_head_rules
 from parseval.annotations.trees.tree import Tree
 from parseval.evaluation.signature import make_signature
+from parseval.evaluation.deps.convert import trees_to_dependencies, remove_null_elements
+from parseval.evaluation.deps.metrics import PunctRule, score_dependencies
+from parseval.evaluation.deps.treemetrics import evalb_scores, leaf_ancestor_scores, implementations
 
 ERROR_TYPES = ("ATTACH I", "ATTACH II", "LABEL I", "LABEL II", "SPAN I", "SPAN II", "SPAN III")
 
@@ -422,11 +425,6 @@ RATIOS = {
 
 
 def _score(gold: list[Tree], test: list[Tree], labels: LabLabels, rules) -> dict | None:
-    from parseval.evaluation.deps.convert import trees_to_dependencies
-    from parseval.evaluation.deps.metrics import PunctRule, score_dependencies
-
-    from .treemetrics import evalb_scores, leaf_ancestor_scores
-
     if not gold:
         return None
     deps = score_dependencies(
@@ -524,11 +522,6 @@ def run_error_lab(
     All scores are fractions in [0, 1]. ``progress(treebank, type)`` is called
     before each type is inserted and scored (for a Celery task's state).
     """
-    from parseval.annotations.trees.headrules import MIN_FIT, fit, load_head_rules
-    from parseval.evaluation.deps.convert import remove_null_elements
-
-    from .treemetrics import implementations
-
     if not treebanks:
         raise InputError("the error lab needs at least one treebank")
     for t in types:

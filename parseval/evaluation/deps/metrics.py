@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from parseval.annotations.conllu import DepSentence
+from parseval.annotations.conllu import DepSentence, read_conllu
 from parseval.annotations.errors import InputError
 from parseval.evaluation.signature import make_signature
 
@@ -338,8 +338,6 @@ def format_table(result: dict) -> str:
 
 def score_files(gold_path, test_path, *, check_cycles: bool = True, **options) -> dict:
     """Read two CoNLL-U / CoNLL-X files and :func:`score_dependencies` them (``files`` added)."""
-    from parseval.annotations.conllu import read_conllu
-
     gold = read_conllu(gold_path, check_cycles=check_cycles)
     test = read_conllu(test_path, check_cycles=check_cycles)
     result = score_dependencies(gold, test, **options)

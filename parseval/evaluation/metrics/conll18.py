@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from parseval.evaluation import stats
-from parseval.evaluation.deps.conll18 import COLUMNS, ROW_COLUMNS, ROWS, conll18_document, rows_from_sums, sentence_counts
+from parseval.evaluation.deps.conll18 import COLUMNS, ROW_COLUMNS, ROWS, conll18_document, rows_from_sums, sentence_counts, format_table
 from parseval.evaluation.deps.conll18_reader import Treebank, treebank_of_words
 
 from .base import Layer, Metric, rows_array
@@ -57,8 +57,6 @@ def _score(gold, test, **options) -> dict:
 
 
 def _report(doc: dict) -> str:
-    from parseval.evaluation.deps.conll18 import format_table
-
     return format_table(doc)
 
 
