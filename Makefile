@@ -44,10 +44,12 @@ PYTEST_ARGS ?= -n 2 --dist loadfile
 test: install services lint
 	$(TEST_ENV) $(BIN)/python -m pytest $(PYTEST_ARGS)
 
-# The pyflakes rules (unused imports and names, undefined names) over every Python file.
+# The pyflakes rules (unused imports and names, undefined names) over every Python file, and the import
+# rules (.importlinter: the library alone, the apps' directions, the features downward; docs/architecture.md).
 lint: install
 	$(BIN)/ruff check --select F --exclude $(VENV) .
+	$(BIN)/lint-imports --no-cache
 
 clean:
 	rm -rf $(VENV) var
-	find annotations evaluation -name "*.so" -o -name compiled.json | xargs rm -f
+	find parseval -name "*.so" -o -name compiled.json | xargs rm -f

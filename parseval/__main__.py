@@ -1,8 +1,9 @@
-"""Command-line entry point: ``python -m evaluation <command> ...``.
+"""Command-line entry point: ``parseval <command> ...`` (or ``python -m parseval``; in the platform's checkout
+also ``python -m evaluation``, the same commands under their first name).
 
 Each command lives in its own module under ``parseval.evaluation.cli`` exposing
 ``add_arguments(parser)`` and ``run(args) -> int``; they are imported lazily so
-that ``python -m evaluation easy`` never pays for the tree code and vice versa.
+that ``parseval easy`` never pays for the tree code and vice versa.
 """
 from __future__ import annotations
 
@@ -44,11 +45,12 @@ def report(exc: InputError, all_problems: bool) -> str:
     return "error: " + "\n".join(lines) + (f"\nhint: {hint}" if hint else "")
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog: str = "parseval") -> int:
+    """Run one command; ``prog`` is how the help names the command line."""
     argv = sys.argv[1:] if argv is None else argv
-    parser = argparse.ArgumentParser(prog="python -m evaluation",
+    parser = argparse.ArgumentParser(prog=prog,
                                      description="Score parser output against gold: EASY, constituency trees, "
-                                                 "dependencies. 'python -m evaluation COMMAND --help' for each.")
+                                                 f"dependencies. '{prog} COMMAND --help' for each.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (_, help_text) in COMMANDS.items():
         sub.add_parser(name, help=help_text, add_help=False)
@@ -57,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     module_name, help_text = COMMANDS[argv[0]]
     module = importlib.import_module(module_name)
-    cmd_parser = argparse.ArgumentParser(prog=f"python -m evaluation {argv[0]}", description=help_text,
+    cmd_parser = argparse.ArgumentParser(prog=f"{prog} {argv[0]}", description=help_text,
                                          epilog=plain(module.__doc__ or ""),
                                          formatter_class=argparse.RawDescriptionHelpFormatter)
     module.add_arguments(cmd_parser)
@@ -74,5 +76,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
-if __name__ == "__main__":
+def console() -> None:
+    """The ``parseval`` console script."""
     sys.exit(main())
+
+
+if __name__ == "__main__":
+    sys.exit(main(prog="python -m parseval"))

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from parseval.__main__ import main
+from evaluation.__main__ import main
 
 
 def test_a_wrong_file_type_gives_20_problems_and_a_count_unless_all_are_asked(shared_data, capsys):

@@ -54,6 +54,12 @@ class InputError(Exception):
         super().__init__("\n".join(str(p) for p in self.problems))
 
 
+def missing_extra(what: str, extra: str) -> InputError:
+    """The error of a feature whose optional packages are not installed (one of the library's extras)."""
+    return InputError(f"{what} is not installed; it comes with the library's {extra!r} extra: "
+                      f"pip install 'parseval[{extra}]'")
+
+
 @dataclass
 class Warnings:
     """Collects non-fatal problems (duplicates, null arguments in gold...)."""

@@ -28,14 +28,17 @@ import re
 from typing import Iterable, Sequence
 
 from .conllu import DepSentence
+from .errors import missing_extra
 
 _MWT = re.compile(r"^(\d+)-(\d+)\t")
 
 
 def load_pipeline(name: str):
     """Load an installed spaCy pipeline package (``fr_core_news_sm``...) with its components."""
-    import spacy  # imported here: reading and writing CoNLL-U must not need spaCy
-
+    try:
+        import spacy  # imported here: reading and writing CoNLL-U must not need spaCy (the `spacy` extra)
+    except ModuleNotFoundError:
+        raise missing_extra("spaCy", "spacy") from None
     return spacy.load(name)
 
 

@@ -20,7 +20,7 @@ from campaign.subsets import released_gold_zip
 from campaign.models import Campaign, CampaignState, TeamFigures
 from parseval.evaluation import bundle_format as fmt
 from evaluation.bundle import publication as publication_bundle
-from parseval.__main__ import main
+from evaluation.__main__ import main
 from evaluation.models import PublicationBundle
 from tests import factories
 

@@ -13,7 +13,7 @@ import pytest
 from parseval.annotations.easy.reader import read_document
 from parseval.annotations.errors import InputError
 from parseval.annotations.easy.writer import write_document
-from parseval.__main__ import main
+from evaluation.__main__ import main
 
 REPO = Path(__file__).resolve().parents[2]
 GOLD = REPO / "data" / "easy-ref" / "ref" / "general_elda.xml"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from parseval.annotations.errors import InputError
-from parseval.__main__ import main
+from evaluation.__main__ import main
 from parseval.evaluation.deps.alignment import groups
 from parseval.evaluation.deps.conll18 import ROWS, format_table, score_conll18, score_files
 from parseval.evaluation.deps.conll18_reader import parse_conll18, read_conll18

@@ -7,7 +7,7 @@ import pytest
 
 from parseval.annotations.conllu import parse_conllu, read_conllu, write_conllu
 from parseval.annotations.errors import InputError
-from parseval.__main__ import main
+from evaluation.__main__ import main
 from parseval.evaluation.deps.metrics import PunctRule, score_dependencies, score_files
 
 

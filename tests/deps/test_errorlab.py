@@ -8,7 +8,7 @@ import pytest
 
 from parseval.annotations.errors import InputError
 from parseval.annotations.trees.penn import parse_penn
-from parseval.__main__ import main
+from evaluation.__main__ import main
 from parseval.evaluation.deps.errorlab import ERROR_TYPES, LabLabels, find_places, insert_error, insert_errors, load_lab_labels, run_error_lab
 from tests.conftest import sequoia_trees
 

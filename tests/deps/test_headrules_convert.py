@@ -8,7 +8,7 @@ from parseval.annotations.errors import InputError
 from parseval.annotations.trees.headrules import load_head_rules, parse_head_rules, split_label
 from parseval.annotations.trees.penn import parse_penn
 from parseval.annotations.trees.transforms import apply_transforms
-from parseval.__main__ import main
+from evaluation.__main__ import main
 from parseval.evaluation.deps.convert import remove_null_elements, tree_to_dependencies, trees_to_dependencies
 from parseval.evaluation.deps.metrics import score_dependencies
 from tests.conftest import sequoia_trees

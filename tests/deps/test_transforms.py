@@ -6,7 +6,7 @@ import pytest
 from parseval.annotations.errors import InputError
 from parseval.annotations.trees.penn import parse_penn
 from parseval.annotations.trees.transforms import apply_transforms, canonical_spec, make_transform, parse_spec
-from parseval.__main__ import main
+from evaluation.__main__ import main
 
 # the flattening worked example of the constituency spec (section 3)
 PENN = ("(S (NP-SBJ (DT The) (JJ monthly) (NNS sales)) (VP (VBP have) (VP (VBN been) (VP (VBG setting)"

@@ -6,7 +6,7 @@ import shutil
 import subprocess
 import sys
 
-from parseval.__main__ import main
+from evaluation.__main__ import main
 from parseval.evaluation.easy import gold_sha256
 
 from .conftest import REPO_ROOT, easy_xml, sentence

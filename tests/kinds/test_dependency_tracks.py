@@ -37,7 +37,7 @@ from django.urls import reverse
 from campaign.models import CampaignKind, RunStatus
 from campaign.rules import UploadRefused
 from campaign.services.runs import upload_run
-from parseval.__main__ import main
+from evaluation.__main__ import main
 from tests import factories
 
 GOLD = """\

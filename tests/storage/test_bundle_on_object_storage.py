@@ -18,7 +18,7 @@ from campaign.models import Campaign, CampaignState, TeamFigures
 from campaign.subsets import released_gold_zip
 from parseval.evaluation import bundle_format as fmt
 from evaluation.bundle import publication as publication_bundle
-from parseval.__main__ import main
+from evaluation.__main__ import main
 from tests import factories
 
 SENTENCES = 10

@@ -11,7 +11,7 @@ from parseval.annotations.easy.model import Document
 from parseval.annotations.easy.reader import read_document
 from parseval.annotations.easy.validate import validate_run
 from parseval.annotations.easy.writer import write_document
-from parseval.__main__ import main
+from evaluation.__main__ import main
 
 from .conftest import conllu
 from .test_mapping import CASES

@@ -3,10 +3,10 @@
 A :class:`HeadRules` table names, for each phrasal label, one or more search
 passes (a direction and a priority list of child labels). Built-in tables:
 ``penn``, Collins (1999), Appendix A, stored in
-``annotations/trees/data/penn-collins1999.headrules``; ``ftb``, the French
+``parseval/annotations/trees/data/penn-collins1999.headrules``; ``ftb``, the French
 Treebank table of Candito, Crabbé & Denis (2010) after Arun & Keller (2005),
 for the CC tag set of the French Treebank and Sequoia, stored in
-``annotations/trees/data/ftb-candito2010.headrules``. Any other table in the
+``parseval/annotations/trees/data/ftb-candito2010.headrules``. Any other table in the
 same text format can be loaded with :func:`load_head_rules`.
 
 File format (one rule a line; a line starting with ``#`` is a comment)::

@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib.metadata
 from pathlib import Path
 
-from parseval.annotations.errors import Problem
+from parseval.annotations.errors import Problem, missing_extra
 
 LEVELS = (1, 2, 3, 4, 5)
 OPTION = "ud_validation"
@@ -44,8 +44,10 @@ def ud_problems(path: Path, display: str, level: int, lang: str | None = None) -
     ``lang``: the ISO code of the language (its data decides the level 3-5 tests); unknown or None,
     the validator's generic ``ud``.
     """
-    from udtools import Validator
-
+    try:
+        from udtools import Validator  # GPL: the `ud-validate` extra, never the library's core
+    except ModuleNotFoundError:
+        raise missing_extra("The UD validator (udtools)", "ud-validate") from None
     try:
         validator = Validator(lang=lang or "ud", level=level, output=None)
     except Exception:  # a language the validator has no data for: its generic tests

@@ -128,6 +128,29 @@ def score_corpus(
     ``progress(done, total)`` is called after each run document and after
     the bootstrap.
     """
+    return _score_corpus(gold_docs, run_docs, genres, matches=matches, modes=modes, bootstrap=bootstrap, seed=seed,
+                         gold_sha256=gold_sha256, progress=progress, schema=schema, corpus=corpus,
+                         max_problems=max_problems, with_rows=False)[0]
+
+
+def score_corpus_with_rows(gold_docs, run_docs, genres=None, **options) -> tuple[dict, tuple, list[str]]:
+    """:func:`score_corpus`'s document, the count rows it summed (``(keys, genres, rows)`` as
+    :func:`counted_rows` gives them) and the rows' column names (``fc|relations|HYP|EQUAL|SUJ-V``...): one
+    scoring for the library's API, which returns all three."""
+    return _score_corpus(gold_docs, run_docs, genres, with_rows=True, **options)
+
+
+def row_columns(plan: Plan) -> list[str]:
+    """The names of :func:`counted_rows`' columns: ``count|layer|mode|match|type``, ALL after each way's types."""
+    names = [f"{layer}|{mode or ''}|{match}|{t}" for layer, mode, match, _, types in plan.ways for t in (*types, ALL)]
+    return [f"{count}|{name}" for count in ("fc", "fp", "cr") for name in names]
+
+
+def _score_corpus(gold_docs, run_docs, genres=None, *, matches: Iterable[str] = MATCHES,
+                  modes: Iterable[str] = MODES, bootstrap: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED,
+                  gold_sha256: str = "", progress: Callable[[int, int], None] | None = None,
+                  schema: EasySchema = DEFAULT_SCHEMA, corpus=None, max_problems: int | None = DEFAULT_MAX_PROBLEMS,
+                  with_rows: bool) -> tuple[dict, tuple | None, list[str] | None]:
     matches, modes = _check_options(tuple(matches), tuple(modes), bootstrap)
     plan, gold, counting = count_sentences(gold_docs, run_docs, genres, matches=matches, modes=modes,
                                            progress=progress, schema=schema, corpus=corpus,
@@ -137,6 +160,7 @@ def score_corpus(
     run_warnings = as_dicts(counting.warnings)
     run_warnings.add(*as_dicts(counting.late_warnings).said())
     run_warnings.extend(w.as_dict() for w in counting.layer_warnings)
+    counted = counted_rows(plan, gold, counting) if with_rows else None
     try:
         document = result_document(
             plan, rows, counting.submitted, gold_warnings=as_dicts(gold.warnings),
@@ -147,7 +171,7 @@ def score_corpus(
         rows.close()
     if progress is not None:
         progress(total, total)
-    return document
+    return document, counted, row_columns(plan) if with_rows else None
 
 
 def result_document(plan: Plan, rows: CountRows, submitted: Mapping[str, bool], *,
