@@ -14,6 +14,7 @@ import csv
 import hashlib
 import importlib.metadata
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -36,7 +37,8 @@ EXAMPLES = [
     (["trees", "--gold", "data/evalb-sample/sample.gld", "--test", "data/evalb-sample/sample.tst", "--metric", "evalb"],
      "trees: evalb's own sample"),
     (["trees", "--gold", "data/evalb-sample/sample.gld", "--test", "data/evalb-sample/sample.tst",
-      "--metric", "leaf-ancestor", "--bootstrap", "200", "--json", "-"], "trees: leaf-ancestor with intervals"),
+      "--metric", "leaf-ancestor", "--on-error", "skip", "--bootstrap", "200", "--json", "-"],
+     "trees: leaf-ancestor with intervals"),
     (["deps", "--gold", "data/ud-french/fr_sequoia-ud-dev.conllu", "--test", "data/ud-french/fr_sequoia-ud-dev.conllu"],
      "deps: Sequoia dev against itself"),
     (["deps", "--gold", "data/ud-french/fr_sequoia-ud-dev.conllu", "--test", "data/ud-french/fr_sequoia-ud-dev.conllu",
@@ -133,16 +135,16 @@ def test_the_installed_command_line_gives_what_python_m_evaluation_gives(library
 
 
 def test_the_api_gives_the_command_lines_figures(library_venv):
-    code = ("import json, parseval; r = parseval.score_trees('data/evalb-sample/sample.gld', "
-            "'data/evalb-sample/sample.tst', 'leaf-ancestor', bootstrap=200); "
-            "print(json.dumps([r.figures, {k: list(v) for k, v in r.intervals.items()}, r.signature, "
-            "list(r.rows.shape)]))")
-    api = _run([str(library_venv / "bin" / "python"), "-c", code], cwd=REPO)
+    gold, test = (str(REPO / "data/evalb-sample" / name) for name in ("sample.gld", "sample.tst"))
+    code = (f"import json, parseval; r = parseval.score_trees({gold!r}, {test!r}, 'leaf-ancestor', on_error='skip', "
+            "bootstrap=200); print(json.dumps([parseval.__file__, r.figures, "
+            "{k: list(v) for k, v in r.intervals.items()}, r.signature, list(r.rows.shape)]))")
+    api = _run([str(library_venv / "bin" / "python"), "-c", code], cwd=library_venv)  # not the checkout's folder
     assert api.returncode == 0, api.stderr.decode()
-    import json
-
-    figures, intervals, signature, shape = json.loads(api.stdout)
-    doc = json.loads(_run([sys.executable, "-m", "evaluation", *EXAMPLES[3][0]], cwd=REPO).stdout)
+    where, figures, intervals, signature, shape = json.loads(api.stdout)
+    assert where.startswith(str(library_venv))
+    doc = json.loads(_run([sys.executable, "-m", "evaluation", "trees", "--gold", gold, "--test", test, "--metric",
+                           "leaf-ancestor", "--on-error", "skip", "--bootstrap", "200", "--json", "-"], cwd=REPO).stdout)
     assert signature == doc["signature"]
     assert figures and all(doc["summary"][k.split(".", 1)[1]] == v for k, v in figures.items())
     assert intervals and all(doc["summary"][k.split(".", 1)[1] + "_ci"] == v for k, v in intervals.items())
