@@ -31,7 +31,7 @@ SIDE = textwrap.dedent('''
     import hashlib, io, json, resource, sys, time, tracemalloc
     from pathlib import Path
     import numpy as np
-    from evaluation import bundle_format as fmt
+    from parseval.evaluation import bundle_format as fmt
 
     side, folder, runs, n_rows, trace = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1"
     rng = np.random.default_rng(7)
