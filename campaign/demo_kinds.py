@@ -34,8 +34,7 @@ from parseval.annotations.trees.escapes import escape_word, unescape_word
 from parseval.annotations.trees.penn import write_penn
 from parseval.evaluation.deps.errorlab import PRESETS, insert_errors
 from parseval.evaluation.deps.ud2tree import TREE_CONVERTER_VERSION, ud_to_tree
-from campaign import results
-from campaign.demo_parses import run_label, spacy_version, forms_parses, gold_word_parses, raw_text_parses, REAL_MODELS, default_cache
+from campaign import demo_parses, results
 from campaign.kinds import get
 from campaign.lifecycle import transition
 from campaign.models import (
@@ -154,8 +153,8 @@ class RealRun:
 
 
 def real_tree_run(model: str) -> RealRun:
-    return RealRun(f"{run_label(model)} (converted from UD, {TREE_CONVERTER_VERSION})",
-                   REAL + f"spaCy {spacy_version()} pipeline {run_label(model)[6:]} on the gold tokens; its "
+    return RealRun(f"{demo_parses.run_label(model)} (converted from UD, {TREE_CONVERTER_VERSION})",
+                   REAL + f"spaCy {demo_parses.spacy_version()} pipeline {demo_parses.run_label(model)[6:]} on the gold tokens; its "
                    f"dependency parse converted to phrase structure ({TREE_CONVERTER_VERSION}: each head projects "
                    "a phrase, labels from parts of speech; see docs/conversion/ud-to-phrase-structure.md). "
                    "Unlabelled brackets and leaf-ancestor are the meaningful figures.", zlib.crc32(model.encode()))
@@ -164,8 +163,8 @@ def real_tree_run(model: str) -> RealRun:
 def real_dep_run(model: str, track: str = "gold-tokens") -> RealRun:
     how = "on the gold tokens" if track == "gold-tokens" else "on the raw text, in its own tokenisation"
     suffix = "" if track == "gold-tokens" else " (raw text)"
-    return RealRun(f"{run_label(model)}{suffix}",
-                   REAL + f"spaCy {spacy_version()} pipeline {run_label(model)[6:]} {how}.", zlib.crc32(model.encode()))
+    return RealRun(f"{demo_parses.run_label(model)}{suffix}",
+                   REAL + f"spaCy {demo_parses.spacy_version()} pipeline {demo_parses.run_label(model)[6:]} {how}.", zlib.crc32(model.encode()))
 
 
 def real_tree_files(cache, model: str, gold_paths: list[Path], *, unescape: bool = True) -> dict[str, str]:
@@ -180,7 +179,7 @@ def real_tree_files(cache, model: str, gold_paths: list[Path], *, unescape: bool
     words = unescape_word if unescape else str
     sentences = [(f"{p.stem}-{k}", [words(w) for w in tree.words()])
                  for p, trees in docs for k, tree in enumerate(trees, 1)]
-    by_id = {s.sent_id: s for s in forms_parses(cache, model, sentences)}
+    by_id = {s.sent_id: s for s in demo_parses.forms_parses(cache, model, sentences)}
 
     def converted(sent_id: str):
         tree = ud_to_tree(by_id[sent_id])
@@ -194,7 +193,7 @@ def real_tree_files(cache, model: str, gold_paths: list[Path], *, unescape: bool
 
 def real_dep_files(cache, model: str, slices: dict[str, Path], track: str = "gold-tokens") -> dict[str, str]:
     """One CoNLL-U file per gold slice: ``model`` on its gold words, or on its raw text (``track="raw-text"``)."""
-    parse = gold_word_parses if track == "gold-tokens" else raw_text_parses
+    parse = demo_parses.gold_word_parses if track == "gold-tokens" else demo_parses.raw_text_parses
     return {p.name: parse(cache, model, p.read_text(encoding="utf-8")) for p in slices.values()}
 
 
@@ -290,7 +289,7 @@ def load_kind_demos(organiser, users: dict, out, cache=None) -> list[Campaign]:
     ``cache`` is the parse cache of the real runs (default: ``VAR_DIR/demo-parses``); without a
     ``spacy`` user in ``users`` no real run is made.
     """
-    cache = cache or default_cache()
+    cache = cache or demo_parses.default_cache()
     real = REAL_TEAM[1] in users
 
     data = Path(settings.DATA_DIR)
@@ -319,7 +318,7 @@ def load_kind_demos(organiser, users: dict, out, cache=None) -> list[Campaign]:
                         _upload(campaign, team, user, recipe, {p.name: damage_trees(p, recipe) for p in gold}, tmp, out)
             if real:
                 _real_runs(campaign, REAL_TEAM, users, [
-                    (real_tree_run(m), lambda m=m: real_tree_files(cache, m, gold)) for m in REAL_MODELS], tmp, out)
+                    (real_tree_run(m), lambda m=m: real_tree_files(cache, m, gold)) for m in demo_parses.REAL_MODELS], tmp, out)
             build_consensus(campaign, out)
             _advance(campaign, organiser, CampaignState.PUBLISHED, out)
             built.append(campaign)
@@ -350,10 +349,10 @@ def load_kind_demos(organiser, users: dict, out, cache=None) -> list[Campaign]:
                         _upload(campaign, team, user, recipe, files, tmp, out)
             if real:
                 _real_runs(campaign, REAL_TEAM, users, [
-                    (real_dep_run(m), lambda m=m: real_dep_files(cache, m, slices)) for m in REAL_MODELS], tmp, out)
+                    (real_dep_run(m), lambda m=m: real_dep_files(cache, m, slices)) for m in demo_parses.REAL_MODELS], tmp, out)
                 _real_runs(campaign, REAL_TEAM, users, [
                     (real_dep_run(m, "raw-text"), lambda m=m: real_dep_files(cache, m, slices, "raw-text"))
-                    for m in REAL_MODELS], tmp, out, track="raw-text")
+                    for m in demo_parses.REAL_MODELS], tmp, out, track="raw-text")
             build_consensus(campaign, out)
             _advance(campaign, organiser, CampaignState.PUBLISHED, out)
             built.append(campaign)

@@ -15,7 +15,7 @@ from campaign.stored_files import local_copy
 from evaluation.models import ErrorLabJob
 from evaluation.pipeline.worker import TASK_OPTIONS, TRANSIENT, out_of_retries, system_fault
 from parseval.annotations.trees.detect import read_trees
-from parseval.evaluation.deps.errorlab import ERROR_TYPES, run_error_lab
+from parseval.evaluation.deps import errorlab
 
 logger = logging.getLogger(__name__)
 
@@ -79,8 +79,8 @@ def _run(job: ErrorLabJob) -> str:
             for p in exc.problems:
                 p.file = name
             raise
-    progress = _Progress(job.pk, len(treebanks) * len(ERROR_TYPES))
-    result = run_error_lab(treebanks, labels=labels_spec(job), seed=int(job.parameters["seed"]),
+    progress = _Progress(job.pk, len(treebanks) * len(errorlab.ERROR_TYPES))
+    result = errorlab.run_error_lab(treebanks, labels=labels_spec(job), seed=int(job.parameters["seed"]),
                            per_type=int(job.parameters["per_type"]), progress=progress)
     ErrorLabJob.objects.filter(pk=job.pk).update(status=ErrorLabJob.Status.DONE, progress=100, step="",
                                                  result=result, finished_at=timezone.now())

@@ -25,9 +25,7 @@ from django.core.management.base import BaseCommand, CommandError
 from parseval.evaluation.consensus.weights import figure_value
 from parseval.evaluation.deps.conll18 import score_conll18
 from parseval.evaluation.deps.conll18_reader import parse_conll18
-from campaign import kinds
-from campaign.demo_kinds import DEP_SLICES, DEP_SLUG, TREE_SLUG, conllu_head, TREE_SOURCES
-from campaign.demo_parses import REAL_MODELS, default_cache, raw_text_parses, run_label
+from campaign import demo_parses, demo_kinds, kinds
 from campaign.models import Campaign, RunStatus, Run
 
 
@@ -42,10 +40,10 @@ class Command(BaseCommand):
         parser.add_argument("--easy-slug", default="easy-reference-demo")
 
     def handle(self, *args, easy_slug, **options):
-        self.dependency(DEP_SLUG, DEP_SLICES)
-        self.constituency(TREE_SLUG)
+        self.dependency(demo_kinds.DEP_SLUG, demo_kinds.DEP_SLICES)
+        self.constituency(demo_kinds.TREE_SLUG)
         self.easy(easy_slug)
-        for slug in (easy_slug, DEP_SLUG, TREE_SLUG):
+        for slug in (easy_slug, demo_kinds.DEP_SLUG, demo_kinds.TREE_SLUG):
             self.consensus(slug)
 
     def _real_runs(self, slug):
@@ -68,17 +66,17 @@ class Command(BaseCommand):
             self.stdout.write(f"  {run.name:<40}" + "".join(
                 f"{_f(self._cell(run, layer='deps-las', genre=g)):>10}" for g in genres + ["ALL"]))
         filename, count = slices["sequoia"]
-        gold_text = conllu_head(Path(settings.DATA_DIR) / "ud-french" / filename, count)
+        gold_text = demo_kinds.conllu_head(Path(settings.DATA_DIR) / "ud-french" / filename, count)
         gold = parse_conll18(gold_text, file=filename)
-        cache = default_cache()
+        cache = demo_parses.default_cache()
         self.stdout.write(f"  CoNLL 2018 LAS (%) on {filename}, raw text (the parser's own tokens and sentences):")
-        for model in REAL_MODELS:
+        for model in demo_parses.REAL_MODELS:
             if not cache.path(model, "raw", gold_text).is_file():
-                self.stdout.write(f"    {run_label(model)}: no cached raw-text parse (run load_demo)")
+                self.stdout.write(f"    {demo_parses.run_label(model)}: no cached raw-text parse (run load_demo)")
                 continue
-            rows = score_conll18(gold, parse_conll18(raw_text_parses(cache, model, gold_text), file=model))
+            rows = score_conll18(gold, parse_conll18(demo_parses.raw_text_parses(cache, model, gold_text), file=model))
             rows = rows["rows"]
-            self.stdout.write(f"    {run_label(model)}: LAS F1 {_f(rows['LAS']['f1'])}  (tokens F1 "
+            self.stdout.write(f"    {demo_parses.run_label(model)}: LAS F1 {_f(rows['LAS']['f1'])}  (tokens F1 "
                               f"{_f(rows['Tokens']['f1'])}, sentences F1 {_f(rows['Sentences']['f1'])})")
 
     def constituency(self, slug) -> None:
@@ -97,7 +95,7 @@ class Command(BaseCommand):
                 continue
             self.stdout.write(f"  {run.name:<60} unlabelled bracket F {_f(cell.f)} "
                               f"(P {_f(cell.p)}, R {_f(cell.r)}; "
-                              f"{len(result.document.get('sentences') or [])} sentences of {len(TREE_SOURCES)} sources)")
+                              f"{len(result.document.get('sentences') or [])} sentences of {len(demo_kinds.TREE_SOURCES)} sources)")
 
     def easy(self, slug) -> None:
         campaign, runs = self._real_runs(slug)

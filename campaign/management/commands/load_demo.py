@@ -29,10 +29,8 @@ from parseval.annotations.easy import read_document, write_document, DEFAULT_SCH
 from parseval.annotations.errors import InputError
 from parseval.annotations.names import EASY_GENRE_NAMES, genre_of
 from annotations.models import AnnotationGuide, GuideVersion
-from campaign import demo, kinds
-from campaign.demo_kinds import build_consensus, has_scored_run, REAL_TEAM, load_kind_demos
+from campaign import demo_parses, demo_kinds, demo, kinds
 from campaign.demo_open import OPEN_SLUG, RUNS_DIR, load_open_demo
-from campaign.demo_parses import REAL_MODELS, default_cache, real_easy_run, real_easy_files
 from campaign.lifecycle import TransitionRefused, transition
 from campaign.models import Campaign, CampaignState, Publication, Run, RunStatus, TeamAdmission, TeamFigures
 from campaign.services.corpus import import_corpus
@@ -129,7 +127,7 @@ class Command(BaseCommand):
             if real_team:
                 self._real_runs(campaign, real_team, gold_paths)
 
-        build_consensus(campaign, self.stdout.write)
+        demo_kinds.build_consensus(campaign, self.stdout.write)
         self._advance(campaign, organiser, until=CampaignState.PUBLISHED)
         if real_team:
             teams.append(real_team)
@@ -254,7 +252,7 @@ class Command(BaseCommand):
             with tempfile.TemporaryDirectory(prefix="demo-runs-") as tmp:
                 for spec, team, user in teams:
                     for recipe in spec["runs"]:
-                        if has_scored_run(team, recipe.name):
+                        if demo_kinds.has_scored_run(team, recipe.name):
                             continue
                         archive = Path(tmp) / f"{recipe.name.split()[0]}.zip"
                         with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
@@ -277,7 +275,7 @@ class Command(BaseCommand):
 
     def _real_team(self, campaign: Campaign):
         """The "spaCy baseline" team and its member, as a ``(spec, team, user)`` triple like the synthetic teams'."""
-        name, username = REAL_TEAM
+        name, username = demo_kinds.REAL_TEAM
         user, _ = get_user_model().objects.get_or_create(username=username,
                                                           defaults={"email": f"{username}@example.org"})
         user.set_password(member_password(username))
@@ -297,18 +295,18 @@ class Command(BaseCommand):
             campaign.metrics = {**(campaign.metrics or {}), "run_formats": [*formats, "conllu"]}
             campaign.save(update_fields=["metrics"])
         docs = [read_document(p, gold=True, strict=True, name=p.name) for p in gold_paths]
-        cache = default_cache()
+        cache = demo_parses.default_cache()
         eager = app.conf.task_always_eager
         app.conf.task_always_eager = True
         try:
             with tempfile.TemporaryDirectory(prefix="demo-real-") as tmp:
-                for model in REAL_MODELS:
-                    name, description = real_easy_run(model)
-                    if has_scored_run(team, name):
+                for model in demo_parses.REAL_MODELS:
+                    name, description = demo_parses.real_easy_run(model)
+                    if demo_kinds.has_scored_run(team, name):
                         continue
                     archive = Path(tmp) / f"{model}.zip"
                     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
-                        for member, content in real_easy_files(cache, model, docs).items():
+                        for member, content in demo_parses.real_easy_files(cache, model, docs).items():
                             zf.writestr(member, content)
                     self.stdout.write(f"Scoring {team.name} / {name} ...")
                     with archive.open("rb") as fh:
@@ -324,7 +322,7 @@ class Command(BaseCommand):
     def _kinds(self, organiser, teams, base_url: str) -> None:
         users = {spec["user"]: user for spec, _, user in teams}
         try:
-            built = load_kind_demos(organiser, users, self.stdout.write)
+            built = demo_kinds.load_kind_demos(organiser, users, self.stdout.write)
         except (InputError, RuntimeError) as exc:
             raise CommandError(f"The constituency/dependency demo could not be built: {exc}") from None
         self.kind_lines = [
