@@ -29,10 +29,11 @@ compiled: $(STAMP)
 # The demo runs in development mode: DEBUG on, a fixed key; never expose it.
 DEMO_ENV := PARSEVAL_DEVELOPMENT=1
 
+# Served with Celery workers beside it, on kombu's filesystem transport (var/broker/): no server to install.
 demo: install
 	$(DEMO_ENV) $(BIN)/python manage.py migrate --noinput
 	$(DEMO_ENV) $(BIN)/python manage.py load_demo
-	$(DEMO_ENV) $(BIN)/python manage.py runserver 127.0.0.1:8000
+	$(DEMO_ENV) $(BIN)/python manage.py serve_embedded 127.0.0.1:8000
 
 services:
 	bash scripts/ensure-services

@@ -80,19 +80,19 @@ def french_labels():
 
 TREE_TEAMS = [
     ("Alpha boundaries lab", "alpha", [
-        TreeRecipe("alpha-attach (synthetic)", SYNTHETIC + "ATTACH I and II errors (PP and clause attachment).",
+        TreeRecipe("attach (synthetic)", SYNTHETIC + "ATTACH I and II errors (PP and clause attachment).",
                    (("ATTACH I", 4), ("ATTACH II", 3)), 201),
-        TreeRecipe("alpha-span (synthetic)", SYNTHETIC + "SPAN I, II and III errors (constituent extents).",
+        TreeRecipe("span (synthetic)", SYNTHETIC + "SPAN I, II and III errors (constituent extents).",
                    (("SPAN I", 3), ("SPAN II", 3), ("SPAN III", 3)), 202),
     ]),
     ("Beta typing group", "beta", [
-        TreeRecipe("beta-labels (synthetic)", SYNTHETIC + "LABEL I and II errors (wrong categories).",
+        TreeRecipe("labels (synthetic)", SYNTHETIC + "LABEL I and II errors (wrong categories).",
                    (("LABEL I", 5), ("LABEL II", 5)), 203),
     ]),
 ]
 DEP_TEAMS = [
-    ("Alpha boundaries lab", "alpha", [DepRecipe("alpha-heads-10 (synthetic)", SYNTHETIC + "10% of heads moved to the root word.", 0.10, 301)]),
-    ("Beta typing group", "beta", [DepRecipe("beta-heads-25 (synthetic)", SYNTHETIC + "25% of heads moved to the root word.", 0.25, 302)]),
+    ("Alpha boundaries lab", "alpha", [DepRecipe("heads-10 (synthetic)", SYNTHETIC + "10% of heads moved to the root word.", 0.10, 301)]),
+    ("Beta typing group", "beta", [DepRecipe("heads-25 (synthetic)", SYNTHETIC + "25% of heads moved to the root word.", 0.25, 302)]),
 ]
 PATH = [CampaignState.OPEN, CampaignState.CLOSED, CampaignState.SCORED, CampaignState.RELEASED,
         CampaignState.PUBLISHED]

@@ -16,7 +16,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 
 from parseval.annotations.errors import InputError
 
-from . import audit, kinds, lifecycle, visibility
+from . import audit, kinds, lifecycle, results, visibility
 from .audit_views import organised_campaign
 from .governance_forms import DrawForm, TeamPublicationForm, TransitionForm
 from .models import Campaign, CampaignState, Run, Team
@@ -60,6 +60,7 @@ def campaign_state(request, slug: str):
         "due": lifecycle.due_transitions(campaign),
         "subsets": subset_counts(campaign),
         "draw_warning": draw_warning(campaign),
+        "secrecy_budget": results.secrecy_budget(campaign),
         "draw_form": DrawForm() if campaign.state == CampaignState.DRAFT else None,
         "history": audit.entries(campaign, action=audit.TRANSITION)[:50],
     }

@@ -64,6 +64,9 @@ class Publication(models.TextChoices):
 class TeamFigures(models.TextChoices):
     """What a team sees of its own test runs' figures before the gold release (docs/threat-model.md)."""
 
+    PRIMARY = "primary", ("One figure per layer (F of all genres and types, to 0.1 point) of each team's primary run "
+                          "(its latest active one), none where the measured secrecy budget would exceed 1 bit per "
+                          "run or 1 %; the rest from the gold release")
     POOLED = "pooled", ("Pooled rates only: P, R, F of all genres and types together, per way, to 0.1 point; "
                         "the rest from the gold release")
     RATES = "rates", ("Rates (P, R, F to 0.1 point) per genre and type, for genres with enough scored sentences; "
@@ -111,11 +114,12 @@ class Campaign(models.Model):
                   "output), so that anyone can score them again; otherwise only their checksums (docs/bundle.md)")
     metrics = models.JSONField(default=dict, blank=True, help_text="Scoring options (metric names and parameters)")
     team_figures = models.CharField(
-        max_length=8, choices=TeamFigures.choices, default=TeamFigures.POOLED,
+        max_length=8, choices=TeamFigures.choices, default=TeamFigures.PRIMARY,
         verbose_name="figures teams see before the gold release",
-        help_text="Pooled rates keep the test set hidden until the gold release; rates per genre and type let a "
-                  "team that pads chosen sentences read a few of them per run; full figures let a crafted run "
-                  "read it from its own counts as soon as results are released (docs/threat-model.md)")
+        help_text="One figure per layer of each team's primary run keeps the test set hidden until the gold release "
+                  "(at most about one sentence per team, measured); pooled rates let a team that pads chosen "
+                  "sentences read 7 to 14 of them per extra run, rates per genre and type hundreds; full figures let "
+                  "a crafted run read it from its own counts (docs/threat-model.md, the console's secrecy budget)")
     min_genre_sentences = models.PositiveSmallIntegerField(
         default=20, verbose_name="scored sentences a genre needs for its figures",
         help_text="Before the gold release, with rates or pooled rates: a genre with fewer scored sentences shows "

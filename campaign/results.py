@@ -38,9 +38,14 @@ def result_summary(result) -> list[dict]:
     return _provider().result_summary(result)
 
 
-def limited_summary(rows: list[dict], campaign) -> list[dict] | None:
-    """The pooled rows of :func:`result_summary` as a team may see them before the gold release."""
-    return _provider().limited_summary(rows, campaign)
+def secrecy_budget(campaign):
+    """The measured secrecy budget of the campaign's team-figures setting (evaluation.secrecy_budget), or None."""
+    return _provider().secrecy_budget(campaign)
+
+
+def limited_summary(rows: list[dict], campaign, run=None) -> list[dict] | None:
+    """The pooled rows of :func:`result_summary` of ``run`` as a team may see them before the gold release."""
+    return _provider().limited_summary(rows, campaign, run)
 
 
 def public_result_document(result) -> dict:

@@ -1,7 +1,8 @@
 """The Celery application. Settings come from Django's, under the CELERY_ prefix."""
 import os
+import warnings
 
-from celery import Celery
+from celery import Celery, signals
 
 from config.worker_liveness import ConsumingLivenessFile
 
@@ -18,3 +19,21 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 # The compose health check reads the file this step keeps fresh while the worker consumes.
 app.steps["consumer"].add(ConsumingLivenessFile)
+
+
+@signals.after_setup_logger.connect
+@signals.after_setup_task_logger.connect
+def _quiet_outages(logger, **kwargs):
+    # A worker's handlers are Celery's, not those of Django's LOGGING: a handled outage is two lines there too.
+    from config import outages
+
+    outages.install(logger.handlers)
+
+
+@signals.celeryd_after_setup.connect
+def _no_cancel_warning(**kwargs):
+    # On a lost broker connection a task already running goes on (acks_late: its message comes back after the
+    # visibility timeout, and the second delivery is a no-op, evaluation.pipeline.delivery); Celery 5 warns about its future
+    # default at a worker's first reconnection, a dozen lines in its log. The choice is ours; the warning is not needed.
+    # (After Celery's logging set-up, which shows all its deprecation warnings.)
+    warnings.filterwarnings("ignore", message=r"(?s).*worker_cancel_long_running_tasks_on_connection_loss")

@@ -37,13 +37,19 @@ def not_found(request, exception=None):
 
 
 class UniformNotFoundMiddleware:
-    """Answers every :class:`Http404` a view raises with :func:`not_found`, before Django's own handler."""
+    """Answers every :class:`Http404` a view raises with :func:`not_found`, before Django's own handler,
+    and every address that matches no URL pattern, also with ``DEBUG`` on."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
-        return self.get_response(request)
+        response = self.get_response(request)
+        # An address no URL pattern matches never reaches a view: Django answers it itself, with DEBUG on
+        # (the development server, `make demo`) by its technical page, which lists every URL pattern.
+        if response.status_code == 404 and getattr(request, "resolver_match", None) is None:
+            return not_found(request)
+        return response
 
     def process_exception(self, request, exception):
         if isinstance(exception, Http404):

@@ -1,9 +1,11 @@
 """Django settings.
 
-One settings module, driven by the environment. With nothing set it runs the
-embedded default for one machine: SQLite in ``var/`` and Celery tasks run in
-process. Production (docker-compose) sets ``DATABASE_URL`` and
-``CELERY_BROKER_URL``.
+One settings module, driven by the environment. With nothing set it runs on
+one machine: SQLite in ``var/`` and Celery tasks run in process (the tests,
+one-off commands). The embedded default that ``make demo`` serves adds
+``CELERY_BROKER_URL=filesystem://localhost/`` and workers beside the server
+(``manage.py serve_embedded``). Production (docker-compose) sets
+``DATABASE_URL`` and ``CELERY_BROKER_URL``.
 """
 from __future__ import annotations
 
@@ -183,9 +185,12 @@ PARSEVAL_STUCK_AFTER_SECONDS = int(os.environ.get("PARSEVAL_STUCK_AFTER_SECONDS"
 # The site's public address (https://parseval.example.org), cited in the publication bundle; none when empty.
 PARSEVAL_PUBLIC_URL = os.environ.get("PARSEVAL_PUBLIC_URL", "")
 
-# Celery: with no broker configured, tasks run in process (embedded default).
+# Celery: with no broker configured, tasks run in process (the tests, one-off commands). The embedded default that
+# `make demo` serves names kombu's filesystem transport (filesystem://localhost/): messages are files under
+# var/broker/, consumed by the workers that `manage.py serve_embedded` runs beside the server (docs/deployment.md).
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
-CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", CELERY_BROKER_URL or None)
+FILESYSTEM_BROKER = CELERY_BROKER_URL.startswith("filesystem://")
+CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", (not FILESYSTEM_BROKER and CELERY_BROKER_URL) or None)
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", not CELERY_BROKER_URL)
 if not CELERY_BROKER_URL:
     # Tasks run in process: name kombu's in-memory transport, or Celery falls back to amqp:// and kombu
@@ -215,6 +220,15 @@ CELERY_TASK_SOFT_TIME_LIMIT = int(os.environ.get("CELERY_TASK_SOFT_TIME_LIMIT", 
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "300")),
 }
+if FILESYSTEM_BROKER:
+    # One folder holds every queue's messages (a file each, named by its queue), written by the web and taken by
+    # the workers: the same machine, no server. A message is moved away when taken, with no visibility timeout:
+    # a killed worker's runs come back through the recovery sweep (the worker's beat), not through the broker.
+    _broker = {"data_folder_in": VAR_DIR / "broker" / "messages", "control_folder": VAR_DIR / "broker" / "control"}
+    for _folder in _broker.values():
+        _folder.mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS.update({key: str(folder) for key, folder in _broker.items()},
+                                           data_folder_out=str(_broker["data_folder_in"]), polling_interval=0.5)
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -237,6 +251,11 @@ PARSEVAL_MAX_SCORING_ATTEMPTS = int(os.environ.get("PARSEVAL_MAX_SCORING_ATTEMPT
 # A test run whose gold holds more sentences than this is scored in shards of whole documents of about this
 # many sentences, across the scoring workers (evaluation.pipeline.sharding); 0 scores every run in one task.
 PARSEVAL_SHARD_SENTENCES = int(os.environ.get("PARSEVAL_SHARD_SENTENCES", "20000"))
+# A shard's worker beats every few seconds; a shard silent for the short lease is taken back and sent again by
+# the shards' watch (beat), long before a run's lease would lapse (evaluation.pipeline.sharding).
+PARSEVAL_SHARD_HEARTBEAT_SECONDS = float(os.environ.get("PARSEVAL_SHARD_HEARTBEAT_SECONDS", "2"))
+PARSEVAL_SHARD_LEASE_SECONDS = float(os.environ.get("PARSEVAL_SHARD_LEASE_SECONDS", "10"))
+PARSEVAL_SHARD_WATCH_SECONDS = float(os.environ.get("PARSEVAL_SHARD_WATCH_SECONDS", "5"))
 PARSEVAL_RECOVERY_SWEEP_SECONDS = float(os.environ.get("PARSEVAL_RECOVERY_SWEEP_SECONDS", "30"))
 PARSEVAL_OUTBOX_GRACE_SECONDS = float(os.environ.get("PARSEVAL_OUTBOX_GRACE_SECONDS", "20"))
 PARSEVAL_REQUEUE_UPLOADED_AFTER_SECONDS = float(os.environ.get(
@@ -247,6 +266,11 @@ CELERY_BEAT_SCHEDULE = {
     "scoring-recovery": {
         "task": "evaluation.recover_runs",
         "schedule": PARSEVAL_RECOVERY_SWEEP_SECONDS,
+    },
+    # Shards of large runs: silent ones taken back within the short lease, runs handed to them kept alive.
+    "scoring-shards": {
+        "task": "evaluation.pipeline.sharding.watch_shards",
+        "schedule": PARSEVAL_SHARD_WATCH_SECONDS,
     },
     # Scheduled campaign dates (opens_at, deadline, release, publication...) take effect within a minute.
     "campaign-scheduled-transitions": {
@@ -354,14 +378,18 @@ CONTENT_SECURITY_POLICY = {
 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 if os.environ.get("CACHE_URL"):
-    # A Redis that is away makes the cache miss (and throttling fail open), never an error page.
+    # A Redis that is away makes the cache miss (and throttling fail open), never an error page. Its outage is
+    # logged once when it begins and once when it ends, by the pool's connections (config/outages.py), not per call.
     CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": os.environ["CACHE_URL"],
-                          "OPTIONS": {"IGNORE_EXCEPTIONS": True, "SOCKET_CONNECT_TIMEOUT": 0.5, "SOCKET_TIMEOUT": 0.5}}}
-    DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
+                          "OPTIONS": {"IGNORE_EXCEPTIONS": True, "SOCKET_CONNECT_TIMEOUT": 0.5, "SOCKET_TIMEOUT": 0.5,
+                                      "CONNECTION_POOL_CLASS": "config.outages.CachePool"}}}
+    DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = False
 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # Handled outages without tracebacks or repeats (config/outages.py); Celery's handlers get it too (config/celery.py).
+    "filters": {"quiet_outages": {"()": "config.outages.QuietOutages"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["quiet_outages"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "WARNING")},
 }

@@ -1,8 +1,14 @@
 """When something the app needs is down (the database, Redis, the object store), answer 503 with a retry hint, not a 500.
 
-The API answers JSON (``{"detail": ..., "retry_after": seconds}``) for these and for
-any other server error, so clients never have to parse an HTML error page; the
-pages answer a short 503 page. Both carry ``Retry-After``.
+Every JSON route answers JSON (``{"detail": ..., "retry_after": seconds}``) for these, so
+clients never have to parse an HTML error page: the API, the ``*.json`` documents
+(``data.json``, ``significance.json``, the error lab's ``status.json``) and any request that
+asks for JSON before HTML (the run page's status polling sends ``Accept: application/json``).
+The API answers JSON for any other server error too. The pages answer a short 503 page.
+Both carry the same ``Retry-After``.
+
+An outage is logged once, when it begins, and once when the dependency is back
+(:mod:`config.outages`), not once per request.
 
 :class:`ServiceUnavailableMiddleware` sees the views' exceptions; :func:`server_error`
 (``handler500``) sees the rest, raised in a middleware (sessions, authentication)
@@ -17,6 +23,7 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse, JsonResponse
 from django.views import defaults
 
+from config import outages
 from config.storage import store_faults
 
 logger = logging.getLogger(__name__)
@@ -44,14 +51,25 @@ def is_api(request) -> bool:
     return request.path.startswith("/api/")
 
 
+def wants_json(request) -> bool:
+    """A JSON route, or a client that negotiates JSON: it gets its outage answer in JSON."""
+    if is_api(request) or request.path.endswith(".json") or request.GET.get("format") == "json":
+        return True
+    return request.get_preferred_type(["text/html", "application/json"]) == "application/json"
+
+
 def unavailable_response(request, exc: BaseException | None):
     """The 503 for ``exc`` if it means a service is down, else ``None``."""
     if exc is None or not isinstance(exc, _unavailable_errors()):
         return None
     cause = exc.__cause__ if isinstance(exc, TemporarilyUnavailable) and exc.__cause__ else exc
-    logger.error("service unavailable while serving %s: %s: %s", request.path, type(cause).__name__, cause)
+    dependency = outages.dependency_of(exc)
+    if dependency:
+        outages.down(dependency, cause)  # one line for the outage, not one per request
+    else:
+        logger.error("service unavailable while serving %s: %s: %s", request.path, type(cause).__name__, cause)
     message = "The service is temporarily unavailable; try again shortly."
-    if is_api(request):
+    if wants_json(request):
         response = JsonResponse({"detail": message, "retry_after": RETRY_AFTER_SECONDS}, status=503)
     else:
         response = HttpResponse(f"<!doctype html><title>Temporarily unavailable</title><h1>Temporarily unavailable</h1>"

@@ -316,7 +316,8 @@ class ConsensusSetting(CoalescedRequest):
 class ScoringShard(models.Model):
     """One shard of a run scored across workers (:mod:`evaluation.pipeline.sharding`): its documents and, once
     counted, what it leaves for the merge. Rows belong to one scoring delivery (``token``, the run's claim)
-    and are deleted when it stores the result or fails; a delivery that took the run over plans anew."""
+    and are deleted when the result is stored or the run fails; a delivery that took the run over plans anew,
+    and the shards' watch drops the rows of a delivery that no longer holds its run."""
 
     class Status(models.TextChoices):
         PENDING = "pending"
@@ -333,6 +334,7 @@ class ScoringShard(models.Model):
     beat_at = models.DateTimeField(null=True, blank=True, help_text="Last sign of life of that process")
     counts = models.BinaryField(null=True, blank=True, help_text="What the kind's merge reads (its own format)")
     reason = models.TextField(blank=True, help_text="Why the shard failed")
+    interrupted = models.PositiveSmallIntegerField(default=0, help_text="Times it was taken back from a silent worker")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["token", "index"], name="one_shard_per_delivery_index")]

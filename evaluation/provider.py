@@ -9,6 +9,7 @@ from __future__ import annotations
 from evaluation.consensus import runs as consensus_runs
 from evaluation.pipeline.services import latest_result, public_result_document, rescore, result_summary
 from evaluation.results import disclosure, summaries
+from evaluation.secrecy_shape import campaign_budget
 
 
 class ResultsProvider:
@@ -23,8 +24,11 @@ class ResultsProvider:
     def public_result_document(self, result):
         return public_result_document(result)
 
-    def limited_summary(self, rows, campaign):
-        return disclosure.limit_summary(rows, campaign)
+    def secrecy_budget(self, campaign):
+        return campaign_budget(campaign)
+
+    def limited_summary(self, rows, campaign, run=None):
+        return disclosure.limit_summary(rows, campaign, run)
 
     def rescore(self, run, actor, *, request=None):
         return rescore(run, actor, request=request)

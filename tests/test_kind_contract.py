@@ -211,6 +211,8 @@ def test_the_defaults_are_the_contracts():
     assert (toy.tracks(None), toy.all_tracks(), toy.track_note("x"), toy.run_formats_label(None)) == ({}, {}, "", "")
     assert toy.file_help_for(None) == toy.file_help and toy.run_suffixes(None) == (".conllu",)
     assert toy.has_diagnostics is False and toy.figure_help_template([]) == ""
+    # no error lab, no corpus contents said, the upload page names a run file by the kind's file label
+    assert toy.has_error_lab is False and toy.corpus_contents == "" and toy.run_file_label(None) == toy.file_label
     assert toy.figure_help_template(["x"]) == "results/_figure_help.html"
     with pytest.raises(Http404):
         toy.diagnostics_page(None, None)

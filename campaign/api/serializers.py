@@ -61,14 +61,18 @@ class RunSerializer(serializers.ModelSerializer):
         model = Run
         fields = ["url", "id", "campaign", "team", "name", "system_description", "scope", "track", "original_filename",
                   "sha256", "size", "status", "status_reason", "progress", "finished", "withdrawn",
-                  "uploaded_at", "status_changed_at", "converter", "converted_url"]
+                  "uploaded_at", "status_changed_at", "sealed", "converter", "converted_url"]
         read_only_fields = fields
 
     # The status fields as the requesting user may see them (see campaign.services.runs.run_status).
     status = serializers.SerializerMethodField()
     status_reason = serializers.SerializerMethodField()
     progress = serializers.SerializerMethodField()
-    status_changed_at = serializers.SerializerMethodField()
+    status_changed_at = serializers.SerializerMethodField(
+        help_text="When the status last changed. Left out (never null) where the viewer may not see it; "
+                  "'sealed' then says why.")
+    sealed = serializers.SerializerMethodField(
+        help_text="The status fields left out of this answer, each with the reason (only when there are any).")
 
     def _shown(self, run) -> dict:
         request = self.context.get("request")
@@ -89,10 +93,16 @@ class RunSerializer(serializers.ModelSerializer):
     def get_status_changed_at(self, run) -> str | None:
         return self._shown(run).get("status_changed_at")
 
+    @extend_schema_field({"type": "object", "additionalProperties": {"type": "string"}})
+    def get_sealed(self, run) -> dict | None:
+        return self._shown(run).get("sealed")
+
     def to_representation(self, run):
         data = super().to_representation(run)
         if "status_changed_at" not in self._shown(run):  # a sealed time is left out, not sent as null
             data.pop("status_changed_at", None)
+        if "sealed" not in self._shown(run):
+            data.pop("sealed", None)
         return data
 
     def get_finished(self, run) -> bool:

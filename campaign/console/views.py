@@ -46,6 +46,7 @@ def dashboard(request, slug: str):
         "recent": dash.recent_runs(campaign),
         "draw_warning": draw_warning(campaign),
         "admission": dash.admission(campaign),
+        "secrecy_budget": results.secrecy_budget(campaign),
         "bundle": results.model("PublicationBundle").objects.filter(campaign=campaign).order_by("-created_at", "-pk")
         .first(),
         "can_build_bundle": visibility.can_see_published_results(request.user, campaign),

@@ -20,8 +20,10 @@ from django.conf import settings
 from django.core.files import File
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from campaign import audit, kinds
+from config import outages
 from config.storage import store_faults
 from config.unavailable import TemporarilyUnavailable
 from campaign.models import Campaign, Run, RunStatus, Team
@@ -217,6 +219,8 @@ def upload_run(
             finally:
                 staged_file.close()
             run.save()
+            outages.up(outages.FILE_SYSTEM)  # staged and stored: the end of an outage of either, if there was one
+            outages.up(outages.STORE)
             audit.record("run.upload", actor=user, campaign=campaign, target=f"run {run.pk}",
                          details={"sha256": sha256, "size": size, "filename": filename, "team": team.slug,
                                   "scope": scope, "track": track, "documents": len(documents)}, request=request)
@@ -317,6 +321,12 @@ def converted_download_name(run: Run) -> str:
 ACCEPTED, ACCEPTED_DISPLAY = "accepted", "Accepted for scoring"
 SEALED_DISPLAY = {RunStatus.UPLOADED: "Received"}
 SEALED_TIMESTAMPS = ("checked_at",)
+# Why a status field is left out, said in the answer itself (``sealed``) and not only in the docs: a client
+# that finds no ``status_changed_at`` must not take it for a bug or a run that never moved.
+SEALED_STATUS_TIME = gettext_lazy(
+    "status_changed_at is left out: when a test run was queued, scored or failed is not shown to teams until "
+    "the gold is released, since how long scoring took tells how many of its sentences are test sentences "
+    "(docs/governance.md); uploaded_at is the upload's time")
 
 
 def run_status(run: Run, user) -> dict:
@@ -341,6 +351,8 @@ def run_status(run: Run, user) -> dict:
         # a sealed time is left out, not sent as null
         if can_see_run_scoring_time(user, run):
             shown["status_changed_at"] = run.status_changed_at.isoformat()
+        else:
+            shown["sealed"] = {"status_changed_at": str(SEALED_STATUS_TIME)}
         return shown
     valid = bool((run.validation_report or {}).get("valid"))
     if run.status in (RunStatus.QUEUED, RunStatus.SCORING, RunStatus.SCORED) or \
@@ -356,6 +368,7 @@ def run_status(run: Run, user) -> dict:
         "status_reason": reason,
         "progress": progress,
         # no "status_changed_at": the time is sealed, so the field is left out rather than always null
+        "sealed": {"status_changed_at": str(SEALED_STATUS_TIME)},
         "withdrawn": run.withdrawn_at is not None,
         "finished": status in (RunStatus.INVALID, ACCEPTED, RunStatus.FAILED),
     }

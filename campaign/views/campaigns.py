@@ -8,7 +8,7 @@ from django.http import FileResponse, Http404, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from campaign import accounts, audit, visibility
+from campaign import accounts, audit, kinds, visibility
 from campaign.subsets import subset_counts
 from campaign.tracks import accepted_tracks
 from campaign.forms import InvitationForm, RunUploadForm, TeamCreateForm, TeamJoinForm
@@ -28,6 +28,8 @@ def visible_campaign(request, slug: str) -> Campaign:
 def home(request):
     campaigns = [c for c in visibility.visible_campaigns(request.user) if visibility.can_see_campaign(request.user, c)]
     organised = [c for c in campaigns if visibility.is_organiser(request.user, c)]
+    for c in organised:  # the error lab damages phrase-structure trees: offered where the kind has them
+        c.has_error_lab = kinds.for_campaign(c).has_error_lab
     return render(request, "portal/home.html", {"campaigns": campaigns, "organised": organised})
 
 
@@ -55,6 +57,7 @@ def campaign_detail(request, slug: str):
         "is_organiser": visibility.is_organiser(request.user, campaign),
         "email_verified": accounts.is_verified(request.user),
         "can_download_corpus": visibility.can_download_corpus(request.user, campaign),
+        "corpus_contents": kinds.for_campaign(campaign).corpus_contents,
         # The link only where there is a sample to download: the download answers 404 otherwise.
         "can_download_dev_sample": (visibility.can_download_dev_sample(request.user, campaign)
                                     and subset_counts(campaign)["dev"] > 0),

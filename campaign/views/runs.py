@@ -54,7 +54,8 @@ def run_upload(request, slug: str):
             return redirect("portal:run", pk=run.pk)
     status = 400 if request.method == "POST" else 200
     return render(request, "portal/upload.html",
-                  {"campaign": campaign, "team": team, "form": form, "upload_limit": upload_limit(campaign)},
+                  {"campaign": campaign, "team": team, "form": form, "upload_limit": upload_limit(campaign),
+                   "run_file_label": kinds.for_campaign(campaign).run_file_label(campaign)},
                   status=status)
 
 
@@ -64,7 +65,7 @@ def run_detail(request, pk: int):
     result = latest_result(run) if can_scores else None
     summary = result_summary(result) if result else None
     if summary and run.scope == Run.Scope.TEST and not visibility.is_organiser(request.user, run.campaign):
-        summary = limited_summary(summary, run.campaign)
+        summary = limited_summary(summary, run.campaign, run)
     status = run_status(run, request.user)
     context = {
         "run": run,

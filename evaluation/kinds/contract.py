@@ -75,6 +75,10 @@ class Kind(ABC):
     has_word_view: bool = False
     #: True when :meth:`diagnostics_page` shows something (linked from the run and comparison pages).
     has_diagnostics: bool = False
+    #: True when the organisers' error lab (damaged phrase-structure treebanks) applies to the kind's campaigns.
+    has_error_lab: bool = False
+    #: What the corpus download holds, after "Download the corpus" (the team's campaign page).
+    corpus_contents: str = ""
 
     # -- options and parameters ---------------------------------------------------------------
     def check_options(self, options: dict) -> None:
@@ -117,6 +121,11 @@ class Kind(ABC):
     def file_help_for(self, campaign) -> str:
         """The upload form's help for ``campaign`` (its options may widen what it takes). Default: :attr:`file_help`."""
         return self.file_help
+
+    def run_file_label(self, campaign) -> str:
+        """How the upload page names one run file of ``campaign`` ("Name each ... after the corpus document it
+        annotates"). Default: :attr:`file_label`."""
+        return self.file_label
 
     def run_formats_label(self, campaign) -> str:
         """What the organisers' console says of the run files ``campaign`` takes ("": nothing to say, the

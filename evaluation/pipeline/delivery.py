@@ -77,6 +77,12 @@ class LostClaim(Exception):
     """Another delivery took the run over while this one worked (it was paused past its lease): stop, write nothing."""
 
 
+class HandedOver(Exception):
+    """This delivery handed the run to other tasks that hold its claim (the shards of a run scored across
+    workers, :mod:`evaluation.pipeline.sharding`): it leaves without releasing the claim; the message says what became of
+    the run (the task's return value)."""
+
+
 class HeldElsewhere(NotClaimed):
     """Another delivery holds the run and beat lately: look again once its lease could have run out."""
 
@@ -220,24 +226,29 @@ def fenced(queryset):
 def holding(held: Claim, *, beat: bool = True, retried: tuple[type[BaseException], ...] = ()):
     """Beat the heartbeat while the body runs (not in process: nobody else could take over), then release.
 
-    An exception of ``retried`` (the task retries it) does not use up one of the round's attempts."""
+    An exception of ``retried`` (the task retries it) does not use up one of the round's attempts; after
+    :class:`HandedOver` the claim is kept, for the tasks the run was handed to."""
     token = _current.set(held)
     stop = threading.Event()
     beater = threading.Thread(target=_beat, args=(held, stop), name=f"heartbeat-run-{held.run_id}", daemon=True)
     if beat:
         beater.start()
-    attempt_used = True
+    attempt_used, kept = True, False
     try:
         yield held
     except retried:
         attempt_used = False
+        raise
+    except HandedOver:
+        kept = True
         raise
     finally:
         stop.set()
         if beat:
             beater.join(timeout=10)
         _current.reset(token)
-        release(held, attempt_used=attempt_used)
+        if not kept:
+            release(held, attempt_used=attempt_used)
 
 
 def _beat(held: Claim, stop: threading.Event) -> None:

@@ -10,9 +10,9 @@ observe before release (a validation report, a development score) waits behind
 test-run scoring, whose duration depends on the hidden test set (:mod:`config.queues`).
 
 ``score_run`` (queue ``scoring``): ``queued -> scoring -> scored`` (with a new
-Result); a large run is counted in shards across the scoring workers and merged by this delivery
-(:mod:`evaluation.pipeline.sharding`). Either step may end ``failed``, with a reason that says whether the run
-or the system was at fault.
+Result); a large run is counted in shards across the scoring workers: this delivery sends them and leaves
+without waiting, and whichever task counts the last shard merges and stores (:mod:`evaluation.pipeline.sharding`).
+Either step may end ``failed``, with a reason that says whether the run or the system was at fault.
 
 The result and the ``scored`` status are written in one transaction, so a worker
 killed mid-run leaves nothing half-written: with ``acks_late`` and
@@ -89,20 +89,35 @@ def _deliver(self, run_id: int, step, work) -> str:
     except delivery.NotClaimed as exc:  # a duplicate delivery, a withdrawn run...: nothing to do, say so
         logger.info("run %s: %s", run_id, exc)
         return str(exc)
-    with delivery.holding(held, beat=not self.request.is_eager, retried=TRANSIENT):
-        run = Run.objects.select_related("campaign", "team").get(pk=run_id)
-        try:
-            return _guarded(self, run, held, work)
-        except delivery.LostClaim as exc:
-            logger.warning("%s", exc)
-            return str(exc)
+    return _holding(self, held, work)
+
+
+def _holding(self, held: delivery.Claim, work) -> str:
+    """``work(run, held)`` while ``held`` is beaten, guarded (:func:`_guarded`); the outcome."""
+    try:
+        with delivery.holding(held, beat=not self.request.is_eager, retried=TRANSIENT):
+            run = Run.objects.select_related("campaign", "team").get(pk=held.run_id)
+            try:
+                return _guarded(self, run, held, work)
+            except delivery.LostClaim as exc:
+                logger.warning("%s", exc)
+                return str(exc)
+    except delivery.HandedOver as exc:  # a large run's coordinator left its shards to other processes
+        logger.info("%s", exc)
+        return str(exc)
+
+
+def finish_sharded(self, held: delivery.Claim) -> str:
+    """The last shard's task (``self``) ends the run its coordinator handed to its shards: the merge and the
+    store a single scoring delivery does, under the coordinator's claim (:mod:`evaluation.pipeline.sharding`)."""
+    return _holding(self, held, _merge_stored)
 
 
 def _guarded(self, run: Run, held: delivery.Claim, work) -> str:
     """``work(run, held)``, with every error turned into a retry or a named failure."""
     try:
         return work(run, held)
-    except delivery.LostClaim:
+    except (delivery.LostClaim, delivery.HandedOver):
         raise
     except TRANSIENT as exc:
         if out_of_retries(self):
@@ -199,10 +214,23 @@ def _score_files(run: Run, setup, held: delivery.Claim, files, *, across_workers
     """Score and store; a large test run (``across_workers``) in shards on the scoring queue (:mod:`.sharding`)."""
     run.refresh_from_db(fields=["converted_file", "converter"])  # written by validation, perhaps in another process
     shards = sharding.plan(run, setup, files) if across_workers else []
-    if shards:
-        document = sharding.score(run, setup, held, files, shards, services.ThrottledProgress(run.pk))
+    if shards:  # merged here if this delivery counted the last shard; else handed to them (delivery.HandedOver)
+        document = sharding.score(run, setup, held, files, shards)
     else:
         document = services.score_run_files(run, files, services.ThrottledProgress(run.pk), setup=setup)
+    return _stored(run, setup, document)
+
+
+def _merge_stored(run: Run, held: delivery.Claim) -> str:
+    """A sharded run's counted shards merged and stored, by the task that wrote the last of them."""
+    setup = _setup(run, kinds.for_campaign(run.campaign), held)
+    if setup is None:
+        return "failed"
+    return _stored(run, setup, sharding.merged(run, setup, held))
+
+
+def _stored(run: Run, setup, document: dict) -> str:
+    """Store the run's result (fenced by the delivery's claim) and ask for what follows a scored test run."""
     stored = services.store_result(run, document, metric=setup.kind.name,
                                    parameters=setup.kind.result_parameters(setup, document))
     if not stored:

@@ -55,6 +55,38 @@ def fit_text(text: str, width: float, size: float = 12) -> str:
     return text + "…"
 
 
+SEPARATORS = " _-/.:|"
+
+
+def fit_labels(labels: list[str], width: float, size: float = 12) -> list[str]:
+    """Each label cut to ``width`` as :func:`fit_text` does, unless two different labels would then read the
+    same ("B / spaCy fr_core_news_sm" and "..._md" both "B / spaCy fr_core_…"): those are cut in the middle
+    instead, keeping the end that tells them apart, from a word's start ("B / spaCy fr_core_ne…sm")."""
+    cut = [fit_text(label, width, size) for label in labels]
+    same: dict[str, set[str]] = {}
+    for label, shown in zip(labels, cut):
+        same.setdefault(shown, set()).add(label)
+    for i, (label, shown) in enumerate(zip(labels, cut)):
+        others = same[shown] - {label}
+        if others:
+            cut[i] = _fit_middle(label, others, width, size)
+    return cut
+
+
+def _fit_middle(text: str, others: set[str], width: float, size: float) -> str:
+    """``text`` as its start, an ellipsis and the shortest end (from a word's start) that no label of ``others``
+    ends with, cut to ``width``; the whole end when even that does not fit."""
+    n = 1
+    while n < len(text) and any(o.endswith(text[-n:]) for o in others):
+        n += 1
+    while n < len(text) and text[-n - 1] not in SEPARATORS:
+        n += 1
+    head, tail = text[:-n], text[-n:]
+    while head and text_width(head + "…" + tail, size) > width:
+        head = head[:-1]
+    return (head + "…" + tail) if head else fit_text(tail, width, size)
+
+
 def _attr(value) -> str:
     return escape(str(value), {'"': "&quot;"})
 

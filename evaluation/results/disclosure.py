@@ -11,10 +11,18 @@ is, cell by cell:
   membership is public anyway);
 * rates (P, R, F and their intervals) to 0.1 point, the precision the pages print: a rate is a ratio
   of two sums over the scored sentences, and its full float would give those sums back;
-* with ``pooled`` (the default), only the cells of all genres and all types together: a difference
-  between two runs then reads a sum over the whole test set; with ``rates``, the cells per genre and
-  type too, but no cell of a genre with fewer than ``Campaign.min_genre_sentences`` scored sentences;
-  no cell at all if the whole test set is that small.
+* with ``primary`` (the default), one figure per layer (F of all genres and types together, in the
+  layer's first way of scoring) of each team's *primary* run (its latest active test run), nothing of
+  its other runs, and no paired test: a team reads one figure per layer, so no run of its own calibrates
+  another, and a single F carries the gold's unknown size in its denominator. Measured by
+  :mod:`evaluation.secrecy_budget`: at most 1 decodable sentence per team on the demo campaigns and a
+  40,000-sentence campaign, where ``pooled`` gives 14 per extra run (docs/threat-model.md). Where even that
+  figure would let the admitted teams decode more than 1 bit per run or 1 % of the non-development sentences
+  (a small test set with very long sentences, many teams), no figure at all is shown before the gold release;
+* with ``pooled``, P, R and F of the cells of all genres and all types together for every way and run:
+  a difference between two runs then reads a sum over the whole test set; with ``rates``, the cells per
+  genre and type too, but no cell of a genre with fewer than ``Campaign.min_genre_sentences`` scored
+  sentences; no cell at all if the whole test set is that small.
 
 The plausibility bound at validation (:mod:`parseval.annotations.plausibility`) refuses the runs that carry
 such an encoding in the first place; this module makes what a run that slips under it can show a
@@ -48,7 +56,37 @@ def limited(campaign: Campaign) -> bool:
 
 
 def _shown_type(campaign: Campaign, type_: str) -> bool:
-    return type_ == ALL or campaign.team_figures != TeamFigures.POOLED
+    return type_ == ALL or campaign.team_figures not in (TeamFigures.POOLED, TeamFigures.PRIMARY)
+
+
+def _one_figure(campaign: Campaign) -> bool:
+    return campaign.team_figures == TeamFigures.PRIMARY
+
+
+def primary_run_ids(campaign: Campaign) -> set[int]:
+    """Each team's primary run: its latest active (neither withdrawn nor disqualified) test run. Under ``primary``
+    figures it is the only one whose figure anyone but the organisers sees before the gold release."""
+    from campaign.models import Run
+
+    latest: dict[int, int] = {}
+    rows = (Run.objects.filter(campaign=campaign, scope=Run.Scope.TEST, withdrawn_at__isnull=True,
+                               disqualified=False).order_by("uploaded_at", "pk").values_list("team_id", "pk"))
+    for team_id, pk in rows:
+        latest[team_id] = pk
+    return set(latest.values())
+
+
+def _official(cells: list[dict]) -> list[dict]:
+    """One figure per layer: F of the layer's first cell of all genres and types together (the engine's first
+    way: HYP EQUAL for EASY relations), rounded, without P, R or interval."""
+    out, seen = [], set()
+    for cell in cells:
+        layer = cell.get("layer")
+        if layer in seen or cell.get("aggregation", "micro") != "micro":
+            continue
+        seen.add(layer)
+        out.append(dict(rate_cell(cell), p=None, r=None, ci=None))
+    return out
 
 
 def limited_for(user, campaign: Campaign) -> bool:
@@ -69,9 +107,19 @@ def hidden_genres(campaign: Campaign) -> set[str]:
     pooled = campaign.team_figures == TeamFigures.POOLED
     hidden = {code for code, n in counts.items() if pooled or n < least}
     hidden |= {g for g in campaign.genres.values_list("code", flat=True) if pooled or counts.get(g, 0) < least}
-    if sum(counts.values()) < least:
+    if sum(counts.values()) < least or (_one_figure(campaign) and _over_budget(campaign)):
         hidden.add(ALL)
     return hidden
+
+
+def _over_budget(campaign: Campaign) -> bool:
+    """Whether one figure per layer of each primary run would let the admitted teams decode more than 1 bit per run
+    or 1 % of the non-development sentences (:mod:`evaluation.secrecy_budget`, cached): then none is shown before
+    the gold release, as no figure is shown of a test set below the minimum."""
+    from evaluation.secrecy_shape import campaign_budget
+
+    budget = campaign_budget(campaign)
+    return budget is not None and budget.withheld is not None
 
 
 def _rounded(value):
@@ -92,6 +140,8 @@ def rate_cell(cell: dict) -> dict:
 
 def limit_cells(cells: list[dict], hidden: set[str], campaign: Campaign) -> list[dict]:
     """Cells shaped by :mod:`evaluation.results.summaries` (pooled genres and types spelt ``ALL``) as teams may see them now."""
+    if _one_figure(campaign):
+        return [] if ALL in hidden else _official([c for c in cells if c["genre"] == ALL and c["type"] == ALL])
     return [rate_cell(c) for c in cells if c["genre"] not in hidden and _shown_type(campaign, c["type"])]
 
 
@@ -100,10 +150,15 @@ def limit_results(data: dict | None, campaign: Campaign) -> dict | None:
     if data is None or not limited(campaign):
         return without_test_counts(data, campaign)
     hidden = hidden_genres(campaign)
+    primary = primary_run_ids(campaign) if _one_figure(campaign) else None
     runs = []
     for entry in data.get("runs", []):
         if entry.get("scope") == "dev":  # a development check is scored on public gold: shown in full
             runs.append(entry)
+            continue
+        if primary is not None and entry.get("run") not in primary:
+            # a team's other runs: listed, their figures at the gold release
+            runs.append(limit_entry(dict(entry, cells=[]), hidden, campaign))
             continue
         runs.append(limit_entry(entry, hidden, campaign))
     return dict(data, runs=runs, figures=campaign.team_figures)
@@ -119,6 +174,10 @@ def limit_document(document: dict, run) -> dict:
     hidden = hidden_genres(campaign)
 
     def shaped(cells):
+        if _one_figure(campaign):
+            if ALL in hidden or run.pk not in primary_run_ids(campaign):
+                return []
+            return _official([c for c in cells or [] if pooled(c.get("genre")) == ALL and pooled(c.get("type")) == ALL])
         out = []
         for cell in cells or []:
             if pooled(cell.get("genre")) in hidden or not _shown_type(campaign, pooled(cell.get("type"))):
@@ -130,13 +189,30 @@ def limit_document(document: dict, run) -> dict:
                 figures=campaign.team_figures)
 
 
-def limit_summary(rows: list[dict], campaign: Campaign) -> list[dict] | None:
+def limit_summary(rows: list[dict], campaign: Campaign, run=None) -> list[dict] | None:
     """The pooled rows a run page shows first (:func:`evaluation.pipeline.services.result_summary`), limited as
-    :func:`limit_results`: rates to 0.1 point, nothing when the whole test set is below the minimum."""
+    :func:`limit_results`: rates to 0.1 point, nothing when the whole test set is below the minimum; under
+    ``primary``, the first row of each layer with its F alone, and nothing for a run that is not its team's
+    primary run (or when ``run`` is not given)."""
     if not limited(campaign):
         return rows
     if ALL in hidden_genres(campaign):
         return None
+    if _one_figure(campaign):
+        if run is None or run.pk not in primary_run_ids(campaign):
+            return None
+        out, seen = [], set()
+        from evaluation.models import ResultCell
+
+        pooled_counts = {ResultCell.Aggregation.MICRO.value, ResultCell.Aggregation.MICRO.label}
+        micro = [row for row in rows if row.get("aggregation", "micro") in pooled_counts]
+        for row in micro or rows:
+            if row.get("layer") in seen:
+                continue
+            seen.add(row.get("layer"))
+            shown = dict(row.get("shown") or {}, p="–", r="–", ci="")
+            out.append(dict(row, p=None, r=None, f=_rounded(row.get("f")), ci=None, shown=shown))
+        return out
     out = []
     for row in rows:
         row = dict(row, **{k: _rounded(row.get(k)) for k in RATES if k in row})
@@ -189,7 +265,7 @@ def limit_pair_tables(tables: dict, user, campaign: Campaign) -> dict:
     if not limited_for(user, campaign):
         return tables
     hidden = hidden_genres(campaign)
-    if ALL in hidden:
+    if ALL in hidden or _one_figure(campaign):  # under ``primary``: the paired tests come with the gold release
         return {}
     out = {}
     for key, table in tables.items():
@@ -236,11 +312,14 @@ def limit_consensus(entry: dict, campaign: Campaign, hidden: set[str] | None = N
         return _oracle_without_counts(entry, campaign)
     hidden = hidden_genres(campaign) if hidden is None else hidden
     out = dict(entry)
+    # Under ``primary`` a team reads one figure of one run: the oracle and the agreement would be more readouts of
+    # test-set sums than the secrecy budget counts (:mod:`evaluation.secrecy_budget`), so they wait for the gold.
+    one_figure = _one_figure(campaign)
     if out.get("mean_agreement") is not None:
-        out["mean_agreement"] = _rounded(out["mean_agreement"])
+        out["mean_agreement"] = None if one_figure else _rounded(out["mean_agreement"])
     oracle = entry.get("oracle")
     if oracle:
-        shown = ALL not in hidden and _shown_type(campaign, oracle.get("type") or ALL)
+        shown = not one_figure and ALL not in hidden and _shown_type(campaign, oracle.get("type") or ALL)
         genres = {g: _rounded(v) for g, v in (oracle.get("genres") or {}).items() if shown and g not in hidden}
         out["oracle"] = {key: value for key, value in oracle.items() if key not in _ORACLE_COUNTS}
         out["oracle"].update(value=_rounded(oracle.get("value")) if shown else None, genres=genres)

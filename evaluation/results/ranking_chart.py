@@ -9,7 +9,9 @@ The x axis spans the data with a margin, not 0-100: 98.9 and 98.7 must look
 apart. The chart is drawn at the width it is shown at (:data:`WIDTH` fits a
 phone's screen, and several sit side by side as small multiples on a wide
 one), so its labels keep their size: a label too long for its column is cut
-with an ellipsis, the whole of it in the row's tooltip and in the table.
+with an ellipsis, the whole of it in the row's tooltip and in the table; two
+labels that would then read the same are cut in the middle, keeping the ends
+that tell them apart (:func:`evaluation.results.charts.fit_labels`).
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from xml.sax.saxutils import escape
 
 from django.utils.safestring import SafeString
 
-from .charts import PALETTE, _frame, _pct, fit_text, text_width
+from .charts import PALETTE, _frame, _pct, fit_labels, fit_text, text_width
 
 ROW = 22
 WIDTH = 350  # px: fits a 390 px phone screen with the page's margins
@@ -51,6 +53,7 @@ def dot_plot(rows: Sequence[tuple[str, float | None, float | None, float | None]
                     f'{100 * v:.1f}</text>')
     body.append(f'<text x="{width / 2:.1f}" y="{height - 4}" font-size="11" text-anchor="middle">'
                 f'{escape(fit_text(f"{title} (%)", width - 8, 11))}</text>')
+    shown = fit_labels([label for label, *_ in rows], label_w - 8)
     for i, (label, value, low, high) in enumerate(rows):
         y = top + ROW * i + ROW / 2
         colour = PALETTE[0]
@@ -58,7 +61,7 @@ def dot_plot(rows: Sequence[tuple[str, float | None, float | None, float | None]
         if low is not None and high is not None:
             tip += f" (95% CI {_pct(low)}–{_pct(high)})"
         body.append(f'<text x="{label_w - 4:.1f}" y="{y + 4:.1f}" font-size="12" text-anchor="end">'
-                    f'{escape(fit_text(label, label_w - 8))}<title>{escape(tip)}</title></text>')
+                    f'{escape(shown[i])}<title>{escape(tip)}</title></text>')
         if low is not None and high is not None:
             body.append(f'<line x1="{x_of(low):.1f}" y1="{y:.1f}" x2="{x_of(high):.1f}" y2="{y:.1f}" '
                         f'stroke="{colour}" stroke-width="2"/>')

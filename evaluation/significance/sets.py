@@ -21,13 +21,14 @@ Pages never compute a test: they read the newest set (:func:`latest_set`).
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import time
 from collections import Counter
 
 import numpy as np
-from django.db import transaction
+from django.db import connection, transaction
 
 from campaign import kinds, visibility
 from campaign.models import Campaign
@@ -111,10 +112,19 @@ def compute(campaign: Campaign) -> SignificanceSet:
     by_track: dict[str, dict] = {}
     for pk, entry in loaded.items():
         by_track.setdefault((entry[0].document.get("parameters") or {}).get("track") or "", {})[pk] = entry
-    with transaction.atomic():  # readers see the previous set until this one is whole
-        computed = SignificanceSet.objects.create(
-            campaign=campaign, method=options["method"], resamples=resamples, seed=options["seed"],
-            alpha=options["alpha"], signature="")
+
+    def new_set() -> SignificanceSet:
+        return SignificanceSet.objects.create(campaign=campaign, method=options["method"], resamples=resamples,
+                                              seed=options["seed"], alpha=options["alpha"], signature="")
+
+    # Readers see the previous set until this one is whole: it is written in one transaction. SQLite has one
+    # writer at a time, and a transaction held over the whole computation (minutes for a large table) would keep
+    # the web's uploads and the scoring worker waiting past their busy timeout: there the rows are computed first,
+    # held in memory, and written at the end in a short transaction. Elsewhere they are stored as they come.
+    one_writer = connection.vendor == "sqlite"
+    held: list[list[PairedDifference]] = []
+    with contextlib.nullcontext() if one_writer else transaction.atomic():
+        computed = None if one_writer else new_set()
         for group in by_track.values():
             group, more = _comparable(group)
             skipped += more
@@ -135,15 +145,27 @@ def compute(campaign: Campaign) -> SignificanceSet:
             for part in paired.compare_parts({pk: r.rows for pk, (_, r) in ordered.items()}, strata, figures,
                                              method=options["method"], resamples=drawn, seed=options["seed"]):
                 rows = _pair_rows(part, options["alpha"])
-                for row in rows:
-                    row.set = computed
-                PairedDifference.objects.bulk_create(rows, batch_size=1000)
-        computed.resamples = resamples
-        computed.signature = signature(options["method"], resamples, options["seed"], options["alpha"])
-        computed.results, computed.skipped, computed.sentences = sorted(kept), skipped, sentences
-        computed.seconds = time.perf_counter() - started
-        computed.save(update_fields=["resamples", "signature", "results", "skipped", "sentences", "seconds"])
+                if computed is None:
+                    held.append(rows)
+                else:
+                    _store(rows, computed)
+        with transaction.atomic():
+            if computed is None:
+                computed = new_set()
+                for rows in held:
+                    _store(rows, computed)
+            computed.resamples = resamples
+            computed.signature = signature(options["method"], resamples, options["seed"], options["alpha"])
+            computed.results, computed.skipped, computed.sentences = sorted(kept), skipped, sentences
+            computed.seconds = time.perf_counter() - started
+            computed.save(update_fields=["resamples", "signature", "results", "skipped", "sentences", "seconds"])
     return computed
+
+
+def _store(rows: list[PairedDifference], computed: SignificanceSet) -> None:
+    for row in rows:
+        row.set = computed
+    PairedDifference.objects.bulk_create(rows, batch_size=1000)
 
 
 def _compact(rows: np.ndarray) -> np.ndarray:
@@ -290,15 +312,17 @@ def swapped(agreement: dict) -> dict:
     return {swap.get(k[:2], k[:2]) + k[2:]: v for k, v in agreement.items()}
 
 
-def pair_tables(computed: SignificanceSet | None, a: int, b: int) -> dict[str, dict]:
+def pair_tables(computed: SignificanceSet | None, a: int, b: int, figures: list[str] | None = None) -> dict[str, dict]:
     """``{figure: {"headline": headline, "cells": {genre: {type: cell}}, "cells_family": n}}`` of result ``a``
     minus result ``b``: the headline is the pair's stored headline (the family of every pair of the figure),
-    each other cell ``{diff, ci, se, p, p_bh, significant}`` (Benjamini–Hochberg across the table)."""
+    each other cell ``{diff, ci, se, p, p_bh, significant}`` (Benjamini–Hochberg across the table).
+    ``figures``: only those (a pair's tables of every figure are large)."""
     if computed is None:
         return {}
-    sign, rows = 1, list(computed.pairs.filter(result_a=a, result_b=b).values(*HEADLINE_FIELDS, "cells"))
+    pairs = computed.pairs if figures is None else computed.pairs.filter(figure__in=figures)
+    sign, rows = 1, list(pairs.filter(result_a=a, result_b=b).values(*HEADLINE_FIELDS, "cells"))
     if not rows:
-        sign, rows = -1, list(computed.pairs.filter(result_a=b, result_b=a).values(*HEADLINE_FIELDS, "cells"))
+        sign, rows = -1, list(pairs.filter(result_a=b, result_b=a).values(*HEADLINE_FIELDS, "cells"))
     out = {}
     for row in rows:
         cells: dict[str, dict[str, dict]] = {}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.http import Http404, JsonResponse
 from django.shortcuts import render
+from django.utils.translation import ngettext
 
 from campaign import kinds, tracks, visibility
 
@@ -106,7 +107,8 @@ def ranking_context(request, campaign) -> dict:
                           for row in rows], title=f"Ranking by {_figure_label(figure)}")
     kind = kinds.for_campaign(campaign)
     explained = _explained(cells)
-    return {"campaign": campaign, "visible": visible, "figure": figure, "figure_label": _figure_label(figure) if figure
+    return {"campaign": campaign, "visible": visible, "treebank_url": _treebank_url(request.user, campaign)
+            if consensus_rows else "", "figure": figure, "figure_label": _figure_label(figure) if figure
             else "", "score_label": "Recall (%)" if figure and headline == "r" else "F (%)", "figures": [(f, _figure_label(f)) for f in sorted(cells)], "rows": rows, "chart": chart,
             "computed": computed, "power": power if figure else None, "explained": explained,
             "figure_help": kind.figure_help_template(explained),
@@ -114,6 +116,19 @@ def ranking_context(request, campaign) -> dict:
             "figure_layer": parse_figure_id(figure)["layer"] if figure else "",
             "diagnostics": visible.source == "live" and kind.has_diagnostics, "tested": bool(figure) and computed is not None and
             all(rid in computed.results for rid in by_result)}
+
+
+def _treebank_url(user, campaign) -> str:
+    """Where the consensus treebank is downloaded, for whoever may (anyone once the results are published):
+    the ranking that shows the consensus links it, so that a reader finds it ("" when there is none)."""
+    from django.urls import reverse
+
+    from evaluation.consensus import runs as consensus_runs
+    from evaluation.consensus.views import can_download_treebank
+
+    if not can_download_treebank(user, campaign) or consensus_runs.treebank_file(campaign) is None:
+        return ""
+    return reverse("results:consensus-treebank", args=[campaign.slug])
 
 
 def _consensus_rows(consensus: list[dict], cells: dict, headline: str, figure: str, pairs: dict,
@@ -312,14 +327,18 @@ def design_page(request, slug: str):
     if figure not in figures:
         figure = next((f for f in ("micro|relations|HYP|EQUAL", "micro|evalb||", "micro|deps-las||") if f in figures),
                       figures[0])
-    stored = list(computed.pairs.filter(figure=figure).select_related("result_a__run", "result_b__run")
-                  .order_by("result_a", "result_b"))
+    # the pairs' per-cell tables are large: only the chosen pair's is read (pair_tables below)
+    stored = list(computed.pairs.filter(figure=figure).defer("cells")
+                  .select_related("result_a__run__team", "result_b__run__team").order_by("result_a", "result_b"))
     choices = [(f"{p.result_a_id}-{p.result_b_id}", f"{p.result_a.run.name} vs {p.result_b.run.name}", p)
                for p in stored]
     wanted = request.GET.get("pair")
-    chosen = next((c for c in choices if c[0] == wanted), None) or next(
-        (c for c in choices if not (c[2].result_a.run.synthetic or c[2].result_b.run.synthetic)),
-        choices[0] if choices else None)
+    # By default two real runs (docs/significance.md): neither a synthetic demo run nor the platform's
+    # consensus pseudo-run, which is made of the others and agrees with each more than two parsers do;
+    # failing that, two runs of teams (synthetic ones) rather than a run against the consensus.
+    chosen = next((c for c in choices if c[0] == wanted), None) or min(
+        choices, key=lambda c: (_consensus(c[2].result_a.run) + _consensus(c[2].result_b.run),
+                                (not _real(c[2].result_a.run)) + (not _real(c[2].result_b.run))), default=None)
     try:
         target = float(request.GET.get("target", "1")) / 100
     except ValueError:
@@ -327,9 +346,7 @@ def design_page(request, slug: str):
     target = target if target > 0 else 0.01
     rows, total = [], None
     if chosen:
-        table = significance.pair_tables(computed, chosen[2].result_a_id, chosen[2].result_b_id)[figure]
-        se = {g: (cells.get(ALL) or {}).get("se") for g, cells in table["cells"].items()}
-        se[ALL] = table["headline"]["se"]
+        se = _pair_errors(computed, chosen[2].result_a_id, chosen[2].result_b_id, figure)
         names = {g.code: g.name for g in campaign.genres.all()}
         names[ALL] = "All genres"
         for need in design.plan(computed.sentences, se, target, alpha=computed.alpha):
@@ -340,5 +357,36 @@ def design_page(request, slug: str):
     context.update({"figure": figure, "figure_label": _figure_label(figure),
                     "figures": [(f, _figure_label(f)) for f in figures],
                     "pairs": [(key, label) for key, label, _ in choices], "pair": chosen[0] if chosen else "",
-                    "target": f"{100 * target:g}", "rows": rows, "split": total})
+                    "target": f"{100 * target:g}", "rows": rows, "split": total,
+                    "target_points": _points_text(100 * target)})
     return render(request, "results/design.html", context)
+
+
+def _pair_errors(computed, a: int, b: int, figure: str) -> dict[str, float | None]:
+    """``{genre or ALL: standard error}`` of a pair's difference on ``figure``: all the design aid reads of the
+    pair's stored table. A significance set is never changed once computed (a new one is made), so these are
+    cached under its id: changing the target or coming back to a pair reads no table again."""
+    from django.core.cache import cache
+
+    key = f"design:se:{computed.pk}:{a}:{b}:{figure}"
+    se = cache.get(key)
+    if se is None:
+        table = significance.pair_tables(computed, a, b, figures=[figure])[figure]
+        se = {g: (cells.get(ALL) or {}).get("se") for g, cells in table["cells"].items()}
+        se[ALL] = table["headline"]["se"]
+        cache.set(key, se, timeout=24 * 3600)
+    return se
+
+
+def _real(run) -> bool:
+    """A run of a parser: not a synthetic demo run, not the platform's consensus pseudo-run."""
+    return not run.synthetic and not _consensus(run)
+
+
+def _consensus(run) -> bool:
+    return run.team.system
+
+
+def _points_text(points: float) -> str:
+    """"1 point", "2 points", "0.5 points": the difference to detect, in words."""
+    return ngettext("%(points)s point", "%(points)s points", 1 if points == 1 else 2) % {"points": f"{points:g}"}

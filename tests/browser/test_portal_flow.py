@@ -45,7 +45,9 @@ def campaign_world(shared_data, tmp_path, settings):
     users = get_user_model().objects
     organiser = users.create_user("org", password="org-pw-123456")
     member = users.create_user("marie", password="marie-pw-123456")
-    campaign = Campaign.objects.create(name="Browser campaign", slug="browser", metrics={"bootstrap": 50})
+    # pooled figures: the 15 ways are on the page before the gold release (the default shows one F per layer)
+    campaign = Campaign.objects.create(name="Browser campaign", slug="browser", metrics={"bootstrap": 50},
+                                       team_figures="pooled")
     campaign.organisers.add(organiser)
     import_corpus(campaign, [gold_dir / source.name], actor=organiser)
     transition(campaign, CampaignState.OPEN, actor=organiser)

@@ -198,6 +198,9 @@ def test_nothing_of_the_consensus_is_seen_before_publication(tree_campaign, tree
     with zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content))) as zf:
         names = sorted(zf.namelist())
     assert names == ["annodis.agreement.tsv", "annodis.mrg", "frwiki.agreement.tsv", "frwiki.mrg"]
+    # and a public page links it: the ranking, beside the consensus it was made with
+    ranking = public.get(f"/results/{slug}/ranking/").content.decode()
+    assert f'href="/results/{slug}/consensus/treebank.zip"' in ranking
 
 
 def test_dependency_consensus_oracle_and_significance(dep_campaign, dep_gold, organiser,

@@ -164,17 +164,17 @@ def test_a_second_call_after_a_failed_first_one_finishes_the_demo(small_corpus, 
 
     def broken(doc, recipe):
         out = real(doc, recipe)
-        if recipe.name.startswith("beta-types-10"):
+        if recipe.name.startswith("types-10"):
             out.sentences[0].groups[0].type = "ZZ"  # an unknown group type: the run is refused
         return out
 
     monkeypatch.setattr(demo, "perturb", broken)
-    with pytest.raises(CommandError, match="beta-types-10"):
+    with pytest.raises(CommandError, match="types-10"):
         call_command(*args, stdout=StringIO())
     campaign = Campaign.objects.get(slug="demo-r")
     assert campaign.state == CampaignState.OPEN
     assert list(campaign.runs.exclude(status=RunStatus.SCORED).values_list("name", flat=True)) == [
-        "beta-types-10 (synthetic)"]
+        "types-10 (synthetic)"]
 
     monkeypatch.setattr(demo, "perturb", real)
     out = StringIO()

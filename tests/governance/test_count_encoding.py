@@ -212,7 +212,13 @@ def test_pooled_by_default_rates_rounded_small_genres_hidden(drawn, organiser, a
     assert dev.status == RunStatus.SCORED, dev.validation_report.get("problems", [])[:3]
     release(campaign, organiser)
     cells = client.get(f"/results/{campaign.slug}/data.json").json()["data"]["runs"][0]["cells"]
-    assert cells and all(c["genre"] == "ALL" and c["type"] == "ALL" for c in cells)  # pooled: the default
+    # the default: one figure per layer of the primary run, F alone
+    assert cells and all(c["genre"] == "ALL" and c["type"] == "ALL" and c["p"] is None for c in cells)
+    assert len(cells) == len({c["layer"] for c in cells})
+    campaign.team_figures = "pooled"
+    campaign.save()
+    cells = client.get(f"/results/{campaign.slug}/data.json").json()["data"]["runs"][0]["cells"]
+    assert cells and all(c["genre"] == "ALL" and c["type"] == "ALL" for c in cells)
     # A development check is scored on the public development gold: its team sees it in full.
     dev_cells = client.get(reverse("api:run-results", kwargs={"pk": dev.pk})).json()["result"]["cells"]
     assert any(c["fp"] is not None and c["genre"] != "ALL" for c in dev_cells)

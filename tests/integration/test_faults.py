@@ -325,3 +325,74 @@ def _answers(base: str) -> bool:
 @pytest.fixture
 def live_server_port():
     return free_port()
+
+
+def _lines_since(log: Path, offset: int) -> list[str]:
+    with open(log, "rb") as f:
+        f.seek(offset)
+        return f.read().decode("utf-8", errors="replace").splitlines()
+
+
+def test_a_redis_outage_under_requests_writes_a_bounded_log(stack, own_redis, live_server_port):
+    """Redis (the cache and the broker) stopped while readers and uploads keep coming: each process says once that
+    it is away and once that it is back, with the duration, and nothing more; no traceback, however many requests
+    (they used to write a ConnectionInterrupted traceback per cache call and a ConnectionRefusedError per upload)."""
+    import requests
+
+    worker, log = stack.start("scorer", pool=PREFORK, **FAST)
+    cache_url = f"redis://127.0.0.1:{own_redis.port}/1"
+    _, web_log = stack.spawn("web", [], command=[
+        os.sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{live_server_port}",
+        "--workers", "1", "--timeout", "60"], DJANGO_DEBUG="0", DJANGO_SECRET_KEY="faults-" + "x" * 40,
+        CACHE_URL=cache_url, **FAST)
+    campaign, _ = campaign_and_api("quiet-outage")
+    from rest_framework.authtoken.models import Token
+
+    token = Token.objects.get(user__username="quiet-outage-user").key
+    base = f"http://127.0.0.1:{live_server_port}"
+    wait_until(lambda: _answers(base), "gunicorn answering", [web_log], seconds=60)
+    wait_until(lambda: "ready." in log.read_text(errors="replace"), "the worker consuming", [log], seconds=60)
+
+    def upload(i: int) -> int | str:
+        r = requests.post(f"{base}/api/campaigns/{campaign.slug}/runs/", headers={"Authorization": f"Token {token}"},
+                          data={"name": f"run {i}"}, files={"file": ("run.zip", factories.gold_run_zip())}, timeout=60)
+        return r.json()["id"] if r.status_code == 201 else r.status_code
+
+    def read() -> None:
+        for path in ("/api/campaigns/", f"/api/campaigns/{campaign.slug}/", f"/campaigns/{campaign.slug}/", "/"):
+            assert requests.get(base + path, timeout=30).status_code == 200, path
+
+    accepted = [upload(0)]
+    read()
+    offsets = {p: p.stat().st_size for p in (web_log, log)}
+    own_redis.stop()
+    requests_made = 0
+    for i in range(1, 6):  # uploads kept by the outbox, readers served without the cache
+        accepted.append(upload(i))
+        for _ in range(10):
+            read()
+            requests_made += 4
+    assert requests_made >= 200 and all(isinstance(a, int) for a in accepted), accepted
+    time.sleep(5)  # the worker's reconnection attempts
+    own_redis.start()
+    wait_until(lambda: any("Connected to" in line for line in _lines_since(log, offsets[log])), "the worker back",
+               [log, web_log])
+    read()
+    accepted.append(upload(99))
+    _, beat_log = start_beat(stack)  # the outbox's runs are queued by the sweep
+    assert_each_ended_once(accepted, [log, web_log, beat_log])
+
+    web = _lines_since(web_log, offsets[web_log])
+    worker_lines = [line for line in _lines_since(log, offsets[log])
+                    if " Task " not in line]  # a task received and done: the ordinary work, one line each
+    shown = "\n".join(["--- web", *web, "--- worker", *worker_lines])
+    assert not any("Traceback" in line or "CRITICAL" in line for line in web + worker_lines), shown
+    for what in ("cache unreachable since", "cache reachable again after", "broker unreachable since",
+                 "broker reachable again after"):
+        assert sum(what in line for line in web) == 1, (what, shown)
+    said = [line.split("] ")[0].split("/")[-1] for line in worker_lines if "broker unreachable since" in line]
+    assert "MainProcess" in said and len(said) == len(set(said)), shown  # once per process (the pool's has its own)
+    # the four transitions, gunicorn's own lines, a line per upload kept by the outbox at most
+    assert len(web) <= 15, shown
+    assert len(worker_lines) <= 15, shown
+    assert worker.poll() is None

@@ -120,8 +120,8 @@ class Workers:
         with ``extra_env`` added to its environment. ``var_dir``: a var folder of its own (its log stays in the
         pool's), as a worker on another machine has; the pool's by default."""
         consumed = [queue_prefix(self.queue) + role for role in roles]
-        if queues.VALIDATION in roles:
-            consumed.append(self.queue)  # the default queue goes with validation
+        if queues.PERIODIC in roles:  # the default queue, named after this pool
+            consumed = [self.queue if role == queues.PERIODIC else name for role, name in zip(roles, consumed)]
         return self.spawn(name, ["worker", *pool, "--without-gossip", "--without-mingle", "--without-heartbeat",
                                  "-Q", ",".join(consumed), "--loglevel=INFO", "-n", f"{name}-{self.queue}@%h"],
                           var_dir=var_dir, **extra_env)

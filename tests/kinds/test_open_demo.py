@@ -83,6 +83,9 @@ def test_a_team_uploads_sees_validation_and_dev_figures_and_withdraws(practice, 
     assert bad.status == RunStatus.INVALID
     files = {p["file"] for p in bad.validation_report["problems"]}
     assert files == {"gsd.conllu", "sequoia.conllu"}
+    # the sentence left out of gsd.conllu is named, once; the sentences after it are not reported
+    [missing] = [p for p in bad.validation_report["problems"] if p["file"] == "gsd.conllu"]
+    assert missing["sentence"] == "fr-ud-test_00005" and "is missing between" in missing["message"]
     html = client.get(reverse("portal:run", kwargs={"pk": bad.pk})).content.decode()
     assert "gsd.conllu" in html and "sequoia.conllu" in html
 

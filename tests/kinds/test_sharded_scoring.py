@@ -1,6 +1,7 @@
 """One EASY run scored in shards across workers (evaluation.pipeline.sharding), in process: the stored result is byte
 for byte the single task's; a small run stays one task; a failing shard fails the run and stores nothing; a
-shard of a delivery that lost the run writes nothing. (With real worker processes: tests/integration.)"""
+shard of a delivery that lost the run writes nothing; a coordinator leaves a shard another worker counts, and
+the shards' watch takes it back once silent. (With real worker processes: tests/integration.)"""
 from __future__ import annotations
 
 import contextlib
@@ -9,9 +10,11 @@ import io
 import json
 import random
 import zipfile
+from datetime import timedelta
 from unittest import mock
 
 import pytest
+from django.utils import timezone
 
 from parseval.annotations.easy import read_document
 from annotations.models import gold_storage
@@ -277,3 +280,73 @@ def test_a_shard_of_a_delivery_that_lost_the_run_writes_nothing(campaign, alice,
     with pytest.raises(delivery.LostClaim):
         sharding.score(run, EasyKind().setup(run), held, {}, plan)
     assert not Result.objects.filter(run=run).exists()
+
+
+def handed_over_run(campaign, user, settings, name: str):
+    """A run whose coordinator could not send shards 0, 2, 3 and 4 (the broker refused them) and sent shard 1,
+    which another worker took (and beat a moment ago): it counts the four and leaves instead of waiting for
+    shard 1; the run, still held by its claim, and the outcome."""
+    settings.PARSEVAL_SHARD_SENTENCES = 200
+    team = factories.make_team(campaign, user, name=f"team {name}")
+    run = stored_run(campaign, team, user, realistic_run(), "run.zip", name=name)
+    with mock.patch("evaluation.pipeline.tasks.enqueue_scoring"):
+        from evaluation.pipeline.tasks import score_run, validate_run
+        validate_run.apply(args=[run.pk]).get()
+
+    def another_worker_takes_shard_1(held, shards):
+        assert sharding._take(held.token, "host:999:other-worker:0", 1) is not None
+        return [0, 2, 3, 4]
+
+    with mock.patch.object(sharding, "_send", another_worker_takes_shard_1):
+        outcome = score_run.apply(args=[run.pk]).get()
+    run.refresh_from_db()
+    return run, outcome
+
+
+def test_the_coordinator_leaves_a_shard_another_worker_counts_and_the_watch_takes_it_back_when_silent(
+        campaign, alice, bob, settings):
+    single, outcome = scored(campaign, alice, realistic_run(), settings, 0, "single")
+    assert outcome == "scored"
+    run, outcome = handed_over_run(campaign, bob, settings, "handed over")
+    assert outcome.endswith("1 of 5 shards left to other scoring processes; the last to finish stores the result")
+    assert run.status == RunStatus.SCORING and run.claimed_by  # the claim is kept for the shard
+    left = ScoringShard.objects.get(token=run.claimed_by, status=ScoringShard.Status.RUNNING)
+    assert left.index == 1 and ScoringShard.objects.filter(status=ScoringShard.Status.DONE).count() == 4
+
+    # the other worker beats: the watch leaves its shard alone, and keeps the run it was handed alive
+    type(run).objects.filter(pk=run.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
+    assert sharding.watch_shards.apply().get() == {"taken_back": 0, "resent": 0, "sent": 0, "vouched": 1,
+                                                   "dropped": 0}
+    run.refresh_from_db()
+    assert timezone.now() - run.heartbeat_at < timedelta(minutes=1)
+    # then it stops beating for the short lease: taken back, sent again, counted, and the last one stores
+    ScoringShard.objects.filter(pk=left.pk).update(
+        beat_at=timezone.now() - timedelta(seconds=settings.PARSEVAL_SHARD_LEASE_SECONDS + 1))
+    with mock.patch.object(EasyKind, "merge_shards", autospec=True, side_effect=EasyKind.merge_shards) as merge:
+        assert sharding.watch_shards.apply().get()["taken_back"] == 1
+    run.refresh_from_db()
+    assert run.status == RunStatus.SCORED and merge.call_count == 1
+    assert run.scoring_attempts == 1  # never taken over: the first delivery's claim, kept for its shards
+    assert document_bytes(run) == document_bytes(single)
+    assert not ScoringShard.objects.exists()
+
+
+def test_a_shard_that_stops_its_worker_every_time_ends_the_run_failed(campaign, alice, settings):
+    run, _ = handed_over_run(campaign, alice, settings, "killer")
+    ScoringShard.objects.filter(status=ScoringShard.Status.RUNNING).update(  # its worker stops each time
+        beat_at=timezone.now() - timedelta(hours=1), interrupted=settings.PARSEVAL_MAX_SCORING_ATTEMPTS - 1)
+    documents = ScoringShard.objects.get(status=ScoringShard.Status.RUNNING).documents
+    with mock.patch.object(sharding.score_shard, "apply_async") as send:
+        assert sharding.watch_shards.apply().get()["taken_back"] == 0
+    run.refresh_from_db()
+    assert run.status == RunStatus.FAILED and not run.claimed_by and send.call_count == 0
+    assert run.status_reason.startswith(f"scoring was interrupted {settings.PARSEVAL_MAX_SCORING_ATTEMPTS} times "
+                                        f"while counting shard 2 (documents {documents[0]}")
+    assert not ScoringShard.objects.exists() and not Result.objects.filter(run=run).exists()
+
+
+def test_the_watch_drops_the_shards_of_a_delivery_that_lost_the_run(campaign, alice, settings):
+    run, _ = handed_over_run(campaign, alice, settings, "lost")
+    type(run).objects.filter(pk=run.pk).update(claimed_by="", heartbeat_at=None)  # taken back by the run's lease
+    assert sharding.watch_shards.apply().get()["dropped"] == 5
+    assert not ScoringShard.objects.exists()

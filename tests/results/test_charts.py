@@ -64,3 +64,20 @@ def test_many_series_get_distinct_styles():
             mark = g[-2]
             styles.add((etree.QName(mark).localname, mark.get("fill")))
     assert len(styles) == 20
+
+
+def test_the_dot_plot_never_cuts_two_run_names_to_the_same_label():
+    """spaCy's sm and md runs both read "B / spaCy fr_core_…" once cut: cut in the middle, they stay apart."""
+    import re
+
+    from evaluation.results.charts import text_width
+    from evaluation.results.ranking_chart import dot_plot
+
+    names = ["B / spaCy fr_core_news_md", "B / spaCy fr_core_news_sm", "A / gold copy"]
+    svg = str(dot_plot([(n, 0.8 - k / 100, None, None) for k, n in enumerate(names)], title="LAS"))
+    labels = re.findall(r'text-anchor="end">([^<]*)<title>', svg)
+    assert len(labels) == 3 and len(set(labels)) == 3, labels
+    assert labels[0].endswith("md") and labels[1].endswith("sm") and labels[2] == "A / gold copy"
+    assert all(text_width(label) <= 0.42 * 350 for label in labels)
+    # the whole names stay in the tooltips
+    assert all(f"<title>{n}: " in svg for n in names)

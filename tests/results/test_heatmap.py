@@ -25,7 +25,7 @@ def test_cells_numbers_colours_and_titles():
 def test_the_frame_makes_room_for_long_labels():
     """Row labels right-aligned at the label column's edge and column labels slanted up-right: the svg is
     sized from their lengths, so neither runs out of it (the browser tests measure the drawn boxes)."""
-    row = "gamma / gamma-arguments-15 (synthetic)"
+    row = "gamma / arguments-15 (synthetic)"
     svg = str(heatmap([row, "b"], ["HYP INTERSECTION", "REF BARYCENTER"], [[Point(0.5), Point(0.6)]] * 2,
                       title="t", desc="d"))
     width, height = map(float, re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', svg).groups())

@@ -42,7 +42,9 @@ def _cells_table(page: str) -> tuple[int, int]:
 
 def test_a_team_sees_its_own_pair_pooled_and_rounded(tree_campaign, tree_gold, alice, organiser, client,
                                                      django_capture_on_commit_callbacks):
-    assert tree_campaign.team_figures == TeamFigures.POOLED  # the default
+    assert tree_campaign.team_figures == TeamFigures.PRIMARY  # the default: no paired test before the gold release
+    tree_campaign.team_figures = TeamFigures.POOLED  # the organisers' other choice, whose pairs are limited here
+    tree_campaign.save(update_fields=["team_figures"])
     good, bad = _two_runs_of_one_team(tree_campaign, tree_gold, alice, django_capture_on_commit_callbacks)
     slug = tree_campaign.slug
 
@@ -78,6 +80,8 @@ def test_pages_and_json_limit_the_pairs_in_one_place(tree_campaign, tree_gold, a
     """The ranking, the comparison, the significance JSON and the API all pass what they show of the paired tests
     through :func:`disclosure.limit_pair_tables`, for the user who asks: the same limits whatever the way in."""
     good, bad = _two_runs_of_one_team(tree_campaign, tree_gold, alice, django_capture_on_commit_callbacks)
+    tree_campaign.team_figures = TeamFigures.POOLED  # the setting whose pairs are shown, limited
+    tree_campaign.save(update_fields=["team_figures"])
     slug = tree_campaign.slug
     urls = {"ranking": f"/results/{slug}/ranking/?figure={FIGURE}",
             "comparison": f"/results/{slug}/compare/{good.pk}/{bad.pk}/?figure={FIGURE}",

@@ -131,6 +131,8 @@ def test_published_results_give_the_public_no_result_ids(scored, organiser):
 
     good, bad = scored
     campaign = good.campaign
+    campaign.team_figures = "pooled"  # a setting that shows the pairs before the gold release (the default: none)
+    campaign.save(update_fields=["team_figures"])
     for state in (CampaignState.CLOSED, CampaignState.SCORED, CampaignState.RELEASED, CampaignState.PUBLISHED):
         lifecycle.transition(campaign, state, actor=organiser)
     public = as_user(None)

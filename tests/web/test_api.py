@@ -58,6 +58,9 @@ def test_upload_poll_and_results(campaign, team_a, alice, django_capture_on_comm
     # before release the team sees "accepted", not how scoring went nor when (docs/governance.md)
     assert status["status"] == "accepted" and status["progress"] == 100 and status["validation_report"]["valid"]
     assert "status_changed_at" not in status and "checked_at" not in status["validation_report"]
+    # and says why the time is left out, in the answer itself
+    why = status["sealed"]["status_changed_at"]
+    assert "not shown to teams until the gold is released" in why and "test sentences" in why
     listed = api.get(f"/api/campaigns/{campaign.slug}/runs/").json()
     assert [r["id"] for r in listed["results"]] == [run_id]
     # scores are not released yet: refused without a figure in the body

@@ -278,7 +278,8 @@ def test_problems_of_the_parses_are_located_in_the_report(conllu_campaign, alice
     e9_line = len(E1.splitlines()) + 2  # E1's lines, its blank line ending it, then E9's comment: the first word
     e3_line = len(E1.splitlines()) + len(E2.splitlines()) + 2
     assert "not a sentence of corpus document general_elda" in problems[("general_elda.conllu", e9_line, "E9")]
-    assert "have no parse: E2" in problems[("general_elda.conllu", None, "E2")]
+    # located where the file skips it: at E3, which follows E9 (not a corpus sentence)
+    assert "have no parse: E2 (the file goes from sent_id E1 to E3" in problems[("general_elda.conllu", e3_line, "E2")]
     assert "not the corpus forms' text" in problems[("general_elda.conllu", e3_line, "E3")]
     assert report["problem_count"] == 3
     assert not run.results.exists()

@@ -17,6 +17,7 @@ import logging
 from pathlib import Path
 
 from django.shortcuts import redirect
+from django.utils.translation import gettext_lazy
 
 from parseval.annotations.errors import InputError, Problem
 from parseval.annotations.limits import tree_nodes
@@ -60,6 +61,8 @@ class ConstituencyKind(SentenceKind):
                     '"dependency_via_head_rules": true, "head_rules": "penn" or "ftb" (default: the one that '
                     'fits the gold trees\' labels), "transform": "strip-functions"}.')
     has_word_view = True  # the leaf-ancestor word-by-word view is this kind's diagnostics
+    has_error_lab = True  # the lab damages phrase-structure trees: this kind's gold
+    corpus_contents = gettext_lazy("zip: per document, its words (.tok), one sentence after another")
 
     def diagnostics_page(self, request, run):
         return redirect("lab:run_leaf_ancestor", pk=run.pk)

@@ -25,6 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+from django.utils.translation import gettext_lazy
 
 from parseval.annotations.conllu import parse_conllu, write_conllu
 from parseval.annotations.errors import InputError, Problem
@@ -67,6 +68,8 @@ class DependencyKind(SentenceKind):
     suffixes = (".conllu", ".conll")
     rescoring_engine = "deps"
     file_label = "CoNLL-U file"
+    corpus_contents = gettext_lazy("zip: per document, its words (.tok), its raw text (.txt) and the gold "
+                                   "tokenisation (.tokens.conllu)")
     option_keys = ("punct", "pos", "tracks", "bootstrap", "seed", udvalidate.OPTION)
     options_help = ('Dependency: {"punct": "upos", "pos": "upos", "tracks": ["gold-tokens", "raw-text"], '
                     '"ud_validation": 2} (tracks: which runs the campaign accepts, default ["gold-tokens"]; '

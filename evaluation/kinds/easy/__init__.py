@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from django.utils.translation import gettext, gettext_lazy
+
 from parseval.annotations.easy import document_to_bytes, read_document
 from parseval.annotations.easy.model import Document
 from campaign.services import archives
@@ -32,6 +34,7 @@ class EasyKind(DocumentKind):
     label = "EASY (constituents and relations)"
     suffixes = archives.EASY  # ".xml", and how upload messages name EASY files
     file_label = "EASY .xml file"
+    corpus_contents = gettext_lazy("zip: one EASY .xml file per document")
     file_help = "One EASY .xml file, or a .zip or .tar.gz with one .xml file per corpus document."
     options_error = "the annotation guide's schema is malformed"
     genres_from_names_only = True  # genres come from file names: the import takes no genre map
@@ -65,6 +68,9 @@ class EasyKind(DocumentKind):
         if easy_conllu.accepts_conllu(campaign):
             return f"EASY XML and CoNLL-U (converted to EASY XML on validation, {easy_conllu.CONVERTER_VERSION})"
         return "EASY XML only"
+
+    def run_file_label(self, campaign) -> str:
+        return gettext("EASY .xml or CoNLL-U .conllu file") if easy_conllu.accepts_conllu(campaign) else self.file_label
 
     def file_help_for(self, campaign) -> str:
         return easy_conllu.FILE_HELP if easy_conllu.accepts_conllu(campaign) else self.file_help

@@ -22,6 +22,7 @@ from parseval.annotations.errors import InputError
 from evaluation.results import charts, summaries
 from parseval.evaluation.easy.ranges import MATCHES, MODES
 from evaluation.results.heatmap import heatmap
+from parseval.evaluation.stats import ALL
 from evaluation.results.summaries import CONSTITUENTS, RELATIONS
 from parseval.evaluation.text import percent
 
@@ -85,8 +86,13 @@ def _ways_block(data: dict, layer: str) -> dict:
 
 def _genre_type_block(data: dict, run: dict, layer: str, mode: str, match: str) -> dict:
     table = summaries.genre_type_table(data, run, layer, mode, match)
+    # The pooled columns (ALL, macro) come first: with twenty types the table scrolls sideways even at
+    # 1280 px, and what a reader looks for first must not be its last columns.
+    pooled = [k for k, t in enumerate(table["types"]) if t == ALL]
+    rest = [k for k, t in enumerate(table["types"]) if t != ALL]
     rows = [
-        {"genre": r["genre"], "cells": [display(c) for c in r["cells"]], "macro": display(r["macro"])}
+        {"genre": r["genre"], "pooled": [display(r["cells"][k]) for k in pooled], "macro": display(r["macro"]),
+         "cells": [display(r["cells"][k]) for k in rest]}
         for r in table["rows"]
     ]
     way = summaries.way_label(mode if layer == RELATIONS else "", match)
@@ -95,7 +101,8 @@ def _genre_type_block(data: dict, run: dict, layer: str, mode: str, match: str) 
                     title=f"{_run_title(run)}: {layer} F per genre and type ({way})",
                     desc="One row per genre (ALL pools them), one column per type (ALL pools them); each cell "
                          "holds its F (%), its tooltip the 95% bootstrap interval.")
-    return {"types": table["types"], "rows": rows, "empty": table["empty"], "chart": chart, "layer": layer}
+    return {"types": [table["types"][k] for k in rest], "pooled": [table["types"][k] for k in pooled], "rows": rows,
+            "empty": table["empty"], "chart": chart, "layer": layer}
 
 
 def _genre_stats(user, campaign: Campaign) -> dict:

@@ -36,7 +36,8 @@ from ..contract import Combined, Progress, RunSetup
 from ..documents import DocumentKind, RunCheck
 from . import pages
 from .rows import rescored_rows
-from .tokens import SUFFIX as TEXT_SUFFIX, TextSentence, read_tokens, word_mismatch, write_tokens
+from .alignment import order_problems
+from .tokens import SUFFIX as TEXT_SUFFIX, TextSentence, read_tokens, write_tokens
 
 ALL = "ALL"
 
@@ -162,23 +163,7 @@ class SentenceKind(DocumentKind):
         for p in parsed:  # runs only: the bound is measured on gold and real parsers (parseval.annotations.plausibility)
             problems += plausibility.problems(len(p.words), self.plausibility_counts(p), file=display, line=p.line,
                                               sentence=p.sid)
-        counts = f"{len(parsed)} sentences where {against} has {len(expected)}"
-        if len(parsed) < len(expected):
-            missing = expected[len(parsed)]
-            problems.append(Problem(f"{counts}: nothing for sentence {missing.sid} (sentence {len(parsed) + 1})"
-                                    + (" and after" if len(expected) - len(parsed) > 1 else ""),
-                                    file=display, line=parsed[-1].line if parsed else None, sentence=missing.sid))
-        elif len(parsed) > len(expected):
-            extra = parsed[len(expected)]
-            problems.append(Problem(f"{counts}: sentence {len(expected) + 1} and after are one too many"
-                                    if len(parsed) - len(expected) > 1 else
-                                    f"{counts}: sentence {len(expected) + 1} is one too many",
-                                    file=display, line=extra.line, sentence=extra.sid))
-        for i, (p, e) in enumerate(zip(parsed, expected), 1):
-            why = word_mismatch(e.words, p.words)
-            if why:
-                problems.append(Problem(f"sentence {i}: {why}", file=display, line=p.line, sentence=e.sid))
-        return problems
+        return problems + order_problems(parsed, expected, display, against)
 
     def scorability_problems(self, parsed: list[Parsed], display: str) -> list[Problem]:
         """Every sentence beyond :mod:`parseval.annotations.limits`, checked the same way for each one."""

@@ -7,6 +7,9 @@ output and says so). A document's genre is its file name up to the first ``_`` u
 maps names to genres. Prints the per-genre x per-type F table for one way
 and the table of pooled relation F for every mode and range function;
 ``--json OUT`` writes the full result document.
+
+A problem names its file as the command line gave it (``gold/general_elda.xml``, not
+``general_elda.xml``): a gold file and a run file share their base name, by design.
 """
 from __future__ import annotations
 
@@ -88,10 +91,14 @@ def run(args) -> int:
     corpus = None
     if args.corpus:
         corpus = {document_key(p.name): read_document(p, schema=schema, gold=True) for p in list_xml(args.corpus)}
-    result = score_corpus(
-        gold_docs, dict(run_docs), genres, matches=matches, modes=modes, bootstrap=args.bootstrap,
-        seed=args.seed, gold_sha256=gold_sha256(gold_files), schema=schema, corpus=corpus,
-    )
+    try:
+        result = score_corpus(
+            gold_docs, dict(run_docs), genres, matches=matches, modes=modes, bootstrap=args.bootstrap,
+            seed=args.seed, gold_sha256=gold_sha256(gold_files), schema=schema, corpus=corpus,
+        )
+    except InputError as exc:
+        raise InputError(named_as_given(exc.problems, gold_files, [r for _, r in run_docs if isinstance(r, Path)],
+                                        schema)) from None
     if args.json_out == "-":
         write_json(result, "-", indent=1)
         return 0
@@ -99,6 +106,34 @@ def run(args) -> int:
     if args.json_out:
         write_json(result, args.json_out, indent=1)
     return 0
+
+
+def named_as_given(problems: list[Problem], gold_files: list[Path], run_files: list[Path],
+                   schema: EasySchema) -> list[Problem]:
+    """``problems`` with each file named by its path as given. The scorer names a file by its base name,
+    which a gold file and its run file share: where both have the name, the file is the gold one if the
+    gold file is itself unreadable (the scorer stops at a bad gold file before any run problem), else the
+    run's."""
+    gold = {p.name: p for p in gold_files}
+    run = {p.name: p for p in run_files}
+    gold_is_bad: dict[str, bool] = {}
+
+    def bad(name: str) -> bool:
+        if name not in gold_is_bad:
+            try:
+                read_document(gold[name], schema=schema, gold=True, strict=True)
+                gold_is_bad[name] = False
+            except (InputError, OSError, UnicodeDecodeError):
+                gold_is_bad[name] = True
+        return gold_is_bad[name]
+
+    for problem in problems:
+        name = problem.file
+        if name in gold and name in run and gold[name] != run[name]:
+            problem.file = str(gold[name] if bad(name) else run[name])
+        elif name in gold or name in run:
+            problem.file = str(gold.get(name) or run[name])
+    return problems
 
 
 def _write_tables(result: dict, matches, modes, missing: list, json_written: bool) -> None:

@@ -6,7 +6,9 @@ against the manifest's checksum. Then, for every run whose per-sentence rows are
 (F of every layer, way and type, per genre and over all genres, and the macro F) is computed
 again from the summed rows and compared with the figure in ``results.json``. Each difference is
 printed on its own line (run, figure, genre, published, recomputed); the exit status is 1 when
-there is any, 0 when every recomputed figure agrees.
+there is any, 0 when every recomputed figure agrees, and 3 (``NOTHING_CHECKED``) when no figure
+could be recomputed at all: a bundle built before the gold release has no per-sentence rows, so it
+says so, and why, rather than reporting "no difference" after checking nothing (2 is bad input).
 
 With ``--gold DIR`` (the campaign's released gold, unpacked) and the runs' files in the bundle,
 each run is also scored again: its rows counted anew from its file and the gold, with the
@@ -35,6 +37,9 @@ from parseval.evaluation.figure_sets import from_recipe
 from parseval.evaluation.stats import ALL
 
 DEFAULT_TOLERANCE = 1e-9
+# The exit status when the bundle gives nothing to recompute (no run has per-sentence rows): neither
+# "agrees" (0) nor "differs" (1), and not bad input (2). docs/bundle.md documents it.
+NOTHING_CHECKED = 3
 # engine named by a run's ``rescoring`` -> module whose rescored_rows(gold_dir, run_file, keys, genres, spec)
 # counts its rows again from files
 RESCORERS = {"easy": "parseval.evaluation.easy.rescore", "trees": "parseval.evaluation.trees.rescore", "deps": "parseval.evaluation.deps.rescore"}
@@ -147,7 +152,24 @@ def reproduce(bundle: fmt.Bundle, tolerance: float = DEFAULT_TOLERANCE, gold: Pa
             rescore_run(bundle, run, entry, keys, genres, rows, gold, tolerance, summary, report)
     if any(r["compared"] for r in report["runs"]):
         report["not_checked"].append("intervals (bootstrap resamples) and counts: only the figures are recomputed")
+    else:
+        report["nothing_checked"] = nothing_checked_reason(bundle)
+        if gold is not None:
+            # --gold rescores a run to compare its rows with the bundle's: without rows there is nothing to
+            # compare with, and a silent pass would read as "reproduced"
+            report["not_checked"].append("--gold was given but not used: scoring the runs again compares their "
+                                         "rows with the bundle's, and this bundle has none")
     return report
+
+
+def nothing_checked_reason(bundle: fmt.Bundle) -> str:
+    """Why no figure of ``bundle`` could be recomputed, as one sentence for the report's last line."""
+    if not bundle.meta.get("runs"):
+        return "the bundle lists no run"
+    if bundle.meta.get("gold_released") is False:
+        return ("the bundle was built before the gold release: it has no per-sentence rows, so no figure can be "
+                "recomputed (the gold release builds a new bundle with them; download it then)")
+    return "no run of the bundle has per-sentence rows (each run's reason is listed above)"
 
 
 def rescore_run(bundle: fmt.Bundle, run: dict, entry: dict, keys, genres, rows, gold: Path, tolerance: float,
@@ -227,6 +249,8 @@ def text_report(report: dict) -> str:
         lines.append(f"{len(rescored)} run(s) scored again from their files and the gold: "
                      f"{sum(r.get('rescored_compared', 0) for r in rescored)} figure(s) compared")
     lines += [f"not checked: {reason}" for reason in report["not_checked"]]
+    if report.get("nothing_checked"):
+        lines.append(f"NOTHING CHECKED (exit status {NOTHING_CHECKED}): {report['nothing_checked']}")
     return "\n".join(lines) + "\n"
 
 
@@ -245,4 +269,6 @@ def run(args) -> int:
         write_json(report, args.json_out)
     if args.json_out != "-":
         sys.stdout.write(text_report(report))
-    return 1 if report["differences"] else 0
+    if report["differences"]:
+        return 1
+    return NOTHING_CHECKED if report.get("nothing_checked") else 0

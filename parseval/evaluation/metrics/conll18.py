@@ -76,7 +76,8 @@ METRIC = Conll18(
         _layer("Sentences", "Sentences F1 (CoNLL 2018)", "sentences with the gold's character range"),
         _layer("Words", "Words F1 (CoNLL 2018)", "syntactic words aligned with a gold word"),
         _layer("UPOS", "UPOS F1 (CoNLL 2018)", "aligned words with the gold universal part of speech"),
-        _layer("LAS", "LAS F1 (CoNLL 2018)", "aligned words with the right head and universal relation"),
+        _layer("LAS", "LAS F1 (CoNLL 2018)", "aligned words with the right head and universal relation (subtypes "
+                                             "dropped), punctuation included"),
         _layer("CLAS", "CLAS F1 (CoNLL 2018)", "LAS over content words only"),
         _layer("MLAS", "MLAS F1 (CoNLL 2018)",
                "CLAS that also needs UPOS, universal features and the function-word children right"),

@@ -33,8 +33,10 @@ METRIC = Dependency(
         Layer("deps-lin", "Lin 1998 F (dependency triples)", f="totals.f", p="totals.precision", r="totals.recall",
               fc="totals.matched", fp="totals.test", cr="totals.gold",
               description="(word, POS, head) triples found in both; punctuation left out"),
-        Layer("deps-uas", "UAS (unlabelled attachment)", f="totals.uas", description="words with the right head"),
+        Layer("deps-uas", "UAS (unlabelled attachment)", f="totals.uas",
+              description="words with the right head; punctuation left out"),
         Layer("deps-las", "LAS (labelled attachment)", f="totals.las",
-              description="words with the right head and relation label"),
+              description="words with the right head and relation label, subtypes included; punctuation left out "
+                          "(unlike LAS F1 of CoNLL 2018, which counts every word and the universal relation only)"),
     ),
 )

@@ -50,7 +50,9 @@ def convert_document(corpus: Document, parses: list[DepSentence], *, parse_file:
     if missing:
         shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
         problems.append(Problem(f"{len(missing)} sentence(s) of corpus document {corpus.name} have no parse: "
-                                f"{shown}", file=parse_file, sentence=missing[0]))
+                                f"{shown}{skipped_at(corpus, by_id, missing[0])}", file=parse_file,
+                                sentence=missing[0],
+                                line=next_parse_line(corpus, by_id, missing[0])))
     out = Document(name=corpus.name, attributes={"fichier": corpus.name}, has_constituents=True,
                    has_relations=True)
     for s in corpus.sentences:
@@ -65,3 +67,31 @@ def convert_document(corpus: Document, parses: list[DepSentence], *, parse_file:
     if problems:
         raise InputError(problems)
     return out
+
+
+def _neighbours(corpus: Document, by_id: dict[str, DepSentence], sid: str):
+    """The parses of the file just before and just after where the corpus sentence ``sid`` belongs."""
+    order = [s.id for s in corpus.sentences]
+    at = order.index(sid)
+    before = next((by_id[k] for k in reversed(order[:at]) if k in by_id), None)
+    after = next((by_id[k] for k in order[at + 1:] if k in by_id), None)
+    return before, after
+
+
+def next_parse_line(corpus: Document, by_id: dict[str, DepSentence], sid: str) -> int | None:
+    """Where the file skips ``sid``: the line of the parse that follows it, else of the last one before it."""
+    before, after = _neighbours(corpus, by_id, sid)
+    return after.line if after else before.line if before else None
+
+
+def skipped_at(corpus: Document, by_id: dict[str, DepSentence], sid: str) -> str:
+    """Where the file skips the missing ``sid``, said by its neighbours' sent_id (matched by id, so the
+    parses after it are not shifted: nothing else of the file is reported for it)."""
+    before, after = _neighbours(corpus, by_id, sid)
+    if before and after:
+        return f" (the file goes from sent_id {before.sent_id} to {after.sent_id} at line {after.line})"
+    if after:
+        return f" (the file starts with sent_id {after.sent_id} at line {after.line})"
+    if before:
+        return f" (the file ends with sent_id {before.sent_id}, line {before.line})"
+    return ""

@@ -1,0 +1,141 @@
+"""The organisers' design aid (``/results/<slug>/design/``) on a stored significance set of campaign size.
+
+Creates a dedicated database (``parseval_bench_design`` on the PostgreSQL server of ``BENCH_POSTGRES``,
+default ``postgres://postgres@127.0.0.1:5432``), migrates it, and stores what the page reads: an EASY
+campaign of ``--runs`` scored runs (the results tests' builders) and one significance set with a paired
+difference for every pair of runs and every EASY figure (15 ways of relations, 5 of constituents, micro and
+macro: 40 figures), each with its genre x type table (7 genres and ALL x 21 types and ALL, as the demo's
+EASY campaign stores them). No test is computed: the page only reads stored tests. With Django's test
+Client it then times, median of ``--repeat`` requests each:
+
+* the page as first opened (the default figure and pair),
+* the same figure with another difference to detect (the pair's errors read again, or from the cache),
+* another pair of the same figure.
+
+The cache is cleared before each timed request of the first kind. The database is dropped at the end.
+
+    .venv/bin/python benchmarks/design_aid.py [--runs 11] [--repeat 7]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+SERVER = os.environ.get("BENCH_POSTGRES", "postgres://postgres@127.0.0.1:5432")
+DB_NAME = "parseval_bench_design"
+GENRES = 7
+TYPES = 21
+
+
+def _admin_sql(statement: str) -> None:
+    import psycopg
+
+    with psycopg.connect(f"{SERVER}/postgres", autocommit=True) as conn:
+        conn.execute(statement)
+
+
+def _setup_django(var_dir: str) -> None:
+    os.environ["DATABASE_URL"] = f"{SERVER}/{DB_NAME}"
+    os.environ["PARSEVAL_VAR_DIR"] = var_dir
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ["DJANGO_DEBUG"] = "0"
+    os.environ.setdefault("PARSEVAL_DEVELOPMENT", "1")  # a throw-away database on this machine
+    os.environ["DJANGO_LOG_LEVEL"] = "ERROR"
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0, interactive=False)
+
+
+def build(runs: int):
+    """The campaign, its organiser, and one significance set over every pair of its runs."""
+    import itertools
+    import random
+
+    from campaign.models import CampaignState
+    from evaluation.models import PairedDifference, SignificanceSet
+    from tests.results import builders as b
+
+    organiser = b.user("organiser")
+    campaign = b.campaign(CampaignState.SCORED, organiser=organiser, slug="bench-design")
+    teams = [b.team(campaign, f"Team {k}", code=chr(65 + k)) for k in range(runs)]
+    results = [b.scored_run(campaign, t, f"run {k}", index=k + 1, layers=("relations",)).results.get()
+               for k, t in enumerate(teams)]
+    genres = [f"g{k}" for k in range(GENRES)] + ["ALL"]
+    types = [f"T{k}" for k in range(TYPES)] + ["ALL"]
+    figures = [f"{agg}|relations|{mode}|{match}" for agg in ("micro", "macro") for mode in b.MODES for match in b.MATCHES]
+    figures += [f"{agg}|constituents||{match}" for agg in ("micro", "macro") for match in b.MATCHES]
+    sentences = {g: 600 for g in genres[:-1]}
+    sentences["ALL"] = 600 * GENRES
+    computed = SignificanceSet.objects.create(campaign=campaign, method="bootstrap", resamples=1000, seed=1,
+                                              alpha=0.05, signature="bench", results=[r.pk for r in results],
+                                              sentences=sentences)
+    rng = random.Random(1)
+    rows = []
+    for a, bb in itertools.combinations(results, 2):
+        for figure in figures:
+            values = [[[rng.uniform(-0.05, 0.05), rng.random(), rng.random(), rng.uniform(0.001, 0.02)]
+                       for _ in types] for _ in genres]
+            rows.append(PairedDifference(set=computed, result_a=a, result_b=bb, figure=figure, diff=0.01,
+                                         ci_low=-0.01, ci_high=0.03, p_value=0.2, p_holm=0.4, se=0.01, family=1,
+                                         cells={"genres": genres, "types": types, "values": values},
+                                         cells_family=len(genres) * len(types)))
+    PairedDifference.objects.bulk_create(rows, batch_size=200)
+    return campaign, organiser, results, len(rows)
+
+
+def median_ms(client, url: str, repeat: int, before=None) -> float:
+    times = []
+    for _ in range(repeat):
+        if before:
+            before()
+        start = time.perf_counter()
+        response = client.get(url)
+        times.append(1000 * (time.perf_counter() - start))
+        assert response.status_code == 200, (url, response.status_code)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=11)
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args()
+    _admin_sql(f"DROP DATABASE IF EXISTS {DB_NAME}")
+    _admin_sql(f"CREATE DATABASE {DB_NAME}")
+    try:
+        with tempfile.TemporaryDirectory(prefix="bench-design-") as var_dir:
+            _setup_django(var_dir)
+            from django.core.cache import cache
+            from django.db import connections
+            from django.test import Client
+
+            campaign, organiser, results, stored = build(args.runs)
+            client = Client()
+            client.force_login(organiser)
+            base = f"/results/{campaign.slug}/design/"
+            other = f"{results[-2].pk}-{results[-1].pk}"
+            print(f"{args.runs} runs, {stored} stored paired differences "
+                  f"({GENRES} genres x {TYPES} types each); median of {args.repeat} requests:")
+            print(f"  first view (cache cleared)     {median_ms(client, base, args.repeat, cache.clear):8.1f} ms")
+            print(f"  another difference to detect  {median_ms(client, base + '?target=2', args.repeat):8.1f} ms")
+            print(f"  another pair                  "
+                  f"{median_ms(client, base + '?pair=' + other, args.repeat, cache.clear):8.1f} ms")
+            connections.close_all()
+    finally:
+        _admin_sql(f"DROP DATABASE IF EXISTS {DB_NAME}")
+
+
+if __name__ == "__main__":
+    main()
