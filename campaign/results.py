@@ -39,7 +39,7 @@ def result_summary(result) -> list[dict]:
 
 
 def secrecy_budget(campaign):
-    """The measured secrecy budget of the campaign's team-figures setting (evaluation.secrecy_budget), or None."""
+    """The measured secrecy budget of the campaign's team-figures setting (evaluation.results.secrecy_budget), or None."""
     return _provider().secrecy_budget(campaign)
 
 

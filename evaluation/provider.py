@@ -9,7 +9,7 @@ from __future__ import annotations
 from evaluation.consensus import runs as consensus_runs
 from evaluation.pipeline.services import latest_result, public_result_document, rescore, result_summary
 from evaluation.results import disclosure, summaries
-from evaluation.secrecy_shape import campaign_budget
+from evaluation.results.secrecy_shape import campaign_budget
 
 
 class ResultsProvider:

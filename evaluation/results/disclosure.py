@@ -15,7 +15,7 @@ is, cell by cell:
   layer's first way of scoring) of each team's *primary* run (its latest active test run), nothing of
   its other runs, and no paired test: a team reads one figure per layer, so no run of its own calibrates
   another, and a single F carries the gold's unknown size in its denominator. Measured by
-  :mod:`evaluation.secrecy_budget`: at most 1 decodable sentence per team on the demo campaigns and a
+  :mod:`evaluation.results.secrecy_budget`: at most 1 decodable sentence per team on the demo campaigns and a
   40,000-sentence campaign, where ``pooled`` gives 14 per extra run (docs/threat-model.md). Where even that
   figure would let the admitted teams decode more than 1 bit per run or 1 % of the non-development sentences
   (a small test set with very long sentences, many teams), no figure at all is shown before the gold release;
@@ -114,9 +114,9 @@ def hidden_genres(campaign: Campaign) -> set[str]:
 
 def _over_budget(campaign: Campaign) -> bool:
     """Whether one figure per layer of each primary run would let the admitted teams decode more than 1 bit per run
-    or 1 % of the non-development sentences (:mod:`evaluation.secrecy_budget`, cached): then none is shown before
+    or 1 % of the non-development sentences (:mod:`evaluation.results.secrecy_budget`, cached): then none is shown before
     the gold release, as no figure is shown of a test set below the minimum."""
-    from evaluation.secrecy_shape import campaign_budget
+    from evaluation.results.secrecy_shape import campaign_budget
 
     budget = campaign_budget(campaign)
     return budget is not None and budget.withheld is not None
@@ -313,7 +313,7 @@ def limit_consensus(entry: dict, campaign: Campaign, hidden: set[str] | None = N
     hidden = hidden_genres(campaign) if hidden is None else hidden
     out = dict(entry)
     # Under ``primary`` a team reads one figure of one run: the oracle and the agreement would be more readouts of
-    # test-set sums than the secrecy budget counts (:mod:`evaluation.secrecy_budget`), so they wait for the gold.
+    # test-set sums than the secrecy budget counts (:mod:`evaluation.results.secrecy_budget`), so they wait for the gold.
     one_figure = _one_figure(campaign)
     if out.get("mean_agreement") is not None:
         out["mean_agreement"] = None if one_figure else _rounded(out["mean_agreement"])

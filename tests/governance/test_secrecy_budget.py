@@ -1,6 +1,6 @@
 """The secrecy budget, attacked as a team that reads the code (issue: "secrecy you can count").
 
-The adversary of :mod:`evaluation.secrecy_budget` searches probe codes against what each team-figures setting
+The adversary of :mod:`evaluation.results.secrecy_budget` searches probe codes against what each team-figures setting
 shows before the gold release. Written as that adversary:
 
 * it can find a code: against ``full`` it decodes every non-development sentence of the demo campaign, and
@@ -22,7 +22,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from evaluation import secrecy_budget as sb
+from evaluation.results import secrecy_budget as sb
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,4 +1,4 @@
-"""A stored campaign as the adversary of :mod:`evaluation.secrecy_budget` meets it, and its budget for the console.
+"""A stored campaign as the adversary of :mod:`evaluation.results.secrecy_budget` meets it, and its budget for the console.
 
 Organisers' side only: the test counts per genre read here are theirs (docs/threat-model.md). The budget is
 cached for an hour per campaign, setting, teams and quotas (the search takes up to a few seconds for ``rates``
@@ -11,7 +11,7 @@ from django.core.cache import cache
 from campaign.models import Campaign, Sentence
 
 from evaluation.results import disclosure
-from evaluation import secrecy_budget as sb
+from evaluation.results import secrecy_budget as sb
 
 
 def campaign_shape(campaign: Campaign) -> sb.Shape:

@@ -34,7 +34,7 @@ chosen sentences (they move ``c`` by what the team's parser would have got right
 consensus run counted as one more disclosed run), as "at most N of the T non-development sentences". A *gated*
 setting (the default, ``primary``) shows nothing before the gold release where what it would show is above
 1 bit per run or 1 % of the non-development sentences; its budget is then 0, with what it would have been. The console,
-the state page, ``benchmarks/secrecy_budget.py`` and the tests call it; :mod:`evaluation.secrecy_shape` builds
+the state page, ``benchmarks/secrecy_budget.py`` and the tests call it; :mod:`evaluation.results.secrecy_shape` builds
 the :class:`Shape` of a stored campaign.
 """
 from __future__ import annotations
