@@ -4,6 +4,7 @@ import warnings
 
 from celery import Celery, signals
 
+from config import outages
 from config.worker_liveness import ConsumingLivenessFile
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -25,8 +26,6 @@ app.steps["consumer"].add(ConsumingLivenessFile)
 @signals.after_setup_task_logger.connect
 def _quiet_outages(logger, **kwargs):
     # A worker's handlers are Celery's, not those of Django's LOGGING: a handled outage is two lines there too.
-    from config import outages
-
     outages.install(logger.handlers)
 
 

@@ -6,7 +6,8 @@ below it (the ``features`` contract of ``.importlinter``; docs/architecture.md):
 
     apps, urls, admin, management      the app's wiring (tasks registered, receivers connected in ready())
     provider | bundle                  what campaign reads of results; the publication bundle
-    consensus | lab | significance     the consensus pseudo-run; the error lab; paired significance
+    lab | significance                 the error lab; paired significance (rankings link the consensus treebank)
+    consensus                          the consensus pseudo-run
     kinds                              the campaign kinds behind one contract
     pipeline                           validation, scoring, delivery, recovery, sharding
     results                            results and their disclosure, the results pages and charts

@@ -5,5 +5,6 @@ run scored like any other; the per-sentence oracle), ``tasks`` (built on the sco
 are scored) and ``views`` (the organisers' page, the treebank download).
 
 May import: the library (``parseval``), ``campaign``, ``evaluation.kinds``, ``evaluation.pipeline``,
-``evaluation.results`` and ``evaluation.models``. Not the significance tests, the error lab or the bundle.
+``evaluation.results`` and ``evaluation.models``. Not the significance tests, the error lab or the bundle (above
+it: the significance pages link the consensus treebank, the bundle carries it).
 """

@@ -5,6 +5,6 @@
 ``urls`` and ``word_view`` (the leaf-ancestor word view).
 
 May import: the library (``parseval``), ``campaign``, ``evaluation.kinds``, ``evaluation.pipeline`` (the
-worker's options), ``evaluation.results`` (the charts) and ``evaluation.models``. Not the significance tests,
-the consensus or the bundle.
+worker's options), ``evaluation.results`` (the charts) and ``evaluation.models``. Not the significance tests (a
+sibling) or the bundle (above).
 """

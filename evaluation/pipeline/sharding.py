@@ -345,13 +345,23 @@ def score_shard(self, run_id: int, token: str, index: int, documents: list[str])
         _fail_run(shard)
         return f"run {run_id} shard {index}: failed"
     if outcome == LAST:
-        from evaluation.pipeline.tasks import finish_sharded  # tasks imports this module
-
         held = _holder(run_id, token)
         if held is None:
             return f"run {run_id} shard {index}: counted, the last, but the run was taken over: nothing stored"
-        return f"run {run_id} shard {index}: counted, the last: {finish_sharded(self, held)}"
+        return f"run {run_id} shard {index}: counted, the last: {finish_run(self, held)}"
     return f"run {run_id} shard {index}: " + ("counted" if outcome else "stale: nothing written")
+
+
+def finish_run(self, held: delivery.Claim) -> str:
+    """The merge and the store of a run whose last shard this task counted: the scoring task's
+    (:func:`evaluation.pipeline.tasks.finish_sharded`), which that module, importing this one, hands over
+    at its import (:data:`FINISH`)."""
+    if FINISH is None:
+        raise RuntimeError("evaluation.pipeline.tasks is not imported: no scoring task to finish the run")
+    return FINISH(self, held)
+
+
+FINISH = None  # set by evaluation.pipeline.tasks: this module never imports it (it imports this module)
 
 
 def _holder(run_id: int, token: str) -> delivery.Claim | None:

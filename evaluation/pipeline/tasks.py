@@ -113,6 +113,9 @@ def finish_sharded(self, held: delivery.Claim) -> str:
     return _holding(self, held, _merge_stored)
 
 
+sharding.FINISH = finish_sharded  # the last shard's task finishes the run through the scoring task's code
+
+
 def _guarded(self, run: Run, held: delivery.Claim, work) -> str:
     """``work(run, held)``, with every error turned into a retry or a named failure."""
     try:

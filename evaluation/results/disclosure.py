@@ -30,10 +30,10 @@ rate over many sentences. Organisers always see everything.
 """
 from __future__ import annotations
 
-from django.db.models import Count
-
 from campaign import visibility
-from campaign.models import Campaign, Sentence, TeamFigures
+from campaign.models import Campaign, Run, TeamFigures
+from evaluation.models import ResultCell
+from evaluation.results.secrecy_shape import campaign_budget, scored_sentences_by_genre
 
 from parseval.evaluation.text import percent
 
@@ -66,8 +66,6 @@ def _one_figure(campaign: Campaign) -> bool:
 def primary_run_ids(campaign: Campaign) -> set[int]:
     """Each team's primary run: its latest active (neither withdrawn nor disqualified) test run. Under ``primary``
     figures it is the only one whose figure anyone but the organisers sees before the gold release."""
-    from campaign.models import Run
-
     latest: dict[int, int] = {}
     rows = (Run.objects.filter(campaign=campaign, scope=Run.Scope.TEST, withdrawn_at__isnull=True,
                                disqualified=False).order_by("uploaded_at", "pk").values_list("team_id", "pk"))
@@ -93,13 +91,6 @@ def limited_for(user, campaign: Campaign) -> bool:
     return limited(campaign) and not visibility.is_organiser(user, campaign)
 
 
-def scored_sentences_by_genre(campaign: Campaign) -> dict[str, int]:
-    """Test sentences per genre code (counted through the reverse relation: no gold model imported here)."""
-    rows = (Sentence.objects.filter(document__campaign=campaign, gold_membership__subset="test")
-            .values("document__genre__code").annotate(n=Count("pk")).order_by())
-    return {row["document__genre__code"]: row["n"] for row in rows}
-
-
 def hidden_genres(campaign: Campaign) -> set[str]:
     """Genre codes (``ALL`` included when the whole test set is small) whose cells are not shown."""
     counts = scored_sentences_by_genre(campaign)
@@ -116,8 +107,6 @@ def _over_budget(campaign: Campaign) -> bool:
     """Whether one figure per layer of each primary run would let the admitted teams decode more than 1 bit per run
     or 1 % of the non-development sentences (:mod:`evaluation.results.secrecy_budget`, cached): then none is shown before
     the gold release, as no figure is shown of a test set below the minimum."""
-    from evaluation.results.secrecy_shape import campaign_budget
-
     budget = campaign_budget(campaign)
     return budget is not None and budget.withheld is not None
 
@@ -202,8 +191,6 @@ def limit_summary(rows: list[dict], campaign: Campaign, run=None) -> list[dict] 
         if run is None or run.pk not in primary_run_ids(campaign):
             return None
         out, seen = [], set()
-        from evaluation.models import ResultCell
-
         pooled_counts = {ResultCell.Aggregation.MICRO.value, ResultCell.Aggregation.MICRO.label}
         micro = [row for row in rows if row.get("aggregation", "micro") in pooled_counts]
         for row in micro or rows:

@@ -43,6 +43,8 @@ import math
 from dataclasses import dataclass, field
 
 from parseval.annotations import plausibility
+from parseval.annotations.easy import read_document
+from parseval.annotations.names import genre_of
 
 Z = 3.0
 SIGMA_GOLD = 1.0
@@ -367,9 +369,6 @@ def easy_shape(paths, *, test_ratio: float, dev_ratio: float, teams: int, runs_p
     sentences drawn as the development sample (left out: the team knows they are not scored), ``test_ratio`` as
     the test set. The development sample is taken from the shortest sentences, so that the longest (the roomiest
     for padding) stay for the adversary: the worst case."""
-    from parseval.annotations.easy import read_document
-    from parseval.annotations.names import genre_of
-
     words: dict[str, list[int]] = {}
     for path in paths:
         document = read_document(path, gold=True)

@@ -22,6 +22,8 @@ from parseval.evaluation.stats import ALL
 from parseval.evaluation.text import percent
 from evaluation.results.views import _campaign_or_404
 from campaign.models import Campaign
+from evaluation.consensus import runs as consensus_runs
+from evaluation.consensus.views import can_download_treebank
 
 
 def _figure_label(figure: str) -> str:
@@ -122,9 +124,6 @@ def _treebank_url(user, campaign) -> str:
     """Where the consensus treebank is downloaded, for whoever may (anyone once the results are published):
     the ranking that shows the consensus links it, so that a reader finds it ("" when there is none)."""
     from django.urls import reverse
-
-    from evaluation.consensus import runs as consensus_runs
-    from evaluation.consensus.views import can_download_treebank
 
     if not can_download_treebank(user, campaign) or consensus_runs.treebank_file(campaign) is None:
         return ""
