@@ -20,7 +20,9 @@ RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev \
 # Static files are collected into the image (served by WhiteNoise). /data is the container's scratch (staging,
 # local copies of stored files); the stored files themselves are in the object store (docker-compose.yml).
 # collectstatic needs settings but no secret: the build runs it in development mode.
-RUN PARSEVAL_DEVELOPMENT=1 python manage.py collectstatic --noinput \
+# The translations compiled (Babel, from requirements.txt) before collectstatic.
+RUN pybabel --quiet compile --domain django --directory locale --statistics \
+    && PARSEVAL_DEVELOPMENT=1 python manage.py collectstatic --noinput \
     && mkdir -p /data/media /data/gold \
     && chown -R app:app /data
 

@@ -11,9 +11,9 @@ TEST_ENV := PARSEVAL_DEVELOPMENT=1 DATABASE_URL=postgres://postgres@127.0.0.1:54
             PARSEVAL_TEST_BROKER_URL=redis://127.0.0.1:6379/15 \
             PARSEVAL_VAR_DIR=$(CURDIR)/var/test
 
-.PHONY: demo test lint install compiled services clean
+.PHONY: demo test lint install compiled messages services clean
 
-install: $(STAMP) compiled
+install: $(STAMP) compiled messages
 
 $(STAMP): requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,14 @@ $(STAMP): requirements.txt
 # The hottest scoring modules compiled from their source (parseval/annotations/compiled.py); quick when up to date.
 compiled: $(STAMP)
 	$(BIN)/python scripts/build_compiled.py
+
+# The pages' translations (locale/*/LC_MESSAGES/django.po) compiled by Babel, pinned in requirements.txt:
+# pure Python, so a fresh machine needs no gettext package; each .mo follows its .po (docs/languages.md).
+MESSAGES := $(patsubst %.po,%.mo,$(wildcard locale/*/LC_MESSAGES/django.po))
+messages: $(MESSAGES)
+
+locale/%/LC_MESSAGES/django.mo: locale/%/LC_MESSAGES/django.po $(STAMP)
+	$(BIN)/pybabel --quiet compile --domain django --directory locale --locale $* --statistics
 
 # The demo runs in development mode: DEBUG on, a fixed key; never expose it.
 DEMO_ENV := PARSEVAL_DEVELOPMENT=1
@@ -54,3 +62,4 @@ lint: install
 clean:
 	rm -rf $(VENV) var
 	find parseval -name "*.so" -o -name compiled.json | xargs rm -f
+	rm -f locale/*/LC_MESSAGES/*.mo

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.core.files.storage import FileSystemStorage, storages
 from django.db import models
 from django.utils.functional import LazyObject
+from django.utils.translation import gettext_lazy as _
 
 
 class GoldFileSystemStorage(FileSystemStorage):
@@ -58,9 +59,9 @@ class GoldSentence(models.Model):
     """A sentence that has gold, and which subset it belongs to."""
 
     class Subset(models.TextChoices):
-        TEST = "test", "Hidden test set"
-        DEV = "dev", "Public development sample"
-        UNUSED = "unused", "Annotated, not scored"
+        TEST = "test", _("Hidden test set")
+        DEV = "dev", _("Public development sample")
+        UNUSED = "unused", _("Annotated, not scored")
 
     sentence = models.OneToOneField("campaign.Sentence", on_delete=models.CASCADE, related_name="gold_membership")
     subset = models.CharField(max_length=10, choices=Subset.choices, default=Subset.TEST, db_index=True)
@@ -95,7 +96,7 @@ class GuideVersion(models.Model):
     schema = models.JSONField(
         default=dict,
         blank=True,
-        help_text="Constituent types and relation types with their roles, used by run validation",
+        help_text=_("Constituent types and relation types with their roles, used by run validation"),
     )
     created_at = models.DateTimeField(auto_now_add=True)
 

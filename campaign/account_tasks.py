@@ -15,19 +15,24 @@ learns nothing; the owner of a known address learns that someone tried, with a l
 to reset. ``benchmarks/account_timing.py`` measures both requests on both paths.
 
 The sign-up task carries the password already hashed (Django's hasher, as the account row keeps
-it), never in clear, through the broker.
+it), never in clear, through the broker. Both tasks carry the language the request was answered in,
+so that the mail reads in the language of the page that asked for it (a worker has no request to
+take it from); a task queued without one writes in the site's default.
 """
 from __future__ import annotations
 
 import logging
 
 from celery import shared_task
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import PasswordResetForm
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext
 
 from campaign import accounts
 
@@ -35,30 +40,37 @@ logger = logging.getLogger(__name__)
 
 
 @shared_task(name="campaign.send_password_reset", ignore_result=True)
-def send_password_reset(email: str, *, domain: str, use_https: bool) -> None:
+def send_password_reset(email: str, *, domain: str, use_https: bool, language: str | None = None) -> None:
     """Django's own reset mail to every active account of ``email`` (none when no account has it)."""
     form = PasswordResetForm(data={"email": email})
-    if form.is_valid():  # Django's form logs a relay that fails, and sends nothing to an unknown address
-        form.save(domain_override=domain, use_https=use_https)
+    with translation.override(language or settings.LANGUAGE_CODE):
+        if form.is_valid():  # Django's form logs a relay that fails, and sends nothing to an unknown address
+            form.save(domain_override=domain, use_https=use_https)
 
 
 @shared_task(name="campaign.complete_sign_up", ignore_result=True)
-def complete_sign_up(username: str, email: str, password_hash: str, *, site: str) -> None:
+def complete_sign_up(username: str, email: str, password_hash: str, *, site: str, language: str | None = None
+                     ) -> None:
     """Create the account and send its confirmation link; or, if an account has the address already,
     tell its owner (and create nothing)."""
+    with translation.override(language or settings.LANGUAGE_CODE):
+        _complete_sign_up(username, email, password_hash, site=site)
+
+
+def _complete_sign_up(username: str, email: str, password_hash: str, *, site: str) -> None:
     users = get_user_model()
     owner = users.objects.filter(email__iexact=email).order_by("pk").first()
     if owner is not None and (owner.get_username(), owner.password) == (username, password_hash):
         return  # this very sign-up, delivered again after a worker was lost: its account exists
     if owner is not None:
-        _write(owner.email, "An account already has this address", "registration/signup_known_address.txt",
+        _write(owner.email, gettext("An account already has this address"), "registration/signup_known_address.txt",
                {"user": owner, "site": site})
         return
     try:
         with transaction.atomic():
             user = users.objects.create(username=username, email=email, password=password_hash)
     except IntegrityError:  # the name was free when the form was checked, and taken since
-        _write(email, "Your account was not created", "registration/signup_name_taken.txt",
+        _write(email, gettext("Your account was not created"), "registration/signup_name_taken.txt",
                {"username": username, "site": site})
         return
     accounts.send_verification(site, user)

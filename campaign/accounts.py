@@ -24,6 +24,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
+from django.utils.translation import gettext
 from rest_framework.throttling import SimpleRateThrottle
 
 from campaign import audit
@@ -67,7 +68,7 @@ def send_verification(site: str, user) -> None:
     body = render_to_string("registration/verify_email.txt", {"user": user, "link": verification_link(site, user),
                                                                "days": settings.PASSWORD_RESET_TIMEOUT // 86400})
     try:
-        send_mail("Confirm your e-mail address", body, None, [user.email])
+        send_mail(gettext("Confirm your e-mail address"), body, None, [user.email])
     except Exception:  # a relay that is down: logged; the person can ask for another link
         logger.exception("could not send the e-mail confirmation link to %s", user.email)
 

@@ -15,6 +15,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext_lazy as _
 
 from parseval.annotations.errors import InputError
 
@@ -71,7 +72,7 @@ class CampaignAdmin(OrganisedOnly, admin.ModelAdmin):
     readonly_fields = ("state", "guide_versions", "corpus_import", "created_at", "updated_at")
     inlines = [GenreInline, CorpusDocumentInline]
     fieldsets = (
-        (None, {"fields": ("name", "slug", "description", "language", "kind", "state", "organisers")}),
+        (None, {"fields": ("name", "slug", "description", "language", "page_language", "kind", "state", "organisers")}),
         ("Corpus", {"fields": ("corpus_import",)}),
         ("Schedule", {"fields": ("opens_at", "deadline", "results_release_at", "publish_at", "gold_release_at", "archive_at")}),
         ("Rules", {"fields": ("runs_per_team", "uploads_per_day", "withdrawals_per_day", "invalid_uploads_per_day",
@@ -213,7 +214,7 @@ class CorpusDocumentAdmin(ServesFile, OrganisedOnly, admin.ModelAdmin):
 
 
 class RunActionForm(ActionForm):
-    reason = forms.CharField(required=False, label="Reason (for mark failed / disqualify)",
+    reason = forms.CharField(required=False, label=_("Reason (for mark failed / disqualify)"),
                              widget=forms.TextInput(attrs={"size": 40}))
 
 

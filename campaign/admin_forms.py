@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib.auth import get_user_model
+from django.utils.translation import gettext_lazy as _
 
 from . import kinds
 from .models import Campaign
@@ -18,13 +19,13 @@ def metrics_help() -> str:
 def check_metrics(kind: str, metrics) -> None:
     """Raise ``forms.ValidationError`` unless ``metrics`` are scoring options the kind can use."""
     if not isinstance(metrics, dict):
-        raise forms.ValidationError("Write a JSON object, e.g. {} for the defaults.")
+        raise forms.ValidationError(_("Write a JSON object, e.g. {} for the defaults."))
     campaign_kind = kinds.get(kind)
     known = campaign_kind.option_keys
     unknown = sorted(set(metrics) - set(known))
     if unknown:
-        raise forms.ValidationError(f"Unknown option(s) {', '.join(unknown)} for a {kind} campaign; "
-                                    f"known: {', '.join(known)}.")
+        raise forms.ValidationError(_("Unknown option(s) %(unknown)s for a %(kind)s campaign; known: %(known)s.") % {
+            "unknown": ", ".join(unknown), "kind": kind, "known": ", ".join(known)})
     try:
         campaign_kind.check_options(metrics)
         campaign_kind.parameters(Campaign(kind=kind, metrics=metrics))
@@ -58,12 +59,12 @@ class CampaignAdminForm(forms.ModelForm):
 
 
 class CorpusImportForm(forms.Form):
-    archive = forms.FileField(label="Gold documents", help_text="A .zip or .tar.gz of gold files, or one gold file.")
+    archive = forms.FileField(label=_("Gold documents"), help_text=_("A .zip or .tar.gz of gold files, or one gold file."))
     subset = forms.ChoiceField(choices=[("test", "test"), ("dev", "dev"), ("unused", "unused")], initial="test",
-                               help_text="The subset every imported sentence joins.")
+                               help_text=_("The subset every imported sentence joins."))
     genres = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}),
-                             help_text="Tree and dependency campaigns: one DOCUMENT=GENRE a line (default: the "
-                                       "name's prefix). EASY genres come from the file names.")
+                             help_text=_("Tree and dependency campaigns: one DOCUMENT=GENRE a line (default: the "
+                                       "name's prefix). EASY genres come from the file names."))
 
     def clean_genres(self) -> dict:
         genres = {}
@@ -73,6 +74,6 @@ class CorpusImportForm(forms.Form):
                 continue
             document, sep, code = line.partition("=")
             if not sep or not document.strip() or not code.strip():
-                raise forms.ValidationError(f"line {n}: write DOCUMENT=GENRE, not {line!r}")
+                raise forms.ValidationError(_("line %(n)s: write DOCUMENT=GENRE, not %(line)r") % {"n": n, "line": line})
             genres[document.strip()] = code.strip()
         return genres

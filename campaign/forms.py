@@ -3,9 +3,11 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
+from django.utils.translation import gettext_lazy as _
 
 from campaign import kinds, tracks
 from campaign.models import Invitation, Run
+from campaign.problem_texts import translated
 
 
 class SignUpForm(UserCreationForm):
@@ -13,8 +15,8 @@ class SignUpForm(UserCreationForm):
     tell anyone which addresses have an account. :mod:`campaign.account_tasks` checks it, and writes to
     the address (one account per address: a confirmed address is what e-mail admission counts)."""
 
-    email = forms.EmailField(help_text="We send a link to confirm it; campaigns may ask for a confirmed address, "
-                                       "and a forgotten password is reset through it.")
+    email = forms.EmailField(help_text=_("We send a link to confirm it; campaigns may ask for a confirmed address, "
+                                       "and a forgotten password is reset through it."))
 
     class Meta(UserCreationForm.Meta):
         fields = ("username", "email")
@@ -26,34 +28,36 @@ class TeamCreateForm(forms.Form):
 
 
 class TeamJoinForm(forms.Form):
-    code = forms.CharField(label="Invitation code", max_length=100,
-                           help_text="Ask a member of the team: they make one on their campaign page.")
+    code = forms.CharField(label=_("Invitation code"), max_length=100,
+                           help_text=_("Ask a member of the team: they make one on their campaign page."))
 
 
 class InvitationForm(forms.Form):
-    days = forms.IntegerField(label="Valid for (days)", min_value=1, max_value=Invitation.MAX_DAYS,
+    days = forms.IntegerField(label=_("Valid for (days)"), min_value=1, max_value=Invitation.MAX_DAYS,
                               initial=Invitation.DEFAULT_DAYS)
-    max_uses = forms.IntegerField(label="Uses", min_value=1, max_value=100, required=False,
-                                  help_text="How many people may join with it; empty for no limit.")
+    max_uses = forms.IntegerField(label=_("Uses"), min_value=1, max_value=100, required=False,
+                                  help_text=_("How many people may join with it; empty for no limit."))
 
 
 class RunUploadForm(forms.Form):
-    name = forms.CharField(max_length=100, help_text="A short name for this run, e.g. the system and its setting.")
+    name = forms.CharField(max_length=100, help_text=_("A short name for this run, e.g. the system and its setting."))
     system_description = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False,
-                                         help_text="What the system is and how it was run.")
+                                         help_text=_("What the system is and how it was run."))
     scope = forms.ChoiceField(choices=Run.Scope.choices, initial=Run.Scope.TEST,
-                              help_text="A development-sample check is scored at once on the public sample.")
+                              help_text=_("A development-sample check is scored at once on the public sample."))
     track = forms.ChoiceField(choices=tracks.choices, required=False,
-                              help_text="Gold tokens: one sentence per corpus sentence, on the corpus's words. "
+                              help_text=_("Gold tokens: one sentence per corpus sentence, on the corpus's words. "
                                         "Raw text: your parser's own tokenisation and sentence segmentation of the "
-                                        "raw text, aligned with the gold by characters (CoNLL 2018).")
-    file = forms.FileField(help_text="One EASY .xml file, or a .zip or .tar.gz with one .xml file per corpus document.")
+                                        "raw text, aligned with the gold by characters (CoNLL 2018)."))
+    file = forms.FileField(help_text=_("One EASY .xml file, or a .zip or .tar.gz with one .xml file per corpus document."))
 
     def __init__(self, *args, kind: str = "easy", campaign=None, accepted_tracks: list[str] | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         campaign_kind = kinds.get(kind)
         # where the campaign's options change it
-        self.fields["file"].help_text = campaign_kind.file_help_for(campaign) if campaign else campaign_kind.file_help
+        # the kind's text, written in English by the scoring side, in the page's language
+        self.fields["file"].help_text = translated(campaign_kind.file_help_for(campaign) if campaign
+                                                   else campaign_kind.file_help)
         if accepted_tracks:
             self.fields["track"].choices = [(t, tracks.track_label(t)) for t in accepted_tracks]
             self.fields["track"].initial = accepted_tracks[0]

@@ -12,6 +12,7 @@ from django.contrib import admin
 from django.http import FileResponse, Http404
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
 
 from annotations.models import AnnotationGuide, GoldDocument, GuideVersion
 from campaign import audit
@@ -23,9 +24,9 @@ class GuideVersionForm(forms.ModelForm):
     class Meta:
         model = GuideVersion
         fields = "__all__"
-        help_texts = {"schema": "A JSON object as EasySchema.to_dict() writes it ({} for the EASY schema): "
+        help_texts = {"schema": _("A JSON object as EasySchema.to_dict() writes it ({} for the EASY schema): "
                                 '{"name": ..., "group_types": [...], "relation_types": [{"type": ..., "roles": [...]}, ...]}. '
-                                "Checked when saved."}
+                                "Checked when saved.")}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -41,7 +42,7 @@ class GuideVersionForm(forms.ModelForm):
             try:
                 EasySchema.from_dict(schema)
             except (ValueError, TypeError, KeyError, AttributeError) as exc:
-                raise forms.ValidationError(f"Not a schema: {exc}") from None
+                raise forms.ValidationError(_("Not a schema: %(error)s") % {"error": exc}) from None
         return schema
 
 

@@ -5,20 +5,21 @@ from datetime import datetime, time, timedelta
 
 from django import forms
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from .models import CampaignState, Team
 
 
 class AuditFilterForm(forms.Form):
-    action = forms.CharField(required=False, max_length=64, help_text="Action, or its prefix (run., campaign.)")
-    actor = forms.CharField(required=False, max_length=150, help_text="User name, 'anonymous' (nobody logged in) or 'system' (the platform)")
-    since = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}), help_text="From this day")
-    until = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}), help_text="To this day, included")
+    action = forms.CharField(required=False, max_length=64, help_text=_("Action, or its prefix (run., campaign.)"))
+    actor = forms.CharField(required=False, max_length=150, help_text=_("User name, 'anonymous' (nobody logged in) or 'system' (the platform)"))
+    since = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}), help_text=_("From this day"))
+    until = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}), help_text=_("To this day, included"))
 
     def clean(self):
         data = super().clean()
         if data.get("since") and data.get("until") and data["since"] > data["until"]:
-            raise forms.ValidationError("The start day is after the end day.")
+            raise forms.ValidationError(_("The start day is after the end day."))
         return data
 
     def filters(self) -> dict:
@@ -43,14 +44,14 @@ class DrawForm(forms.Form):
     """The organisers' draw of the test set and development sample (a draft campaign only)."""
 
     ratio = forms.FloatField(min_value=0.0, max_value=1.0, initial=0.5,
-                             help_text="Share of each genre's annotated sentences in the hidden test set")
-    dev_ratio = forms.FloatField(min_value=0.0, max_value=1.0, initial=0.1, label="Development ratio",
-                                 help_text="Share in the public development sample")
+                             help_text=_("Share of each genre's annotated sentences in the hidden test set"))
+    dev_ratio = forms.FloatField(min_value=0.0, max_value=1.0, initial=0.1, label=_("Development ratio"),
+                                 help_text=_("Share in the public development sample"))
 
 
 class TeamPublicationForm(forms.ModelForm):
     class Meta:
         model = Team
         fields = ["show_name"]
-        labels = {"show_name": "Publish our results under our team's name"}
-        help_texts = {"show_name": "Otherwise the published results show the team under a code (A, B, C...)."}
+        labels = {"show_name": _("Publish our results under our team's name")}
+        help_texts = {"show_name": _("Otherwise the published results show the team under a code (A, B, C...).")}

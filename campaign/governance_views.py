@@ -13,6 +13,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _, gettext_lazy
 
 from parseval.annotations.errors import InputError
 
@@ -24,14 +25,14 @@ from .subsets import SubsetRefused, dev_sample_zip, draw_warning, released_gold_
 
 # What each state change did, as a sentence ("The campaign is now results released to teams" does not read).
 STATE_CHANGED = {
-    CampaignState.DRAFT: "The campaign is back in draft.",
-    CampaignState.OPEN: "The campaign is open: teams may upload runs.",
-    CampaignState.CLOSED: "The campaign is closed: no more uploads.",
-    CampaignState.SCORED: "The campaign is scored.",
-    CampaignState.RELEASED: "The results are released to the teams.",
-    CampaignState.PUBLISHED: "The results are published.",
-    CampaignState.GOLD_RELEASED: "The gold annotation is released.",
-    CampaignState.ARCHIVED: "The campaign is archived.",
+    CampaignState.DRAFT: gettext_lazy("The campaign is back in draft."),
+    CampaignState.OPEN: gettext_lazy("The campaign is open: teams may upload runs."),
+    CampaignState.CLOSED: gettext_lazy("The campaign is closed: no more uploads."),
+    CampaignState.SCORED: gettext_lazy("The campaign is scored."),
+    CampaignState.RELEASED: gettext_lazy("The results are released to the teams."),
+    CampaignState.PUBLISHED: gettext_lazy("The results are published."),
+    CampaignState.GOLD_RELEASED: gettext_lazy("The gold annotation is released."),
+    CampaignState.ARCHIVED: gettext_lazy("The campaign is archived."),
 }
 SCHEDULE_FIELDS = ["opens_at", "deadline", "results_release_at", "publish_at", "gold_release_at", "archive_at"]
 
@@ -52,7 +53,7 @@ def campaign_state(request, slug: str):
                 messages.success(request, STATE_CHANGED[CampaignState(campaign.state)])
                 return redirect("governance:state", slug=campaign.slug)
         else:
-            messages.error(request, "Choose a state.")
+            messages.error(request, _("Choose a state."))
     context = {
         "campaign": campaign,
         "targets": [(s, CampaignState(s).label) for s in lifecycle.allowed_targets(campaign)],
@@ -71,7 +72,7 @@ def _draw(request, campaign: Campaign):
     """Draw the subsets under a fresh secret key (campaign.subsets.sample_test_subset), from the state page."""
     form = DrawForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Give the test and development ratios, between 0 and 1.")
+        messages.error(request, _("Give the test and development ratios, between 0 and 1."))
     else:
         try:
             summary = sample_test_subset(campaign, ratio=form.cleaned_data["ratio"],
@@ -81,8 +82,10 @@ def _draw(request, campaign: Campaign):
             messages.error(request, str(refused))
         else:
             totals = summary.totals
-            messages.success(request, f"Drawn under a new secret key (fingerprint {summary.key_fingerprint}): "
-                                      f"test {totals['test']}, development {totals['dev']}, unused {totals['unused']}.")
+            messages.success(request, _("Drawn under a new secret key (fingerprint %(key)s): test %(test)s, "
+                                        "development %(dev)s, unused %(unused)s.") % {
+                "key": summary.key_fingerprint, "test": totals["test"], "dev": totals["dev"],
+                "unused": totals["unused"]})
     return redirect("governance:state", slug=campaign.slug)
 
 
@@ -131,13 +134,13 @@ def team_publication(request, pk: int):
     form = TeamPublicationForm(request.POST or None, instance=team)
     if request.method == "POST":
         if published:
-            messages.error(request, "The results are already published; the snapshot cannot change. "
-                                    "Ask the organisers.")
+            messages.error(request, _("The results are already published; the snapshot cannot change. "
+                                    "Ask the organisers."))
         elif form.is_valid():
             form.save()
             audit.record(audit.TEAM_SETTINGS, campaign=team.campaign, target=f"team {team.pk}",
                          details={"show_name": team.show_name}, request=request)
-            messages.success(request, "Your choice is saved.")
+            messages.success(request, _("Your choice is saved."))
             return redirect("governance:team_publication", pk=team.pk)
     return render(request, "governance/team_publication.html", {
         "team": team, "campaign": team.campaign, "form": form, "published": published,

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from . import audit, kinds, results
 from .models import Campaign, CampaignState, Run, RunStatus
@@ -83,7 +84,8 @@ def transition(campaign: Campaign, to_state: str, *, actor, request=None) -> Cam
     to_state = str(to_state)
     if to_state not in CampaignState.values:
         raise TransitionRefused(
-            f"{to_state!r} is not a campaign state; the states are {', '.join(CampaignState.values)}."
+            _("%(state)r is not a campaign state; the states are %(states)s.") % {
+                "state": to_state, "states": ", ".join(CampaignState.values)}
         )
     if actor is not None and not campaign.is_organiser(actor):
         raise PermissionDenied("Only the campaign's organisers can change its state.")
@@ -92,9 +94,10 @@ def transition(campaign: Campaign, to_state: str, *, actor, request=None) -> Cam
         locked = Campaign.objects.select_for_update().get(pk=campaign.pk)
         from_state = locked.state
         if to_state not in ALLOWED[CampaignState(from_state)]:
-            nexts = ", ".join(sorted(ALLOWED[CampaignState(from_state)])) or "none (archived is final)"
+            nexts = ", ".join(sorted(ALLOWED[CampaignState(from_state)])) or _("none (archived is final)")
             raise TransitionRefused(
-                f"Campaign {locked.name!r} cannot go from {from_state} to {to_state}; allowed from {from_state}: {nexts}."
+                _("Campaign %(name)r cannot go from %(from)s to %(to)s; allowed from %(from)s: %(next)s.") % {
+                    "name": locked.name, "from": from_state, "to": to_state, "next": nexts}
             )
         details = {"from": from_state, "to": to_state}
         details.update(_PRECONDITIONS[to_state](locked))
@@ -112,7 +115,7 @@ def transition(campaign: Campaign, to_state: str, *, actor, request=None) -> Cam
 def _open(campaign: Campaign) -> dict:
     if not campaign.documents.exists():
         raise TransitionRefused(
-            f"Campaign {campaign.name!r} has no corpus yet: import its documents before opening it."
+            _("Campaign %(name)r has no corpus yet: import its documents before opening it.") % {"name": campaign.name}
         )
     return {}
 
@@ -132,11 +135,11 @@ def _scored(campaign: Campaign) -> dict:
     runs = active_test_runs(campaign)
     waiting = list(runs.exclude(status__in=[RunStatus.SCORED, RunStatus.FAILED]).order_by("pk").values_list("pk", "status"))
     if waiting:
-        listed = ", ".join(f"run {pk} ({status})" for pk, status in waiting[:10])
-        more = f" and {len(waiting) - 10} more" if len(waiting) > 10 else ""
+        listed = ", ".join(_("run %(pk)s (%(status)s)") % {"pk": pk, "status": status} for pk, status in waiting[:10])
+        more = _(" and %(count)s more") % {"count": len(waiting) - 10} if len(waiting) > 10 else ""
         raise TransitionRefused(
-            f"Campaign {campaign.name!r} cannot be marked scored: {len(waiting)} active run(s) are neither "
-            f"scored nor failed: {listed}{more}."
+            _("Campaign %(name)r cannot be marked scored: %(count)s active run(s) are neither scored nor failed: "
+              "%(listed)s%(more)s.") % {"name": campaign.name, "count": len(waiting), "listed": listed, "more": more}
         )
     return {
         "scored_runs": runs.filter(status=RunStatus.SCORED).count(),
@@ -257,7 +260,7 @@ def apply_due_transitions(now=None) -> list[Applied]:
     applied: list[Applied] = []
     candidates = Campaign.objects.exclude(state=S.ARCHIVED).order_by("pk")
     for campaign in candidates:
-        for _ in range(len(SCHEDULE)):
+        for _step in range(len(SCHEDULE)):
             due = due_transitions(campaign, now)
             if not due:
                 break

@@ -14,6 +14,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _, pgettext_lazy
 
 from . import kinds
 
@@ -25,20 +26,20 @@ class CampaignKind(models.TextChoices):
     needs no edit here and no migration.
     """
 
-    EASY = "easy", "EASY (constituents and relations)"
-    CONSTITUENCY = "constituency", "Constituency trees"
-    DEPENDENCY = "dependency", "Dependency trees"
+    EASY = "easy", _("EASY (constituents and relations)")
+    CONSTITUENCY = "constituency", _("Constituency trees")
+    DEPENDENCY = "dependency", _("Dependency trees")
 
 
 class CampaignState(models.TextChoices):
-    DRAFT = "draft", "Draft"
-    OPEN = "open", "Open"
-    CLOSED = "closed", "Closed"
-    SCORED = "scored", "Scored"
-    RELEASED = "released", "Results released to teams"
-    PUBLISHED = "published", "Published"
-    GOLD_RELEASED = "gold_released", "Gold released"
-    ARCHIVED = "archived", "Archived"
+    DRAFT = "draft", pgettext_lazy("campaign state", "Draft")
+    OPEN = "open", pgettext_lazy("campaign state", "Open")
+    CLOSED = "closed", pgettext_lazy("campaign state", "Closed")
+    SCORED = "scored", pgettext_lazy("campaign state", "Scored")
+    RELEASED = "released", pgettext_lazy("campaign state", "Results released to teams")
+    PUBLISHED = "published", pgettext_lazy("campaign state", "Published")
+    GOLD_RELEASED = "gold_released", pgettext_lazy("campaign state", "Gold released")
+    ARCHIVED = "archived", pgettext_lazy("campaign state", "Archived")
 
 
 class TeamAdmission(models.TextChoices):
@@ -51,27 +52,27 @@ class TeamAdmission(models.TextChoices):
     the disclosure budget multiplies by (docs/governance.md). The open demo's practice campaign, whose draw
     key is public, is ``open``."""
 
-    OPEN = "open", "Open: any account may register a team"
-    EMAIL = "email", "E-mail verification: the registering account has verified its address"
-    APPROVAL = "approval", "Organiser approval: a team may upload and download once an organiser admits it"
+    OPEN = "open", _("Open: any account may register a team")
+    EMAIL = "email", _("E-mail verification: the registering account has verified its address")
+    APPROVAL = "approval", _("Organiser approval: a team may upload and download once an organiser admits it")
 
 
 class Publication(models.TextChoices):
-    NAMED = "named", "Teams under their names"
-    CODED = "coded", "Teams under codes (A, B, C...) unless they opt in"
+    NAMED = "named", _("Teams under their names")
+    CODED = "coded", _("Teams under codes (A, B, C...) unless they opt in")
 
 
 class TeamFigures(models.TextChoices):
     """What a team sees of its own test runs' figures before the gold release (docs/threat-model.md)."""
 
-    PRIMARY = "primary", ("One figure per layer (F of all genres and types, to 0.1 point) of each team's primary run "
-                          "(its latest active one), none where the measured secrecy budget would exceed 1 bit per "
-                          "run or 1 %; the rest from the gold release")
-    POOLED = "pooled", ("Pooled rates only: P, R, F of all genres and types together, per way, to 0.1 point; "
+    PRIMARY = "primary", _("One figure per layer (F of all genres and types, to 0.1 point) of each team's primary run "
+                           "(its latest active one), none where the measured secrecy budget would exceed 1 bit per "
+                           "run or 1 %; the rest from the gold release")
+    POOLED = "pooled", _("Pooled rates only: P, R, F of all genres and types together, per way, to 0.1 point; "
                         "the rest from the gold release")
-    RATES = "rates", ("Rates (P, R, F to 0.1 point) per genre and type, for genres with enough scored sentences; "
+    RATES = "rates", _("Rates (P, R, F to 0.1 point) per genre and type, for genres with enough scored sentences; "
                       "counts (fc, fp, cr) from the gold release")
-    FULL = "full", ("Every cell with its counts: exact, but a crafted run reads from its own counts which "
+    FULL = "full", _("Every cell with its counts: exact, but a crafted run reads from its own counts which "
                     "sentences are scored")
 
 
@@ -79,14 +80,18 @@ class Campaign(models.Model):
     name = models.CharField(max_length=200)
     slug = models.SlugField(unique=True)
     description = models.TextField(blank=True)
-    language = models.CharField(max_length=16, default="fr", help_text="ISO 639 code of the corpus language")
+    language = models.CharField(max_length=16, default="fr", help_text=_("ISO 639 code of the corpus language"))
+    page_language = models.CharField(
+        max_length=8, choices=settings.LANGUAGES, default="en", blank=True, verbose_name=_("language of the pages"),
+        help_text=_("The language of the campaign's pages for a visitor whose browser asks for none of the site's "
+                  "languages (docs/languages.md)"))
     kind = models.CharField(max_length=20, choices=kinds.choices, default=CampaignKind.EASY)
     state = models.CharField(max_length=20, choices=CampaignState.choices, default=CampaignState.DRAFT, db_index=True)
     organisers = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="organised_campaigns", blank=True)
 
     # Scheduled dates: when set, a periodic task applies the transition once due.
     opens_at = models.DateTimeField(null=True, blank=True)
-    deadline = models.DateTimeField(null=True, blank=True, help_text="Runs are refused after this moment")
+    deadline = models.DateTimeField(null=True, blank=True, help_text=_("Runs are refused after this moment"))
     results_release_at = models.DateTimeField(null=True, blank=True)
     publish_at = models.DateTimeField(null=True, blank=True)
     gold_release_at = models.DateTimeField(null=True, blank=True)
@@ -100,30 +105,30 @@ class Campaign(models.Model):
     # Quotas over any 24 hours, whatever became of the runs (invalid, withdrawn, scored): so that
     # withdrawing is not a way around the run limit, nor uploading a way to probe the test set.
     uploads_per_day = models.PositiveSmallIntegerField(
-        default=10, help_text="Uploads a team may make in any 24 hours, whatever became of them")
+        default=10, help_text=_("Uploads a team may make in any 24 hours, whatever became of them"))
     withdrawals_per_day = models.PositiveSmallIntegerField(
-        default=2, help_text="Runs a team may withdraw in any 24 hours")
+        default=2, help_text=_("Runs a team may withdraw in any 24 hours"))
     max_upload_bytes = models.PositiveBigIntegerField(default=200 * 1024 * 1024)
     publication = models.CharField(max_length=10, choices=Publication.choices, default=Publication.CODED)
     team_admission = models.CharField(max_length=10, choices=TeamAdmission.choices, default=TeamAdmission.APPROVAL)
-    corpus_public = models.BooleanField(default=False, help_text="Anyone may download the corpus text")
-    dev_sample_public = models.BooleanField(default=False, help_text="Anyone may download the development sample")
+    corpus_public = models.BooleanField(default=False, help_text=_("Anyone may download the corpus text"))
+    dev_sample_public = models.BooleanField(default=False, help_text=_("Anyone may download the development sample"))
     bundle_run_files = models.BooleanField(
-        default=False, verbose_name="runs' files in the publication bundle",
-        help_text="The published bundle carries every published run's files (the teams agreed to publish their "
-                  "output), so that anyone can score them again; otherwise only their checksums (docs/bundle.md)")
-    metrics = models.JSONField(default=dict, blank=True, help_text="Scoring options (metric names and parameters)")
+        default=False, verbose_name=_("runs' files in the publication bundle"),
+        help_text=_("The published bundle carries every published run's files (the teams agreed to publish their "
+                  "output), so that anyone can score them again; otherwise only their checksums (docs/bundle.md)"))
+    metrics = models.JSONField(default=dict, blank=True, help_text=_("Scoring options (metric names and parameters)"))
     team_figures = models.CharField(
         max_length=8, choices=TeamFigures.choices, default=TeamFigures.PRIMARY,
-        verbose_name="figures teams see before the gold release",
-        help_text="One figure per layer of each team's primary run keeps the test set hidden until the gold release "
-                  "(at most about one sentence per team, measured); pooled rates let a team that pads chosen "
-                  "sentences read 7 to 14 of them per extra run, rates per genre and type hundreds; full figures let "
-                  "a crafted run read it from its own counts (docs/threat-model.md, the console's secrecy budget)")
+        verbose_name=_("figures teams see before the gold release"),
+        help_text=_("One figure per layer of each team's primary run keeps the test set hidden until the gold release "
+                    "(at most about one sentence per team, measured); pooled rates let a team that pads chosen "
+                    "sentences read 7 to 14 of them per extra run, rates per genre and type hundreds; full figures let "
+                    "a crafted run read it from its own counts (docs/threat-model.md, the console's secrecy budget)"))
     min_genre_sentences = models.PositiveSmallIntegerField(
-        default=20, verbose_name="scored sentences a genre needs for its figures",
-        help_text="Before the gold release, with rates or pooled rates: a genre with fewer scored sentences shows "
-                  "no figures of its own (it counts in the all-genres row); no figure at all below it in total")
+        default=20, verbose_name=_("scored sentences a genre needs for its figures"),
+        help_text=_("Before the gold release, with rates or pooled rates: a genre with fewer scored sentences shows "
+                  "no figures of its own (it counts in the all-genres row); no figure at all below it in total"))
     # The draw's secret key (campaign.subsets): organisers and the server only; never in a form or a team's page.
     draw_key = models.CharField(max_length=64, blank=True, editable=False)
 
@@ -180,7 +185,7 @@ class CorpusDocument(models.Model):
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="documents")
     genre = models.ForeignKey(Genre, on_delete=models.PROTECT, related_name="documents")
-    name = models.CharField(max_length=200, help_text="Base file name; runs are paired with documents by it")
+    name = models.CharField(max_length=200, help_text=_("Base file name; runs are paired with documents by it"))
     text_file = models.FileField(upload_to=corpus_upload_to)
     sha256 = models.CharField(max_length=64)
     sentence_count = models.PositiveIntegerField(default=0)
@@ -199,7 +204,7 @@ class Sentence(models.Model):
     """A sentence of the corpus. Whether it has gold is recorded elsewhere (annotations)."""
 
     document = models.ForeignKey(CorpusDocument, on_delete=models.CASCADE, related_name="sentences")
-    sid = models.CharField(max_length=64, help_text="Sentence id as in the files (E12)")
+    sid = models.CharField(max_length=64, help_text=_("Sentence id as in the files (E12)"))
     position = models.PositiveIntegerField()
     word_count = models.PositiveIntegerField(default=0)
 
@@ -215,15 +220,15 @@ class Team(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="teams")
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=80)
-    code = models.CharField(max_length=8, blank=True, help_text="Code shown instead of the name in coded publication")
-    show_name = models.BooleanField(default=False, help_text="The team opts in to being published under its name")
+    code = models.CharField(max_length=8, blank=True, help_text=_("Code shown instead of the name in coded publication"))
+    show_name = models.BooleanField(default=False, help_text=_("The team opts in to being published under its name"))
     affiliation = models.CharField(max_length=200, blank=True)
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="teams")
-    admitted = models.BooleanField(default=True, help_text="False while the team awaits an organiser's approval")
+    admitted = models.BooleanField(default=True, help_text=_("False while the team awaits an organiser's approval"))
     # The platform's own team, whose runs are consensus pseudo-runs (evaluation.consensus.runs): no member,
     # so nobody logs in as it or uploads for it; its runs are ordinary runs, scored and shown by the same rules.
     system = models.BooleanField(default=False, editable=False,
-                                 help_text="The platform's consensus team: no member, no upload")
+                                 help_text=_("The platform's consensus team: no member, no upload"))
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -239,8 +244,8 @@ class Team(models.Model):
 
 class Membership(models.Model):
     class Role(models.TextChoices):
-        LEADER = "leader", "Leader"
-        MEMBER = "member", "Member"
+        LEADER = "leader", _("Leader")
+        MEMBER = "member", _("Member")
 
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
@@ -292,7 +297,7 @@ class Invitation(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(default=timezone.now)
     expires_at = models.DateTimeField()
-    max_uses = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Empty: any number of people")
+    max_uses = models.PositiveSmallIntegerField(null=True, blank=True, help_text=_("Empty: any number of people"))
     uses = models.PositiveSmallIntegerField(default=0)
     revoked_at = models.DateTimeField(null=True, blank=True)
 
@@ -320,13 +325,13 @@ class Invitation(models.Model):
 
 
 class RunStatus(models.TextChoices):
-    UPLOADED = "uploaded", "Uploaded"
-    VALIDATING = "validating", "Validating"
-    INVALID = "invalid", "Invalid"
-    QUEUED = "queued", "Queued for scoring"
-    SCORING = "scoring", "Scoring"
-    SCORED = "scored", "Scored"
-    FAILED = "failed", "Failed"
+    UPLOADED = "uploaded", _("Uploaded")
+    VALIDATING = "validating", _("Validating")
+    INVALID = "invalid", _("Invalid")
+    QUEUED = "queued", _("Queued for scoring")
+    SCORING = "scoring", _("Scoring")
+    SCORED = "scored", _("Scored")
+    FAILED = "failed", _("Failed")
 
 
 def run_upload_to(instance: "Run", filename: str) -> str:
@@ -349,8 +354,8 @@ class Run(models.Model):
     """A team's parser output. The file is immutable once stored."""
 
     class Scope(models.TextChoices):
-        TEST = "test", "Evaluation run"
-        DEV = "dev", "Development-sample check"
+        TEST = "test", _("Evaluation run")
+        DEV = "dev", _("Development-sample check")
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="runs")
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="runs")
@@ -358,28 +363,28 @@ class Run(models.Model):
     name = models.CharField(max_length=100)
     system_description = models.TextField(blank=True)
     scope = models.CharField(max_length=10, choices=Scope.choices, default=Scope.TEST)
-    synthetic = models.BooleanField(default=False, help_text="A demo run made by perturbing gold, not a real parser")
+    synthetic = models.BooleanField(default=False, help_text=_("A demo run made by perturbing gold, not a real parser"))
     track = models.CharField(max_length=20, blank=True, default="",
-                             help_text="Dependency campaigns: gold-tokens or raw-text (see campaign.tracks)")
+                             help_text=_("Dependency campaigns: gold-tokens or raw-text (see campaign.tracks)"))
 
     file = models.FileField(upload_to=run_upload_to, max_length=300)
     original_filename = models.CharField(max_length=255)
     # A run in another format (CoNLL-U for EASY) is converted during validation: the EASY XML that is
     # scored is kept here beside the upload, which stays as the team sent it (evaluation.kinds.easy.conllu).
     converted_file = models.FileField(upload_to=converted_upload_to, max_length=300, blank=True,
-                                      help_text="The EASY XML (a zip) converted from the uploaded file, if any")
-    converter = models.CharField(max_length=40, blank=True, help_text="The converter that made converted_file")
+                                      help_text=_("The EASY XML (a zip) converted from the uploaded file, if any"))
+    converter = models.CharField(max_length=40, blank=True, help_text=_("The converter that made converted_file"))
     # A consensus pseudo-run: what it was combined from (runs, their results, weights, thresholds), so that
     # it can be recomputed; and its oracle upper bound. Empty for a team's run.
     combination = models.JSONField(default=dict, blank=True, editable=False,
-                                   help_text="A consensus pseudo-run's chosen runs, weights and thresholds")
+                                   help_text=_("A consensus pseudo-run's chosen runs, weights and thresholds"))
     sha256 = models.CharField(max_length=64, db_index=True)
     size = models.PositiveBigIntegerField()
 
     status = models.CharField(max_length=12, choices=RunStatus.choices, default=RunStatus.UPLOADED, db_index=True)
     status_reason = models.TextField(blank=True)
     status_changed_at = models.DateTimeField(default=timezone.now)
-    progress = models.PositiveSmallIntegerField(default=0, help_text="Percent done in the current step")
+    progress = models.PositiveSmallIntegerField(default=0, help_text=_("Percent done in the current step"))
     validation_report = models.JSONField(default=dict, blank=True)
     task_id = models.CharField(max_length=64, blank=True)
 
@@ -391,12 +396,12 @@ class Run(models.Model):
     # Delivery of the scoring task (evaluation.pipeline.delivery, evaluation.pipeline.recovery): an outbox mark committed with
     # the upload, the delivery holding the run and its heartbeat, and the round a re-score starts.
     dispatch_pending = models.BooleanField(default=False, db_index=True,
-                                           help_text="Scoring still to be queued (set with the upload, cleared once queued)")
-    dispatched_at = models.DateTimeField(null=True, blank=True, help_text="When scoring was last queued")
-    claimed_by = models.CharField(max_length=200, blank=True, help_text="The task delivery scoring the run now")
-    heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Last sign of life of that delivery")
-    scoring_attempts = models.PositiveSmallIntegerField(default=0, help_text="Deliveries that started this round")
-    scoring_round = models.PositiveIntegerField(default=1, help_text="Raised by each re-score")
+                                           help_text=_("Scoring still to be queued (set with the upload, cleared once queued)"))
+    dispatched_at = models.DateTimeField(null=True, blank=True, help_text=_("When scoring was last queued"))
+    claimed_by = models.CharField(max_length=200, blank=True, help_text=_("The task delivery scoring the run now"))
+    heartbeat_at = models.DateTimeField(null=True, blank=True, help_text=_("Last sign of life of that delivery"))
+    scoring_attempts = models.PositiveSmallIntegerField(default=0, help_text=_("Deliveries that started this round"))
+    scoring_round = models.PositiveIntegerField(default=1, help_text=_("Raised by each re-score"))
 
     objects = RunQuerySet.as_manager()
 
@@ -455,7 +460,7 @@ class AuditEntry(models.Model):
 
     at = models.DateTimeField(default=timezone.now, db_index=True)
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    actor_name = models.CharField(max_length=150, blank=True, help_text="Kept even if the account is renamed")
+    actor_name = models.CharField(max_length=150, blank=True, help_text=_("Kept even if the account is renamed"))
     campaign = models.ForeignKey(Campaign, null=True, blank=True, on_delete=models.PROTECT, related_name="audit_entries")
     action = models.CharField(max_length=64, db_index=True)
     target = models.CharField(max_length=255, blank=True)

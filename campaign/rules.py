@@ -13,6 +13,7 @@ from datetime import timedelta, timezone as dt_timezone
 
 from django.db import connection
 from django.utils import timezone
+from django.utils.translation import gettext as _, gettext_lazy
 
 from .models import Campaign, CampaignState, Run, RunStatus, Team
 
@@ -53,18 +54,20 @@ def _fresh(campaign: Campaign) -> Campaign:
 
 
 def _refuse_unless_accepting(campaign: Campaign, now, error: type[Exception], what: str) -> None:
+    """``what``: "runs" or "withdrawals", each with its own sentences (the words agree in French)."""
+    values = {"name": campaign.name, "state": campaign.get_state_display().lower(),
+              "deadline": format_deadline(campaign.deadline) if campaign.deadline else ""}
+    runs = what == "runs"
     if campaign.deadline and now >= campaign.deadline:
-        raise error(
-            f"The campaign {campaign.name!r} no longer accepts {what}: the deadline was "
-            f"{format_deadline(campaign.deadline)}."
-        )
+        raise error((_("The campaign %(name)r no longer accepts runs: the deadline was %(deadline)s.") if runs else
+                     _("The campaign %(name)r no longer accepts withdrawals: the deadline was %(deadline)s.")) % values)
     if campaign.state != CampaignState.OPEN:
         if campaign.deadline and campaign.state != CampaignState.DRAFT:
-            raise error(
-                f"The campaign {campaign.name!r} is {campaign.get_state_display().lower()} and no longer "
-                f"accepts {what} (deadline {format_deadline(campaign.deadline)})."
-            )
-        raise error(f"The campaign {campaign.name!r} is {campaign.get_state_display().lower()} and does not accept {what}.")
+            raise error((_("The campaign %(name)r is %(state)s and no longer accepts runs (deadline %(deadline)s).")
+                         if runs else _("The campaign %(name)r is %(state)s and no longer accepts withdrawals "
+                                        "(deadline %(deadline)s).")) % values)
+        raise error((_("The campaign %(name)r is %(state)s and does not accept runs.") if runs else
+                     _("The campaign %(name)r is %(state)s and does not accept withdrawals.")) % values)
 
 
 def why_not_accepting_runs(campaign: Campaign, *, now=None) -> str | None:
@@ -76,7 +79,7 @@ def why_not_accepting_runs(campaign: Campaign, *, now=None) -> str | None:
     return None
 
 
-AWAITING_APPROVAL = "Your team awaits the organisers' approval: it can upload runs once they admit it."
+AWAITING_APPROVAL = gettext_lazy("Your team awaits the organisers' approval: it can upload runs once they admit it.")
 
 
 def check_upload_allowed(campaign: Campaign, team: Team, *, scope: str = Run.Scope.TEST, now=None) -> None:
@@ -85,29 +88,30 @@ def check_upload_allowed(campaign: Campaign, team: Team, *, scope: str = Run.Sco
     campaign = _fresh(campaign)
     _refuse_unless_accepting(campaign, now, UploadRefused, "runs")
     if team.campaign_id != campaign.pk:
-        raise UploadRefused("This team does not take part in this campaign.")
+        raise UploadRefused(_("This team does not take part in this campaign."))
     if not team.admitted:
-        raise UploadRefused(AWAITING_APPROVAL)
+        raise UploadRefused(str(AWAITING_APPROVAL))
     day_ago = now - timedelta(days=1)
     # A separate cap, so that validation cannot be used as an oracle; withdrawn invalid runs still count.
     invalid_today = invalid_uploads_since(team, day_ago).count()
     if invalid_today >= campaign.invalid_uploads_per_day:
         raise UploadRefused(
-            f"Your team has made {invalid_today} invalid uploads in the last 24 hours, "
-            f"the campaign's limit of {campaign.invalid_uploads_per_day}; try again later."
+            _("Your team has made %(count)s invalid uploads in the last 24 hours, the campaign's limit of "
+              "%(limit)s; try again later.") % {"count": invalid_today, "limit": campaign.invalid_uploads_per_day}
         )
     uploads_today = team.runs.filter(uploaded_at__gte=day_ago).count()
     if uploads_today >= campaign.uploads_per_day:
         raise UploadRefused(
-            f"Your team has uploaded {uploads_today} runs in the last 24 hours, the campaign's limit of "
-            f"{campaign.uploads_per_day} (withdrawn and invalid runs included); try again later."
+            _("Your team has uploaded %(count)s runs in the last 24 hours, the campaign's limit of %(limit)s "
+              "(withdrawn and invalid runs included); try again later.") % {"count": uploads_today,
+                                                                              "limit": campaign.uploads_per_day}
         )
     if scope == Run.Scope.TEST:
         count = active_runs(team).count()
         if count >= campaign.runs_per_team:
             raise UploadRefused(
-                f"Your team already has {count} runs, the campaign's limit of {campaign.runs_per_team}; "
-                f"withdraw one before uploading another."
+                _("Your team already has %(count)s runs, the campaign's limit of %(limit)s; withdraw one before "
+                  "uploading another.") % {"count": count, "limit": campaign.runs_per_team}
             )
 
 
@@ -115,14 +119,14 @@ def check_withdrawal_allowed(run: Run, *, now=None) -> None:
     """Withdrawal is allowed before the deadline only: afterwards the run set is frozen."""
     now = now or timezone.now()
     if run.withdrawn_at is not None:
-        raise WithdrawalRefused(f"The run {run.name!r} was already withdrawn.")
+        raise WithdrawalRefused(_("The run %(name)r was already withdrawn.") % {"name": run.name})
     campaign = _fresh(run.campaign)
     _refuse_unless_accepting(campaign, now, WithdrawalRefused, "withdrawals")
     withdrawn_today = run.team.runs.filter(withdrawn_at__gte=now - timedelta(days=1)).count()
     if withdrawn_today >= campaign.withdrawals_per_day:
         raise WithdrawalRefused(
-            f"Your team has withdrawn {withdrawn_today} runs in the last 24 hours, the campaign's limit of "
-            f"{campaign.withdrawals_per_day}; try again later."
+            _("Your team has withdrawn %(count)s runs in the last 24 hours, the campaign's limit of %(limit)s; "
+              "try again later.") % {"count": withdrawn_today, "limit": campaign.withdrawals_per_day}
         )
 
 

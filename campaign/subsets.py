@@ -39,6 +39,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from annotations.models import GoldSentence
 from campaign import audit, kinds
@@ -73,11 +74,13 @@ class SampleSummary:
 
 def _check_may_change(campaign: Campaign, subset: str) -> None:
     if subset not in Subset.values:
-        raise SubsetRefused(f"{subset!r} is not a subset; use one of {', '.join(Subset.values)}.")
+        raise SubsetRefused(_("%(subset)r is not a subset; use one of %(subsets)s.") % {
+            "subset": subset, "subsets": ", ".join(Subset.values)})
     if campaign.state != CampaignState.DRAFT and subset != Subset.UNUSED:
         raise SubsetRefused(
-            f"Campaign {campaign.name!r} is {campaign.state}: its development sample may already be public, "
-            f"so sentences can no longer be put into the {subset} subset (only taken out of scoring, as unused)."
+            _("Campaign %(name)r is %(state)s: its development sample may already be public, so sentences can no "
+              "longer be put into the %(subset)s subset (only taken out of scoring, as unused).") % {
+                "name": campaign.name, "state": campaign.state, "subset": subset}
         )
 
 
@@ -102,16 +105,16 @@ def mark_subset(
     sentence_ids = {getattr(s, "pk", s) for s in (sentences or [])}
     document_ids = {getattr(d, "pk", d) for d in (documents or [])}
     if not sentence_ids and not document_ids:
-        raise SubsetRefused("Give the sentences or documents to mark.")
+        raise SubsetRefused(_("Give the sentences or documents to mark."))
     foreign = Sentence.objects.filter(pk__in=sentence_ids).exclude(document__campaign=campaign)
     if foreign.exists() or len(Sentence.objects.filter(pk__in=sentence_ids)) != len(sentence_ids):
-        raise SubsetRefused("Some of the sentences given are not in this campaign.")
+        raise SubsetRefused(_("Some of the sentences given are not in this campaign."))
     if CorpusDocument.objects.filter(pk__in=document_ids).exclude(campaign=campaign).exists():
-        raise SubsetRefused("Some of the documents given are not in this campaign.")
+        raise SubsetRefused(_("Some of the documents given are not in this campaign."))
     without_gold = Sentence.objects.filter(pk__in=sentence_ids, gold_membership__isnull=True)
     if without_gold.exists():
         names = ", ".join(str(s) for s in without_gold[:5])
-        raise SubsetRefused(f"These sentences have no gold and cannot be in a subset: {names}.")
+        raise SubsetRefused(_("These sentences have no gold and cannot be in a subset: %(names)s.") % {"names": names})
     rows = gold_sentences(campaign).filter(sentence_id__in=sentence_ids) | gold_sentences(campaign).filter(
         sentence__document_id__in=document_ids
     )
@@ -147,11 +150,11 @@ def key_fingerprint(key: str) -> str:
 
 def _check_not_practice_key(campaign: Campaign, key: str) -> None:
     if campaign.slug != PRACTICE_SLUG and key_fingerprint(key) == key_fingerprint(PRACTICE_KEY):
-        raise SubsetRefused(
-            f"This is the open demo's practice key (fingerprint {key_fingerprint(key)}), published in the code "
-            f"(campaign/practice.py): anyone can replay a draw made with it and recover {campaign.name!r}'s "
+        raise SubsetRefused(_(
+            "This is the open demo's practice key (fingerprint %(fingerprint)s), published in the code "
+            "(campaign/demo_open.py): anyone can replay a draw made with it and recover %(name)r's "
             "test set from its public development sample. It is for the practice campaign only; draw without "
-            "a key, and a fresh secret one is made.")
+            "a key, and a fresh secret one is made.") % {"fingerprint": key_fingerprint(key), "name": campaign.name})
 
 
 def _rank(key: bytes, purpose: str, document: str, sid: str) -> bytes:
@@ -210,23 +213,23 @@ def sample_test_subset(
     ratios and the counts per genre: never the key, never a seed.
     """
     if not 0 < ratio <= 1:
-        raise SubsetRefused(f"The test ratio must be in (0, 1], not {ratio}.")
+        raise SubsetRefused(_("The test ratio must be in (0, 1], not %(ratio)s.") % {"ratio": ratio})
     if not 0 <= dev_ratio < 1 or ratio + dev_ratio > 1:
         raise SubsetRefused(
-            f"The development ratio must be in [0, 1) and leave room for the test set "
-            f"(test {ratio} + dev {dev_ratio} > 1)." if dev_ratio >= 0 else
-            f"The development ratio must be in [0, 1), not {dev_ratio}."
+            (_("The development ratio must be in [0, 1) and leave room for the test set (test %(ratio)s + dev "
+               "%(dev_ratio)s > 1).") if dev_ratio >= 0 else
+             _("The development ratio must be in [0, 1), not %(dev_ratio)s.")) % {"ratio": ratio, "dev_ratio": dev_ratio}
         )
     _check_may_change(campaign, Subset.TEST)
     if key is None:
         key = new_draw_key()
     elif len(key) != 64 or any(c not in "0123456789abcdef" for c in key):
-        raise SubsetRefused("A draw key is 64 lower-case hexadecimal digits (256 bits).")
+        raise SubsetRefused(_("A draw key is 64 lower-case hexadecimal digits (256 bits)."))
     else:
         _check_not_practice_key(campaign, key)
     by_genre = _annotated_by_genre(campaign)
     if not by_genre:
-        raise SubsetRefused(f"Campaign {campaign.name!r} has no annotated sentence to sample from.")
+        raise SubsetRefused(_("Campaign %(name)r has no annotated sentence to sample from.") % {"name": campaign.name})
     membership, per_genre = draw(key, by_genre, ratio, dev_ratio)
     summary = SampleSummary(key_fingerprint=key_fingerprint(key), ratio=ratio, dev_ratio=dev_ratio,
                             per_genre=per_genre)

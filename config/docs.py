@@ -4,6 +4,11 @@ The Markdown files stay the single source: the repository shows them as they are
 views render them with markdown-it-py (CommonMark plus tables, raw HTML off). A page's URL ends
 in its file name (``/docs/metrics/easy.md``), so the files' relative links between each other
 work unchanged. Only ``.md`` files under docs/ are served; anything else is the site's uniform 404.
+
+A page a user reads may have a French version in ``docs/fr/`` under the same name: it is served at the
+same URL when the page's language is French, so that the links between pages still hold and lead to
+the French version wherever there is one; a page with none is served in English with a line that says
+so (docs/languages.md).
 """
 from __future__ import annotations
 
@@ -14,6 +19,7 @@ from pathlib import Path
 from django.conf import settings
 from django.http import Http404
 from django.shortcuts import render
+from django.utils.translation import get_language
 from markdown_it import MarkdownIt
 
 DOCS_DIR = Path(settings.BASE_DIR) / "docs"
@@ -40,9 +46,22 @@ def index(request):
     return render(request, "docs/index.html", {"pages": pages})
 
 
+#: The languages with a folder of their own under docs/ (English is docs/ itself).
+TRANSLATED = ("fr",)
+
+
 def page(request, name: str):
     path = (DOCS_DIR / name).resolve()
     if path.suffix != ".md" or not path.is_relative_to(DOCS_DIR.resolve()) or not path.is_file():
         raise Http404
+    language = (get_language() or "en").split("-")[0]
+    english_only = False
+    if language in TRANSLATED and not name.startswith(f"{language}/"):
+        translated = (DOCS_DIR / language / name).resolve()
+        if translated.is_relative_to(DOCS_DIR.resolve()) and translated.is_file():
+            path, name = translated, f"{language}/{name}"
+        else:
+            english_only = True
     title, html = _rendered(path, path.stat().st_mtime)
-    return render(request, "docs/page.html", {"title": title, "html": html, "name": name})
+    return render(request, "docs/page.html", {"title": title, "html": html, "name": name,
+                                              "english_only": english_only})

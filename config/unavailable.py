@@ -22,6 +22,7 @@ import sys
 from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse, JsonResponse
 from django.views import defaults
+from django.utils.translation import gettext
 
 from config import outages
 from config.outages import TemporarilyUnavailable  # defined beside the outages it is one of
@@ -62,11 +63,12 @@ def unavailable_response(request, exc: BaseException | None):
         outages.down(dependency, cause)  # one line for the outage, not one per request
     else:
         logger.error("service unavailable while serving %s: %s: %s", request.path, type(cause).__name__, cause)
-    message = "The service is temporarily unavailable; try again shortly."
+    message = gettext("The service is temporarily unavailable; try again shortly.")
     if wants_json(request):
         response = JsonResponse({"detail": message, "retry_after": RETRY_AFTER_SECONDS}, status=503)
     else:
-        response = HttpResponse(f"<!doctype html><title>Temporarily unavailable</title><h1>Temporarily unavailable</h1>"
+        title = gettext("Temporarily unavailable")
+        response = HttpResponse(f"<!doctype html><title>{title}</title><h1>{title}</h1>"
                                 f"<p>{message}</p>", status=503, content_type="text/html; charset=utf-8")
     response["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return response

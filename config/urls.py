@@ -12,6 +12,8 @@ from evaluation.significance.api import CampaignSignificance
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    # Django's set_language view: the language switch on every page posts here (docs/languages.md).
+    path("i18n/", include("django.conf.urls.i18n")),
     # Browsers ask for /favicon.ico on pages that name no icon (admin, API, plain responses).
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
     # Django's log-in, log-out and password views; the reset request is ours, throttled (campaign.views.accounts)

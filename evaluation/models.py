@@ -7,6 +7,7 @@ from django.db import models, transaction
 from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 
 class ImmutableQuerySet(models.QuerySet):
@@ -45,13 +46,13 @@ class ImmutableModel(models.Model):
 class Result(ImmutableModel):
     run = models.ForeignKey("campaign.Run", on_delete=models.PROTECT, related_name="results")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
-    metric = models.CharField(max_length=50, help_text="Engine that produced it (easy, evalb, leaf-ancestor, deps...)")
+    metric = models.CharField(max_length=50, help_text=_("Engine that produced it (easy, evalb, leaf-ancestor, deps...)"))
     signature = models.TextField()
     scorer_version = models.CharField(max_length=32)
     gold_sha256 = models.CharField(max_length=64)
     parameters = models.JSONField(default=dict, blank=True)
-    document = models.JSONField(help_text="The engine's JSON output, unchanged")
-    scoring_round = models.PositiveIntegerField(default=1, help_text="The run's scoring round this result closes")
+    document = models.JSONField(help_text=_("The engine's JSON output, unchanged"))
+    scoring_round = models.PositiveIntegerField(default=1, help_text=_("The run's scoring round this result closes"))
 
     class Meta:
         ordering = ["-created_at", "-pk"]
@@ -70,8 +71,8 @@ class ResultCell(ImmutableModel):
     """One queryable row of a result (layer x mode x match x genre x type)."""
 
     class Aggregation(models.TextChoices):
-        MICRO = "micro", "Pooled counts"
-        MACRO = "macro", "Mean of per-type F"
+        MICRO = "micro", _("Pooled counts")
+        MACRO = "macro", _("Mean of per-type F")
 
     result = models.ForeignKey(Result, on_delete=models.PROTECT, related_name="cells")
     aggregation = models.CharField(max_length=5, choices=Aggregation.choices, default=Aggregation.MICRO)
@@ -99,7 +100,7 @@ class PublishedSnapshot(ImmutableModel):
     campaign = models.ForeignKey("campaign.Campaign", on_delete=models.PROTECT, related_name="snapshots")
     created_at = models.DateTimeField(auto_now_add=True)
     data = models.JSONField()
-    sha256 = models.CharField(max_length=64, help_text="Checksum of the canonical JSON of data")
+    sha256 = models.CharField(max_length=64, help_text=_("Checksum of the canonical JSON of data"))
 
     class Meta:
         ordering = ["-created_at", "-pk"]
@@ -121,9 +122,9 @@ class PublicationBundle(models.Model):
     snapshot = models.ForeignKey(PublishedSnapshot, on_delete=models.PROTECT, related_name="bundles")
     created_at = models.DateTimeField(auto_now_add=True)
     file = models.FileField(upload_to=bundle_upload_to, max_length=300)
-    sha256 = models.CharField(max_length=64, help_text="Checksum of the archive's bytes")
+    sha256 = models.CharField(max_length=64, help_text=_("Checksum of the archive's bytes"))
     size = models.PositiveBigIntegerField(default=0)
-    with_rows = models.BooleanField(default=False, help_text="Carries the per-sentence rows (after the gold release)")
+    with_rows = models.BooleanField(default=False, help_text=_("Carries the per-sentence rows (after the gold release)"))
     with_run_files = models.BooleanField(default=False)
 
     class Meta:
@@ -142,22 +143,22 @@ class ErrorLabJob(models.Model):
     """An organiser's run of the error-insertion lab on uploaded treebanks (never a team's)."""
 
     class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        DONE = "done", _("Done")
+        FAILED = "failed", _("Failed")
 
     campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="error_lab_jobs")
-    token = models.CharField(max_length=32, help_text="Folder of the job's files")
+    token = models.CharField(max_length=32, help_text=_("Folder of the job's files"))
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
     status_reason = models.TextField(blank=True)
-    progress = models.PositiveSmallIntegerField(default=0, help_text="Percent of (treebank, error type) steps done")
-    step = models.CharField(max_length=200, blank=True, help_text="What the task is doing now")
-    parameters = models.JSONField(default=dict, blank=True, help_text="Seed, insertions per type, treebank names")
+    progress = models.PositiveSmallIntegerField(default=0, help_text=_("Percent of (treebank, error type) steps done"))
+    step = models.CharField(max_length=200, blank=True, help_text=_("What the task is doing now"))
+    parameters = models.JSONField(default=dict, blank=True, help_text=_("Seed, insertions per type, treebank names"))
     treebank_a = models.FileField(upload_to=error_lab_upload_to, max_length=300)
     treebank_b = models.FileField(upload_to=error_lab_upload_to, max_length=300, blank=True)
     labels_file = models.FileField(upload_to=error_lab_upload_to, max_length=300, blank=True)
-    result = models.JSONField(null=True, blank=True, help_text="run_error_lab's document, unchanged")
+    result = models.JSONField(null=True, blank=True, help_text=_("run_error_lab's document, unchanged"))
     task_id = models.CharField(max_length=64, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -191,16 +192,16 @@ class SignificanceSet(models.Model):
 
     campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="significance_sets")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
-    method = models.CharField(max_length=12, help_text="bootstrap (paired, genre-stratified) or ar")
+    method = models.CharField(max_length=12, help_text=_("bootstrap (paired, genre-stratified) or ar"))
     resamples = models.PositiveIntegerField()
     seed = models.BigIntegerField()
     alpha = models.FloatField()
-    signature = models.TextField(help_text="How the tests were made (method, resamples, seed, strata, correction)")
-    results = models.JSONField(default=list, help_text="Ids of the results compared")
-    skipped = models.JSONField(default=list, blank=True, help_text="Results left out, with the reason")
-    seconds = models.FloatField(default=0.0, help_text="Computation time")
+    signature = models.TextField(help_text=_("How the tests were made (method, resamples, seed, strata, correction)"))
+    results = models.JSONField(default=list, help_text=_("Ids of the results compared"))
+    skipped = models.JSONField(default=list, blank=True, help_text=_("Results left out, with the reason"))
+    seconds = models.FloatField(default=0.0, help_text=_("Computation time"))
     sentences = models.JSONField(default=dict, blank=True,
-                                 help_text="Test sentences per genre (and ALL) the runs were compared on")
+                                 help_text=_("Test sentences per genre (and ALL) the runs were compared on"))
 
     class Meta:
         ordering = ["-created_at", "-pk"]
@@ -274,7 +275,7 @@ class PairedDifference(models.Model):
     set = models.ForeignKey(SignificanceSet, on_delete=models.CASCADE, related_name="pairs")
     result_a = models.ForeignKey(Result, on_delete=models.CASCADE, related_name="+")
     result_b = models.ForeignKey(Result, on_delete=models.CASCADE, related_name="+")
-    figure = models.CharField(max_length=100, help_text="aggregation|layer|mode|match")
+    figure = models.CharField(max_length=100, help_text=_("aggregation|layer|mode|match"))
     diff = models.FloatField(null=True)
     ci_low = models.FloatField(null=True)
     ci_high = models.FloatField(null=True)
@@ -283,8 +284,8 @@ class PairedDifference(models.Model):
     significant = models.BooleanField(default=False)
     cells = models.JSONField(default=dict)
     se = models.FloatField(null=True)
-    family = models.PositiveIntegerField(default=0, help_text="Pairs in the Holm family of the headline p-value")
-    cells_family = models.PositiveIntegerField(default=0, help_text="Cells in the Benjamini–Hochberg family")
+    family = models.PositiveIntegerField(default=0, help_text=_("Pairs in the Holm family of the headline p-value"))
+    cells_family = models.PositiveIntegerField(default=0, help_text=_("Cells in the Benjamini–Hochberg family"))
     agreement = models.JSONField(default=dict, blank=True)
 
     class Meta:
@@ -300,12 +301,12 @@ class ConsensusSetting(CoalescedRequest):
     ``requested``/``computed`` coalesce the builds (:class:`CoalescedRequest`)."""
 
     class Weighting(models.TextChoices):
-        EQUAL = "equal", "Equal weights"
-        DEVELOPMENT = "development", "Learned from the runs' scores on the development sample"
+        EQUAL = "equal", _("Equal weights")
+        DEVELOPMENT = "development", _("Learned from the runs' scores on the development sample")
 
     campaign = models.OneToOneField("campaign.Campaign", on_delete=models.CASCADE, primary_key=True,
                                     related_name="consensus_setting")
-    enabled = models.BooleanField(default=False, help_text="Build the consensus of the runs, scored as a pseudo-run")
+    enabled = models.BooleanField(default=False, help_text=_("Build the consensus of the runs, scored as a pseudo-run"))
     weighting = models.CharField(max_length=12, choices=Weighting.choices, default=Weighting.EQUAL)
     chosen = models.JSONField(default=dict, blank=True)
 
@@ -326,15 +327,16 @@ class ScoringShard(models.Model):
         FAILED = "failed"
 
     run = models.ForeignKey("campaign.Run", on_delete=models.CASCADE, related_name="scoring_shards")
-    token = models.CharField(max_length=200, help_text="The claim of the scoring delivery the shard belongs to")
-    index = models.PositiveIntegerField(help_text="Position of the shard in corpus order")
-    documents = models.JSONField(default=list, help_text="Corpus documents of the shard, in corpus order")
+    token = models.CharField(max_length=200, help_text=_("The claim of the scoring delivery the shard belongs to"))
+    index = models.PositiveIntegerField(help_text=_("Position of the shard in corpus order"))
+    documents = models.JSONField(default=list, help_text=_("Corpus documents of the shard, in corpus order"))
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
-    taken_by = models.CharField(max_length=200, blank=True, help_text="The process counting it now")
-    beat_at = models.DateTimeField(null=True, blank=True, help_text="Last sign of life of that process")
-    counts = models.BinaryField(null=True, blank=True, help_text="What the kind's merge reads (its own format)")
-    reason = models.TextField(blank=True, help_text="Why the shard failed")
-    interrupted = models.PositiveSmallIntegerField(default=0, help_text="Times it was taken back from a silent worker")
+    taken_by = models.CharField(max_length=200, blank=True, help_text=_("The process counting it now"))
+    beat_at = models.DateTimeField(null=True, blank=True, help_text=_("Last sign of life of that process"))
+    counts = models.BinaryField(null=True, blank=True, help_text=_("What the kind's merge reads (its own format)"))
+    reason = models.TextField(blank=True, help_text=_("Why the shard failed"))
+    interrupted = models.PositiveSmallIntegerField(default=0,
+                                                   help_text=_("Times it was taken back from a silent worker"))
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["token", "index"], name="one_shard_per_delivery_index")]

@@ -75,6 +75,16 @@ def _fresh_rate_limits():
     yield
 
 
+@pytest.fixture(autouse=True)
+def _site_language():
+    """Each test starts in the site's language: a request's LocaleMiddleware leaves its language active in the
+    thread, which code called outside a request afterwards (messages, refusals) would otherwise speak."""
+    from django.utils import translation
+
+    yield
+    translation.deactivate()
+
+
 # The portal, kind and worker tests all need these; the imports wait until pytest-django has set Django up.
 @pytest.fixture
 def storage(settings, tmp_path):

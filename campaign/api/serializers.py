@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import AnonymousUser
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -69,10 +70,10 @@ class RunSerializer(serializers.ModelSerializer):
     status_reason = serializers.SerializerMethodField()
     progress = serializers.SerializerMethodField()
     status_changed_at = serializers.SerializerMethodField(
-        help_text="When the status last changed. Left out (never null) where the viewer may not see it; "
-                  "'sealed' then says why.")
+        help_text=_("When the status last changed. Left out (never null) where the viewer may not see it; "
+                    "'sealed' then says why."))
     sealed = serializers.SerializerMethodField(
-        help_text="The status fields left out of this answer, each with the reason (only when there are any).")
+        help_text=_("The status fields left out of this answer, each with the reason (only when there are any)."))
 
     def _shown(self, run) -> dict:
         request = self.context.get("request")
@@ -143,11 +144,11 @@ class RunUploadSerializer(serializers.Serializer):
     system_description = serializers.CharField(required=False, allow_blank=True, default="")
     scope = serializers.ChoiceField(choices=Run.Scope.choices, default=Run.Scope.TEST)
     track = serializers.ChoiceField(choices=[], required=False, allow_blank=True, default="",
-                                    help_text="Dependency campaigns: gold-tokens or raw-text; empty for the "
-                                              "campaign's first accepted track")
-    file = UploadedFileField(help_text="One run file in the campaign's format (EASY .xml, or CoNLL-U .conllu where an EASY "
+                                    help_text=_("Dependency campaigns: gold-tokens or raw-text; empty for the "
+                                              "campaign's first accepted track"))
+    file = UploadedFileField(help_text=_("One run file in the campaign's format (EASY .xml, or CoNLL-U .conllu where an EASY "
                                             "campaign takes them, converted on validation; trees .mrg/.tree/.txt; CoNLL-U .conllu), "
-                                            "or a .zip / .tar.gz with one such file per corpus document, named after it")
+                                            "or a .zip / .tar.gz with one such file per corpus document, named after it"))
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

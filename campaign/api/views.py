@@ -70,7 +70,7 @@ class CampaignRuns(generics.ListAPIView):
         campaign = visible_campaign(request, slug)
         team = visibility.team_of(request.user, campaign)
         if team is None:
-            raise PermissionDenied(NO_TEAM_MESSAGE)
+            raise PermissionDenied(str(NO_TEAM_MESSAGE))
         form = serializers.RunUploadSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         try:

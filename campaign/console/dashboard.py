@@ -9,6 +9,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.db.models import Count, Prefetch
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from campaign import kinds
 from campaign.models import Campaign, CampaignState, Membership, Run, RunStatus, Team, TeamAdmission
@@ -80,14 +81,14 @@ def recent_runs(campaign: Campaign, limit: int = 50) -> list[Run]:
 
 
 ADMISSION_WHY = {
-    TeamAdmission.APPROVAL: (
+    TeamAdmission.APPROVAL: _(
         "the default for a campaign with a hidden test set: each team is a run quota and a set of probes of "
         "the test set, so the number of teams is the organisers' to decide, and the disclosure budget counts "
         "the teams they admit"),
-    TeamAdmission.EMAIL: (
+    TeamAdmission.EMAIL: _(
         "each team's account has proved an e-mail address; addresses cost little, so a person with several "
         "can still register several teams, each with its own quota"),
-    TeamAdmission.OPEN: (
+    TeamAdmission.OPEN: _(
         "any account may register a team, and an account is a sign-up away (10 an hour per client address): "
         "each is a new run quota and a new set of probes of the test set"),
 }

@@ -10,6 +10,7 @@ from django.http import StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
+from django.utils.translation import gettext as _
 
 from campaign import audit, kinds, results, visibility
 from campaign.models import Campaign
@@ -60,11 +61,11 @@ def build_bundle(request, slug: str):
     """Build the publication bundle again now (a worker does it; the same state gives the same archive)."""
     campaign = _organised(request.user, slug)
     if not visibility.can_see_published_results(request.user, campaign):
-        messages.error(request, "The bundle is built from the published snapshot: publish the campaign first.")
+        messages.error(request, _("The bundle is built from the published snapshot: publish the campaign first."))
     else:
         audit.record("bundle.request", campaign=campaign, target=campaign.slug, request=request)
         kinds.enqueue(kinds.BUNDLE_TASK, campaign.pk)
-        messages.success(request, "The publication bundle is being built; its link below leads to the newest one.")
+        messages.success(request, _("The publication bundle is being built; its link below leads to the newest one."))
     return redirect("console:dashboard", slug=campaign.slug)
 
 

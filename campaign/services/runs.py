@@ -20,7 +20,7 @@ from django.conf import settings
 from django.core.files import File
 from django.db import transaction
 from django.utils import timezone
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext as _, gettext_lazy, gettext_noop
 
 from campaign import audit, kinds
 from config import outages
@@ -83,7 +83,8 @@ def _stage(uploaded, limit: int) -> tuple[Path, str, int]:
 
 
 def _too_big(filename: str, limit: int) -> str:
-    return f"{filename!r} is larger than the campaign's limit of {limit:,} bytes; refused."
+    return _("%(file)r is larger than the campaign's limit of %(limit)s bytes; refused.") % {
+        "file": filename, "limit": f"{limit:,}"}
 
 
 def run_suffixes(campaign: Campaign, *, stored: bool = False) -> tuple[str, ...]:
@@ -121,9 +122,10 @@ def match_documents(campaign: Campaign, filename: str, files: dict[str, Path], *
     main = [doc for doc, name in names_of.items() if kind.run_file_format(name) == first]
     if main and len(main) < len(files):
         other = sorted(set(files) - set(main))[0]
-        raise UploadRefused(f"{filename!r} mixes formats ({main[0]}{_suffix_of(names_of[main[0]], suffixes)} and "
-                            f"{other}{_suffix_of(names_of[other], suffixes)}); a run is in one format: give every "
-                            f"document in the same one.")
+        raise UploadRefused(_("%(file)r mixes formats (%(one)s and %(other)s); a run is in one format: give every "
+                              "document in the same one.") % {
+            "file": filename, "one": f"{main[0]}{_suffix_of(names_of[main[0]], suffixes)}",
+            "other": f"{other}{_suffix_of(names_of[other], suffixes)}"})
     run_format = first if main else kind.run_file_format(next(iter(names_of.values()), suffixes[0]))
     # how messages name a document's file: the first suffix of the run's format
     suffix = next((s for s in suffixes if kind.run_file_format(s) == run_format), suffixes[0])
@@ -131,13 +133,15 @@ def match_documents(campaign: Campaign, filename: str, files: dict[str, Path], *
         shown = ", ".join(f"{n}{suffix}" for n in unknown[:10]) + (" ..." if len(unknown) > 10 else "")
         expected = ", ".join(f"{n}{suffix}" for n in names[:10]) + (" ..." if len(names) > 10 else "")
         raise UploadRefused(
-            f"{filename!r}: unknown document name(s) {shown}; the corpus documents are {expected}. "
-            f"Name each file after the corpus document it annotates."
+            _("%(file)r: unknown document name(s) %(shown)s; the corpus documents are %(expected)s. "
+              "Name each file after the corpus document it annotates.") % {
+                "file": filename, "shown": shown, "expected": expected}
         )
     for doc, path in files.items():
         problem = kind.run_file_problem(path, f"{doc}{suffix}")
         if problem:
-            raise UploadRefused(f"{doc}{suffix} in {filename!r} {problem}; refused.")
+            raise UploadRefused(_("%(document)s in %(file)r %(problem)s; refused.") % {
+                "document": f"{doc}{suffix}", "file": filename, "problem": problem})
     return files
 
 
@@ -243,7 +247,7 @@ def _unavailable(exc: OSError) -> TemporarilyUnavailable:
                                   "send it again shortly")
 
 
-NO_TEAM_MESSAGE = "Join or create a team of this campaign before uploading a run."
+NO_TEAM_MESSAGE = gettext_lazy("Join or create a team of this campaign before uploading a run.")
 
 
 def upload_run_from(data, *, campaign: Campaign, team: Team, user, request=None) -> Run:
@@ -277,7 +281,7 @@ def enqueue_scoring(run_id: int) -> bool:
         # that is away, the run keeps its outbox mark and the recovery sweep queues it later.
         logger.warning("run %s: scoring could not be queued; it will be retried", run_id, exc_info=True)
         Run.objects.filter(pk=run_id, status=RunStatus.UPLOADED).update(
-            status_reason="waiting for the scoring queue; it will be queued as soon as it is back")
+            status_reason=gettext_noop("waiting for the scoring queue; it will be queued as soon as it is back"))
         return False
     # The console matches runs with queue entries by this id (in eager mode the task has already run).
     Run.objects.filter(pk=run_id, task_id="").update(task_id=(result.id or "")[:64])
@@ -288,7 +292,8 @@ def enqueue_scoring(run_id: int) -> bool:
 def withdraw_run(run: Run, *, user, request=None) -> Run:
     """Withdraw before the deadline (raises :class:`~campaign.rules.WithdrawalRefused` otherwise)."""
     if not is_member(user, run.team):
-        raise WithdrawalRefused("Only a member of the team can withdraw its run; organisers disqualify runs instead.")
+        raise WithdrawalRefused(_("Only a member of the team can withdraw its run; organisers disqualify runs "
+                                  "instead."))
     with transaction.atomic():
         check_withdrawal_allowed(run)
         run.withdrawn_at = timezone.now()

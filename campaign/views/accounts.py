@@ -11,6 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import get_language, gettext as _
 from django.views.decorators.http import require_POST
 
 from campaign import account_tasks, accounts
@@ -27,7 +28,7 @@ def signup(request):
     if request.method == "POST" and form.is_valid():
         user = form.save(commit=False)  # not saved: hashes the password, as the account row will keep it
         account_tasks.complete_sign_up.delay(user.get_username(), user.email, user.password,
-                                             site=accounts.site_of(request))
+                                             site=accounts.site_of(request), language=get_language())
         return redirect("portal:signup_done")
     return render(request, "registration/signup.html", {"form": form})
 
@@ -47,12 +48,12 @@ def resend_verification(request):
     if (refused := refused_by(request, *accounts.verification_throttles(request.user))):
         return refused
     if accounts.is_verified(request.user):
-        messages.info(request, "Your e-mail address is already confirmed.")
+        messages.info(request, _("Your e-mail address is already confirmed."))
     elif request.user.email:
         accounts.send_verification(accounts.site_of(request), request.user)
-        messages.info(request, f"We sent a new link to {request.user.email}.")
+        messages.info(request, _("We sent a new link to %(email)s.") % {"email": request.user.email})
     else:
-        messages.error(request, "Your account has no e-mail address; ask the organisers to add one.")
+        messages.error(request, _("Your account has no e-mail address; ask the organisers to add one."))
     target = request.POST.get("next", "")
     if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
                                            require_https=request.is_secure()):
@@ -70,5 +71,5 @@ class PasswordResetView(auth_views.PasswordResetView):
 
     def form_valid(self, form):
         account_tasks.send_password_reset.delay(form.cleaned_data["email"], domain=self.request.get_host(),
-                                                use_https=self.request.is_secure())
+                                                use_https=self.request.is_secure(), language=get_language())
         return HttpResponseRedirect(self.get_success_url())

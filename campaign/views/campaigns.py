@@ -6,6 +6,7 @@ from django.core.exceptions import ObjectDoesNotExist
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, StreamingHttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from campaign import accounts, audit, kinds, visibility
@@ -81,12 +82,13 @@ def team_create(request, slug: str):
     if form.is_valid():
         try:
             team = create_team(campaign, request.user, request=request, **form.cleaned_data)
-            pending = "" if team.admitted else " It awaits the organisers' approval."
-            messages.success(request, f"Team {team.name} created; you are its leader.{pending}")
+            messages.success(request, (_("Team %(name)s created; you are its leader.") if team.admitted else
+                                       _("Team %(name)s created; you are its leader. It awaits the organisers' "
+                                         "approval.")) % {"name": team.name})
         except TeamRefused as exc:
             messages.error(request, str(exc))
     else:
-        messages.error(request, "Give the team a name.")
+        messages.error(request, _("Give the team a name."))
     return redirect(campaign.get_absolute_url())
 
 
@@ -98,11 +100,11 @@ def team_join(request, slug: str):
     if form.is_valid():
         try:
             team = join_team(campaign, request.user, code=form.cleaned_data["code"], request=request)
-            messages.success(request, f"You joined team {team.name}.")
+            messages.success(request, _("You joined team %(name)s.") % {"name": team.name})
         except TeamRefused as exc:
             messages.error(request, str(exc))
     else:
-        messages.error(request, "Paste the invitation code a member of the team gave you.")
+        messages.error(request, _("Paste the invitation code a member of the team gave you."))
     return redirect(campaign.get_absolute_url())
 
 
@@ -113,16 +115,16 @@ def invitation_create(request, slug: str):
     team = visibility.team_of(request.user, campaign)
     form = InvitationForm(request.POST)
     if team is None:
-        messages.error(request, "Join or create a team of this campaign first.")
+        messages.error(request, _("Join or create a team of this campaign first."))
     elif form.is_valid():
         try:
             invitation = create_invitation(team, request.user, days=form.cleaned_data["days"],
                                            max_uses=form.cleaned_data["max_uses"], request=request)
-            messages.success(request, f"New invitation code: {invitation.token}")
+            messages.success(request, _("New invitation code: %(code)s") % {"code": invitation.token})
         except TeamRefused as exc:
             messages.error(request, str(exc))
     else:
-        messages.error(request, "An invitation is valid from 1 to 30 days, for at least one use.")
+        messages.error(request, _("An invitation is valid from 1 to 30 days, for at least one use."))
     return redirect(campaign.get_absolute_url())
 
 
@@ -135,7 +137,7 @@ def invitation_revoke(request, slug: str, pk: int):
     if invitation is None:
         raise Http404("No such invitation.")
     revoke_invitation(invitation, request.user, request=request)
-    messages.success(request, "The invitation is revoked: its code no longer lets anyone join.")
+    messages.success(request, _("The invitation is revoked: its code no longer lets anyone join."))
     return redirect(campaign.get_absolute_url())
 
 

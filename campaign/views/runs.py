@@ -5,6 +5,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, JsonResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from campaign import kinds, visibility
@@ -33,7 +34,7 @@ def run_upload(request, slug: str):
     campaign = visible_campaign(request, slug)
     team = visibility.team_of(request.user, campaign)
     if team is None:
-        messages.error(request, NO_TEAM_MESSAGE)
+        messages.error(request, str(NO_TEAM_MESSAGE))
         return redirect(campaign.get_absolute_url())
     if request.method == "POST" and (refused := refused_by(request, *upload_throttles())):
         return refused
@@ -50,7 +51,7 @@ def run_upload(request, slug: str):
         except UploadRefused as exc:
             form.add_error("file", str(exc))
         else:
-            messages.success(request, f"Run received. Your receipt: SHA-256 {run.sha256}")
+            messages.success(request, _("Run received. Your receipt: SHA-256 %(sha256)s") % {"sha256": run.sha256})
             return redirect("portal:run", pk=run.pk)
     status = 400 if request.method == "POST" else 200
     return render(request, "portal/upload.html",
@@ -98,7 +99,7 @@ def run_withdraw(request, pk: int):
     run = visible_run(request, pk)
     try:
         withdraw_run(run, user=request.user, request=request)
-        messages.success(request, "The run is withdrawn: it no longer counts and will not be published.")
+        messages.success(request, _("The run is withdrawn: it no longer counts and will not be published."))
     except WithdrawalRefused as exc:
         messages.error(request, str(exc))
     return redirect("portal:run", pk=run.pk)

@@ -15,10 +15,12 @@ from django.contrib.auth.decorators import login_required
 from django.core.files.storage import default_storage
 from django.http import FileResponse, Http404
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 
 from parseval.annotations.errors import InputError
 from campaign import kinds, visibility
 from campaign.models import Campaign
+from campaign.problem_texts import translated
 
 from evaluation.consensus import runs as consensus_runs, tasks as consensus_tasks
 from evaluation.models import ConsensusSetting
@@ -44,10 +46,10 @@ def consensus_page(request, slug: str):
             consensus_runs.choose(campaign, choices, weighting=request.POST.get("weighting"), actor=request.user,
                                   request=request, enabled=request.POST.get("enabled") == "on")
         except InputError as exc:
-            messages.error(request, str(exc.problems[0].message if exc.problems else exc))
+            messages.error(request, translated(str(exc.problems[0].message if exc.problems else exc)))
         else:
             consensus_tasks.request(campaign.pk)
-            messages.success(request, "Saved; the consensus is built again if what it combines changed.")
+            messages.success(request, _("Saved; the consensus is built again if what it combines changed."))
         return redirect("results:consensus", slug=campaign.slug)
     eligible = consensus_runs.eligible_runs(campaign)
     chosen = {r.pk for r in consensus_runs.chosen_runs(campaign, setting)} if setting.enabled else set()

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
 from django.http import Http404
+from django.utils.translation import gettext
 
 Progress = Callable[[int, int], None]
 FIGURE_HELP = "results/_figure_help.html"
@@ -124,8 +125,8 @@ class Kind(ABC):
 
     def run_file_label(self, campaign) -> str:
         """How the upload page names one run file of ``campaign`` ("Name each ... after the corpus document it
-        annotates"). Default: :attr:`file_label`."""
-        return self.file_label
+        annotates"), in the reader's language. Default: :attr:`file_label` (an ``N_`` text)."""
+        return gettext(self.file_label) if self.file_label else ""
 
     def run_formats_label(self, campaign) -> str:
         """What the organisers' console says of the run files ``campaign`` takes ("": nothing to say, the

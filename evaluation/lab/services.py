@@ -16,7 +16,7 @@ from django.conf import settings
 from django.core.files import File
 from django.db import transaction
 
-from parseval.annotations.errors import InputError
+from parseval.annotations.errors import InputError, N_
 from parseval.annotations.trees.detect import read_trees
 from parseval.evaluation.deps.errorlab import load_lab_labels, PRESETS, DEFAULT_PRESET, preset_for_labels
 from campaign import audit, kinds
@@ -24,6 +24,7 @@ from campaign.rules import UploadRefused
 from campaign.services.runs import _stage
 from evaluation.lab.tasks import run_error_lab_job
 from evaluation.models import ErrorLabJob
+from parseval.evaluation.text import percent
 
 logger = logging.getLogger(__name__)
 
@@ -143,7 +144,7 @@ def enqueue(job_id: int) -> None:
     except Exception:
         logger.exception("error-lab job %s could not be queued", job_id)
         ErrorLabJob.objects.filter(pk=job_id, status=ErrorLabJob.Status.QUEUED).update(
-            status_reason="waiting for the task queue")
+            status_reason=N_("waiting for the task queue"))
         return
     ErrorLabJob.objects.filter(pk=job_id, task_id="").update(task_id=(result.id or "")[:64])
 
@@ -181,7 +182,7 @@ def comparison_table(result: dict) -> dict:
 
 
 def _shown(value: float | None) -> dict:
-    return {"value": value, "shown": "–" if value is None else f"{100 * value:.1f}"}
+    return {"value": value, "shown": percent(value)}
 
 
 def chart_series(result: dict) -> tuple[list[str], list[tuple[str, list[tuple[str, list[float | None]]]]]]:

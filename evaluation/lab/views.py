@@ -8,11 +8,13 @@ from django.core.paginator import Paginator
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
 from campaign import audit, kinds, visibility
 from campaign.models import Campaign, Run
 from evaluation.results import charts
 from evaluation.models import ErrorLabJob
+from parseval.evaluation.text import for_programs
 
 from . import services
 from .forms import ErrorLabForm
@@ -49,7 +51,7 @@ def error_lab(request, slug: str):
             except services.LabRefused as exc:
                 form.add_error(None, str(exc))
             else:
-                messages.success(request, "The error-lab job is stored and queued; this page follows it.")
+                messages.success(request, _("The error-lab job is stored and queued; this page follows it."))
                 return redirect(f"{reverse('lab:error_lab', kwargs={'slug': campaign.slug})}?job={job.pk}")
     job = _job(request, campaign)
     context = {"campaign": campaign, "form": form, "job": job,
@@ -62,14 +64,16 @@ def error_lab(request, slug: str):
             # one chart per measure: evalb F, leaf-ancestor and LAS never share an axis
             context["charts"] = [charts.line_chart(
                 types, [charts.Series(name, [charts.Point(v) for v in values]) for name, values in series],
-                title=f"{label} of the damaged sentences, per error type", x_label="Error type",
+                title=_("%(figure)s of the damaged sentences, per error type") % {"figure": label},
+                x_label=_("Error type"),
                 y_label=f"{label} (%)", measure=label,
-                desc="One series per treebank; a gap is a type that found no place.")
+                desc=_("One series per treebank; a gap is a type that found no place."))
                 for label, series in per_figure]
     status = 400 if request.method == "POST" else 200
     return render(request, "lab/error_lab.html", context, status=status)
 
 
+@for_programs()
 def error_lab_status(request, slug: str):
     campaign = _organised(request, slug)
     job = _job(request, campaign)

@@ -53,6 +53,7 @@ from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
+from parseval.annotations.errors import N_
 from campaign.models import Run, RunStatus
 from evaluation.models import Result
 
@@ -141,9 +142,10 @@ def _claim(run_id: int, token: str, step) -> Claim | NotClaimed:
         if run.scoring_attempts >= settings.PARSEVAL_MAX_SCORING_ATTEMPTS:
             run.claimed_by, run.heartbeat_at, run.dispatch_pending, run.progress = "", None, False, 0
             run.save(update_fields=["claimed_by", "heartbeat_at", "dispatch_pending", "progress"])
-            run.set_status(RunStatus.FAILED, reason=(
-                f"scoring was interrupted {run.scoring_attempts} times (a worker stopped or the time limit of "
-                f"{settings.CELERY_TASK_TIME_LIMIT} s was reached); the organisers can re-score the run"))
+            run.set_status(RunStatus.FAILED, reason=N_(
+                "scoring was interrupted %(count)s times (a worker stopped or the time limit of %(limit)s s was "
+                "reached); the organisers can re-score the run") % {"count": run.scoring_attempts,
+                                                                     "limit": settings.CELERY_TASK_TIME_LIMIT})
             return NotClaimed("failed")
         if run.claimed_by:
             logger.warning("run %s: taking over from %s, silent since %s", run_id, run.claimed_by, run.heartbeat_at)

@@ -13,6 +13,7 @@ from typing import Callable
 
 from django.db import IntegrityError, transaction
 
+from parseval.annotations.errors import N_
 from campaign import audit, kinds
 from campaign.models import Run, RunStatus
 from campaign.services import runs as run_services
@@ -118,7 +119,7 @@ def rescore(run: Run, actor, *, request=None) -> Run:
         locked.scoring_attempts = 0
         locked.dispatch_pending = True
         locked.save(update_fields=["task_id", "scoring_round", "scoring_attempts", "dispatch_pending"])
-        locked.set_status(RunStatus.UPLOADED, reason="re-scoring requested", progress=0)
+        locked.set_status(RunStatus.UPLOADED, reason=N_("re-scoring requested"), progress=0)
         audit.record("run.rescore", actor=actor, campaign=run.campaign, target=f"run {run.pk}",
                      details={"previous_results": locked.results.count()}, request=request)
         transaction.on_commit(lambda: run_services.enqueue_scoring(run.pk))

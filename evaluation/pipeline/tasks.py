@@ -30,7 +30,7 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
-from parseval.annotations.errors import InputError
+from parseval.annotations.errors import InputError, N_
 from campaign import kinds
 from campaign.models import Run, RunStatus
 from campaign.rules import UploadRefused
@@ -133,22 +133,20 @@ def _guarded(self, run: Run, held: delivery.Claim, work) -> str:
         _fail(held, str(exc))
         return "failed"
     except SoftTimeLimitExceeded:
-        _fail(held, f"caused by the run: it took longer than {settings.CELERY_TASK_SOFT_TIME_LIMIT} seconds "
-                    f"and was stopped")
+        _fail(held, N_('caused by the run: it took longer than %(seconds)s seconds and was stopped') % {"seconds": settings.CELERY_TASK_SOFT_TIME_LIMIT})
         return "failed"
     except services.NoGold as exc:
-        _fail(held, f"not caused by the run: cannot score: {exc}")
+        _fail(held, N_('not caused by the run: cannot score: %(exc)s') % {"exc": exc})
         return "failed"
     except InputError as exc:
         # The run was already checked, so this concerns the stored corpus or gold: keep them out of the reason.
         logger.error("run %s: the stored corpus or gold could not be read: %s", run.pk, exc)
-        _fail(held, "not caused by the run: the campaign's reference files could not be read; "
-                    "the organisers have been told")
+        _fail(held, N_("not caused by the run: the campaign's reference files could not be read; "
+                    "the organisers have been told"))
         return "failed"
     except Exception as exc:  # a permanent error: record it rather than retrying forever
         logger.exception("run %s failed", run.pk)
-        _fail(held, f"not caused by the run: internal error ({type(exc).__name__}); the organisers can re-score "
-                    f"the run")
+        _fail(held, N_('not caused by the run: internal error (%(name)s); the organisers can re-score the run') % {"name": type(exc).__name__})
         return "failed"
 
 
@@ -165,7 +163,7 @@ def _setup(run: Run, kind, held: delivery.Claim):
     try:
         return kind.setup(run)
     except ValueError as exc:
-        _fail(held, f"not caused by the run: {kind.options_error}: {exc}")
+        _fail(held, N_('not caused by the run: %(options_error)s: %(exc)s') % {"options_error": kind.options_error, "exc": exc})
         return None
 
 
@@ -182,7 +180,7 @@ def _validate(run: Run, held: delivery.Claim) -> str:
                          kind=kind) as files:
             report = services.validate_run_files(run, files, services.ThrottledProgress(run.pk), setup=setup)
             if not report["valid"]:
-                delivery.write(held, status=RunStatus.INVALID, reason=f"{report['problem_count']} problem(s) found",
+                delivery.write(held, status=RunStatus.INVALID, reason=N_("%(count)s problem(s) found") % {"count": report["problem_count"]},
                                progress=100, validation_report=report)
                 return "invalid"
             if run.scope == Run.Scope.DEV:

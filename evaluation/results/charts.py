@@ -14,6 +14,9 @@ from typing import Sequence
 from xml.sax.saxutils import escape
 
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
+
+from parseval.evaluation.text import decimal
 
 # Colour-blind-safe palette (Okabe-Ito, then Tol's muted), cycled with marker shapes.
 PALETTE = (
@@ -92,13 +95,13 @@ def _attr(value) -> str:
 
 
 def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
+    return _("n/a") if value is None else f"{decimal(100 * value, 1)}%"
 
 
 def _tooltip(series: str, category: str, point: Point, measure: str = "F") -> str:
     text = f"{series} — {category}: {measure} = {_pct(point.value)}"
     if point.low is not None and point.high is not None:
-        text += f" (95% CI {_pct(point.low)}–{_pct(point.high)})"
+        text += " (" + _("95%% CI %(low)s–%(high)s") % {"low": _pct(point.low), "high": _pct(point.high)} + ")"
     if point.note:
         text += f"; {point.note}"
     return text
@@ -247,7 +250,8 @@ def line_chart(
     legend, legend_h = _legend(series, left, label_y + 24, legend_w)
     body.extend(legend)
     height = label_y + 24 + legend_h
-    return _frame(width, height, title, desc or f"{len(series)} series over {len(categories)} categories", body)
+    return _frame(width, height, title, desc or _("%(series)s series over %(categories)s categories") % {
+        "series": len(series), "categories": len(categories)}, body)
 
 
 def bar_chart(
@@ -294,4 +298,4 @@ def bar_chart(
         )
     label_y = base + _tick_depth(categories) + 16
     body.append(f'<text class="axis-label" x="{left + plot_w / 2:.1f}" y="{label_y}" text-anchor="middle" font-size="12">{escape(x_label)}</text>')
-    return _frame(width, label_y + 10, title, desc or f"{len(categories)} bars", body)
+    return _frame(width, label_y + 10, title, desc or _("%(count)s bars") % {"count": len(categories)}, body)

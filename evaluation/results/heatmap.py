@@ -14,8 +14,10 @@ from typing import Sequence
 from xml.sax.saxutils import escape
 
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext as _
 
 from .charts import Point, _frame, _pct, text_width
+from parseval.evaluation.text import decimal
 
 # Sampled from cividis (Nuñez, Anderton & Renslow 2018), designed for colour-vision deficiencies.
 SCALE = ("#00224E", "#123570", "#3B496C", "#575D6D", "#707173", "#8A8779", "#A69D75", "#C4B56C", "#E4CF5B",
@@ -56,7 +58,7 @@ def heatmap(rows: Sequence[str], columns: Sequence[str], values: Sequence[Sequen
             x = LABEL_W + CELL_W * j
             tip = f"{name} — {columns[j]}: {measure} = {_pct(point.value)}"
             if point.low is not None and point.high is not None:
-                tip += f" (95% CI {_pct(point.low)}–{_pct(point.high)})"
+                tip += " (" + _("95%% CI %(low)s–%(high)s") % {"low": _pct(point.low), "high": _pct(point.high)} + ")"
             if point.value is None:
                 body.append(f'<g class="cell"><rect x="{x}" y="{y}" width="{CELL_W - 2}" height="{CELL_H - 2}" '
                             f'fill="#eee"/><text x="{x + CELL_W / 2:.1f}" y="{y + CELL_H / 2 + 4:.1f}" '
@@ -66,13 +68,13 @@ def heatmap(rows: Sequence[str], columns: Sequence[str], values: Sequence[Sequen
             body.append(f'<g class="cell" data-value="{point.value}"><rect x="{x}" y="{y}" width="{CELL_W - 2}" '
                         f'height="{CELL_H - 2}" fill="{fill}"/><text x="{x + CELL_W / 2:.1f}" '
                         f'y="{y + CELL_H / 2 + 4:.1f}" font-size="11" text-anchor="middle" fill="{ink}">'
-                        f'{100 * point.value:.1f}</text><title>{escape(tip)}</title></g>')
+                        f'{decimal(100 * point.value, 1)}</text><title>{escape(tip)}</title></g>')
     # legend: the scale from the lowest to the highest value shown
     y = HEAD_H + CELL_H * len(rows) + 12
     step = 18
     for k, colour in enumerate(SCALE):
         body.append(f'<rect x="{LABEL_W + k * step}" y="{y}" width="{step}" height="10" fill="{colour}"/>')
-    body.append(f'<text x="{LABEL_W - 6}" y="{y + 9}" font-size="11" text-anchor="end">{100 * lo:.1f}</text>'
-                f'<text x="{LABEL_W + len(SCALE) * step + 6}" y="{y + 9}" font-size="11">{100 * hi:.1f} '
+    body.append(f'<text x="{LABEL_W - 6}" y="{y + 9}" font-size="11" text-anchor="end">{decimal(100 * lo, 1)}</text>'
+                f'<text x="{LABEL_W + len(SCALE) * step + 6}" y="{y + 9}" font-size="11">{decimal(100 * hi, 1)} '
                 f'({escape(measure)}, %)</text>')
     return _frame(width, height, title, desc, body)

@@ -19,8 +19,10 @@ from typing import Sequence
 from xml.sax.saxutils import escape
 
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext as _
 
 from .charts import PALETTE, _frame, _pct, fit_labels, fit_text, text_width
+from parseval.evaluation.text import decimal
 
 ROW = 22
 WIDTH = 350  # px: fits a 390 px phone screen with the page's margins
@@ -50,7 +52,7 @@ def dot_plot(rows: Sequence[tuple[str, float | None, float | None, float | None]
         x = x_of(v)
         body.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{top + ROW * len(rows)}" stroke="#ddd"/>'
                     f'<text x="{x:.1f}" y="{top + ROW * len(rows) + 14}" font-size="11" text-anchor="middle">'
-                    f'{100 * v:.1f}</text>')
+                    f'{decimal(100 * v, 1)}</text>')
     body.append(f'<text x="{width / 2:.1f}" y="{height - 4}" font-size="11" text-anchor="middle">'
                 f'{escape(fit_text(f"{title} (%)", width - 8, 11))}</text>')
     shown = fit_labels([label for label, *_ in rows], label_w - 8)
@@ -59,7 +61,7 @@ def dot_plot(rows: Sequence[tuple[str, float | None, float | None, float | None]
         colour = PALETTE[0]
         tip = f"{label}: {_pct(value)}"
         if low is not None and high is not None:
-            tip += f" (95% CI {_pct(low)}–{_pct(high)})"
+            tip += " (" + _("95%% CI %(low)s–%(high)s") % {"low": _pct(low), "high": _pct(high)} + ")"
         body.append(f'<text x="{label_w - 4:.1f}" y="{y + 4:.1f}" font-size="12" text-anchor="end">'
                     f'{escape(shown[i])}<title>{escape(tip)}</title></text>')
         if low is not None and high is not None:
@@ -69,4 +71,4 @@ def dot_plot(rows: Sequence[tuple[str, float | None, float | None, float | None]
             body.append(f'<circle cx="{x_of(value):.1f}" cy="{y:.1f}" r="4.5" fill="{colour}">'
                         f'<title>{escape(tip)}</title></circle>')
     desc = "; ".join(f"{label} {_pct(value)}" for label, value, _, _ in rows)
-    return _frame(width, height, title, f"Dot plot, best first, with 95% intervals: {desc}", body)
+    return _frame(width, height, title, _("Dot plot, best first, with 95%% intervals: %(points)s") % {"points": desc}, body)

@@ -292,18 +292,6 @@ class Budget:
     def share(self) -> float:
         return self.decodable / self.non_dev if self.non_dev else 0.0
 
-    def sentence(self) -> str:
-        if self.withheld is not None:
-            w = self.withheld
-            return (f"no figure before the gold release: one figure per layer of each team's primary run would let "
-                    f"the {w.teams} admitted team{'s' if w.teams != 1 else ''} decode up to {w.decodable:,} of the "
-                    f"{w.non_dev:,} non-development sentences ({w.bits_per_run} bit{'s' if w.bits_per_run != 1 else ''}"
-                    f" per disclosed run), above 1 bit per run or 1 %, so it is withheld; 0 can be decoded")
-        return (f"at most {self.decodable:,} of the {self.non_dev:,} non-development sentences can be decoded by "
-                f"the {self.teams} admitted team{'s' if self.teams != 1 else ''} under these quotas "
-                f"({self.bits_per_run} bit{'s' if self.bits_per_run != 1 else ''} per disclosed run, "
-                f"{self.runs_per_team} disclosed run{'s' if self.runs_per_team != 1 else ''} per team)")
-
 
 def _rooms(words: list[int], layer: Layer, *, one_type: bool) -> list[int]:
     return sorted((layer.room(w, one_type=one_type) for w in words), reverse=True)

@@ -12,6 +12,7 @@ from campaign import kinds, visibility
 from campaign.models import Campaign, Run
 
 from evaluation.results import summaries
+from parseval.evaluation.text import for_programs
 
 
 def _campaign_or_404(user, slug: str) -> Campaign:
@@ -32,6 +33,7 @@ def run_results(request, slug: str, pk: int):
     return kinds.for_campaign(campaign).run_page(request, campaign, run)
 
 
+@for_programs()
 def campaign_results_json(request, slug: str):
     """The same dict the page draws from, as the requesting user may see it."""
     campaign = _campaign_or_404(request.user, slug)

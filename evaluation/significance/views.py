@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.http import Http404, JsonResponse
 from django.shortcuts import render
-from django.utils.translation import ngettext
+from django.utils.translation import gettext as _, ngettext
 
 from campaign import kinds, tracks, visibility
 
@@ -19,7 +19,7 @@ from evaluation.kinds.sentence import pages as kind_pages
 from parseval.evaluation.figure_sets import figure_id, parse_figure_id
 from evaluation.results.ranking_chart import dot_plot
 from parseval.evaluation.stats import ALL
-from parseval.evaluation.text import percent
+from parseval.evaluation.text import decimal, for_programs, percent
 from evaluation.results.views import _campaign_or_404
 from campaign.models import Campaign
 from evaluation.consensus import runs as consensus_runs
@@ -106,7 +106,7 @@ def ranking_context(request, campaign) -> dict:
                                          by_result[ranked[0].run] if ranked else None)
         chart = dot_plot([(f"{row['run']['label']} / {row['run']['name']}", row["rank"].score,
                            *(cells[figure].get(row["rank"].run, {}).get("ci") or (None, None)))
-                          for row in rows], title=f"Ranking by {_figure_label(figure)}")
+                          for row in rows], title=_("Ranking by %(figure)s") % {"figure": _figure_label(figure)})
     kind = kinds.for_campaign(campaign)
     explained = _explained(cells)
     return {"campaign": campaign, "visible": visible, "treebank_url": _treebank_url(request.user, campaign)
@@ -195,7 +195,7 @@ def comparison_page(request, slug: str, run_a: int, run_b: int):
         types = [ALL] + sorted({t for g in table.values() for t in g} - {ALL})
         blocks = [{"type": t, "cells": [_diff_cell(table.get(g, {}).get(t), headline=(g == ALL and t == ALL))
                                         for g in genres]} for t in types]
-        header = [("All genres" if g == ALL else genre_names.get(g, g)) for g in genres]
+        header = [(_("All genres") if g == ALL else genre_names.get(g, g)) for g in genres]
     summary = [{"figure": f, "label": _figure_label(f), "layer": parse_figure_id(f)["layer"],
                 **_diff_cell(t["headline"], headline=True), **_verdict(t["headline"])}
                for f, t in sorted(tables.items())]
@@ -210,7 +210,7 @@ def comparison_page(request, slug: str, run_a: int, run_b: int):
 
 
 def _points(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}"
+    return percent(value)
 
 
 def _verdict(head: dict | None) -> dict:
@@ -245,7 +245,7 @@ def _power_summary(heads, computed, sentences: dict | None) -> dict | None:
 def _p_text(p: float | None) -> str:
     if p is None:
         return ""
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+    return f"< {decimal(0.001, 3)}" if p < 0.001 else decimal(p, 3)
 
 
 def _diff_cell(cell: dict | None, *, headline: bool = False) -> dict:
@@ -255,8 +255,8 @@ def _diff_cell(cell: dict | None, *, headline: bool = False) -> dict:
         return {"diff": "–", "ci": "", "p": "", "p_raw": "", "significant": False, "sign": ""}
     d = cell["diff"]
     adjusted = cell.get("p_holm") if headline else cell.get("p_bh")
-    return {"diff": ("+" if d and d > 0 else "") + percent(d), "ci": f"{percent(cell['ci'][0])} to "
-            f"{percent(cell['ci'][1])}" if cell.get("ci") else "",
+    return {"diff": ("+" if d and d > 0 else "") + percent(d), "ci": _("%(low)s to %(high)s") % {
+            "low": percent(cell["ci"][0]), "high": percent(cell["ci"][1])} if cell.get("ci") else "",
             "p": _p_text(adjusted), "p_raw": "" if adjusted is None else repr(adjusted),
             "correction": "Holm" if headline else "Benjamini–Hochberg", "significant": bool(cell["significant"]),
             "sign": "better" if d and d > 0 else "worse" if d and d < 0 else ""}
@@ -283,7 +283,7 @@ def significance_document(user, campaign, figure: str | None = None) -> dict:
         p = pairs[k]
         out.append({"figure": p["figure"], "run_a": by_result[p["result_a_id"]], "run_b": by_result[p["result_b_id"]],
                     "result_a": p["result_a_id"], "result_b": p["result_b_id"], **head,
-                    "family_label": f"Holm, across the {head['family']} pairs of this figure"})
+                    "family_label": _("Holm, across the %(count)s pairs of this figure") % {"count": head["family"]}})
     return significance.served_significance(user, campaign, {
         # when the set was computed follows the last scoring: organisers only, until gold release
         "computed": {"signature": computed.signature, "created_at": computed.created_at.isoformat()
@@ -303,6 +303,7 @@ def significance_document(user, campaign, figure: str | None = None) -> dict:
         "pairs": out})
 
 
+@for_programs()
 def significance_json(request, slug: str):
     campaign = _campaign_or_404(request.user, slug)
     return JsonResponse(significance_document(request.user, campaign, request.GET.get("figure")))
@@ -347,7 +348,7 @@ def design_page(request, slug: str):
     if chosen:
         se = _pair_errors(computed, chosen[2].result_a_id, chosen[2].result_b_id, figure)
         names = {g.code: g.name for g in campaign.genres.all()}
-        names[ALL] = "All genres"
+        names[ALL] = _("All genres")
         for need in design.plan(computed.sentences, se, target, alpha=computed.alpha):
             rows.append({"stratum": need.stratum, "name": names.get(need.stratum, need.stratum),
                          "sentences": need.sentences, "detectable": _points(need.detectable), "needed": need.needed})

@@ -37,7 +37,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import InputError, Problem
+from .errors import InputError, Problem, N_
 
 _RANGE = re.compile(r"^(\d+)-(\d+)$")
 _EMPTY = re.compile(r"^(\d+)\.(\d+)$")
@@ -122,18 +122,18 @@ def parse_conllu(text: str, *, file: str | None = None, check_cycles: bool = Tru
         cols = line.split("\t")
         where = dict(file=file, line=lineno, sentence=current.sent_id or str(len(sentences) + 1))
         if len(cols) != 10:
-            problems.append(Problem(f"expected 10 tab-separated columns, found {len(cols)}", **where))
+            problems.append(Problem(N_('expected 10 tab-separated columns, found %(n_cols)s') % {"n_cols": len(cols)}, **where))
             continue
         ident = cols[0].strip()
         if _RANGE.match(ident) or _EMPTY.match(ident):
             current.extra.append((len(current.words), line))
             continue
         if not _INT.match(ident):
-            problems.append(Problem(f"word ID {ident!r} is not an integer, a range (1-2) or an empty node (1.1)", **where))
+            problems.append(Problem(N_('word ID %(ident)r is not an integer, a range (1-2) or an empty node (1.1)') % {"ident": ident}, **where))
             continue
         wid = int(ident)
         if wid != len(current.words) + 1:
-            problems.append(Problem(f"word ID {wid} out of sequence (expected {len(current.words) + 1})", **where))
+            problems.append(Problem(N_('word ID %(wid)s out of sequence (expected %(value)s)') % {"wid": wid, "value": len(current.words) + 1}, **where))
             continue
         head_s = cols[6].strip()
         if head_s == "_":
@@ -141,7 +141,7 @@ def parse_conllu(text: str, *, file: str | None = None, check_cycles: bool = Tru
         elif _INT.match(head_s):
             head = int(head_s)
         else:
-            problems.append(Problem(f"HEAD {head_s!r} of word {wid} is not an integer", **where))
+            problems.append(Problem(N_('HEAD %(head_s)r of word %(wid)s is not an integer') % {"head_s": head_s, "wid": wid}, **where))
             head = None
         current.words.append(
             Word(wid, cols[1], cols[2], cols[3], cols[4], cols[5], head, cols[7], cols[8], cols[9], line=lineno)
@@ -156,17 +156,17 @@ def _check_sentence(sent: DepSentence, check_cycles: bool) -> list[Problem]:
     out: list[Problem] = []
     n = len(sent.words)
     if n == 0:
-        out.append(Problem("sentence has no words (only multiword tokens or empty nodes)",
+        out.append(Problem(N_("sentence has no words (only multiword tokens or empty nodes)"),
                            file=sent.file, line=sent.line, sentence=sent.name))
         return out
     bad_range = False
     for w in sent.words:
         if w.head is not None and w.head > n:
-            out.append(Problem(f"HEAD {w.head} of word {w.id} is out of range (sentence has {n} words)",
+            out.append(Problem(N_('HEAD %(head)s of word %(id)s is out of range (sentence has %(n)s words)') % {"head": w.head, "id": w.id, "n": n},
                                file=sent.file, line=w.line, sentence=sent.name))
             bad_range = True
         elif w.head == w.id:
-            out.append(Problem(f"word {w.id} is its own head", file=sent.file, line=w.line, sentence=sent.name))
+            out.append(Problem(N_('word %(id)s is its own head') % {"id": w.id}, file=sent.file, line=w.line, sentence=sent.name))
             bad_range = True
     if check_cycles and not bad_range:
         reported: set[int] = set()
@@ -202,7 +202,7 @@ def read_conllu(path: str | Path, *, check_cycles: bool = True) -> list[DepSente
     try:
         text = path.read_text(encoding="utf-8-sig")  # a byte-order mark is not part of the first line
     except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=str(path)) from None
+        raise InputError(N_('not UTF-8 text (%(reason)s at byte %(start)s)') % {"reason": exc.reason, "start": exc.start}, file=str(path)) from None
     return parse_conllu(text, file=str(path), check_cycles=check_cycles)
 
 

@@ -9,6 +9,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
+def N_(message: str) -> str:
+    """Marks a report text for translation and returns it unchanged.
+
+    The library has no Django and stores its texts in English, as it always has. The marker lets
+    ``makemessages`` (``--keyword=N_``, see campaign/management/commands/makemessages.py) collect them,
+    and the web app translates a stored text when a page shows it (campaign.problem_texts). A text
+    with values is written ``N_("word %(word)s is its own head") % {"word": ...}``: the app finds the
+    template again from the English text and translates the values' sentence around them.
+    """
+    return message
+
+
 @dataclass
 class Problem:
     """One thing wrong (or suspicious) in an input file."""

@@ -16,7 +16,7 @@ The total size of a run is bounded by the campaign's upload limit.
 """
 from __future__ import annotations
 
-from parseval.annotations.errors import Problem
+from parseval.annotations.errors import Problem, N_
 
 # brackets enclosing a word (Penn: ``(S (NP (NN x)))`` is 3 deep; square trees count the same way)
 MAX_TREE_DEPTH = 200
@@ -48,7 +48,7 @@ def size_problems(counts: dict[str, int], *, file: str | None, line: int | None,
     for key, value in counts.items():
         label, limit = WHAT[key]
         if value > limit:
-            out.append(Problem(f"sentence too large: {value} {label}, the limit is {limit} for every sentence",
+            out.append(Problem(N_('sentence too large: %(value)s %(label)s, the limit is %(limit)s for every sentence') % {"value": value, "label": label, "limit": limit},
                                file=file, line=line, sentence=sentence, element=element))
     return out
 

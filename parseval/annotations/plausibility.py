@@ -15,7 +15,7 @@ figures). Gold is not checked against it: the bound is about runs.
 """
 from __future__ import annotations
 
-from parseval.annotations.errors import Problem
+from parseval.annotations.errors import Problem, N_
 
 # items of one kind a sentence of ``words`` words may carry: PER_WORD[kind] * words + SLACK[kind]
 # EASY groups need no bound: they are disjoint and non-empty (the reader refuses anything else), so a
@@ -60,5 +60,5 @@ def excess(words: int, counts: dict[str, int]) -> str | None:
 def problems(words: int, counts: dict[str, int], *, file: str | None, line: int | None, sentence: str | None,
              element: str | None = None) -> list[Problem]:
     why = excess(words, counts)
-    return [] if why is None else [Problem(f"implausible sentence: {why}", file=file, line=line,
+    return [] if why is None else [Problem(N_('implausible sentence: %(why)s') % {"why": why}, file=file, line=line,
                                            sentence=sentence, element=element)]

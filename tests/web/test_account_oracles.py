@@ -26,15 +26,18 @@ def owner(db):
 def _answer(response, *, address: str, name: str) -> dict:
     """All a client sees of an answer, with the address and name it sent written out of the page."""
     client = response.client
-    body = response.content.decode()
-    for value in (address, name):
-        body = body.replace(value, "<given>")
-    body = re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", body)
+
+    def page(body: str) -> str:
+        for value in (address, name):
+            body = body.replace(value, "<given>")
+        # a fresh token per client, on every page that has a form (the language switch is on all of them)
+        return re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", body)
+
     return {"status": response.status_code, "location": response.get("Location"),
             "cookies": sorted(response.cookies), "content_type": response.get("Content-Type"),
-            "retry_after": response.get("Retry-After"), "page": body,
+            "retry_after": response.get("Retry-After"), "page": page(response.content.decode()),
             "session_keys": sorted(client.session.keys()),
-            "next_page": client.get(response["Location"]).content.decode() if response.get("Location") else None}
+            "next_page": page(client.get(response["Location"]).content.decode()) if response.get("Location") else None}
 
 
 def sign_up(name: str, address: str):

@@ -19,7 +19,7 @@ from pathlib import Path
 from django.shortcuts import redirect
 from django.utils.translation import gettext_lazy
 
-from parseval.annotations.errors import InputError, Problem
+from parseval.annotations.errors import InputError, Problem, N_
 from parseval.annotations.limits import tree_nodes
 from annotations.models import GoldDocument
 from parseval.annotations.plausibility import tree_counts
@@ -53,9 +53,9 @@ class ConstituencyKind(SentenceKind):
     label = "Constituency trees"
     suffixes = (".mrg", ".tree", ".txt")
     rescoring_engine = "trees"
-    file_label = "tree file (Penn or square brackets)"
-    file_help = ("One tree file (.mrg, .tree or .txt; Penn or square brackets, one tree per corpus sentence, in "
-                 "order), or a .zip or .tar.gz with one such file per corpus document, named after it.")
+    file_label = N_("tree file (Penn or square brackets)")
+    file_help = N_("One tree file (.mrg, .tree or .txt; Penn or square brackets, one tree per corpus sentence, in "
+                   "order), or a .zip or .tar.gz with one such file per corpus document, named after it.")
     option_keys = ("tree_metrics", "dependency_via_head_rules", "head_rules", "transform", "bootstrap", "seed")
     options_help = ('Constituency: {"tree_metrics": ["evalb", "evalb-unlabelled", "leaf-ancestor"], '
                     '"dependency_via_head_rules": true, "head_rules": "penn" or "ftb" (default: the one that '
@@ -92,7 +92,7 @@ class ConstituencyKind(SentenceKind):
             # the head rules cannot choose a head among no children; evalb and the others skip such a node
             if any(not node.children and node is not p.unit for node in p.unit.subtrees()) or \
                     (not p.unit.children and not isinstance(p.unit, Forest)):
-                problems.append(Problem("a bracket with no word under it, such as (NP ): not allowed in a tree",
+                problems.append(Problem(N_("a bracket with no word under it, such as (NP ): not allowed in a tree"),
                                         file=display, line=p.line, sentence=p.sid))
         return problems
 

@@ -28,7 +28,7 @@ import numpy as np
 from django.utils.translation import gettext_lazy
 
 from parseval.annotations.conllu import parse_conllu, write_conllu
-from parseval.annotations.errors import InputError, Problem
+from parseval.annotations.errors import InputError, Problem, N_
 from parseval.annotations.limits import size_problems
 from campaign.services.downloads import read_extra_file
 from campaign.services.runs import unpacked
@@ -67,7 +67,7 @@ class DependencyKind(SentenceKind):
     label = "Dependency trees"
     suffixes = (".conllu", ".conll")
     rescoring_engine = "deps"
-    file_label = "CoNLL-U file"
+    file_label = N_("CoNLL-U file")
     corpus_contents = gettext_lazy("zip: per document, its words (.tok), its raw text (.txt) and the gold "
                                    "tokenisation (.tokens.conllu)")
     option_keys = ("punct", "pos", "tracks", "bootstrap", "seed", udvalidate.OPTION)
@@ -75,9 +75,9 @@ class DependencyKind(SentenceKind):
                     '"ud_validation": 2} (tracks: which runs the campaign accepts, default ["gold-tokens"]; '
                     'ud_validation: runs must also pass the UD validator at that level, 1-5, as the IWPT shared tasks '
                     'asked level 2; default none).')
-    file_help = ("One CoNLL-U file (.conllu), or a .zip or .tar.gz with one .conllu file per corpus document, "
-                 "named after it. Gold-tokens track: one sentence per corpus sentence, in order, on the corpus's "
-                 "words. Raw-text track: your parser's own tokens and sentences of the document's raw text.")
+    file_help = N_("One CoNLL-U file (.conllu), or a .zip or .tar.gz with one .conllu file per corpus document, "
+                   "named after it. Gold-tokens track: one sentence per corpus sentence, in order, on the corpus's "
+                   "words. Raw-text track: your parser's own tokens and sentences of the document's raw text.")
 
     def check_options(self, options: dict) -> None:
         if options.get("punct"):
@@ -92,7 +92,7 @@ class DependencyKind(SentenceKind):
     def read(self, path: Path, display: str) -> list[Parsed]:
         text = Path(path).read_bytes().decode("utf-8")
         if not text.strip():
-            raise InputError("empty file: no sentence", file=display)
+            raise InputError(N_("empty file: no sentence"), file=display)
         sentences = parse_conllu(text, file=display)
         return [Parsed(s, [w.form for w in s.words], s.sent_id or str(i), s.line)
                 for i, s in enumerate(sentences, 1)]
@@ -195,8 +195,7 @@ class DependencyKind(SentenceKind):
         ``wanted``, or of every sentence) and where each sentence starts, from the team-facing tokenisation."""
         data = read_extra_file(doc, TOKENS_SUFFIX)
         if data is None:
-            raise InputError(f"the corpus document {doc.name} was imported before raw-text runs existed: "
-                             "it has no gold tokenisation to check the run against; ask the organisers",
+            raise InputError(N_('the corpus document %(name)s was imported before raw-text runs existed: it has no gold tokenisation to check the run against; ask the organisers') % {"name": doc.name},
                              file=f"{doc.name}{TOKENS_SUFFIX}")
         chars, starts = tokenisation_characters(data)
         if wanted is None:
@@ -216,7 +215,7 @@ class DependencyKind(SentenceKind):
         try:
             run_tb = parse_conll18(data.decode("utf-8"), file=display)
         except UnicodeDecodeError as exc:
-            return [Problem(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=display)]
+            return [Problem(N_('not UTF-8 text (%(reason)s at byte %(start)s)') % {"reason": exc.reason, "start": exc.start}, file=display)]
         except InputError as exc:
             return list(exc.problems)
         problems = []

@@ -13,6 +13,7 @@ from django.utils.translation import gettext, gettext_lazy
 
 from parseval.annotations.easy import document_to_bytes, read_document
 from parseval.annotations.easy.model import Document
+from parseval.annotations.errors import N_
 from campaign.services import archives
 from parseval.evaluation.deps import udvalidate
 from parseval.evaluation.easy.ranges import MATCHES, MODES
@@ -33,9 +34,9 @@ class EasyKind(DocumentKind):
     name = "easy"
     label = "EASY (constituents and relations)"
     suffixes = archives.EASY  # ".xml", and how upload messages name EASY files
-    file_label = "EASY .xml file"
+    file_label = N_("EASY .xml file")
     corpus_contents = gettext_lazy("zip: one EASY .xml file per document")
-    file_help = "One EASY .xml file, or a .zip or .tar.gz with one .xml file per corpus document."
+    file_help = N_("One EASY .xml file, or a .zip or .tar.gz with one .xml file per corpus document.")
     options_error = "the annotation guide's schema is malformed"
     genres_from_names_only = True  # genres come from file names: the import takes no genre map
     has_word_view = False
@@ -70,7 +71,9 @@ class EasyKind(DocumentKind):
         return "EASY XML only"
 
     def run_file_label(self, campaign) -> str:
-        return gettext("EASY .xml or CoNLL-U .conllu file") if easy_conllu.accepts_conllu(campaign) else self.file_label
+        if easy_conllu.accepts_conllu(campaign):
+            return gettext("EASY .xml or CoNLL-U .conllu file")
+        return gettext(self.file_label)
 
     def file_help_for(self, campaign) -> str:
         return easy_conllu.FILE_HELP if easy_conllu.accepts_conllu(campaign) else self.file_help

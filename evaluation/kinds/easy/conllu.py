@@ -24,7 +24,7 @@ from django.core.files.base import ContentFile
 from parseval.annotations.conllu import parse_conllu
 from parseval.annotations.easy import document_to_bytes
 from parseval.annotations.easy.model import Document
-from parseval.annotations.errors import InputError, Problem
+from parseval.annotations.errors import InputError, Problem, N_
 from campaign.services.archives import EASY, FileNames, remove_tree
 from campaign.services.runs import staging_dir, unpacked
 from campaign.stored_files import local_copy
@@ -46,9 +46,10 @@ EASY_ONLY = FileNames(EASY, name=EASY.name, short=EASY.short, refusal=EASY.refus
 EASY_OR_CONLLU = FileNames((".xml", CONLLU), name="EASY .xml or CoNLL-U .conllu", short=".xml or .conllu",
                            refusal="not an .xml or .conllu file; the archive must hold only the EASY .xml "
                                    "files, or only the CoNLL-U .conllu files, one per corpus document.")
-FILE_HELP = ("One EASY .xml file or one CoNLL-U .conllu file, or a .zip or .tar.gz with one file per corpus "
-             "document: all .xml, or all .conllu whose sentences carry '# sent_id = <EASY sentence id>'. "
-             f"CoNLL-U runs are converted to EASY XML during validation ({CONVERTER_VERSION}).")
+FILE_HELP = N_("One EASY .xml file or one CoNLL-U .conllu file, or a .zip or .tar.gz with one file per corpus "
+               "document: all .xml, or all .conllu whose sentences carry '# sent_id = <EASY sentence id>'. "
+               "CoNLL-U runs are converted to EASY XML during validation (%(converter)s).") % {
+    "converter": CONVERTER_VERSION}
 
 
 def check_run_formats(value) -> None:
@@ -88,7 +89,7 @@ def convert_file(corpus: Document, path: Path, display: str) -> tuple[bytes | No
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        return None, [Problem(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=display)]
+        return None, [Problem(N_('not UTF-8 text (%(reason)s at byte %(start)s)') % {"reason": exc.reason, "start": exc.start}, file=display)]
     try:
         parses = parse_conllu(text, file=display)
         document = convert_document(corpus, parses, parse_file=display)
@@ -96,8 +97,7 @@ def convert_file(corpus: Document, path: Path, display: str) -> tuple[bytes | No
         return None, list(exc.problems)
     except Exception as exc:  # a parse the converter cannot handle: the team's file, said as a problem
         logger.exception("%s: the converter failed", display)
-        return None, [Problem(f"the converter ({CONVERTER_VERSION}) could not convert this file "
-                              f"({type(exc).__name__}); check that every sentence is one tree", file=display)]
+        return None, [Problem(N_('the converter (%(converter_version)s) could not convert this file (%(name)s); check that every sentence is one tree') % {"converter_version": CONVERTER_VERSION, "name": type(exc).__name__}, file=display)]
     return document_to_bytes(document), []
 
 

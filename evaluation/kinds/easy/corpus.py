@@ -13,7 +13,7 @@ from typing import Iterable, Mapping
 
 from parseval.annotations.easy import Document, Form, Sentence as EasySentence, document_key, read_document, validate_run
 from parseval.annotations.easy.writer import document_to_bytes
-from parseval.annotations.errors import InputError, Problem
+from parseval.annotations.errors import InputError, Problem, N_
 from annotations.models import GoldSentence
 from campaign.models import Campaign
 from campaign.services.corpus import ImportSummary, StoredDocument, store_corpus
@@ -48,14 +48,14 @@ def import_corpus(
     """
     gold_files = {document_key(str(p)): Path(p) for p in gold_paths}
     if not gold_files:
-        raise InputError("no gold file given")
+        raise InputError(N_("no gold file given"))
     texts = _text_map(text_paths)
     unknown = sorted(set(texts) - set(gold_files))
     if unknown:
-        raise InputError([Problem("text file without a gold file of the same name", file=f"{n}.xml") for n in unknown])
+        raise InputError([Problem(N_("text file without a gold file of the same name"), file=f"{n}.xml") for n in unknown])
     existing = set(campaign.documents.filter(name__in=list(gold_files)).values_list("name", flat=True))
     if existing:
-        raise InputError([Problem("a document of this name is already in the campaign", file=f"{n}.xml")
+        raise InputError([Problem(N_("a document of this name is already in the campaign"), file=f"{n}.xml")
                           for n in sorted(existing)])
 
     problems: list[Problem] = []
@@ -72,7 +72,7 @@ def import_corpus(
             problems.extend(exc.problems if isinstance(exc, InputError) else [Problem(str(exc), file=path.name)])
             continue
         if not gold.sentences:
-            problems.append(Problem("the gold file has no sentence", file=path.name))
+            problems.append(Problem(N_("the gold file has no sentence"), file=path.name))
         loaded.append((name, path, gold, full))
     if problems:
         raise InputError(problems)

@@ -13,6 +13,7 @@ from django.http import Http404
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext as _
 
 from campaign import audit, visibility
 from campaign.models import Campaign, Run
@@ -73,13 +74,17 @@ def _run_title(run: dict) -> str:
 
 def _ways_block(data: dict, layer: str) -> dict:
     shaped = summaries.way_series(data, layer)
-    what = "relations" if layer == RELATIONS else "constituents"
+    relations = layer == RELATIONS
     series = [charts.Series(_run_title(s["run"]), [_point(c) for c in s["cells"]]) for s in shaped["series"]]
     # A heatmap, not lines: the ways have no order between them, and every run stays visible.
     chart = heatmap([s.name for s in series], shaped["labels"], [s.points for s in series],
-                    title=f"Pooled {what} F in each of the {len(shaped['labels'])} ways of scoring",
-                    desc=f"One row per run, one column per way; all genres and all {what} types pooled; "
-                         f"each cell holds its F (%), its tooltip the 95% bootstrap interval.")
+                    title=(_("Pooled relations F in each of the %(count)s ways of scoring") if relations else
+                           _("Pooled constituents F in each of the %(count)s ways of scoring")) % {
+                        "count": len(shaped["labels"])},
+                    desc=_("One row per run, one column per way; all genres and all relation types pooled; each "
+                           "cell holds its F (%), its tooltip the 95% bootstrap interval.") if relations else
+                    _("One row per run, one column per way; all genres and all constituent types pooled; each "
+                      "cell holds its F (%), its tooltip the 95% bootstrap interval."))
     rows = [{"run": s["run"], "cells": [display(c) for c in s["cells"]]} for s in shaped["series"]]
     return {"labels": shaped["labels"], "rows": rows, "chart": chart, "layer": layer}
 
@@ -98,9 +103,11 @@ def _genre_type_block(data: dict, run: dict, layer: str, mode: str, match: str) 
     way = summaries.way_label(mode if layer == RELATIONS else "", match)
     chart = heatmap([r["genre"]["name"] for r in table["rows"]], table["types"],
                     [[_point(c) for c in r["cells"]] for r in table["rows"]],
-                    title=f"{_run_title(run)}: {layer} F per genre and type ({way})",
-                    desc="One row per genre (ALL pools them), one column per type (ALL pools them); each cell "
-                         "holds its F (%), its tooltip the 95% bootstrap interval.")
+                    title=(_("%(run)s: relations F per genre and type (%(way)s)") if layer == RELATIONS else
+                           _("%(run)s: constituents F per genre and type (%(way)s)")) % {
+                        "run": _run_title(run), "way": way},
+                    desc=_("One row per genre (ALL pools them), one column per type (ALL pools them); each cell "
+                           "holds its F (%), its tooltip the 95% bootstrap interval."))
     return {"types": [table["types"][k] for k in rest], "pooled": [table["types"][k] for k in pooled], "rows": rows,
             "empty": table["empty"], "chart": chart, "layer": layer}
 
@@ -196,7 +203,7 @@ def diagnostics_page(request, run: Run):
     error = ""
     data = None
     if document is None:
-        error = "No sentence of this run's subset has gold."
+        error = _("No sentence of this run's subset has gold.")
     else:
         try:
             data = diagnose(run, mode=mode, match=match, document=document)

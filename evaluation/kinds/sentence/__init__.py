@@ -18,7 +18,7 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
-from parseval.annotations.errors import InputError, Problem
+from parseval.annotations.errors import InputError, Problem, N_
 from parseval.annotations import plausibility
 from parseval.annotations.limits import size_problems
 from campaign.services.corpus import ImportSummary, StoredDocument, store_corpus  # one import, every kind
@@ -80,14 +80,14 @@ class SentenceKind(DocumentKind):
         every problem is reported in one :class:`InputError` and nothing is kept."""
         paths = {self.document_name(str(p)): Path(p) for p in gold_paths}
         if not paths:
-            raise InputError("no gold file given")
+            raise InputError(N_("no gold file given"))
         problems: list[Problem] = []
         for name, path in paths.items():
             if not any(path.name.lower().endswith(s) for s in self.suffixes):
-                problems.append(Problem(f"not a {self.file_label} (expected {', '.join(self.suffixes)})",
+                problems.append(Problem(N_('not a %(file_label)s (expected %(value)s)') % {"file_label": self.file_label, "value": ', '.join(self.suffixes)},
                                         file=path.name))
         existing = set(campaign.documents.filter(name__in=list(paths)).values_list("name", flat=True))
-        problems += [Problem("a document of this name is already in the campaign", file=paths[n].name)
+        problems += [Problem(N_("a document of this name is already in the campaign"), file=paths[n].name)
                      for n in sorted(existing)]
         loaded = []
         for name, path in sorted(paths.items()):
@@ -97,15 +97,15 @@ class SentenceKind(DocumentKind):
                 problems.extend(exc.problems)
                 continue
             except (OSError, UnicodeDecodeError) as exc:
-                problems.append(Problem(f"cannot be read: {exc}", file=path.name))
+                problems.append(Problem(N_('cannot be read: %(exc)s') % {"exc": exc}, file=path.name))
                 continue
             if not parsed:
-                problems.append(Problem("the gold file has no sentence", file=path.name))
+                problems.append(Problem(N_("the gold file has no sentence"), file=path.name))
             problems.extend(self.scorability_problems(parsed, path.name))
             seen: set[str] = set()
             for p in parsed:
                 if p.sid in seen:
-                    problems.append(Problem(f"sentence id {p.sid!r} appears twice", file=path.name, line=p.line,
+                    problems.append(Problem(N_('sentence id %(sid)r appears twice') % {"sid": p.sid}, file=path.name, line=p.line,
                                             sentence=p.sid))
                 seen.add(p.sid)
             loaded.append((name, path, parsed))
@@ -158,7 +158,7 @@ class SentenceKind(DocumentKind):
         except InputError as exc:
             return list(exc.problems)
         except UnicodeDecodeError as exc:
-            return [Problem(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=display)]
+            return [Problem(N_('not UTF-8 text (%(reason)s at byte %(start)s)') % {"reason": exc.reason, "start": exc.start}, file=display)]
         problems = self.scorability_problems(parsed, display)
         for p in parsed:  # runs only: the bound is measured on gold and real parsers (parseval.annotations.plausibility)
             problems += plausibility.problems(len(p.words), self.plausibility_counts(p), file=display, line=p.line,

@@ -9,14 +9,16 @@ are paired wherever they are, a gap in the file is reported once, by the corpus 
 and by where the file skips it (its neighbours' lines and ``sent_id``), and only the sentences that
 really differ are reported as different. Where the alignment finds nothing in common (a file of
 another tokenisation throughout), sentences are paired by position, as before.
+
+Each report is one whole ``N_`` text (the library stores English; a page translates it when it shows
+it, :mod:`campaign.problem_texts`), the sentence names inside it texts of their own that the page
+translates in turn: a report is never pieced together from fragments a translator cannot see whole.
 """
 from __future__ import annotations
 
 from difflib import SequenceMatcher
 
-from django.utils.translation import gettext as _, ngettext
-
-from parseval.annotations.errors import Problem
+from parseval.annotations.errors import N_, Problem
 
 from .tokens import TextSentence, word_mismatch
 
@@ -53,23 +55,28 @@ def order_problems(parsed: list, expected: list[TextSentence], display: str, aga
                 extra.append((j1 + k, j1 + k + n - m))
 
     problems: list[Problem] = []
-    counts = ngettext("%(found)d sentence where %(against)s has %(expected)d",
-                      "%(found)d sentences where %(against)s has %(expected)d", len(parsed)) % {
-        "found": len(parsed), "against": against, "expected": len(expected)}
-    prefix = f"{counts}: " if len(parsed) != len(expected) else ""
+    # the first report of a file with too few or too many sentences says the counts as well
+    counted = len(parsed) != len(expected)
     for (first, end), gap in zip(missing, gaps):
-        problems.append(missing_problem(prefix, expected, parsed, first, end, gap, display, against))
-        prefix = ""
+        problems.append(missing_problem(counted, expected, parsed, first, end, gap, display, against))
+        counted = False
     for first, end in extra:
-        problems.append(extra_problem(prefix, parsed, first, end, display))
-        prefix = ""
+        problems.append(extra_problem(counted, expected, parsed, first, end, display, against))
+        counted = False
     for i, j in sorted(pairs):
         e, p = expected[i], parsed[j]
         why = word_mismatch(e.words, p.words)
         if why:
-            problems.append(Problem(f"{sentence_name(i, e, j, p)}: {why}", file=display, line=p.line,
-                                    sentence=e.sid))
+            problems.append(Problem(paired_text(i, e, j, p, why), file=display, line=p.line, sentence=e.sid))
     return problems
+
+
+def with_counts(text: str, parsed: list, expected: list, against: str) -> str:
+    """``text`` after the file's and the corpus text's sentence counts."""
+    values = {"found": len(parsed), "against": against, "expected": len(expected), "problem": text}
+    if len(parsed) == 1:
+        return N_("%(found)d sentence where %(against)s has %(expected)d: %(problem)s") % values
+    return N_("%(found)d sentences where %(against)s has %(expected)d: %(problem)s") % values
 
 
 def best_gap(expected: list, parsed: list, i1: int, i2: int, j1: int, j2: int) -> int:
@@ -96,51 +103,59 @@ def file_sentence(j: int, p) -> str:
     """How a report names the file's ``j``-th sentence (0-based): its place, and its ``sent_id`` when the
     file gives one (a file without ids has its places as ids)."""
     if p.sid == str(j + 1):
-        return _("the file's sentence %(n)d") % {"n": j + 1}
-    return _("the file's sentence %(n)d (sent_id %(sid)s)") % {"n": j + 1, "sid": p.sid}
+        return N_("the file's sentence %(n)d") % {"n": j + 1}
+    return N_("the file's sentence %(n)d (sent_id %(sid)s)") % {"n": j + 1, "sid": p.sid}
 
 
-def sentence_name(i: int, e: TextSentence, j: int, p) -> str:
-    """A paired sentence: its corpus place, and the file's when they differ (a gap before it)."""
+def paired_text(i: int, e: TextSentence, j: int, p, why: str) -> str:
+    """Why a paired sentence differs, after its corpus place, and the file's when they differ (a gap
+    before it)."""
     if i == j and p.sid in (e.sid, str(j + 1)):
-        return _("sentence %(n)d") % {"n": i + 1}
-    return _("corpus sentence %(n)d (%(sid)s), %(file)s") % {"n": i + 1, "sid": e.sid,
-                                                              "file": file_sentence(j, p)}
+        return N_("sentence %(n)d: %(why)s") % {"n": i + 1, "why": why}
+    return N_("corpus sentence %(n)d (%(sid)s), %(file)s: %(why)s") % {
+        "n": i + 1, "sid": e.sid, "file": file_sentence(j, p), "why": why}
 
 
-def missing_problem(prefix: str, expected: list, parsed: list, first: int, end: int, gap: int,
+def missing_problem(counted: bool, expected: list, parsed: list, first: int, end: int, gap: int,
                     display: str, against: str) -> Problem:
     """Corpus sentences ``first``..``end`` (exclusive) are not in the file, which skips them before its
     ``gap``-th sentence (0-based). Said once, with what the later sentences are: shifted, not wrong."""
     count = end - first
-    if count == 1:
-        what = _("sentence %(sid)s (sentence %(n)d of %(against)s) is missing") % {
-            "sid": expected[first].sid, "n": first + 1, "against": against}
-    else:
-        what = _("the %(count)d sentences %(first)s to %(last)s (sentences %(n)d to %(m)d of %(against)s) "
-                 "are missing") % {"count": count, "first": expected[first].sid, "last": expected[end - 1].sid,
-                                   "n": first + 1, "m": end, "against": against}
+    values = {"sid": expected[first].sid, "n": first + 1, "against": against, "count": count,
+              "first": expected[first].sid, "last": expected[end - 1].sid, "m": end}
     if gap < len(parsed):
-        after = " " + ngettext(
-            "between %(before)s and %(next)s; from there on the file's sentences are the corpus text's, "
-            "shifted by %(count)d place, and are checked as such",
-            "between %(before)s and %(next)s; from there on the file's sentences are the corpus text's, "
-            "shifted by %(count)d places, and are checked as such", count) % {
-            "before": file_sentence(gap - 1, parsed[gap - 1]) if gap else _("the start of the file"),
-            "next": file_sentence(gap, parsed[gap]), "count": count}
+        values.update(before=file_sentence(gap - 1, parsed[gap - 1]) if gap else N_("the start of the file"),
+                      next=file_sentence(gap, parsed[gap]))
         line = parsed[gap].line
+        if count == 1:
+            text = N_("sentence %(sid)s (sentence %(n)d of %(against)s) is missing between %(before)s and "
+                      "%(next)s; from there on the file's sentences are the corpus text's, shifted by 1 place, "
+                      "and are checked as such") % values
+        else:
+            text = N_("the %(count)d sentences %(first)s to %(last)s (sentences %(n)d to %(m)d of %(against)s) "
+                      "are missing between %(before)s and %(next)s; from there on the file's sentences are the "
+                      "corpus text's, shifted by %(count)d places, and are checked as such") % values
     else:
-        after = " " + _("at the end of the file")
         line = parsed[-1].line if parsed else None
-    return Problem(f"{prefix}{what}{after}", file=display, line=line, sentence=expected[first].sid)
+        if count == 1:
+            text = N_("sentence %(sid)s (sentence %(n)d of %(against)s) is missing at the end of the file") % values
+        else:
+            text = N_("the %(count)d sentences %(first)s to %(last)s (sentences %(n)d to %(m)d of %(against)s) "
+                      "are missing at the end of the file") % values
+    if counted:
+        text = with_counts(text, parsed, expected, against)
+    return Problem(text, file=display, line=line, sentence=expected[first].sid)
 
 
-def extra_problem(prefix: str, parsed: list, first: int, end: int, display: str) -> Problem:
+def extra_problem(counted: bool, expected: list, parsed: list, first: int, end: int, display: str,
+                  against: str) -> Problem:
     """The file's sentences ``first``..``end`` (exclusive) are none of the corpus text's."""
     if end - first == 1:
-        what = _("%(sentence)s is not a sentence of the corpus text: one too many") % {
+        text = N_("%(sentence)s is not a sentence of the corpus text: one too many") % {
             "sentence": file_sentence(first, parsed[first])}
     else:
-        what = _("%(first)s and the %(more)d after it are not sentences of the corpus text: too many") % {
+        text = N_("%(first)s and the %(more)d after it are not sentences of the corpus text: too many") % {
             "first": file_sentence(first, parsed[first]), "more": end - first - 1}
-    return Problem(f"{prefix}{what}", file=display, line=parsed[first].line, sentence=parsed[first].sid)
+    if counted:
+        text = with_counts(text, parsed, expected, against)
+    return Problem(text, file=display, line=parsed[first].line, sentence=parsed[first].sid)

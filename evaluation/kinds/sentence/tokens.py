@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from parseval.annotations.errors import InputError, Problem
+from parseval.annotations.errors import InputError, Problem, N_
 
 SUFFIX = ".tok"
 
@@ -48,7 +48,7 @@ def read_tokens(data: bytes, *, file: str) -> list[TextSentence]:
         else:
             parts = line.split("\t", 1)
             if sid is None or len(parts) != 2:
-                raise InputError("not a corpus text line (expected 'number<TAB>word')", file=file, line=number)
+                raise InputError(N_("not a corpus text line (expected 'number<TAB>word')"), file=file, line=number)
             words.append(parts[1])
     if sid is not None:
         sentences.append(TextSentence(sid, tuple(words)))
@@ -58,10 +58,12 @@ def read_tokens(data: bytes, *, file: str) -> list[TextSentence]:
 def word_mismatch(expected: tuple[str, ...], found: list[str]) -> str | None:
     """Why a run sentence's words differ from the corpus text's, or None."""
     if len(expected) != len(found):
-        return f"{len(found)} words where the corpus text has {len(expected)}"
+        return N_("%(found)s words where the corpus text has %(expected)s") % {
+            "found": len(found), "expected": len(expected)}
     for i, (e, f) in enumerate(zip(expected, found), 1):
         if e != f:
-            return f"word {i} is {f!r} where the corpus text has {e!r}"
+            return N_("word %(i)s is %(found)r where the corpus text has %(expected)r") % {
+                "i": i, "found": f, "expected": e}
     return None
 
 

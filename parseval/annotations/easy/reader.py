@@ -28,7 +28,7 @@ from typing import Iterator
 
 from lxml import etree
 
-from parseval.annotations.errors import InputError, Problem
+from parseval.annotations.errors import InputError, Problem, N_
 from parseval.annotations.limits import MAX_SENTENCE_GROUPS, MAX_SENTENCE_RELATIONS, MAX_SENTENCE_WORDS, size_problems
 
 from .canonical import _MAX_LINE as MAX_SHIFTED_LINE
@@ -76,7 +76,7 @@ class ProblemSink:
     def result(self) -> list[Problem]:
         out = list(self.items)
         if self.dropped:
-            out.append(Problem(f"... and {self.dropped} more problems not shown"))
+            out.append(Problem(N_('... and %(dropped)s more problems not shown') % {"dropped": self.dropped}))
         return out
 
 
@@ -128,10 +128,10 @@ class SentenceParser:
         sid = e.get("id")
         line = e.sourceline
         if not sid:
-            self._err("sentence <E> without an id", line, element="E")
+            self._err(N_("sentence <E> without an id"), line, element="E")
             sid = f"<E at line {line}>"
         elif sid in self.seen_sentences:
-            self._err(f"duplicate sentence id {sid}", line, sid, "E")
+            self._err(N_('duplicate sentence id %(sid)s') % {"sid": sid}, line, sid, "E")
         self.seen_sentences.add(sid)
         sent = Sentence(id=sid, line=line)
         forms = sent.forms
@@ -146,26 +146,26 @@ class SentenceParser:
             if len(f):
                 for c in f:
                     if c.tag is etree.Entity:
-                        self._err(f"entity reference {c.text} is not allowed (entities are never resolved)",
+                        self._err(N_('entity reference %(text)s is not allowed (entities are never resolved)') % {"text": c.text},
                                   fline, sid, fid or "F")
                     elif isinstance(c.tag, str):
-                        self._err(f"unexpected element <{c.tag}> inside a form", fline, sid, fid or "F")
+                        self._err(N_('unexpected element <%(tag)s> inside a form') % {"tag": c.tag}, fline, sid, fid or "F")
                     if c.tail:
                         text = (text or "") + c.tail
             expected = f"{sid}F{len(forms) + 1}"
             if not fid:
-                self._err(f"form without an id (expected {expected})", fline, sid, "F")
+                self._err(N_('form without an id (expected %(expected)s)') % {"expected": expected}, fline, sid, "F")
                 fid = expected
             elif fid in ids:
                 if ids[fid] == "form" and (group_id is not None or form_group.get(fid) is not None):
                     other = form_group.get(fid)
                     where = f"group {other}" if other else "the sentence"
-                    self._err(f"overlapping groups: form {fid} is already in {where}", fline, sid, fid)
+                    self._err(N_('overlapping groups: form %(fid)s is already in %(where)s') % {"fid": fid, "where": where}, fline, sid, fid)
                 else:
-                    self._err(f"duplicate id {fid}", fline, sid, fid)
+                    self._err(N_('duplicate id %(fid)s') % {"fid": fid}, fline, sid, fid)
                 return
             elif fid != expected:
-                self._err(f"form id {fid} out of order: expected {expected} (forms are numbered from 1 in text order)",
+                self._err(N_('form id %(fid)s out of order: expected %(expected)s (forms are numbered from 1 in text order)') % {"fid": fid, "expected": expected},
                           fline, sid, fid)
             ids[fid] = "form"
             if group_id is not None:
@@ -178,14 +178,14 @@ class SentenceParser:
             gtype = g.get("type")
             gline = g.sourceline
             if not gid:
-                self._err("group without an id", gline, sid, "Groupe")
+                self._err(N_("group without an id"), gline, sid, "Groupe")
                 gid = f"<Groupe at line {gline}>"
             elif gid in ids:
-                self._err(f"duplicate id {gid}", gline, sid, gid)
+                self._err(N_('duplicate id %(gid)s') % {"gid": gid}, gline, sid, gid)
             else:
                 ids[gid] = "group"
             if gtype not in self.group_types:
-                self._err(f"unknown group type {gtype!r} (expected one of {', '.join(self.schema.group_types)})",
+                self._err(N_('unknown group type %(gtype)r (expected one of %(value)s)') % {"gtype": gtype, "value": ', '.join(self.schema.group_types)},
                           gline, sid, gid)
             start = len(forms)
             for c in g:
@@ -193,16 +193,16 @@ class SentenceParser:
                 if tag == "F":
                     add_form(c, gid)
                 elif tag == "Groupe":
-                    self._err(f"nested group: group {c.get('id')} inside group {gid}", c.sourceline, sid,
+                    self._err(N_('nested group: group %(value)s inside group %(gid)s') % {"value": c.get('id'), "gid": gid}, c.sourceline, sid,
                               c.get("id") or "Groupe")
                     for cc in c.iter("F"):
                         add_form(cc, gid)
                 elif tag is etree.Entity:
-                    self._err(f"entity reference {c.text} is not allowed", gline, sid, gid)
+                    self._err(N_('entity reference %(text)s is not allowed') % {"text": c.text}, gline, sid, gid)
                 elif isinstance(tag, str):
-                    self._err(f"unexpected element <{tag}> inside group {gid}", c.sourceline, sid, gid)
+                    self._err(N_('unexpected element <%(tag)s> inside group %(gid)s') % {"tag": tag, "gid": gid}, c.sourceline, sid, gid)
             if len(forms) == start:
-                self._err(f"group {gid} has no form", gline, sid, gid)
+                self._err(N_('group %(gid)s has no form') % {"gid": gid}, gline, sid, gid)
             sent.groups.append(Group(gid, gtype or "", start, len(forms), gline))
 
         def walk(container, allow_wrapper):
@@ -217,9 +217,9 @@ class SentenceParser:
                 elif tag == "constituants" and allow_wrapper:
                     walk(c, False)
                 elif tag is etree.Entity:
-                    self._err(f"entity reference {c.text} is not allowed", c.sourceline, sid, "E")
+                    self._err(N_('entity reference %(text)s is not allowed') % {"text": c.text}, c.sourceline, sid, "E")
                 elif isinstance(tag, str):
-                    self._err(f"unexpected element <{tag}> in sentence", c.sourceline, sid, tag)
+                    self._err(N_('unexpected element <%(tag)s> in sentence') % {"tag": tag}, c.sourceline, sid, tag)
 
         walk(e, True)
         for rels in relation_elems:
@@ -227,7 +227,7 @@ class SentenceParser:
                 if r.tag == "relation":
                     self._relation(r, sent, ids)
                 elif isinstance(r.tag, str):
-                    self._err(f"unexpected element <{r.tag}> in <relations>", r.sourceline, sid, r.tag)
+                    self._err(N_('unexpected element <%(tag)s> in <relations>') % {"tag": r.tag}, r.sourceline, sid, r.tag)
         if warn_duplicates_too and len(sent.relations) > 1:
             warn_duplicates(self.file, sent, self.warnings)
         return sent
@@ -239,20 +239,20 @@ class SentenceParser:
         rtype = r.get("type")
         line = r.sourceline
         if not rid:
-            self._err("relation without an id", line, sid, "relation")
+            self._err(N_("relation without an id"), line, sid, "relation")
             rid = f"<relation at line {line}>"
         elif rid in ids:
             # relation ids are never pointed to; the real gold repeats a few (oral_delic_1 E96), and a run
             # that copies the gold must be accepted as it is
             if ids[rid] == "relation":
-                self._warn(f"duplicate relation id {rid}", line, sid, rid)
+                self._warn(N_('duplicate relation id %(rid)s') % {"rid": rid}, line, sid, rid)
             else:
-                self._err(f"duplicate id {rid}", line, sid, rid)
+                self._err(N_('duplicate id %(rid)s') % {"rid": rid}, line, sid, rid)
         else:
             ids[rid] = "relation"
         roles = self.roles.get(rtype)
         if roles is None:
-            self._err(f"unknown relation type {rtype!r} (expected one of {', '.join(self.roles)})", line, sid, rid)
+            self._err(N_('unknown relation type %(rtype)r (expected one of %(value)s)') % {"rtype": rtype, "value": ', '.join(self.roles)}, line, sid, rid)
             return
         extras_ok = self.extras[rtype]
         args: dict[str, str] = {}
@@ -266,25 +266,24 @@ class SentenceParser:
                 extras[tag] = dict(c.attrib)
             elif tag in roles:
                 if tag in args:
-                    self._err(f"role {tag} given twice in relation {rtype}", c.sourceline, sid, rid)
+                    self._err(N_('role %(tag)s given twice in relation %(rtype)s') % {"tag": tag, "rtype": rtype}, c.sourceline, sid, rid)
                     ok = False
                     continue
                 href = c.get(XLINK_HREF)
                 if href is None:
                     href = c.get("href")
                 if not href:
-                    self._err(f"role {tag} has no xlink:href", c.sourceline, sid, rid)
+                    self._err(N_('role %(tag)s has no xlink:href') % {"tag": tag}, c.sourceline, sid, rid)
                     ok = False
                     continue
                 args[tag] = href.strip()
             else:
-                self._err(f"wrong role <{tag}> for relation type {rtype} (expected {', '.join(roles)})",
+                self._err(N_('wrong role <%(tag)s> for relation type %(rtype)s (expected %(value)s)') % {"tag": tag, "rtype": rtype, "value": ', '.join(roles)},
                           c.sourceline, sid, rid)
                 ok = False
         missing = [role for role in roles if role not in args]
         if missing:
-            self._err(f"missing role{'s' if len(missing) > 1 else ''} {', '.join(missing)} for relation type "
-                      f"{rtype} (expected {', '.join(roles)})", line, sid, rid)
+            self._err(N_('missing role%(value)s %(value2)s for relation type %(rtype)s (expected %(value3)s)') % {"value": 's' if len(missing) > 1 else '', "value2": ', '.join(missing), "rtype": rtype, "value3": ', '.join(roles)}, line, sid, rid)
             ok = False
         if not ok:
             return
@@ -295,11 +294,11 @@ class SentenceParser:
             if target == null or kind in ("form", "group"):
                 continue
             if kind == "relation":
-                self._err(f"role {role} points to relation {target}: an argument is a form or a group",
+                self._err(N_('role %(role)s points to relation %(target)s: an argument is a form or a group') % {"role": role, "target": target},
                           line, sid, rid)
                 continue
             # in a run as in gold (the real gold has a few): the argument is read as null and scores so
-            self._warn(f"role {role} points to {target}, which is not in the sentence: read as a null argument",
+            self._warn(N_('role %(role)s points to %(target)s, which is not in the sentence: read as a null argument') % {"role": role, "target": target},
                        line, sid, rid)
         # keep roles in schema order
         sent.relations.append(Relation(rid, rtype, {role: args[role] for role in roles}, extras, line))
@@ -312,10 +311,10 @@ def compare_forms(sentence: Sentence, expected, file: str) -> list[Problem]:
     if len(forms) == len(expected):
         for f, (eid, etext) in zip(forms, expected):
             if f.id != eid:
-                out.append(Problem(f"form id {f.id}, expected {eid} ({etext!r})", file=file, line=f.line,
+                out.append(Problem(N_('form id %(id)s, expected %(eid)s (%(etext)r)') % {"id": f.id, "eid": eid, "etext": etext}, file=file, line=f.line,
                                    sentence=sentence.id, element=f.id))
             elif f.text != etext:
-                out.append(Problem(f"form {f.id} is {f.text!r}, expected {etext!r}", file=file, line=f.line,
+                out.append(Problem(N_('form %(id)s is %(text)r, expected %(etext)r') % {"id": f.id, "text": f.text, "etext": etext}, file=file, line=f.line,
                                    sentence=sentence.id, element=f.id))
         return out
     first = next((k for k, (f, e) in enumerate(zip(forms, expected)) if (f.id, f.text) != tuple(e)), None)
@@ -327,8 +326,7 @@ def compare_forms(sentence: Sentence, expected, file: str) -> list[Problem]:
     else:
         got, line, element = "the end of the sentence", sentence.line, "E"
     want = f"{expected[first][0]} {expected[first][1]!r}" if first < len(expected) else "the end of the sentence"
-    out.append(Problem(f"sentence has {len(forms)} forms, expected {len(expected)}: at position {first + 1} "
-                       f"found {got}, expected {want}", file=file, line=line, sentence=sentence.id,
+    out.append(Problem(N_('sentence has %(n_forms)s forms, expected %(n_expected)s: at position %(value)s found %(got)s, expected %(want)s') % {"n_forms": len(forms), "n_expected": len(expected), "value": first + 1, "got": got, "want": want}, file=file, line=line, sentence=sentence.id,
                        element=element))
     return out
 
@@ -444,7 +442,7 @@ def _check_expected(sent: Sentence, expected_forms, expected_complete: bool, sin
     exp = expected_forms.get(sent.id)
     if exp is None:
         if expected_complete:
-            sink.add(Problem(f"unknown sentence id {sent.id}: not in the corpus", file=file,
+            sink.add(Problem(N_('unknown sentence id %(id)s: not in the corpus') % {"id": sent.id}, file=file,
                              line=sent.line, sentence=sent.id, element="E"))
     else:
         for p in compare_forms(sent, exp, file):
@@ -458,7 +456,7 @@ def _release(el, parent, sink: ProblemSink, file: str) -> None:
         prev = el.getprevious()
         while prev is not None:
             if isinstance(prev.tag, str) and prev.tag != "E":
-                sink.add(Problem(f"unexpected element <{prev.tag}> in <DOCUMENT>", file=file,
+                sink.add(Problem(N_('unexpected element <%(tag)s> in <DOCUMENT>') % {"tag": prev.tag}, file=file,
                                  line=prev.sourceline, element=prev.tag))
             parent.remove(prev)
             prev = el.getprevious()
@@ -560,7 +558,7 @@ def iter_sentences(
             if event == "start":
                 if el.tag == "DOCUMENT":
                     if seen_root or el.getparent() is not None:
-                        sink.add(Problem("unexpected nested <DOCUMENT>", file=file, line=el.sourceline,
+                        sink.add(Problem(N_("unexpected nested <DOCUMENT>"), file=file, line=el.sourceline,
                                          element="DOCUMENT"))
                     seen_root = True
                     info["attributes"] = dict(el.attrib)
@@ -580,7 +578,7 @@ def iter_sentences(
                 current = None
                 continue
             if parent is None or parent.tag != "DOCUMENT" or parent.getparent() is not None:
-                sink.add(Problem("sentence <E> outside the <DOCUMENT> root element", file=file,
+                sink.add(Problem(N_("sentence <E> outside the <DOCUMENT> root element"), file=file,
                                  line=el.sourceline, sentence=el.get("id"), element="E"))
             sid = el.get("id")
             for p in _limit_problems(el, file, sid):
@@ -607,13 +605,13 @@ def iter_sentences(
     except etree.XMLSyntaxError as exc:
         line = exc.lineno if exc.lineno else None
         msg = exc.msg or str(exc)
-        sink.add(Problem(f"malformed XML: {msg}", file=file, line=line, sentence=current))
+        sink.add(Problem(N_('malformed XML: %(msg)s') % {"msg": msg}, file=file, line=line, sentence=current))
         if strict:
             raise InputError(sink.result()) from None
         info["fatal"] = True
         return
     if not seen_root:
-        sink.add(Problem("not an EASY document: the root element must be <DOCUMENT>", file=file, line=1,
+        sink.add(Problem(N_("not an EASY document: the root element must be <DOCUMENT>"), file=file, line=1,
                          element="DOCUMENT"))
     info["has_constituents"] = parser.saw_group
     info["has_relations"] = parser.saw_relation
@@ -712,7 +710,7 @@ def warn_duplicates(doc_name: str, sentence: Sentence, warnings: list) -> None:
     for r in sentence.relations:
         key = (r.type, tuple(r.args.values()))
         if key in seen:
-            warnings.append(Problem(f"relation {r.id} repeats relation {seen[key]} exactly (counted once)",
+            warnings.append(Problem(N_('relation %(id)s repeats relation %(seen)s exactly (counted once)') % {"id": r.id, "seen": seen[key]},
                                     file=doc_name, line=r.line, sentence=sentence.id, element=r.id))
         else:
             seen[key] = r.id

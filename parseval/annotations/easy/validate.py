@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import Mapping
 
-from parseval.annotations.errors import Problem
+from parseval.annotations.errors import Problem, N_
 
 from .model import Document
 from lxml import etree
@@ -81,7 +81,7 @@ def validate_run(
             seen.add(s.id)
             forms = expected.get(s.id)
             if forms is None:
-                sink.add(Problem(f"unknown sentence id {s.id}: not in the corpus", file=file, line=s.line,
+                sink.add(Problem(N_('unknown sentence id %(id)s: not in the corpus') % {"id": s.id}, file=file, line=s.line,
                                  sentence=s.id, element="E"))
                 continue
             for p in compare_forms(s, forms, file):
@@ -98,6 +98,5 @@ def validate_run(
     if missing:
         shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
         # Said so that it holds whether or not the run turns out valid (an invalid run is never scored).
-        warnings.append(Problem(f"{len(missing)} sentence(s) of the corpus missing from the run (a valid run "
-                                f"scores them as empty output): {shown}", file=file))
+        warnings.append(Problem(N_('%(n_missing)s sentence(s) of the corpus missing from the run (a valid run scores them as empty output): %(shown)s') % {"n_missing": len(missing), "shown": shown}, file=file))
     return sink.result()

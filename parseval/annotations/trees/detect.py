@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 
-from parseval.annotations.errors import InputError
+from parseval.annotations.errors import InputError, N_
 
 from .penn import C_SPACE, parse_penn, parse_penn_lines
 from .square import parse_square
@@ -25,10 +25,10 @@ def detect_format(text: str, *, file: str | None = None) -> str:
             break
     stripped = text.strip()
     if not stripped:
-        raise InputError("empty input: no tree found", file=os.fspath(file) if file else None)
+        raise InputError(N_("empty input: no tree found"), file=os.fspath(file) if file else None)
     line = text[: text.index(stripped[0])].count("\n") + 1
     raise InputError(
-        f"cannot tell the bracket style: the first tree should start with '(' or '[', not {stripped[0]!r}",
+        N_("cannot tell the bracket style: the first tree should start with '(' or '[', not %(stripped)r") % {"stripped": stripped[0]},
         file=os.fspath(file) if file else None, line=line, sentence="1",
     )
 
@@ -97,10 +97,7 @@ class LayoutCounter:
         if as_trees:
             if self.empty and balanced > unbalanced:
                 raise InputError(
-                    "cannot tell the layout: most lines are whole sentences (evalb's one-sentence-per-line "
-                    f"layout, where an empty line is a sentence) but {unbalanced} line(s) hold only part of a tree "
-                    "(tree layout, where empty lines separate trees); say which with --layout lines or --layout "
-                    "trees",
+                    N_("cannot tell the layout: most lines are whole sentences (evalb's one-sentence-per-line layout, where an empty line is a sentence) but %(unbalanced)s line(s) hold only part of a tree (tree layout, where empty lines separate trees); say which with --layout lines or --layout trees") % {"unbalanced": unbalanced},
                     file=os.fspath(file) if file else None,
                 )
             return "trees"
@@ -156,8 +153,7 @@ def _read_utf8(path, name: str) -> str:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise InputError(
-            f"not UTF-8: byte 0x{data[exc.start]:02x} cannot be decoded (the evalb preset without "
-            "--transform reads any bytes, as evalb does; convert the file to UTF-8 for the other metrics)",
+            N_('not UTF-8: byte 0x%(data)s cannot be decoded (the evalb preset without --transform reads any bytes, as evalb does; convert the file to UTF-8 for the other metrics)') % {"data": format(data[exc.start], '02x')},
             file=name, line=line,
         ) from None
 
@@ -176,7 +172,7 @@ def read_sentences(
     path_s = os.fspath(path)
     text = _read_utf8(path, path_s)
     if not text.strip():
-        raise InputError("empty input: no tree found", file=path_s)
+        raise InputError(N_("empty input: no tree found"), file=path_s)
     fmt = fmt or detect_format(text, file=path_s)
     if layout is None:
         layout = detect_layout(text, file=path_s) if fmt == "penn" else "trees"

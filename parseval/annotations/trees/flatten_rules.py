@@ -9,7 +9,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from parseval.annotations.errors import InputError
+from parseval.annotations.errors import InputError, N_
 from parseval.annotations.trees.labels import strip_function_tags
 from parseval.annotations.trees.penn import Forest
 from parseval.annotations.trees.tree import Tree
@@ -38,7 +38,7 @@ def parse_rule(text: str, *, file: str | None = None, line: int | None = None) -
     src = text.strip()
 
     def bad(message: str) -> InputError:
-        return InputError(f"bad flattening rule {src!r}: {message}", file=file, line=line)
+        return InputError(N_('bad flattening rule %(src)r: %(message)s') % {"src": src, "message": message}, file=file, line=line)
 
     toks = _RULE_TOKEN.findall(src)
     if len(toks) == 1 and toks[0] not in "()":

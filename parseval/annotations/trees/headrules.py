@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from parseval.annotations.errors import InputError, Problem
+from parseval.annotations.errors import InputError, Problem, N_
 
 from .tree import Tree
 
@@ -166,9 +166,9 @@ def parse_head_rules(text: str, *, file: str | None = None, name: str = "custom"
             elif key == "@upos" and len(values) == 2:
                 upos[values[0]] = values[1]
             elif key == "@upos":
-                problems.append(Problem("@upos takes a tag and a UPOS (e.g. '@upos NC NOUN')", file=file, line=lineno))
+                problems.append(Problem(N_("@upos takes a tag and a UPOS (e.g. '@upos NC NOUN')"), file=file, line=lineno))
             else:
-                problems.append(Problem(f"unknown directive {key!r} (expected @function, @punct or @upos)",
+                problems.append(Problem(N_('unknown directive %(key)r (expected @function, @punct or @upos)') % {"key": key},
                                         file=file, line=lineno))
             continue
         label, *more = line.split(None, 1)
@@ -177,22 +177,21 @@ def parse_head_rules(text: str, *, file: str | None = None, name: str = "custom"
         for chunk in rest.split(";") if rest else [""]:
             words = chunk.split()
             if not words:
-                problems.append(Problem(f"rule for {label!r} has an empty pass (expected a direction)",
+                problems.append(Problem(N_('rule for %(label)r has an empty pass (expected a direction)') % {"label": label},
                                         file=file, line=lineno))
                 continue
             direction, cats = words[0].lower(), words[1:]
             if direction not in DIRECTIONS:
-                problems.append(Problem(f"rule for {label!r}: unknown direction {words[0]!r} "
-                                        f"(expected one of {', '.join(DIRECTIONS)})", file=file, line=lineno))
+                problems.append(Problem(N_('rule for %(label)r: unknown direction %(words)r (expected one of %(value)s)') % {"label": label, "words": words[0], "value": ', '.join(DIRECTIONS)}, file=file, line=lineno))
                 continue
             passes.append((direction, cats))
         if label in rules:
-            problems.append(Problem(f"second rule for label {label!r}", file=file, line=lineno))
+            problems.append(Problem(N_('second rule for label %(label)r') % {"label": label}, file=file, line=lineno))
         rules[label] = passes
     if problems:
         raise InputError(problems)
     if not rules and not functions:
-        raise InputError("head-rule table has no rules", file=file)
+        raise InputError(N_("head-rule table has no rules"), file=file)
     return HeadRules(rules, frozenset(functions), frozenset(punct), name, upos)
 
 
@@ -205,7 +204,7 @@ def load_head_rules(spec: "str | Path | HeadRules" = "penn", *, head_functions=N
         path = BUILTIN.get(key, Path(key))
         name = key if key in BUILTIN else path.name
         if not path.is_file():
-            raise InputError(f"head rules {key!r}: neither a built-in table ({', '.join(BUILTIN)}) nor a file")
+            raise InputError(N_('head rules %(key)r: neither a built-in table (%(value)s) nor a file') % {"key": key, "value": ', '.join(BUILTIN)})
         rules = parse_head_rules(path.read_text(encoding="utf-8"), file=str(path), name=name)
     if head_functions:
         rules = HeadRules(rules.rules, rules.head_functions | frozenset(head_functions), rules.punct, rules.name,

@@ -35,7 +35,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from parseval.annotations.errors import InputError, Problem
+from parseval.annotations.errors import InputError, Problem, N_
 from parseval.annotations.limits import MAX_TREE_DEPTH, depth_message
 
 from .tree import Tree
@@ -121,7 +121,7 @@ def parse_penn_located(
             if close:
                 if not stack:
                     raise InputError(
-                        "unbalanced brackets: ')' with no matching '('",
+                        N_("unbalanced brackets: ')' with no matching '('"),
                         file=file, line=lineno, sentence=str(max(len(trees), 1)),
                     )
                 node = stack.pop()
@@ -131,7 +131,7 @@ def parse_penn_located(
             elif word:
                 if not stack:
                     raise InputError(
-                        f"word {word!r} outside any bracket",
+                        N_('word %(word)r outside any bracket') % {"word": word},
                         file=file, line=lineno, sentence=str(len(trees) + 1),
                     )
                 stack[-1].children.append(Tree("", [], word))
@@ -146,11 +146,11 @@ def parse_penn_located(
                 stack.append(node)
     if stack:
         raise InputError(
-            f"unbalanced brackets: {len(stack)} '(' never closed (tree starts on line {start_line})",
+            N_("unbalanced brackets: %(n_stack)s '(' never closed (tree starts on line %(start_line)s)") % {"n_stack": len(stack), "start_line": start_line},
             file=file, line=start_line, sentence=str(len(trees) + 1),
         )
     if not trees:
-        raise InputError("empty input: no tree found", file=file)
+        raise InputError(N_("empty input: no tree found"), file=file)
     return trees, lines
 
 
@@ -167,11 +167,11 @@ def _parse_line(line: str, lineno: int, file: str | None, strip_outer: bool) -> 
     for label, close, word in _TOKEN.findall(line):
         if close:
             if not stack:
-                raise InputError("unbalanced brackets: too many ')'", file=file, line=lineno, sentence=str(lineno))
+                raise InputError(N_("unbalanced brackets: too many ')'"), file=file, line=lineno, sentence=str(lineno))
             stack.pop()
         elif word:
             if not stack:
-                raise InputError(f"word {word!r} outside any bracket", file=file, line=lineno, sentence=str(lineno))
+                raise InputError(N_('word %(word)r outside any bracket') % {"word": word}, file=file, line=lineno, sentence=str(lineno))
             stack[-1].children.append(Tree("", [], word))
         else:
             if len(stack) >= MAX_TREE_DEPTH:
@@ -181,7 +181,7 @@ def _parse_line(line: str, lineno: int, file: str | None, strip_outer: bool) -> 
             stack.append(node)
     if stack:
         raise InputError(
-            f"unbalanced brackets: {len(stack)} '(' never closed", file=file, line=lineno, sentence=str(lineno)
+            N_("unbalanced brackets: %(n_stack)s '(' never closed") % {"n_stack": len(stack)}, file=file, line=lineno, sentence=str(lineno)
         )
     if len(tops) == 1:
         return _strip_outer(tops[0]) if strip_outer else tops[0]
@@ -201,7 +201,7 @@ def parse_penn_lines(
     if lines and lines[-1] == "":
         lines.pop()  # the final newline does not start a sentence
     if not lines:
-        raise InputError("empty input: no sentence found", file=file)
+        raise InputError(N_("empty input: no sentence found"), file=file)
     out: list[Tree | BadSentence] = []
     for lineno, line in enumerate(lines, 1):
         try:

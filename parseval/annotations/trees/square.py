@@ -22,7 +22,7 @@ import os
 import re
 from typing import Iterable
 
-from parseval.annotations.errors import InputError
+from parseval.annotations.errors import InputError, N_
 from parseval.annotations.limits import MAX_TREE_DEPTH, depth_message
 
 from .tree import Tree
@@ -59,7 +59,7 @@ def parse_square_located(text: str, *, file: str | None = None) -> tuple[list[Tr
             elif tok == "]":
                 if not stack:
                     raise InputError(
-                        "unbalanced brackets: ']' with no matching '['",
+                        N_("unbalanced brackets: ']' with no matching '['"),
                         file=file, line=lineno, sentence=str(max(len(trees), 1)),
                     )
                 node = stack.pop()
@@ -69,16 +69,16 @@ def parse_square_located(text: str, *, file: str | None = None) -> tuple[list[Tr
             else:
                 if not stack:
                     raise InputError(
-                        f"word {tok!r} outside any bracket", file=file, line=lineno, sentence=str(len(trees) + 1)
+                        N_('word %(tok)r outside any bracket') % {"tok": tok}, file=file, line=lineno, sentence=str(len(trees) + 1)
                     )
                 stack[-1].children.append(Tree("", [Tree.leaf(tok)]))
     if stack:
         raise InputError(
-            f"unbalanced brackets: {len(stack)} '[' never closed (tree starts on line {start_line})",
+            N_("unbalanced brackets: %(n_stack)s '[' never closed (tree starts on line %(start_line)s)") % {"n_stack": len(stack), "start_line": start_line},
             file=file, line=start_line, sentence=str(len(trees) + 1),
         )
     if not trees:
-        raise InputError("empty input: no tree found", file=file)
+        raise InputError(N_("empty input: no tree found"), file=file)
     return trees, lines
 
 

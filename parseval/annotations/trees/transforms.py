@@ -38,7 +38,7 @@ import os
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from parseval.annotations.errors import InputError
+from parseval.annotations.errors import InputError, N_
 from parseval.annotations.trees.flatten_rules import flatten, parse_rules
 
 from .headrules import base_label
@@ -166,7 +166,7 @@ def _remove_root(arg: str | None) -> TreeFn:
 def _remove_labels(arg: str | None) -> TreeFn:
     labels = _labels(arg)
     if not labels:
-        raise InputError("remove-labels needs labels, e.g. remove-labels:VF+MF+NF")
+        raise InputError(N_("remove-labels needs labels, e.g. remove-labels:VF+MF+NF"))
 
     def fn(tree: Tree) -> Tree:
         _promote(tree, lambda kid, parent: base_label(kid.label) in labels)
@@ -179,7 +179,7 @@ def _remove_labels(arg: str | None) -> TreeFn:
 def _no_np_in_pp(arg: str | None) -> TreeFn:
     parts = [x for x in (arg or "PP+NP").replace(",", "+").split("+") if x]
     if len(parts) != 2:
-        raise InputError(f"no-np-in-pp takes two labels PP+NP, not {arg!r}")
+        raise InputError(N_('no-np-in-pp takes two labels PP+NP, not %(arg)r') % {"arg": arg})
     pp, np = parts
 
     def fn(tree: Tree) -> Tree:
@@ -192,7 +192,7 @@ def _no_np_in_pp(arg: str | None) -> TreeFn:
 @register("flatten", "flat-key flattening with rules (a file, or inline rules separated by ';')", needs_arg=True)
 def _flatten(arg: str | None) -> TreeFn:
     if not arg:
-        raise InputError("flatten needs rules: flatten:FILE or flatten:(VP VBN VP^);(NP NP^ PP)")
+        raise InputError(N_("flatten needs rules: flatten:FILE or flatten:(VP VBN VP^);(NP NP^ PP)"))
     if os.path.isfile(arg):
         with open(arg, encoding="utf-8") as fh:
             text = fh.read()
@@ -237,11 +237,11 @@ def parse_spec(spec: "str | Iterable[str] | None") -> list[tuple[str, str | None
         name = name.strip()
         if name not in REGISTRY:
             raise InputError(
-                f"unknown transformation {name!r} (known: {', '.join(sorted(REGISTRY))})")
+                N_('unknown transformation %(name)r (known: %(value)s)') % {"name": name, "value": ', '.join(sorted(REGISTRY))})
         t = REGISTRY[name]
         arg = arg.strip() if sep else None
         if t.needs_arg and not arg:
-            raise InputError(f"transformation {name!r} needs an argument: {name}:ARG")
+            raise InputError(N_('transformation %(name)r needs an argument: %(prefix)s:ARG') % {"name": name, "prefix": name})
         out.append((name, arg, t.factory(arg)))
     return out
 

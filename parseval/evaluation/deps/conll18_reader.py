@@ -47,7 +47,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from parseval.annotations.errors import InputError, Problem
+from parseval.annotations.errors import InputError, Problem, N_
 
 from .alignment import Span, strip_spaces
 
@@ -238,7 +238,7 @@ def parse_conll18(text: str, *, file: str | None = None) -> Treebank:
             word.head = head
             words.append(word)
     if in_sentence:
-        raise InputError(Problem("the file does not end with an empty line after its last sentence",
+        raise InputError(Problem(N_("the file does not end with an empty line after its last sentence"),
                                  file=file, line=n_lines, sentence=name))
     tb.characters = "".join(chars)
     return tb
@@ -301,7 +301,7 @@ def read_conll18(path: str | Path) -> Treebank:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})",
+        raise InputError(N_('not UTF-8 text (%(reason)s at byte %(start)s)') % {"reason": exc.reason, "start": exc.start},
                          file=str(path), line=line) from None
     return parse_conll18(text, file=str(path))
 

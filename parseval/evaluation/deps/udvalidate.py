@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib.metadata
 from pathlib import Path
 
-from parseval.annotations.errors import Problem, missing_extra
+from parseval.annotations.errors import N_, Problem, missing_extra
 
 LEVELS = (1, 2, 3, 4, 5)
 OPTION = "ud_validation"
@@ -54,6 +54,6 @@ def ud_problems(path: Path, display: str, level: int, lang: str | None = None) -
         validator = Validator(lang="ud", level=level, output=None)
     state = validator.validate_files([str(path)])
     errors = sorted((i for i in state.error_tracker if i.is_error()), key=lambda i: (i.lineno or 0, str(i.testid)))
-    return [Problem(f"UD validation (level {level}): {i.message} [level {i.level} {i.testclass} {i.testid}]",
+    return [Problem(N_('UD validation (level %(level)s): %(message)s [level %(level2)s %(testclass)s %(testid)s]') % {"level": level, "message": i.message, "level2": i.level, "testclass": i.testclass, "testid": i.testid},
                     file=display, line=i.lineno or None, sentence=i.sentid or None)
             for i in errors]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterator
 
-from parseval.annotations.errors import InputError, Problem
+from parseval.annotations.errors import InputError, Problem, N_
 from parseval.annotations.trees.labels import strip_function_tags
 from parseval.annotations.trees.penn import BadSentence, Forest
 from parseval.annotations.trees.tree import Tree
@@ -123,7 +123,7 @@ def pairs(
         more_gold = len(gold) > len(test)
         lines = test_lines if more_gold else gold_lines
         problem = Problem(
-            f"different numbers of sentences: {len(gold)} in gold, {len(test)} in test",
+            N_('different numbers of sentences: %(n_gold)s in gold, %(n_test)s in test') % {"n_gold": len(gold), "n_test": len(test)},
             file=test_file if more_gold else gold_file,
             line=(lines[n - 1] + 1 if lines and n else n + 1),
             sentence=str(n + 1),

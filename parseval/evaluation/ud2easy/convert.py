@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from parseval.annotations.conllu import DepSentence
 from parseval.annotations.easy.model import Document
-from parseval.annotations.errors import InputError, Problem
+from parseval.annotations.errors import InputError, Problem, N_
 from parseval.evaluation.deps.alignment import TextMismatch
 
 from .groups import build_groups
@@ -37,21 +37,19 @@ def convert_document(corpus: Document, parses: list[DepSentence], *, parse_file:
     for p in parses:
         where = dict(file=parse_file, line=p.line, sentence=p.sent_id or str(p.index))
         if p.sent_id is None:
-            problems.append(Problem("sentence has no '# sent_id = <EASY sentence id>' comment", **where))
+            problems.append(Problem(N_("sentence has no '# sent_id = <EASY sentence id>' comment"), **where))
         elif p.sent_id not in expected:
-            problems.append(Problem(f"sent_id {p.sent_id} is not a sentence of corpus document {corpus.name}",
+            problems.append(Problem(N_('sent_id %(sent_id)s is not a sentence of corpus document %(name)s') % {"sent_id": p.sent_id, "name": corpus.name},
                                     **where))
         elif p.sent_id in by_id:
-            problems.append(Problem(f"sent_id {p.sent_id} given twice (first at line {by_id[p.sent_id].line})",
+            problems.append(Problem(N_('sent_id %(sent_id)s given twice (first at line %(line)s)') % {"sent_id": p.sent_id, "line": by_id[p.sent_id].line},
                                     **where))
         else:
             by_id[p.sent_id] = p
     missing = [s.id for s in corpus.sentences if s.id not in by_id]
     if missing:
         shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
-        problems.append(Problem(f"{len(missing)} sentence(s) of corpus document {corpus.name} have no parse: "
-                                f"{shown}{skipped_at(corpus, by_id, missing[0])}", file=parse_file,
-                                sentence=missing[0],
+        problems.append(Problem(missing_text(corpus, by_id, missing, shown), file=parse_file, sentence=missing[0],
                                 line=next_parse_line(corpus, by_id, missing[0])))
     out = Document(name=corpus.name, attributes={"fichier": corpus.name}, has_constituents=True,
                    has_relations=True)
@@ -62,7 +60,7 @@ def convert_document(corpus: Document, parses: list[DepSentence], *, parse_file:
         try:
             out.sentences.append(convert_sentence(s, p))
         except TextMismatch as exc:
-            problems.append(Problem(f"the parse's tokens are not the corpus forms' text: {exc}",
+            problems.append(Problem(N_("the parse's tokens are not the corpus forms' text: %(exc)s") % {"exc": exc},
                                     file=parse_file, line=p.line, sentence=s.id))
     if problems:
         raise InputError(problems)
@@ -84,14 +82,22 @@ def next_parse_line(corpus: Document, by_id: dict[str, DepSentence], sid: str) -
     return after.line if after else before.line if before else None
 
 
-def skipped_at(corpus: Document, by_id: dict[str, DepSentence], sid: str) -> str:
-    """Where the file skips the missing ``sid``, said by its neighbours' sent_id (matched by id, so the
-    parses after it are not shifted: nothing else of the file is reported for it)."""
-    before, after = _neighbours(corpus, by_id, sid)
+def missing_text(corpus: Document, by_id: dict[str, DepSentence], missing: list[str], shown: str) -> str:
+    """The sentences of ``corpus`` without a parse, and where the file skips the first of them, said by its
+    neighbours' sent_id (matched by id, so the parses after it are not shifted: nothing else of the file
+    is reported for it). One whole text per case, so that a page can show it translated."""
+    before, after = _neighbours(corpus, by_id, missing[0])
+    values = {"n_missing": len(missing), "name": corpus.name, "shown": shown}
     if before and after:
-        return f" (the file goes from sent_id {before.sent_id} to {after.sent_id} at line {after.line})"
+        return N_("%(n_missing)s sentence(s) of corpus document %(name)s have no parse: %(shown)s (the file goes "
+                  "from sent_id %(before)s to %(after)s at line %(line)s)") % {
+            **values, "before": before.sent_id, "after": after.sent_id, "line": after.line}
     if after:
-        return f" (the file starts with sent_id {after.sent_id} at line {after.line})"
+        return N_("%(n_missing)s sentence(s) of corpus document %(name)s have no parse: %(shown)s (the file "
+                  "starts with sent_id %(after)s at line %(line)s)") % {
+            **values, "after": after.sent_id, "line": after.line}
     if before:
-        return f" (the file ends with sent_id {before.sent_id}, line {before.line})"
-    return ""
+        return N_("%(n_missing)s sentence(s) of corpus document %(name)s have no parse: %(shown)s (the file "
+                  "ends with sent_id %(before)s, line %(line)s)") % {
+            **values, "before": before.sent_id, "line": before.line}
+    return N_("%(n_missing)s sentence(s) of corpus document %(name)s have no parse: %(shown)s") % values
