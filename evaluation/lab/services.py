@@ -24,7 +24,7 @@ from campaign.rules import UploadRefused
 from campaign.services.runs import _stage
 from evaluation.lab.tasks import run_error_lab_job
 from evaluation.models import ErrorLabJob
-from parseval.evaluation.text import percent
+from evaluation.results.text import percent
 
 logger = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from campaign import audit, kinds, visibility
 from campaign.models import Campaign, Run
 from evaluation.results import charts
 from evaluation.models import ErrorLabJob
-from parseval.evaluation.text import for_programs
+from evaluation.results.text import for_programs
 
 from . import services
 from .forms import ErrorLabForm

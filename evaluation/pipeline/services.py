@@ -19,7 +19,7 @@ from campaign.models import Run, RunStatus
 from campaign.services import runs as run_services
 from evaluation.pipeline import delivery
 from evaluation.results import disclosure
-from parseval.evaluation.text import percent
+from evaluation.results.text import percent
 from evaluation.models import Result, ResultCell
 
 Progress = Callable[[int, int], None]

@@ -16,7 +16,7 @@ from xml.sax.saxutils import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
-from parseval.evaluation.text import decimal
+from evaluation.results.text import decimal
 
 # Colour-blind-safe palette (Okabe-Ito, then Tol's muted), cycled with marker shapes.
 PALETTE = (

@@ -35,7 +35,7 @@ from campaign.models import Campaign, Run, TeamFigures
 from evaluation.models import ResultCell
 from evaluation.results.secrecy_shape import campaign_budget, scored_sentences_by_genre
 
-from parseval.evaluation.text import percent
+from evaluation.results.text import percent
 
 COUNTS = ("fc", "fp", "cr")
 RATES = ("p", "r", "f")

@@ -17,7 +17,7 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
 from .charts import Point, _frame, _pct, text_width
-from parseval.evaluation.text import decimal
+from evaluation.results.text import decimal
 
 # Sampled from cividis (Nuñez, Anderton & Renslow 2018), designed for colour-vision deficiencies.
 SCALE = ("#00224E", "#123570", "#3B496C", "#575D6D", "#707173", "#8A8779", "#A69D75", "#C4B56C", "#E4CF5B",

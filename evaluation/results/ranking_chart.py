@@ -22,7 +22,7 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
 from .charts import PALETTE, _frame, _pct, fit_labels, fit_text, text_width
-from parseval.evaluation.text import decimal
+from evaluation.results.text import decimal
 
 ROW = 22
 WIDTH = 350  # px: fits a 390 px phone screen with the page's margins

@@ -28,7 +28,7 @@ from campaign.models import Campaign, Run, RunStatus, Sentence
 from evaluation.results import disclosure
 from evaluation.results.disclosure import pooled
 from evaluation.models import PublishedSnapshot, Result, ResultCell
-from parseval.evaluation.text import percent
+from evaluation.results.text import percent
 
 ALL = "ALL"
 

@@ -12,7 +12,7 @@ from campaign import kinds, visibility
 from campaign.models import Campaign, Run
 
 from evaluation.results import summaries
-from parseval.evaluation.text import for_programs
+from evaluation.results.text import for_programs
 
 
 def _campaign_or_404(user, slug: str) -> Campaign:

@@ -19,7 +19,7 @@ from evaluation.kinds.sentence import pages as kind_pages
 from parseval.evaluation.figure_sets import figure_id, parse_figure_id
 from evaluation.results.ranking_chart import dot_plot
 from parseval.evaluation.stats import ALL
-from parseval.evaluation.text import decimal, for_programs, percent
+from evaluation.results.text import decimal, for_programs, percent
 from evaluation.results.views import _campaign_or_404
 from campaign.models import Campaign
 from evaluation.consensus import runs as consensus_runs

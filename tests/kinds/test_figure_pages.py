@@ -8,7 +8,7 @@ from django.utils.html import escape
 
 from parseval.evaluation import metrics
 from evaluation.models import Result, ResultCell
-from parseval.evaluation.text import percent
+from evaluation.results.text import percent
 from tests import factories
 
 from .helpers import upload

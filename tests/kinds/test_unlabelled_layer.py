@@ -16,7 +16,7 @@ from campaign.management.commands.demo_figures import Command
 from campaign.models import RunStatus
 from parseval.evaluation import metrics
 from evaluation.models import PairedDifference, ResultCell, SignificanceSet
-from parseval.evaluation.text import percent
+from evaluation.results.text import percent
 from tests import factories
 
 from .helpers import upload

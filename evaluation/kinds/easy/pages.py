@@ -25,7 +25,7 @@ from parseval.evaluation.easy.ranges import MATCHES, MODES
 from evaluation.results.heatmap import heatmap
 from parseval.evaluation.stats import ALL
 from evaluation.results.summaries import CONSTITUENTS, RELATIONS
-from parseval.evaluation.text import percent
+from evaluation.results.text import percent
 
 from .diagnostics import run_diagnostics as diagnose
 

@@ -17,7 +17,7 @@ from evaluation.results import charts, summaries
 from parseval.evaluation import metrics
 from parseval.evaluation.metrics import Layer
 from evaluation.results.summaries import ALL
-from parseval.evaluation.text import percent
+from evaluation.results.text import percent
 from evaluation.results.ranking_chart import dot_plot
 
 
