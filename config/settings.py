@@ -277,7 +277,7 @@ CELERY_BEAT_SCHEDULE = {
     },
     # Shards of large runs: silent ones taken back within the short lease, runs handed to them kept alive.
     "scoring-shards": {
-        "task": "evaluation.pipeline.sharding.watch_shards",
+        "task": "evaluation.sharding.watch_shards",
         "schedule": PARSEVAL_SHARD_WATCH_SECONDS,
     },
     # Scheduled campaign dates (opens_at, deadline, release, publication...) take effect within a minute.

@@ -373,7 +373,7 @@ def _holder(run_id: int, token: str) -> delivery.Claim | None:
 
 # -- the watch: silent shards taken back, lost messages sent again, runs handed to their shards kept alive ----
 
-@shared_task(name="evaluation.pipeline.sharding.watch_shards", ignore_result=True)
+@shared_task(name="evaluation.sharding.watch_shards", ignore_result=True)
 def watch_shards() -> dict:
     """One round of the shards' watch (beat, every ``PARSEVAL_SHARD_WATCH_SECONDS``; see the module)."""
     now = timezone.now()
