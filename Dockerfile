@@ -13,7 +13,7 @@ COPY requirements.txt .
 RUN pip install -r requirements.txt
 
 COPY . .
-# The hottest scoring modules compiled from their source (annotations/compiled.py); the compiler leaves the image.
+# The hottest scoring modules compiled from their source (parseval/annotations/compiled.py); the compiler leaves the image.
 RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev \
     && python scripts/build_compiled.py --force \
     && apt-get purge -y gcc libc6-dev && apt-get autoremove -y && rm -rf /var/lib/apt/lists/*

@@ -22,7 +22,7 @@ $(STAMP): requirements.txt
 	rm -f $(VENV)/.installed-*
 	touch $@
 
-# The hottest scoring modules compiled from their source (annotations/compiled.py); quick when up to date.
+# The hottest scoring modules compiled from their source (parseval/annotations/compiled.py); quick when up to date.
 compiled: $(STAMP)
 	$(BIN)/python scripts/build_compiled.py
 
@@ -53,11 +53,13 @@ PYTEST_ARGS ?= -n 2 --dist loadfile
 test: install services lint
 	$(TEST_ENV) $(BIN)/python -m pytest $(PYTEST_ARGS)
 
-# The pyflakes rules (unused imports and names, undefined names) over every Python file.
+# The pyflakes rules (unused imports and names, undefined names) over every Python file, and the import
+# rules (.importlinter: the library alone, the apps' directions, the features downward; docs/architecture.md).
 lint: install
 	$(BIN)/ruff check --select F --exclude $(VENV) .
+	$(BIN)/lint-imports --no-cache
 
 clean:
 	rm -rf $(VENV) var
-	find annotations evaluation -name "*.so" -o -name compiled.json | xargs rm -f
+	find parseval -name "*.so" -o -name compiled.json | xargs rm -f
 	rm -f locale/*/LC_MESSAGES/*.mo

@@ -6,7 +6,7 @@ The run is the one of issue 19's finding 5: the gold writes every token as
 *du* = *de le*, the run cuts *ud* = *le de* across every pair of them, so the
 whole document is one multiword region of 2 × tokens words a side. Each
 side is scored in a fresh process (``score_conll18`` on the two files, as a
-worker does): our walk (``evaluation.deps.alignment``), then the reference
+worker does): our walk (``parseval.evaluation.deps.alignment``), then the reference
 point, the shared task's walk over the whole gold × run table, patched in
 for the same run. Printed: the run's size, the traced peak of the alignment
 (tracemalloc), the growth of the resident set while scoring
@@ -76,9 +76,9 @@ def table_walk(a: list[str], b: list[str], a0: int = 0, b0: int = 0) -> list[tup
 
 MEASURE = textwrap.dedent("""
     import json, resource, sys, time, tracemalloc
-    from evaluation.deps import alignment
-    from evaluation.deps.conll18 import score_conll18
-    from evaluation.deps.conll18_reader import read_conll18
+    from parseval.evaluation.deps import alignment
+    from parseval.evaluation.deps.conll18 import score_conll18
+    from parseval.evaluation.deps.conll18_reader import read_conll18
     if sys.argv[3] == "reference":
         from benchmarks.alignment_memory import table_walk
         alignment._lcs_pairs = table_walk

@@ -8,7 +8,7 @@ of ``--rows`` sentences. Each side runs in a fresh process:
 
 * whole: each run file read into bytes, each rows table made as bytes (``rows_tsv``), the archive
   written with every member held (as the bundle was built before it was streamed);
-* streamed: run files as :class:`~evaluation.bundle_format.FileMember` (hashed, then copied in chunks),
+* streamed: run files as :class:`~parseval.evaluation.bundle_format.FileMember` (hashed, then copied in chunks),
   rows written to temporary files (``spooled``), the archive written to a file (``write_archive_to``).
 
 Printed: the traced peak (tracemalloc, in a second process) and the growth of the resident set
@@ -31,7 +31,7 @@ SIDE = textwrap.dedent('''
     import hashlib, io, json, resource, sys, time, tracemalloc
     from pathlib import Path
     import numpy as np
-    from evaluation import bundle_format as fmt
+    from parseval.evaluation import bundle_format as fmt
 
     side, folder, runs, n_rows, trace = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1"
     rng = np.random.default_rng(7)

@@ -47,13 +47,13 @@ def _micro_f(fc, fp, cr) -> float:
 
 
 def easy_case(real: bool, synthetic: bool, tmp: Path) -> list[tuple[str, float, str]]:
-    from annotations.easy.reader import read_document
-    from annotations.easy.writer import write_document
+    from parseval.annotations.easy.reader import read_document
+    from parseval.annotations.easy.writer import write_document
     from campaign.demo import TEAMS, perturb
     from campaign.demo_parses import REAL_MODELS, default_cache, forms_parses
-    from evaluation.consensus.files import combine_easy_files
-    from evaluation.easy.scoring import count_sentences
-    from evaluation.ud2easy.convert import convert_document
+    from parseval.evaluation.consensus.files import combine_easy_files
+    from parseval.evaluation.easy.scoring import count_sentences
+    from parseval.evaluation.ud2easy.convert import convert_document
 
     gold_dir = Path(__file__).resolve().parent.parent / "data" / "easy-ref" / "ref"
     gold = [read_document(p) for p in sorted(gold_dir.glob("*.xml"))]
@@ -100,8 +100,8 @@ def easy_case(real: bool, synthetic: bool, tmp: Path) -> list[tuple[str, float, 
 
 
 def _metric_case(metric_name, figure, gold_files, run_files: dict[str, list[str]], combine, read, tmp):
-    from evaluation import metrics
-    from evaluation import stats
+    from parseval.evaluation import metrics
+    from parseval.evaluation import stats
 
     metric = metrics.get(metric_name)
     columns = {}
@@ -145,10 +145,10 @@ def _run_files(tmp: Path, prefix, golds: list[Path], text_of) -> list[str]:
 def deps_case(real: bool, synthetic: bool, tmp: Path):
     from django.conf import settings
 
-    from annotations.conllu import read_conllu
+    from parseval.annotations.conllu import read_conllu
     from campaign.demo_kinds import DEP_SLICES, DEP_TEAMS, conllu_head, damage_heads, real_dep_files
     from campaign.demo_parses import REAL_MODELS, default_cache
-    from evaluation.consensus.files import combine_dependency_files
+    from parseval.evaluation.consensus.files import combine_dependency_files
 
     data = Path(settings.DATA_DIR) / "ud-french"
     golds = []
@@ -178,10 +178,10 @@ def deps_case(real: bool, synthetic: bool, tmp: Path):
 def trees_case(real: bool, synthetic: bool, tmp: Path):
     from django.conf import settings
 
-    from annotations.trees.penn import read_penn
+    from parseval.annotations.trees.penn import read_penn
     from campaign.demo_kinds import TREE_TEAMS, damage_trees, real_tree_files, sequoia_documents
     from campaign.demo_parses import REAL_MODELS, default_cache
-    from evaluation.consensus.files import combine_tree_files
+    from parseval.evaluation.consensus.files import combine_tree_files
 
     folder = tmp / "trees-gold"
     folder.mkdir()

@@ -30,9 +30,9 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from annotations.easy.model import Group, Relation, Sentence  # noqa: E402
-from annotations.easy.reader import read_document  # noqa: E402
-from annotations.easy.schema import DEFAULT_SCHEMA  # noqa: E402
+from parseval.annotations.easy.model import Group, Relation, Sentence  # noqa: E402
+from parseval.annotations.easy.reader import read_document  # noqa: E402
+from parseval.annotations.easy.schema import DEFAULT_SCHEMA  # noqa: E402
 
 DATA = REPO / "data"  # shipped with the repository
 REF = DATA / "easy-ref" / "ref"

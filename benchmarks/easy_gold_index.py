@@ -20,11 +20,11 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from annotations.easy.reader import read_document  # noqa: E402
-from annotations.easy.schema import DEFAULT_SCHEMA  # noqa: E402
+from parseval.annotations.easy.reader import read_document  # noqa: E402
+from parseval.annotations.easy.schema import DEFAULT_SCHEMA  # noqa: E402
 from benchmarks.easy_corpus import REF  # noqa: E402
-from evaluation.easy.gold_index import IndexedDocument, index_key  # noqa: E402
-from evaluation.easy.ranges import ReferenceView  # noqa: E402
+from parseval.evaluation.easy.gold_index import IndexedDocument, index_key  # noqa: E402
+from parseval.evaluation.easy.ranges import ReferenceView  # noqa: E402
 
 
 def main(argv=None) -> int:

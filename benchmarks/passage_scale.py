@@ -15,8 +15,8 @@ the project's writer), then measures, in the same run:
   the detailed parser builds it): identical bytes or not.
 
 and, with ``--workers K...`` (default 1 2 4), the same run scored SHARDED over K
-worker processes as the scoring workers do it (:mod:`evaluation.easy.shards`,
-:mod:`evaluation.sharding`): the corpus cut by documents into shards of about
+worker processes as the scoring workers do it (:mod:`parseval.evaluation.easy.shards`,
+:mod:`evaluation.pipeline.sharding`): the corpus cut by documents into shards of about
 ``--shard-sentences`` sentences (default: the corpus over 4 K, so that K busy
 processes balance), each process taking the next shard when it is free and
 sending back its counts as bytes, the counts merged and the bootstrap computed
@@ -74,10 +74,10 @@ ROW_BYTES = 672  # a sentence's count rows with the default options: int16, 240 
 
 def all_lxml_result(gold: Path, run: Path) -> dict:
     """What the command computes, with every fast path of the reader off (the reference reading)."""
-    from annotations.easy import reader
-    from annotations.easy.reader import document_key, read_document
-    from evaluation.easy.files import gold_sha256, list_xml
-    from evaluation.easy.scoring import score_corpus
+    from parseval.annotations.easy import reader
+    from parseval.annotations.easy.reader import document_key, read_document
+    from parseval.evaluation.easy.files import gold_sha256, list_xml
+    from parseval.evaluation.easy.scoring import score_corpus
 
     real = reader._fast_path
     reader._fast_path = lambda schema: None
@@ -91,12 +91,12 @@ def all_lxml_result(gold: Path, run: Path) -> dict:
 
 
 def _warm() -> None:
-    import evaluation.easy.shards  # noqa: F401  (a long-lived worker has its imports done)
+    import parseval.evaluation.easy.shards  # noqa: F401  (a long-lived worker has its imports done)
 
 
 def _count_shard(job: tuple[list[str], list[str]]) -> tuple[bytes, float, float, int]:
     """In a worker process: one shard's counts (bytes), its CPU seconds, the process's peak RSS (MB) and id."""
-    from evaluation.easy.shards import count_shard
+    from parseval.evaluation.easy.shards import count_shard
     gold, run = job
     cpu = time.process_time()
     counts = count_shard([Path(p) for p in gold], {Path(p).stem: Path(p) for p in run}).to_bytes()
@@ -105,8 +105,8 @@ def _count_shard(job: tuple[list[str], list[str]]) -> tuple[bytes, float, float,
 
 def sharded(gold: Path, run: Path, workers: int, per_shard: int) -> dict:
     """The run scored over ``workers`` processes in shards of about ``per_shard`` sentences, merged here."""
-    from evaluation.easy.files import gold_sha256, list_xml
-    from evaluation.easy.shards import ShardCounts, merge, split
+    from parseval.evaluation.easy.files import gold_sha256, list_xml
+    from parseval.evaluation.easy.shards import ShardCounts, merge, split
 
     gold_files = list_xml(gold)
     sizes = [(str(p), p.read_bytes().count(b"<E ")) for p in gold_files]
@@ -249,7 +249,7 @@ def main(argv=None) -> int:
                 print(f"{r['copies']:>3}x {i['compiled'] / 1e6:>10,.0f} {i['python'] / 1e6:>10,.0f} "
                       f"{i['lxml'] / 1e6:>10,.0f} {i['compiled'] / i['lxml']:>7.2f} {i['python'] / i['lxml']:>13.2f}")
     if any(r["sharded"] for r in rows):
-        print("\nsharded (evaluation.easy.shards): K worker processes take shards of documents as they come free; "
+        print("\nsharded (parseval.evaluation.easy.shards): K worker processes take shards of documents as they come free; "
               "counts merged and the bootstrap (1000) computed once here; wall seconds from the first shard sent "
               "to the merged document; peak RSS = the largest worker process's; identical = the command's JSON "
               f"document, canonical bytes; {os.cpu_count()} cores")
@@ -280,7 +280,7 @@ def main(argv=None) -> int:
         print(f"  sharded over {x['workers']} free cores: {TARGET_WORDS / (big['words'] / x['critical']) / 3600:.1f} "
               f"hours (the CPU path measured at {big['copies']}x, scaled linearly; the merge is serial: "
               f"{x['merge_cpu'] / x['critical']:.0%} of it there)")
-    from evaluation import stats
+    from parseval.evaluation import stats
     sentences = TARGET_WORDS / big["words"] * big["sentences"]
     if len(rows) > 1:
         # the count rows are on disk and the bootstrap's buffers are capped: past the size where the buffers

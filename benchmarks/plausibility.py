@@ -1,4 +1,4 @@
-"""How many items real annotation puts in one sentence: the measurements behind annotations/plausibility.py.
+"""How many items real annotation puts in one sentence: the measurements behind parseval/annotations/plausibility.py.
 
 A run crafted to read the test set from its own counts carries, in some sentences, far more items
 (EASY relations or groups, brackets) than the sentence has words. The plausibility bound refuses that
@@ -26,7 +26,7 @@ os.environ.setdefault("PARSEVAL_DEVELOPMENT", "1")
 
 
 # Syntactic words of one multiword token: measured here (French has at most 2: du = de + le), not checked by
-# annotations.plausibility (the raw-text validation bounds multiword regions).
+# parseval.annotations.plausibility (the raw-text validation bounds multiword regions).
 WORDS_PER_TOKEN = 4
 
 
@@ -40,7 +40,7 @@ class Tally:
         self.refused: list[str] = []
 
     def add(self, sid: str, words: int, counts: dict[str, int]) -> None:
-        from annotations import plausibility
+        from parseval.annotations import plausibility
 
         self.sentences += 1
         for key, value in counts.items():
@@ -61,13 +61,13 @@ class Tally:
 
 
 def easy_counts(sentence) -> dict[str, int]:
-    from annotations.plausibility import easy_counts as counts
+    from parseval.annotations.plausibility import easy_counts as counts
 
     return counts(r.type for r in sentence.relations)
 
 
 def easy_gold(data: Path) -> Tally:
-    from annotations.easy import read_document
+    from parseval.annotations.easy import read_document
 
     tally = Tally("EASY gold (easy-ref, easy-guide)")
     for path in sorted((data / "easy-ref" / "ref").glob("*.xml")) + sorted((data / "easy-guide" / "ref").glob("*.xml")):
@@ -77,9 +77,9 @@ def easy_gold(data: Path) -> Tally:
 
 
 def easy_real(data: Path, cache, model: str) -> Tally:
-    from annotations.easy import read_document
+    from parseval.annotations.easy import read_document
     from campaign.demo_parses import forms_parses
-    from evaluation.ud2easy.convert import convert_document
+    from parseval.evaluation.ud2easy.convert import convert_document
 
     tally = Tally(f"EASY runs of {model} (UD parse converted to EASY)")
     for path in sorted((data / "easy-ref" / "ref").glob("*.xml")):
@@ -92,7 +92,7 @@ def easy_real(data: Path, cache, model: str) -> Tally:
 
 
 def tree_counts(tree) -> dict[str, int]:
-    from annotations.plausibility import tree_counts as counts
+    from parseval.annotations.plausibility import tree_counts as counts
 
     return counts(tree)
 
@@ -105,7 +105,7 @@ def tree_files(data: Path, shared: Path | None) -> list[Path]:
 
 
 def trees_gold(data: Path, shared: Path | None) -> Tally:
-    from annotations.trees.detect import read_trees
+    from parseval.annotations.trees.detect import read_trees
 
     tally = Tally("constituency gold (Sequoia, evalb sample, Penn Treebank sample)")
     for path in tree_files(data, shared):
@@ -115,9 +115,9 @@ def trees_gold(data: Path, shared: Path | None) -> Tally:
 
 
 def trees_real(data: Path, cache, model: str) -> Tally:
-    from annotations.trees.detect import read_trees
+    from parseval.annotations.trees.detect import read_trees
     from campaign.demo_parses import forms_parses
-    from evaluation.deps.ud2tree import ud_to_tree
+    from parseval.evaluation.deps.ud2tree import ud_to_tree
 
     tally = Tally(f"constituency runs of {model} (UD parse converted to phrase structure)")
     path = data / "sequoia-const" / "sequoia-corpus+fct.mrg_strict"
@@ -143,7 +143,7 @@ def dep_counts(sentence) -> tuple[int, dict[str, int]]:
 
 
 def deps(data: Path, cache, models) -> list[Tally]:
-    from annotations.conllu import parse_conllu
+    from parseval.annotations.conllu import parse_conllu
     from campaign.demo_parses import raw_text_parses
 
     files = [data / "ud-french" / name for name in
@@ -175,7 +175,7 @@ def main() -> int:
     django.setup()
     from django.conf import settings
 
-    from annotations import plausibility
+    from parseval.annotations import plausibility
     from campaign.demo_parses import default_cache
 
     data = Path(settings.DATA_DIR)

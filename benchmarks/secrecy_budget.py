@@ -1,4 +1,4 @@
-"""The secrecy budget of every team-figures setting, measured by the adversary of evaluation/secrecy_budget.py.
+"""The secrecy budget of every team-figures setting, measured by the adversary of evaluation/results/secrecy_budget.py.
 
 For the demo campaigns as ``load_demo`` builds them (the EASY reference corpus with a 10 % development sample
 and 90 % test, four synthetic teams and the spaCy team, 3 runs each; the Sequoia constituency and UD dependency
@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("PARSEVAL_DEVELOPMENT", "1")
 
-from evaluation import secrecy_budget as sb  # noqa: E402
+from evaluation.results import secrecy_budget as sb  # noqa: E402
 
 SETTINGS = ("primary", "pooled", "rates", "full")
 

@@ -2,7 +2,7 @@
 
 For each kind (EASY relations HYP EQUAL micro F, constituency evalb F, dependency LAS on gold tokens) the
 two real runs of the demo (spaCy fr_core_news_sm and fr_core_news_md) are exchanged at random sentence by
-sentence (:mod:`evaluation.calibration`), so that neither run is better:
+sentence (:mod:`parseval.evaluation.calibration`), so that neither run is better:
 
 * the rejection rate at alpha = 0.05 over ``--campaigns`` null campaigns (default 1,000), with its 95%
   Wilson interval, for the paired bootstrap as implemented (normal p-value), approximate randomisation,
@@ -36,7 +36,7 @@ KINDS = (("EASY relations HYP EQUAL", "easy-reference-demo", "", ("micro", "rela
 def spacy_pair(slug: str, track: str):
     """The rows of the demo's spaCy sm and md runs, and the figure set of the kind."""
     from campaign import kinds
-    from evaluation.sentence_rows import rows_of
+    from evaluation.results.sentence_rows import rows_of
 
     from campaign.models import Campaign
 
@@ -66,7 +66,7 @@ def main(argv=None) -> int:
     import django
 
     django.setup()
-    from evaluation import calibration, paired
+    from parseval.evaluation import calibration, paired
 
     failed = False
     print(f"null campaigns: two real runs exchanged sentence by sentence; alpha = {paired.ALPHA}; "

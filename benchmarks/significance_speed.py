@@ -4,7 +4,7 @@ Creates a dedicated database (``parseval_bench_significance`` on the server of `
 ``postgres://postgres@127.0.0.1:5432``), scores ONE real run with the engine (the whole EASY reference
 corpus, gold perturbed as in the demo) and gives N synthetic runs its per-sentence rows with found-correct
 counts thinned at a random rate of 0.7 to 1 (as ``benchmarks/web_results.py`` does). Then it times
-:func:`evaluation.significance.compute` (every pair, every figure: 40 EASY figures, 1,000 paired bootstrap
+:func:`evaluation.significance.sets.compute` (every pair, every figure: 40 EASY figures, 1,000 paired bootstrap
 resamples, Holm across pairs, Benjamini–Hochberg across each table, agreement across genres, stored) for
 20 runs (190 pairs) and for 100 runs (4,950 pairs), with the part spent in the tests alone, and the peak
 memory. It checks that the same seed gives the same stored p-values. The database is dropped at the end.
@@ -37,7 +37,7 @@ def per_pair_reference(runs: dict, strata: list, figures) -> None:
 
     import numpy as np
 
-    from evaluation import paired, stats
+    from parseval.evaluation import paired, stats
 
     draws = [(g, idx, w.astype(np.float32)) for g, idx, w in stats.resampling_weights(strata, 1000, 12345)]
     names = list(runs)
@@ -59,9 +59,10 @@ def per_pair_reference(runs: dict, strata: list, figures) -> None:
 def tests_alone(campaign, reference: bool = False) -> tuple[float, int, float | None]:
     """The time of the tests without reading rows or storing: (seconds, pairs, reference seconds)."""
     from campaign import kinds
-    from evaluation import paired, significance
-    from evaluation.sentence_rows import rows_of
-    from evaluation.summaries import latest_result_ids, scored_runs
+    from parseval.evaluation import paired
+    from evaluation.significance import sets as significance
+    from evaluation.results.sentence_rows import rows_of
+    from evaluation.results.summaries import latest_result_ids, scored_runs
 
     ids = sorted(latest_result_ids(list(scored_runs(campaign))).values())
     from evaluation.models import Result
@@ -94,7 +95,7 @@ def main(argv=None) -> int:
             from django.contrib.auth import get_user_model
             from django.db import connections
 
-            from evaluation import significance
+            from evaluation.significance import sets as significance
 
             t0 = time.perf_counter()
             document, rows = web_results.engine_output(0, Path(tmp))

@@ -22,7 +22,7 @@ Timed, each end to end from the text of the two files (reading included):
 * ours, ``python -m evaluation trees --metric evalb --param COLLINS.prm`` as a
   process (interpreter start-up included, as C evalb's is), detected layout and
   ``--layout lines --format penn``; its report is compared byte for byte with C
-  evalb's; then, in this process, ``evaluation.trees.evalb_files`` (the stream
+  evalb's; then, in this process, ``parseval.evaluation.trees.evalb_files`` (the stream
   the command runs), ``score_files`` (the whole JSON document in memory) and the
   same through ``Tree`` objects;
 * PYEVALB (PyPI ``PYEVALB``), ``Scorer.score_corpus`` + ``summary.summary``;
@@ -56,11 +56,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from annotations.trees.penn import parse_penn_lines, read_penn  # noqa: E402
-from annotations.trees.tree import Tree  # noqa: E402
-from evaluation.trees import score_files, score_trees  # noqa: E402
-from evaluation.trees.evalb import COLLINS, score_evalb  # noqa: E402
-from evaluation.trees.evalb_files import evalb_files  # noqa: E402
+from parseval.annotations.trees.penn import parse_penn_lines, read_penn  # noqa: E402
+from parseval.annotations.trees.tree import Tree  # noqa: E402
+from parseval.evaluation.trees import score_files, score_trees  # noqa: E402
+from parseval.evaluation.trees.evalb import COLLINS, score_evalb  # noqa: E402
+from parseval.evaluation.trees.evalb_files import evalb_files  # noqa: E402
 
 # The Penn Treebank sample is not free, so it is not in data/: it is read from the shared folder.
 PTB = Path(os.environ.get("PARSEVAL_SHARED", REPO.parent / "shared")).resolve() / "data" / "ptb-sample"

@@ -70,10 +70,10 @@ def engine_output(bootstrap: int, tmp: Path) -> dict:
     """One real result document: the whole reference corpus, a perturbed run."""
     from django.conf import settings
 
-    from annotations.easy import read_document, write_document
+    from parseval.annotations.easy import read_document, write_document
     from campaign import demo
-    from evaluation.easy.files import gold_sha256, genre_of
-    from evaluation.easy.scoring import score_corpus
+    from parseval.evaluation.easy.files import gold_sha256, genre_of
+    from parseval.evaluation.easy.scoring import score_corpus
 
     ref = Path(settings.DATA_DIR) / "easy-ref" / "ref"
     paths = sorted(ref.glob("*.xml"))
@@ -91,10 +91,10 @@ def engine_output(bootstrap: int, tmp: Path) -> dict:
 
 
 def sentence_rows(gold, run_files, genres):
-    """The real run's per-sentence rows (keys, strata, fc | fp | cr), as :mod:`evaluation.sentence_rows` keeps them."""
-    from evaluation.easy.scoring import count_sentences
+    """The real run's per-sentence rows (keys, strata, fc | fp | cr), as :mod:`evaluation.results.sentence_rows` keeps them."""
+    from parseval.evaluation.easy.scoring import count_sentences
     from evaluation.kinds.easy.rows import counted_rows
-    from evaluation.sentence_rows import sorted_rows
+    from evaluation.results.sentence_rows import sorted_rows
 
     kept = sorted_rows(*counted_rows(*count_sentences(gold, run_files, genres)))
     return kept.keys, kept.strata, kept.rows, kept.rows.shape[1] // 3
@@ -121,7 +121,7 @@ def keep_rows(runs, rows, seed: int) -> None:
 
 
 def time_significance(campaign, label: str) -> float:
-    from evaluation import significance
+    from evaluation.significance import sets as significance
 
     t0 = time.perf_counter()
     computed = significance.compute(campaign)
@@ -205,7 +205,7 @@ def publish(campaign):
 
     from campaign.models import CampaignState
     from evaluation.models import PublishedSnapshot
-    from evaluation.summaries import campaign_results
+    from evaluation.results.summaries import campaign_results
 
     data = json.loads(json.dumps(campaign_results(campaign)))
     PublishedSnapshot.objects.create(campaign=campaign, data=data,

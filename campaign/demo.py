@@ -33,7 +33,7 @@ import random
 from dataclasses import dataclass
 from typing import Callable
 
-from annotations.easy import DEFAULT_SCHEMA, Document, Group, Relation, Sentence
+from parseval.annotations.easy import DEFAULT_SCHEMA, Document, Group, Relation, Sentence
 
 Perturbation = Callable[[Sentence, random.Random, float], None]
 

@@ -15,7 +15,7 @@ marked ``Run.synthetic``), the team "spaCy baseline" has real runs: spaCy's
 French pipelines (:data:`campaign.demo_parses.REAL_MODELS`) on the gold tokens,
 parsed once and cached (:mod:`campaign.demo_parses`); in the constituency demo
 their dependency parses are converted to phrase structure
-(:mod:`evaluation.deps.ud2tree`). Both read only the free data shipped in ``data/``.
+(:mod:`parseval.evaluation.deps.ud2tree`). Both read only the free data shipped in ``data/``.
 """
 from __future__ import annotations
 
@@ -29,9 +29,21 @@ from pathlib import Path
 from django.conf import settings
 from django.core.files import File
 
+from parseval.annotations.trees.detect import read_trees
+from parseval.annotations.trees.escapes import escape_word, unescape_word
+from parseval.annotations.trees.penn import write_penn
+from parseval.evaluation.deps.errorlab import PRESETS, insert_errors
+from parseval.evaluation.deps.ud2tree import TREE_CONVERTER_VERSION, ud_to_tree
+from campaign import demo_parses, results
+from campaign.kinds import get
+from campaign.lifecycle import transition
 from campaign.models import (
     Campaign, CampaignKind, CampaignState, Publication, Run, RunStatus, TeamAdmission, TeamFigures,
 )
+from campaign.services.runs import upload_run
+from campaign.services.teams import create_team
+from campaign.visibility import state_at_least
+from config.celery import app
 
 SYNTHETIC = "Synthetic demo run (not a parser): the gold with errors inserted on purpose. "
 TREE_SLUG = "sequoia-constituency-demo"
@@ -63,8 +75,6 @@ class DepRecipe:
 
 def french_labels():
     """The French Treebank's categories in the error lab's roles: the lab's ``ftb`` preset."""
-    from evaluation.deps.errorlab import PRESETS
-
     return PRESETS["ftb"]
 
 
@@ -89,10 +99,6 @@ PATH = [CampaignState.OPEN, CampaignState.CLOSED, CampaignState.SCORED, Campaign
 
 
 def damage_trees(path: Path, recipe: TreeRecipe) -> str:
-    from annotations.trees.detect import read_trees
-    from annotations.trees.penn import write_penn
-    from evaluation.deps.errorlab import insert_errors
-
     trees = read_trees(path)
     labels = french_labels()
     for error_type, count in recipe.errors:
@@ -147,23 +153,18 @@ class RealRun:
 
 
 def real_tree_run(model: str) -> RealRun:
-    from campaign.demo_parses import run_label, spacy_version
-    from evaluation.deps.ud2tree import TREE_CONVERTER_VERSION
-
-    return RealRun(f"{run_label(model)} (converted from UD, {TREE_CONVERTER_VERSION})",
-                   REAL + f"spaCy {spacy_version()} pipeline {run_label(model)[6:]} on the gold tokens; its "
+    return RealRun(f"{demo_parses.run_label(model)} (converted from UD, {TREE_CONVERTER_VERSION})",
+                   REAL + f"spaCy {demo_parses.spacy_version()} pipeline {demo_parses.run_label(model)[6:]} on the gold tokens; its "
                    f"dependency parse converted to phrase structure ({TREE_CONVERTER_VERSION}: each head projects "
                    "a phrase, labels from parts of speech; see docs/conversion/ud-to-phrase-structure.md). "
                    "Unlabelled brackets and leaf-ancestor are the meaningful figures.", zlib.crc32(model.encode()))
 
 
 def real_dep_run(model: str, track: str = "gold-tokens") -> RealRun:
-    from campaign.demo_parses import run_label, spacy_version
-
     how = "on the gold tokens" if track == "gold-tokens" else "on the raw text, in its own tokenisation"
     suffix = "" if track == "gold-tokens" else " (raw text)"
-    return RealRun(f"{run_label(model)}{suffix}",
-                   REAL + f"spaCy {spacy_version()} pipeline {run_label(model)[6:]} {how}.", zlib.crc32(model.encode()))
+    return RealRun(f"{demo_parses.run_label(model)}{suffix}",
+                   REAL + f"spaCy {demo_parses.spacy_version()} pipeline {demo_parses.run_label(model)[6:]} {how}.", zlib.crc32(model.encode()))
 
 
 def real_tree_files(cache, model: str, gold_paths: list[Path], *, unescape: bool = True) -> dict[str, str]:
@@ -174,17 +175,11 @@ def real_tree_files(cache, model: str, gold_paths: list[Path], *, unescape: bool
     as punctuation. ``unescape=False`` hands it the escapes, as the demo once did (kept to measure
     the difference: ``scripts/demo_tree_runs.py``).
     """
-    from annotations.trees.detect import read_trees
-    from annotations.trees.escapes import escape_word, unescape_word
-    from annotations.trees.penn import write_penn
-    from campaign.demo_parses import forms_parses
-    from evaluation.deps.ud2tree import ud_to_tree
-
     docs = [(p, read_trees(p)) for p in gold_paths]
     words = unescape_word if unescape else str
     sentences = [(f"{p.stem}-{k}", [words(w) for w in tree.words()])
                  for p, trees in docs for k, tree in enumerate(trees, 1)]
-    by_id = {s.sent_id: s for s in forms_parses(cache, model, sentences)}
+    by_id = {s.sent_id: s for s in demo_parses.forms_parses(cache, model, sentences)}
 
     def converted(sent_id: str):
         tree = ud_to_tree(by_id[sent_id])
@@ -198,9 +193,7 @@ def real_tree_files(cache, model: str, gold_paths: list[Path], *, unescape: bool
 
 def real_dep_files(cache, model: str, slices: dict[str, Path], track: str = "gold-tokens") -> dict[str, str]:
     """One CoNLL-U file per gold slice: ``model`` on its gold words, or on its raw text (``track="raw-text"``)."""
-    from campaign.demo_parses import gold_word_parses, raw_text_parses
-
-    parse = gold_word_parses if track == "gold-tokens" else raw_text_parses
+    parse = demo_parses.gold_word_parses if track == "gold-tokens" else demo_parses.raw_text_parses
     return {p.name: parse(cache, model, p.read_text(encoding="utf-8")) for p in slices.values()}
 
 
@@ -226,9 +219,6 @@ def _campaign(slug, name, kind, description, metrics, organiser, out, runs_per_t
 
 
 def _advance(campaign, organiser, until, out) -> None:
-    from campaign.lifecycle import transition
-    from campaign.visibility import state_at_least
-
     for state in PATH[: PATH.index(until) + 1]:
         if not state_at_least(campaign, state):
             transition(campaign, state, actor=organiser)
@@ -236,8 +226,6 @@ def _advance(campaign, organiser, until, out) -> None:
 
 
 def _teams(campaign, specs, users):
-    from campaign.services.teams import create_team
-
     teams = []
     for name, username, recipes in specs:
         user = users[username]
@@ -252,8 +240,6 @@ def _teams(campaign, specs, users):
 
 def _upload(campaign, team, user, recipe, files: dict[str, str], tmp: Path, out, *, synthetic: bool = True,
             track: str = "") -> None:
-    from campaign.services.runs import upload_run
-
     archive = tmp / f"{team.slug}-{recipe.seed}.zip"
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, text in files.items():
@@ -282,18 +268,14 @@ def _real_runs(campaign, team_spec, users, runs_and_files, tmp: Path, out, track
 def build_consensus(campaign, out) -> None:
     """The consensus of the demo's runs (one per team, equal weights), built and scored in process before the
     publication takes it in (docs/consensus.md); nothing is done again when it is already there."""
-    from evaluation import consensus_runs
-    from evaluation.models import ConsensusSetting
-
     if campaign.state not in (CampaignState.OPEN, CampaignState.CLOSED, CampaignState.SCORED):
         return
-    from config.celery import app
 
-    ConsensusSetting.objects.update_or_create(campaign=campaign, defaults={"enabled": True})
+    results.model("ConsensusSetting").objects.update_or_create(campaign=campaign, defaults={"enabled": True})
     eager = app.conf.task_always_eager
     app.conf.task_always_eager = True  # scored here and now, as the demo's runs are
     try:
-        run = consensus_runs.build(campaign)
+        run = results.build_consensus(campaign)
     finally:
         app.conf.task_always_eager = eager
     if run is not None:
@@ -307,11 +289,7 @@ def load_kind_demos(organiser, users: dict, out, cache=None) -> list[Campaign]:
     ``cache`` is the parse cache of the real runs (default: ``VAR_DIR/demo-parses``); without a
     ``spacy`` user in ``users`` no real run is made.
     """
-    from config.celery import app
-    from campaign.demo_parses import REAL_MODELS, default_cache
-    from campaign.kinds import get
-
-    cache = cache or default_cache()
+    cache = cache or demo_parses.default_cache()
     real = REAL_TEAM[1] in users
 
     data = Path(settings.DATA_DIR)
@@ -340,7 +318,7 @@ def load_kind_demos(organiser, users: dict, out, cache=None) -> list[Campaign]:
                         _upload(campaign, team, user, recipe, {p.name: damage_trees(p, recipe) for p in gold}, tmp, out)
             if real:
                 _real_runs(campaign, REAL_TEAM, users, [
-                    (real_tree_run(m), lambda m=m: real_tree_files(cache, m, gold)) for m in REAL_MODELS], tmp, out)
+                    (real_tree_run(m), lambda m=m: real_tree_files(cache, m, gold)) for m in demo_parses.REAL_MODELS], tmp, out)
             build_consensus(campaign, out)
             _advance(campaign, organiser, CampaignState.PUBLISHED, out)
             built.append(campaign)
@@ -371,10 +349,10 @@ def load_kind_demos(organiser, users: dict, out, cache=None) -> list[Campaign]:
                         _upload(campaign, team, user, recipe, files, tmp, out)
             if real:
                 _real_runs(campaign, REAL_TEAM, users, [
-                    (real_dep_run(m), lambda m=m: real_dep_files(cache, m, slices)) for m in REAL_MODELS], tmp, out)
+                    (real_dep_run(m), lambda m=m: real_dep_files(cache, m, slices)) for m in demo_parses.REAL_MODELS], tmp, out)
                 _real_runs(campaign, REAL_TEAM, users, [
                     (real_dep_run(m, "raw-text"), lambda m=m: real_dep_files(cache, m, slices, "raw-text"))
-                    for m in REAL_MODELS], tmp, out, track="raw-text")
+                    for m in demo_parses.REAL_MODELS], tmp, out, track="raw-text")
             build_consensus(campaign, out)
             _advance(campaign, organiser, CampaignState.PUBLISHED, out)
             built.append(campaign)

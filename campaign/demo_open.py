@@ -19,7 +19,6 @@ a test checks the shipped copies are what it makes, so they cannot drift from th
 """
 from __future__ import annotations
 
-import hashlib
 import io
 import random
 import re
@@ -28,19 +27,20 @@ from pathlib import Path
 
 from django.conf import settings
 
+from annotations.models import GoldSentence
 from campaign.demo_kinds import DepRecipe, conllu_head, damage_heads
+from campaign.kinds import get
+from campaign.lifecycle import transition
 from campaign.models import Campaign, CampaignKind, CampaignState, Publication, TeamAdmission
+from campaign.practice import DRAW_KEY, OPEN_SLUG
+from campaign.services.teams import create_team
+from campaign.subsets import sample_test_subset
 
-OPEN_SLUG = "ud-french-practice-demo"
 NAME = "French UD practice (open demo)"
 # document (= genre) -> (file of data/ud-french, first sentences)
 SLICES = {"sequoia": ("fr_sequoia-ud-dev.conllu", 40), "gsd": ("fr_gsd-ud-test.conllu", 40)}
 GENRE_NAMES = {"sequoia": "Sequoia (press, Europarl, medical, Wikipedia)", "gsd": "GSD (news, blogs, Wikipedia)"}
 TEST_RATIO, DEV_RATIO = 0.6, 0.2  # the other 20 % are unused: a team cannot tell which
-# The keyed draw with a key written here, so that the shipped dev-check.zip holds the development
-# sample of every load. A practice campaign only: anyone can replay this draw, which is why a real
-# campaign's key is drawn from the operating system's secure source and kept from the teams.
-DRAW_KEY = hashlib.sha256(b"parseval open demo: a published key, for practice only").hexdigest()
 RUN = DepRecipe("practice-heads-15", "Demo file: the gold with 15% of heads moved to the root word.", 0.15, 401)
 DEV = DepRecipe("practice-dev-check", "Demo file: the development sentences with 20% of heads moved.", 0.20, 402)
 RUNS_DIR = "demo-runs"
@@ -95,8 +95,6 @@ def practice_files(dev_sids: set[str], data: Path | None = None) -> dict[str, by
 
 
 def dev_sids(campaign: Campaign) -> set[str]:
-    from annotations.models import GoldSentence
-
     return set(GoldSentence.objects.filter(sentence__document__campaign=campaign, subset="dev")
                .values_list("sentence__sid", flat=True))
 
@@ -105,11 +103,6 @@ def load_open_demo(organiser, users: dict, team_names: dict[str, str], out) -> C
     """Build (or complete) the open campaign; ``users`` maps demo user names to users, ``team_names``
     user names to their team's name. Idempotent; an existing campaign's teams and runs are left alone."""
     import tempfile
-
-    from campaign.kinds import get
-    from campaign.lifecycle import transition
-    from campaign.services.teams import create_team
-    from campaign.subsets import sample_test_subset
 
     campaign, created = Campaign.objects.get_or_create(slug=OPEN_SLUG, defaults={
         "name": NAME, "kind": CampaignKind.DEPENDENCY, "language": "fr", "publication": Publication.CODED,

@@ -23,6 +23,11 @@ import os
 from pathlib import Path
 from typing import Callable, Sequence
 
+from parseval.annotations.conllu import parse_conllu, write_conllu
+from parseval.annotations.spacy_conllu import parse_gold_words, parse_raw_text
+from parseval.evaluation.ud2easy.convert import CONVERTER_VERSION
+from parseval.evaluation.ud2easy.spacy_parse import parse_forms
+
 REAL_MODELS = ("fr_core_news_sm", "fr_core_news_md")
 _PIPELINES: dict[str, object] = {}  # loaded once per process: a spaCy model takes seconds to load
 
@@ -94,9 +99,6 @@ def default_cache() -> ParseCache:
 
 def forms_parses(cache: ParseCache, model: str, sentences: Sequence[tuple[str, list[str]]]):
     """``(sent_id, forms)`` sentences parsed one token per form: DepSentences with those ids."""
-    from annotations.conllu import parse_conllu, write_conllu
-    from evaluation.ud2easy.spacy_parse import parse_forms
-
     key = "\n".join(f"{sid}\t{' '.join(forms)}" for sid, forms in sentences)
     text = cache.conllu(model, "forms", key, lambda nlp: write_conllu(parse_forms(nlp, sentences)))
     return parse_conllu(text, check_cycles=False)
@@ -104,25 +106,17 @@ def forms_parses(cache: ParseCache, model: str, sentences: Sequence[tuple[str, l
 
 def gold_word_parses(cache: ParseCache, model: str, gold_text: str) -> str:
     """CoNLL-U of a UD corpus parsed on its gold words (gold ids, forms, comments, multiword tokens)."""
-    from annotations.conllu import parse_conllu
-    from annotations.spacy_conllu import parse_gold_words
-
     return cache.conllu(model, "gold-words", gold_text,
                         lambda nlp: parse_gold_words(nlp, parse_conllu(gold_text)))
 
 
 def raw_text_parses(cache: ParseCache, model: str, gold_text: str) -> str:
     """CoNLL-U of a UD corpus's raw text in the parser's own tokens and sentences."""
-    from annotations.conllu import parse_conllu
-    from annotations.spacy_conllu import parse_raw_text
-
     return cache.conllu(model, "raw", gold_text, lambda nlp: parse_raw_text(nlp, parse_conllu(gold_text)))
 
 
 def real_easy_run(model: str) -> tuple[str, str]:
     """Name and description of the EASY demo run of ``model``."""
-    from evaluation.ud2easy.convert import CONVERTER_VERSION
-
     return (f"{run_label(model)} (converted from UD, {CONVERTER_VERSION})",
             f"Real parser, not synthetic: spaCy {spacy_version()} pipeline {model} {model_version(model)} on the "
             f"corpus forms (one token per form); its UD parse converted to EASY by {CONVERTER_VERSION} "
@@ -135,8 +129,6 @@ def real_easy_files(cache: ParseCache, model: str, docs) -> dict[str, bytes]:
     The EASY demo campaign takes CoNLL-U runs: the platform converts them on upload, as it would a
     team's, so the demo's real runs go through the same validation and keep the converted XML.
     """
-    from annotations.conllu import write_conllu
-
     return {f"{Path(doc.name).stem}.conllu":
             write_conllu(forms_parses(cache, model, [(s.id, [f.text for f in s.forms]) for s in doc.sentences]))
             .encode("utf-8")

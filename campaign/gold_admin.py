@@ -16,7 +16,8 @@ from django.utils.translation import gettext_lazy as _
 
 from annotations.models import AnnotationGuide, GoldDocument, GuideVersion
 from campaign import audit
-from campaign.admin import OrganisedOnly, ReadOnly, ServesFile
+from campaign.admin_scoping import OrganisedOnly, ReadOnly, ServesFile
+from parseval.annotations.easy.schema import EasySchema
 
 
 class GuideVersionForm(forms.ModelForm):
@@ -38,8 +39,6 @@ class GuideVersionForm(forms.ModelForm):
     def clean_schema(self):
         schema = self.cleaned_data.get("schema") or {}
         if schema:
-            from annotations.easy.schema import EasySchema
-
             try:
                 EasySchema.from_dict(schema)
             except (ValueError, TypeError, KeyError, AttributeError) as exc:

@@ -15,7 +15,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _, gettext_lazy
 
-from annotations.errors import InputError
+from parseval.annotations.errors import InputError
 
 from . import audit, kinds, lifecycle, results, visibility
 from .audit_views import organised_campaign

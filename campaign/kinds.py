@@ -23,11 +23,11 @@ SCORE_RUN_TASK = "evaluation.tasks.score_run"
 # The consensus pseudo-run's validation: on the scoring queue, since it is built when a test run is scored
 # (docs/consensus.md), so that no validation-queue work starts at a time scoring sets.
 VALIDATE_CONSENSUS_TASK = "evaluation.tasks.validate_consensus_run"
-# The paired significance tests of a campaign's results table (evaluation.significance_tasks).
+# The paired significance tests of a campaign's results table (evaluation.significance.tasks).
 SIGNIFICANCE_TASK = "evaluation.significance_tasks.compute_significance"
-# The consensus pseudo-run of a campaign, built again when what it combines changes (evaluation.consensus_tasks).
+# The consensus pseudo-run of a campaign, built again when what it combines changes (evaluation.consensus.tasks).
 CONSENSUS_TASK = "evaluation.consensus_tasks.build_consensus"
-# The publication bundle, built at publication and at the gold release (evaluation.bundle_tasks).
+# The publication bundle, built at publication and at the gold release (evaluation.bundle.tasks).
 BUNDLE_TASK = "evaluation.bundle_tasks.build_bundle"
 
 _KINDS: dict[str, object] = {}

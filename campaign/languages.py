@@ -16,6 +16,8 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation.trans_real import parse_accept_lang_header
 
+from campaign.models import Campaign, Run
+
 #: The URL namespaces whose views show one campaign (by its slug, or a run of it by its pk).
 CAMPAIGN_NAMESPACES = {"portal", "results", "lab", "governance", "console"}
 
@@ -40,8 +42,6 @@ def browser_language(request) -> str | None:
 
 def campaign_of_view(request, view_kwargs) -> str | None:
     """The page language of the campaign a view shows, or None when it shows none."""
-    from campaign.models import Campaign, Run
-
     match = getattr(request, "resolver_match", None)
     if match is None or not (set(match.namespaces) & CAMPAIGN_NAMESPACES):
         return None

@@ -157,7 +157,7 @@ def _publish(campaign: Campaign) -> dict:
     transaction.on_commit(lambda: _enqueue_significance(campaign.pk))
     # The consensus is built again if what it combines changed; once scored, a new snapshot takes it in.
     kinds.consensus_changed(campaign.pk)
-    # So is the publication bundle, the citable archive of the snapshot (evaluation.publication_bundle).
+    # So is the publication bundle, the citable archive of the snapshot (evaluation.bundle.publication).
     transaction.on_commit(lambda: _enqueue_bundle(campaign.pk))
     return {"snapshot": snapshot.pk, "snapshot_sha256": snapshot.sha256}
 

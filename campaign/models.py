@@ -225,7 +225,7 @@ class Team(models.Model):
     affiliation = models.CharField(max_length=200, blank=True)
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="teams")
     admitted = models.BooleanField(default=True, help_text=_("False while the team awaits an organiser's approval"))
-    # The platform's own team, whose runs are consensus pseudo-runs (evaluation.consensus_runs): no member,
+    # The platform's own team, whose runs are consensus pseudo-runs (evaluation.consensus.runs): no member,
     # so nobody logs in as it or uploads for it; its runs are ordinary runs, scored and shown by the same rules.
     system = models.BooleanField(default=False, editable=False,
                                  help_text=_("The platform's consensus team: no member, no upload"))
@@ -393,7 +393,7 @@ class Run(models.Model):
     disqualified = models.BooleanField(default=False)
     disqualified_reason = models.TextField(blank=True)
 
-    # Delivery of the scoring task (evaluation.delivery, evaluation.recovery): an outbox mark committed with
+    # Delivery of the scoring task (evaluation.pipeline.delivery, evaluation.pipeline.recovery): an outbox mark committed with
     # the upload, the delivery holding the run and its heartbeat, and the round a re-score starts.
     dispatch_pending = models.BooleanField(default=False, db_index=True,
                                            help_text=_("Scoring still to be queued (set with the upload, cleared once queued)"))

@@ -1,6 +1,6 @@
 """The report texts of the scoring library, in the reader's language.
 
-The library (annotations/, the engines of evaluation/) has no Django and stores its texts in
+The library (parseval/: the formats and the engines) has no Django and stores its texts in
 English: ``N_("word %(id)s is its own head") % {"id": 7}`` leaves "word 7 is its own head" in the
 validation report, as it always has. A page translates such a text when it shows it: a text
 without values is a catalogue entry as it stands; a text with values is matched against the
@@ -23,8 +23,8 @@ from pathlib import Path
 from django.conf import settings
 from django.utils.translation import gettext
 
-#: Where the library's report texts are written.
-LIBRARY = ("annotations", "evaluation")
+#: Where the library's report texts are written (the library, parseval/; and the app's own N_ texts).
+LIBRARY = ("parseval", "annotations", "evaluation")
 _PLACEHOLDER = re.compile(r"%\((\w+)\)([sdr])|%%")
 
 

@@ -39,7 +39,7 @@ def result_summary(result) -> list[dict]:
 
 
 def secrecy_budget(campaign):
-    """The measured secrecy budget of the campaign's team-figures setting (evaluation.secrecy_budget), or None."""
+    """The measured secrecy budget of the campaign's team-figures setting (evaluation.results.secrecy_budget), or None."""
     return _provider().secrecy_budget(campaign)
 
 
@@ -58,3 +58,9 @@ def rescore(run, actor, *, request=None):
 
 def campaign_results(campaign, *, runs=None) -> dict:
     return _provider().campaign_results(campaign, runs=runs)
+
+
+def build_consensus(campaign):
+    """The consensus pseudo-run of the campaign's runs, built now (the demo builds it in process); None when
+    there is nothing to combine."""
+    return _provider().build_consensus(campaign)

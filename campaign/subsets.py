@@ -20,7 +20,7 @@ the development sample tells a team which sentences are *not* in the test set
 (they never are), nothing more. With the key, an organiser replays the draw
 exactly (:func:`verify_draw`); the audit log keeps only the key's fingerprint.
 
-One key is public: the open demo's practice key (:data:`campaign.demo_open.DRAW_KEY`), written in the
+One key is public: the open demo's practice key (:data:`campaign.practice.DRAW_KEY`), written in the
 code so that the shipped development-check file matches every load of the practice campaign. A
 draw under it is a draw anyone can replay, development sample and test set alike, so the draw
 refuses it, or any key with its fingerprint, for every campaign but the practice campaign, from
@@ -43,8 +43,8 @@ from django.utils.translation import gettext as _
 
 from annotations.models import GoldSentence
 from campaign import audit, kinds
-from campaign.demo_open import DRAW_KEY as PRACTICE_KEY
-from campaign.demo_open import OPEN_SLUG as PRACTICE_SLUG
+from campaign.practice import DRAW_KEY as PRACTICE_KEY
+from campaign.practice import OPEN_SLUG as PRACTICE_SLUG
 from campaign.models import Campaign, CampaignState, CorpusDocument, Sentence
 
 Subset = GoldSentence.Subset

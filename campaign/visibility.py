@@ -11,7 +11,7 @@ directly for every role and life-cycle state.
 | development sample with gold     | yes (state >= open)              | if dev_sample_public|
 | own validation report            | at once                          | no                  |
 | own test run's scoring state     | from `released` (before: accepted)| no                 |
-| own scores                       | from `released` (dev runs: now); limited until gold release (evaluation.disclosure); a withdrawn test run's from gold release | no |
+| own scores                       | from `released` (dev runs: now); limited until gold release (evaluation.results.disclosure); a withdrawn test run's from gold release | no |
 | other teams' runs and files      | never                            | never               |
 | other teams' scores              | from `published` (snapshot)      | same                |
 | per-sentence diagnostics         | own run, after gold release      | no                  |

@@ -24,7 +24,7 @@ This transport changes these things, and nothing else:
 * a closing consumer does not restore its unacknowledged messages itself (``do_restore``):
   they stay in Redis's unacked set and Redis's visibility timeout hands them back, as
   for a worker that was killed. The runs themselves are re-queued from the database by
-  the recovery sweep anyway (:mod:`evaluation.recovery`);
+  the recovery sweep anyway (:mod:`evaluation.pipeline.recovery`);
 * an acknowledgement lost with the connection is logged as the handled case it is, one
   WARNING line, where kombu writes ``CRITICAL Couldn't ack`` with a traceback on every
   reconnect (it would page anyone who alerts on CRITICAL); other errors keep kombu's CRITICAL;

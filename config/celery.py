@@ -4,6 +4,7 @@ import warnings
 
 from celery import Celery, signals
 
+from config import outages
 from config.worker_liveness import ConsumingLivenessFile
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -25,15 +26,13 @@ app.steps["consumer"].add(ConsumingLivenessFile)
 @signals.after_setup_task_logger.connect
 def _quiet_outages(logger, **kwargs):
     # A worker's handlers are Celery's, not those of Django's LOGGING: a handled outage is two lines there too.
-    from config import outages
-
     outages.install(logger.handlers)
 
 
 @signals.celeryd_after_setup.connect
 def _no_cancel_warning(**kwargs):
     # On a lost broker connection a task already running goes on (acks_late: its message comes back after the
-    # visibility timeout, and the second delivery is a no-op, evaluation.delivery); Celery 5 warns about its future
+    # visibility timeout, and the second delivery is a no-op, evaluation.pipeline.delivery); Celery 5 warns about its future
     # default at a worker's first reconnection, a dozen lines in its log. The choice is ours; the warning is not needed.
     # (After Celery's logging set-up, which shows all its deprecation warnings.)
     warnings.filterwarnings("ignore", message=r"(?s).*worker_cancel_long_running_tasks_on_connection_loss")

@@ -36,6 +36,8 @@ import redis
 from django.db.backends.signals import connection_created
 from redis.connection import ConnectionPool
 
+from config.storage import store_faults
+
 logger = logging.getLogger("parseval.outages")
 
 BROKER, CACHE, DATABASE, STORE, FILE_SYSTEM = "broker", "cache", "database", "object store", "file system"
@@ -95,15 +97,18 @@ def _chain(exc: BaseException | None):
         exc = exc.__cause__ or exc.__context__
 
 
+class TemporarilyUnavailable(Exception):
+    """A fault of the system that a later request may not meet (a file system refusing a write, say).
+
+    Raised from the original error (``raise TemporarilyUnavailable(...) from exc``) by code that has
+    undone what it had begun, so the client can simply send the request again."""
+
+
 def dependency_of(exc: BaseException | None) -> str | None:
     """Which dependency's outage ``exc`` (or an error it was raised from) is; ``None`` for anything else (a bug)."""
     from django.db import InterfaceError as DatabaseInterfaceError
     from django.db import OperationalError as DatabaseError
     from kombu.exceptions import OperationalError as BrokerError
-
-    from config.storage import store_faults
-
-    from config.unavailable import TemporarilyUnavailable
 
     store = store_faults()
     for error in _chain(exc):

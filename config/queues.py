@@ -3,15 +3,15 @@
 * ``validation``: validating every run and scoring development checks. What a team sees before
   release comes from here only, so no time it can observe depends on how long test runs take to score.
 * ``scoring``: scoring test runs once they are valid (``score_run``, chained by ``validate_run``), and
-  the shards of a large run scored across workers (``score_shard``, :mod:`evaluation.sharding`), and
-  building the consensus of a campaign's runs (:mod:`evaluation.consensus_tasks`), which follows their scoring
+  the shards of a large run scored across workers (``score_shard``, :mod:`evaluation.pipeline.sharding`), and
+  building the consensus of a campaign's runs (:mod:`evaluation.consensus.tasks`), which follows their scoring
   and is itself a run to score: validated here too (``validate_consensus_run``), never on the validation queue,
   whose work must not start at a time test-run scoring sets.
 * ``significance``: the paired significance tests of a campaign's results table, at most one
-  pending computation per campaign (:mod:`evaluation.significance_tasks`), the organisers'
+  pending computation per campaign (:mod:`evaluation.significance.tasks`), the organisers'
   error-lab jobs and the publication bundle: slow analysis that must not hold up scoring.
-* ``periodic``: beat's short periodic tasks (the recovery sweep, :mod:`evaluation.recovery`, the shards'
-  watch, :func:`evaluation.sharding.watch_shards`, and the scheduled transitions), on the default queue, with a worker of its own: a validation or a scoring that
+* ``periodic``: beat's short periodic tasks (the recovery sweep, :mod:`evaluation.pipeline.recovery`, the shards'
+  watch, :func:`evaluation.pipeline.sharding.watch_shards`, and the scheduled transitions), on the default queue, with a worker of its own: a validation or a scoring that
   hangs cannot stop the sweep that would recover it. Any task without a route lands here too.
 
 Queue names carry ``PARSEVAL_QUEUE_PREFIX`` (empty in production) and are read at each call, so a

@@ -224,7 +224,7 @@ CELERY_TASK_TIME_LIMIT = int(os.environ.get("CELERY_TASK_TIME_LIMIT", "3600"))
 CELERY_TASK_SOFT_TIME_LIMIT = int(os.environ.get("CELERY_TASK_SOFT_TIME_LIMIT", "3300"))
 # With acks_late on Redis, a message whose worker died comes back after the visibility timeout (kombu's
 # restore sweep runs every few seconds). It is short so that a killed worker's run is delivered again in
-# minutes; a task that runs longer is delivered twice, and the second delivery is a no-op (evaluation.delivery).
+# minutes; a task that runs longer is delivered twice, and the second delivery is a no-op (evaluation.pipeline.delivery).
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "300")),
 }
@@ -247,7 +247,7 @@ CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
 
-# Scoring delivery and recovery (evaluation.delivery, evaluation.recovery; see docs/deployment.md).
+# Scoring delivery and recovery (evaluation.pipeline.delivery, evaluation.pipeline.recovery; see docs/deployment.md).
 PARSEVAL_SCORING_HEARTBEAT_SECONDS = float(os.environ.get("PARSEVAL_SCORING_HEARTBEAT_SECONDS", "15"))
 PARSEVAL_SCORING_LEASE_SECONDS = float(os.environ.get("PARSEVAL_SCORING_LEASE_SECONDS", "60"))
 # Transient faults (database, broker, file system) in a task: retried with exponential back-off from this
@@ -257,10 +257,10 @@ PARSEVAL_RETRY_BACKOFF_MAX_SECONDS = int(os.environ.get("PARSEVAL_RETRY_BACKOFF_
 PARSEVAL_TRANSIENT_RETRIES = int(os.environ.get("PARSEVAL_TRANSIENT_RETRIES", "6"))
 PARSEVAL_MAX_SCORING_ATTEMPTS = int(os.environ.get("PARSEVAL_MAX_SCORING_ATTEMPTS", "3"))
 # A test run whose gold holds more sentences than this is scored in shards of whole documents of about this
-# many sentences, across the scoring workers (evaluation.sharding); 0 scores every run in one task.
+# many sentences, across the scoring workers (evaluation.pipeline.sharding); 0 scores every run in one task.
 PARSEVAL_SHARD_SENTENCES = int(os.environ.get("PARSEVAL_SHARD_SENTENCES", "20000"))
 # A shard's worker beats every few seconds; a shard silent for the short lease is taken back and sent again by
-# the shards' watch (beat), long before a run's lease would lapse (evaluation.sharding).
+# the shards' watch (beat), long before a run's lease would lapse (evaluation.pipeline.sharding).
 PARSEVAL_SHARD_HEARTBEAT_SECONDS = float(os.environ.get("PARSEVAL_SHARD_HEARTBEAT_SECONDS", "2"))
 PARSEVAL_SHARD_LEASE_SECONDS = float(os.environ.get("PARSEVAL_SHARD_LEASE_SECONDS", "10"))
 PARSEVAL_SHARD_WATCH_SECONDS = float(os.environ.get("PARSEVAL_SHARD_WATCH_SECONDS", "5"))

@@ -25,25 +25,18 @@ from django.views import defaults
 from django.utils.translation import gettext
 
 from config import outages
+from config.outages import TemporarilyUnavailable  # defined beside the outages it is one of
+from config.storage import store_faults
 
 logger = logging.getLogger(__name__)
 
 RETRY_AFTER_SECONDS = 30
 
 
-class TemporarilyUnavailable(Exception):
-    """A fault of the system that a later request may not meet (a file system refusing a write, say).
-
-    Raised from the original error (``raise TemporarilyUnavailable(...) from exc``) by code that has
-    undone what it had begun, so the client can simply send the request again."""
-
-
 def _unavailable_errors() -> tuple[type[BaseException], ...]:
     from kombu.exceptions import OperationalError as BrokerUnavailable
     from redis.exceptions import ConnectionError as RedisConnectionError
     from redis.exceptions import TimeoutError as RedisTimeoutError
-
-    from config.storage import store_faults
 
     return (OperationalError, InterfaceError, RedisConnectionError, RedisTimeoutError, BrokerUnavailable,
             TemporarilyUnavailable, *store_faults())

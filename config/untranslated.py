@@ -157,9 +157,9 @@ USER_KEYWORDS = {"label", "help_text"}
 
 
 #: The library's modules whose report texts (``Problem``, ``InputError``) reach a page: the readers and
-#: checks every upload and import goes through. Their texts are marked ``N_`` (annotations.errors).
-REPORT_MODULES = ("annotations/", "evaluation/kinds/", "evaluation/trees/common.py", "evaluation/ud2easy/",
-                  "evaluation/deps/conll18_reader.py", "evaluation/deps/udvalidate.py")
+#: checks every upload and import goes through. Their texts are marked ``N_`` (parseval.annotations.errors).
+REPORT_MODULES = ("annotations/", "evaluation/kinds/", "parseval/evaluation/trees/common.py", "parseval/evaluation/ud2easy/",
+                  "parseval/evaluation/deps/conll18_reader.py", "parseval/evaluation/deps/udvalidate.py")
 REPORT_CALLS = {"Problem", "InputError", "_err", "_warn"}
 
 
@@ -176,8 +176,8 @@ def _reports(path: Path) -> bool:
 def _pure(path: Path) -> bool:
     """The scoring library's modules (no Django there): their texts are marked with ``N_`` instead."""
     rel = path.relative_to(TEMPLATES_DIR.parent).as_posix()
-    return rel.startswith(("evaluation/metrics/", "evaluation/easy/", "evaluation/trees/", "evaluation/deps/",
-                           "evaluation/cli/", "evaluation/ud2easy/"))
+    return rel.startswith(("parseval/evaluation/metrics/", "parseval/evaluation/easy/", "parseval/evaluation/trees/", "parseval/evaluation/deps/",
+                           "parseval/evaluation/cli/", "parseval/evaluation/ud2easy/"))
 
 
 def _literal(node) -> bool:

@@ -8,7 +8,7 @@ from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerSplitV
 
 from campaign.views.accounts import PasswordResetView
 from config import docs
-from evaluation.significance_api import CampaignSignificance
+from evaluation.significance.api import CampaignSignificance
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -34,7 +34,7 @@ urlpatterns = [
     # Life cycle, subsets, audit log, diagnostics, publication opt-in.
     path("governance/", include(("campaign.governance_urls", "governance"), namespace="governance")),
     # Organiser lab: error-insertion lab, leaf-ancestor word view.
-    path("lab/", include(("evaluation.lab_urls", "lab"), namespace="lab")),
+    path("lab/", include(("evaluation.lab.urls", "lab"), namespace="lab")),
     # Published and released results.
     path("results/", include(("evaluation.urls", "results"), namespace="results")),
     # Team upload portal and public campaign pages.

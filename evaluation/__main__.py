@@ -1,77 +1,12 @@
-"""Command-line entry point: ``python -m evaluation <command> ...``.
-
-Each command lives in its own module under ``evaluation.cli`` exposing
-``add_arguments(parser)`` and ``run(args) -> int``; they are imported lazily so
-that ``python -m evaluation easy`` never pays for the tree code and vice versa.
-"""
-from __future__ import annotations
-
-import argparse
-import importlib
+"""``python -m evaluation``: the library's command line (:mod:`parseval.__main__`) under its first name, so that
+the commands of the README and the docs work as they always have in the platform's checkout."""
 import sys
 
-from annotations.errors import InputError
-
-SHOWN_PROBLEMS = 20  # a wrong file type gives thousands of problems: the first few say what is wrong
-
-COMMANDS = {
-    "easy": ("evaluation.cli.easy", "score an EASY run against gold"),
-    "trees": ("evaluation.cli.trees", "score constituency trees (evalb, evalb-unlabelled, geig1991, conformance, leaf-ancestor)"),
-    "flatten": ("evaluation.cli.flatten", "flatten trees with flat-key rules"),
-    "deps": ("evaluation.cli.deps", "score dependency parses (CoNLL-U / CoNLL-X)"),
-    "convert": ("evaluation.cli.convert", "convert constituency trees to dependencies with head rules"),
-    "transform": ("evaluation.cli.transform", "apply named treebank transformations"),
-    "errors": ("evaluation.cli.errors", "the error-insertion lab"),
-    "ud2easy": ("evaluation.cli.ud2easy", "convert UD parses (CoNLL-U) into EASY run documents"),
-    "combine": ("evaluation.cli.combine", "combine several runs into a consensus annotation, by weighted vote"),
-    "reproduce": ("evaluation.cli.reproduce", "recompute a publication bundle's figures and report any difference"),
-}
-
-
-def plain(text: str) -> str:
-    """A docstring as help text: without the reStructuredText literal marks."""
-    return text.replace("``", "")
-
-
-def report(exc: InputError, all_problems: bool) -> str:
-    """The error message: every problem, or the first ones and how many more."""
-    problems = exc.problems
-    shown = problems if all_problems else problems[:SHOWN_PROBLEMS]
-    lines = [str(p) for p in shown]
-    if len(problems) > len(shown):
-        lines.append(f"... and {len(problems) - len(shown)} more problems (--all-problems lists them all)")
-    hint = getattr(exc, "hint", None)  # what the command could do instead, set where the command knows
-    return "error: " + "\n".join(lines) + (f"\nhint: {hint}" if hint else "")
+from parseval.__main__ import main as _main
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    parser = argparse.ArgumentParser(prog="python -m evaluation",
-                                     description="Score parser output against gold: EASY, constituency trees, "
-                                                 "dependencies. 'python -m evaluation COMMAND --help' for each.")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, (_, help_text) in COMMANDS.items():
-        sub.add_parser(name, help=help_text, add_help=False)
-    if not argv or argv[0] not in COMMANDS:
-        parser.parse_args(argv or ["--help"])
-        return 2
-    module_name, help_text = COMMANDS[argv[0]]
-    module = importlib.import_module(module_name)
-    cmd_parser = argparse.ArgumentParser(prog=f"python -m evaluation {argv[0]}", description=help_text,
-                                         epilog=plain(module.__doc__ or ""),
-                                         formatter_class=argparse.RawDescriptionHelpFormatter)
-    module.add_arguments(cmd_parser)
-    cmd_parser.add_argument("--all-problems", action="store_true",
-                            help=f"list every problem of unusable input (default: the first {SHOWN_PROBLEMS})")
-    args = cmd_parser.parse_args(argv[1:])
-    try:
-        return module.run(args)
-    except InputError as exc:
-        print(report(exc, args.all_problems), file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f"error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+    return _main(argv, prog="python -m evaluation")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ from django.contrib import admin
 from django.db.models import Count, OuterRef, Subquery
 from django.utils.html import format_html
 
-from campaign.admin import OrganisedOnly
+from campaign.admin_scoping import OrganisedOnly
 
 from .models import PublishedSnapshot, Result, ResultCell
 

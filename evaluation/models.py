@@ -112,7 +112,7 @@ def bundle_upload_to(instance: "PublicationBundle", filename: str) -> str:
 
 
 class PublicationBundle(models.Model):
-    """The citable archive of a published campaign (:mod:`evaluation.publication_bundle`), built from its
+    """The citable archive of a published campaign (:mod:`evaluation.bundle.publication`), built from its
     snapshot at publication, at the gold release and on an organiser's demand; the newest is served.
 
     Built from the same stored results and state it gives the same bytes, so a rebuild that changes nothing
@@ -250,7 +250,7 @@ class CoalescedRequest(models.Model):
 
 
 class SignificanceRequest(CoalescedRequest):
-    """The pending significance computation of a campaign: at most one does the work (evaluation.significance_tasks)."""
+    """The pending significance computation of a campaign: at most one does the work (evaluation.significance.tasks)."""
 
     campaign = models.OneToOneField("campaign.Campaign", on_delete=models.CASCADE, primary_key=True,
                                     related_name="significance_request")
@@ -297,7 +297,7 @@ class ConsensusSetting(CoalescedRequest):
 
     ``enabled``: the organiser asked for a consensus (it then follows every scoring and the publication).
     ``chosen`` maps a team id (as a string) to the run the organiser chose for it, or to 0 to leave the team
-    out; a team it does not name contributes its default run (:mod:`evaluation.consensus_runs`).
+    out; a team it does not name contributes its default run (:mod:`evaluation.consensus.runs`).
     ``requested``/``computed`` coalesce the builds (:class:`CoalescedRequest`)."""
 
     class Weighting(models.TextChoices):
@@ -315,7 +315,7 @@ class ConsensusSetting(CoalescedRequest):
 
 
 class ScoringShard(models.Model):
-    """One shard of a run scored across workers (:mod:`evaluation.sharding`): its documents and, once
+    """One shard of a run scored across workers (:mod:`evaluation.pipeline.sharding`): its documents and, once
     counted, what it leaves for the merge. Rows belong to one scoring delivery (``token``, the run's claim)
     and are deleted when the result is stored or the run fails; a delivery that took the run over plans anew,
     and the shards' watch drops the rows of a delivery that no longer holds its run."""

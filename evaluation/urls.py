@@ -1,7 +1,10 @@
 """Results pages (namespace ``results``)."""
 from django.urls import path
 
-from . import bundle_views, consensus_views, significance_views, views
+from evaluation.bundle import views as bundle_views
+from evaluation.consensus import views as consensus_views
+from evaluation.significance import views as significance_views
+from evaluation.results import views
 
 app_name = "results"
 

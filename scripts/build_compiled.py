@@ -1,4 +1,4 @@
-"""Compile the hottest scoring modules with Cython, in place (see ``annotations/compiled.py``).
+"""Compile the hottest scoring modules with Cython, in place (see ``parseval/annotations/compiled.py``).
 
 Run by ``make install``; does nothing for a module whose extension was built
 from its current source. The source is compiled as it is: its annotations
@@ -20,11 +20,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from annotations.compiled import MANIFEST, built_from, is_fresh, source_sha256  # noqa: E402
+from parseval.annotations.compiled import MANIFEST, built_from, is_fresh, source_sha256  # noqa: E402
 
 # run once per sentence of a corpus; each package's guard finds whatever was built beside its sources
-MODULES = ("annotations.easy.canonical", "evaluation.easy.ranges", "evaluation.easy.matching",
-           "evaluation.easy.counting")
+MODULES = ("parseval.annotations.easy.canonical", "parseval.evaluation.easy.ranges", "parseval.evaluation.easy.matching",
+           "parseval.evaluation.easy.counting")
 
 
 def source_of(name: str) -> Path:

@@ -37,8 +37,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from annotations.errors import InputError  # noqa: E402
-from evaluation.deps import conll18  # noqa: E402
+from parseval.annotations.errors import InputError  # noqa: E402
+from parseval.evaluation.deps import conll18  # noqa: E402
 
 RELATIONS = ["nsubj", "obj", "det", "case", "nmod", "nmod:poss", "obl:arg", "aux:pass", "cc", "mark",
              "punct", "amod", "conj", "fixed", "advmod"]

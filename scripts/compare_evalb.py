@@ -28,8 +28,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from annotations.trees.penn import parse_penn, read_penn  # noqa: E402
-from annotations.trees.tree import Tree  # noqa: E402
+from parseval.annotations.trees.penn import parse_penn, read_penn  # noqa: E402
+from parseval.annotations.trees.tree import Tree  # noqa: E402
 from benchmarks.trees_speed import PTB, corrupt as benchmark_corrupt  # noqa: E402
 from tests.conftest import DATA  # noqa: E402
 

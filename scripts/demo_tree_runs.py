@@ -30,8 +30,8 @@ django.setup()
 
 from campaign.demo_kinds import real_tree_files, sequoia_documents  # noqa: E402
 from campaign.demo_parses import ParseCache  # noqa: E402
-from evaluation.trees import score_files  # noqa: E402
-from evaluation.trees.evalb import COLLINS, EvalbParams  # noqa: E402
+from parseval.evaluation.trees import score_files  # noqa: E402
+from parseval.evaluation.trees.evalb import COLLINS, EvalbParams  # noqa: E402
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 # COLLINS.prm plus the French Treebank's punctuation tag

@@ -23,7 +23,7 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from annotations.easy.reader import read_document  # noqa: E402
+from parseval.annotations.easy.reader import read_document  # noqa: E402
 from tests.conftest import DATA  # noqa: E402
 from tests.easy import test_canonical as cases  # noqa: E402
 

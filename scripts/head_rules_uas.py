@@ -23,13 +23,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from annotations.conllu import write_conllu  # noqa: E402
-from annotations.trees.detect import read_trees  # noqa: E402
-from annotations.trees.escapes import unescape_word  # noqa: E402
-from annotations.trees.headrules import load_head_rules  # noqa: E402
-from evaluation.deps.conll18 import score_conll18  # noqa: E402
-from evaluation.deps.conll18_reader import parse_conll18  # noqa: E402
-from evaluation.deps.convert import tree_to_dependencies  # noqa: E402
+from parseval.annotations.conllu import write_conllu  # noqa: E402
+from parseval.annotations.trees.detect import read_trees  # noqa: E402
+from parseval.annotations.trees.escapes import unescape_word  # noqa: E402
+from parseval.annotations.trees.headrules import load_head_rules  # noqa: E402
+from parseval.evaluation.deps.conll18 import score_conll18  # noqa: E402
+from parseval.evaluation.deps.conll18_reader import parse_conll18  # noqa: E402
+from parseval.evaluation.deps.convert import tree_to_dependencies  # noqa: E402
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 TYPO = "Europar.550_00017"  # C02 in the trees, CO2 in UD (see the data README)

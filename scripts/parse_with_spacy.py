@@ -6,7 +6,7 @@
 ``raw``: the parser tokenises and segments the ``# text`` lines itself (score
 with ``python -m evaluation deps --preset conll18``); ``gold-words``: each gold
 sentence's words are parsed as one sentence and written back with the gold
-comments and multiword tokens. See ``annotations/spacy_conllu.py``.
+comments and multiword tokens. See ``parseval/annotations/spacy_conllu.py``.
 """
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from annotations.conllu import read_conllu  # noqa: E402
-from annotations.spacy_conllu import load_pipeline, parse_gold_words, parse_raw_text  # noqa: E402
+from parseval.annotations.conllu import read_conllu  # noqa: E402
+from parseval.annotations.spacy_conllu import load_pipeline, parse_gold_words, parse_raw_text  # noqa: E402
 
 
 def main(argv=None) -> int:

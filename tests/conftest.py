@@ -26,7 +26,7 @@ def sequoia_trees(source: str, count: int, skip: int = 0) -> str:
 def indented(line: str) -> str:
     """One bracketed tree laid out as the Penn Treebank's files are: a line per phrase, indented by
     depth, a phrase of preterminals kept on one line, closing brackets on the last child's line."""
-    from annotations.trees.penn import parse_penn
+    from parseval.annotations.trees.penn import parse_penn
 
     def lay(node, depth: int) -> str:
         if all(c.is_preterminal or c.is_word for c in node.children):

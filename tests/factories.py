@@ -64,7 +64,7 @@ def make_team(campaign: Campaign, *members, name: str | None = None, leader=None
 def small_easy_corpus(out: Path, sentences: int) -> Path:
     """The first ``sentences`` sentences of one document per genre of the shipped EASY reference corpus, as gold
     files in ``out`` (a demo campaign small enough to load in a test)."""
-    from annotations.easy import read_document, write_document
+    from parseval.annotations.easy import read_document, write_document
 
     out.mkdir()
     seen = set()

@@ -66,8 +66,8 @@ def test_help_is_plain_text(command, capsys):
 
 def _damaged_pair(tmp_path):
     """40 Sequoia trees as gold, and the same with attachment errors, as one-tree-a-line files."""
-    from annotations.trees.penn import parse_penn, write_penn
-    from evaluation.deps.errorlab import insert_errors
+    from parseval.annotations.trees.penn import parse_penn, write_penn
+    from parseval.evaluation.deps.errorlab import insert_errors
     from tests.conftest import sequoia_trees
 
     text = sequoia_trees("frwiki", 40)
@@ -89,7 +89,7 @@ def _damaged_pair(tmp_path):
 def test_every_tree_metric_prints_percentages_and_keeps_fractions_in_json(tmp_path, capsys, metric, line, key):
     import json
 
-    from evaluation.metrics.base import value_at
+    from parseval.evaluation.metrics.base import value_at
 
     gold, test = _damaged_pair(tmp_path)
     extra = ["--param", str(tmp_path / "rules.txt")] if metric == "conformance" else []

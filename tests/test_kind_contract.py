@@ -18,11 +18,11 @@ PACKAGES = ("annotations", "campaign", "evaluation", "config")
 KIND_PACKAGES = "evaluation/kinds/"
 # The pure engines, formats and command line never see a campaign (tests/test_import_directions.py keeps Django
 # out of them): their "kind" is a file format chosen on the command line (``combine --kind easy``).
-PURE = ["annotations/easy", "annotations/trees", "annotations/conllu.py", "annotations/errors.py",
-        "annotations/names.py", "evaluation/easy", "evaluation/trees", "evaluation/deps", "evaluation/metrics",
-        "evaluation/cli", "evaluation/consensus", "evaluation/stats.py", "evaluation/signature.py",
-        "evaluation/version.py", "evaluation/__main__.py", "evaluation/paired.py", "evaluation/figure_sets.py",
-        "evaluation/bundle_format.py", "evaluation/sentence_rescore.py"]
+PURE = ["parseval/annotations/easy", "parseval/annotations/trees", "parseval/annotations/conllu.py", "parseval/annotations/errors.py",
+        "parseval/annotations/names.py", "parseval/evaluation/easy", "parseval/evaluation/trees", "parseval/evaluation/deps", "parseval/evaluation/metrics",
+        "parseval/evaluation/cli", "parseval/evaluation/consensus", "parseval/evaluation/stats.py", "parseval/evaluation/signature.py",
+        "parseval/evaluation/version.py", "parseval/__main__.py", "parseval/evaluation/paired.py", "parseval/evaluation/figure_sets.py",
+        "parseval/evaluation/bundle_format.py", "parseval/evaluation/sentence_rescore.py"]
 # The demo builder names the kind of each campaign it creates (a value, never a question).
 NAMING_ALLOWED = ("campaign/demo_kinds.py", "campaign/demo_open.py", "campaign/models.py")
 
@@ -156,8 +156,8 @@ GOLD = """\
 
 def _toy_kind():
     """The worked example of docs/architecture.md, on an existing metric: a sentence kind and nothing else."""
-    from annotations.conllu import parse_conllu, write_conllu
-    from evaluation import metrics
+    from parseval.annotations.conllu import parse_conllu, write_conllu
+    from parseval.evaluation import metrics
     from evaluation.kinds.sentence import Parsed, SentenceKind, bootstrap_parameters
 
     class ToyKind(SentenceKind):

@@ -1,11 +1,11 @@
 """English Penn Treebank trees through the readers, GEIG and the head rules (see conftest.py)."""
 from __future__ import annotations
 
-from annotations.trees.penn import parse_penn, read_penn, write_penn
-from annotations.trees.transforms import apply_transforms
-from evaluation.deps.convert import trees_to_dependencies
-from evaluation.deps.metrics import score_dependencies
-from evaluation.trees.geig import PENN, erasures, reduced, to_unlabelled
+from parseval.annotations.trees.penn import parse_penn, read_penn, write_penn
+from parseval.annotations.trees.transforms import apply_transforms
+from parseval.evaluation.deps.convert import trees_to_dependencies
+from parseval.evaluation.deps.metrics import score_dependencies
+from parseval.evaluation.trees.geig import PENN, erasures, reduced, to_unlabelled
 
 
 def test_round_trip_whole_ptb_sample(ptb_sample):

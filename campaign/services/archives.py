@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 
 from django.utils.translation import gettext as _
 
-from annotations.errors import N_
+from parseval.annotations.errors import N_
 from campaign.problem_texts import translated
 
 CHUNK = 1024 * 1024

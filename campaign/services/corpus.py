@@ -19,12 +19,12 @@ from typing import Iterable
 from django.core.files.base import ContentFile
 from django.db import transaction
 
-from annotations.errors import Problem
+from parseval.annotations.errors import Problem
 from annotations.models import GoldDocument, GoldSentence
 from campaign import audit, kinds
 from campaign.models import Campaign, CorpusDocument, Genre, Sentence
 from campaign.services.downloads import extra_file_name
-from annotations.names import genre_name, genre_of
+from parseval.annotations.names import genre_name, genre_of
 
 
 @dataclass

@@ -10,7 +10,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from annotations.errors import InputError
+from parseval.annotations.errors import InputError
 from campaign import kinds
 from campaign.models import Campaign
 

@@ -4,7 +4,7 @@ An upload is checked completely before anything is kept: campaign rules,
 size, file type, archive safety, document names, and that each file looks
 like XML. A refused upload raises :class:`~campaign.rules.UploadRefused` with
 a message for the team and leaves no file and no row behind. Full
-validation against the corpus is the worker's job (``evaluation.tasks``).
+validation against the corpus is the worker's job (``evaluation.pipeline.tasks``).
 """
 from __future__ import annotations
 

@@ -166,7 +166,7 @@ class Kind(ABC):
     @abstractmethod
     def score_run_files(self, run, files: dict[str, Path], setup: RunSetup, progress: Progress | None = None) -> dict:
         """The result document of a validated run (``cells``, ``signature``, ``gold_sha256``...), scored against
-        the gold of the run's subset; raise :class:`evaluation.services.NoGold` when there is none."""
+        the gold of the run's subset; raise :class:`evaluation.pipeline.services.NoGold` when there is none."""
 
     @abstractmethod
     def gold_files(self, campaign, wanted: dict[str, set[str]]) -> dict[str, bytes]:
@@ -176,7 +176,7 @@ class Kind(ABC):
         """The parameters stored with a result scored as ``document``. Default: the setup's parameters."""
         return setup.parameters
 
-    # -- one run scored across workers (evaluation.sharding) ------------------------------------
+    # -- one run scored across workers (evaluation.pipeline.sharding) ------------------------------------
     def shard_documents(self, run, files: dict[str, Path], setup: RunSetup, sentences_per_shard: int) -> list[list[str]]:
         """The corpus documents of each shard ``run`` can be scored in, in corpus order: consecutive documents
         of at most ``sentences_per_shard`` gold sentences each (a larger document alone). One shard or none:
@@ -207,12 +207,12 @@ class Kind(ABC):
 
     @abstractmethod
     def paired_figures(self, result):
-        """The :class:`evaluation.paired.FigureSet` list the significance layer tests for ``result``."""
+        """The :class:`parseval.evaluation.paired.FigureSet` list the significance layer tests for ``result``."""
 
     def rescoring(self, result) -> dict | None:
         """How a reader without the platform counts ``result``'s per-sentence rows again from the run's file and
         the released gold (``python -m evaluation reproduce --gold``, docs/bundle.md): ``{"engine": one of
-        evaluation.cli.reproduce.RESCORERS, ...what that engine reads}``, or None. Default: None (the bundle's
+        parseval.evaluation.cli.reproduce.RESCORERS, ...what that engine reads}``, or None. Default: None (the bundle's
         figures are still recomputed from its rows)."""
         return None
 
@@ -234,7 +234,7 @@ class Kind(ABC):
     def run_page(self, request, campaign, run):
         """One run's results page."""
 
-    # -- consensus (evaluation.consensus_runs) ------------------------------------------------
+    # -- consensus (evaluation.consensus.runs) ------------------------------------------------
     def consensus_track(self, campaign) -> str | None:
         """The track whose runs the campaign's consensus combines (runs of one track share the corpus's
         tokens), or None when the kind cannot combine runs. Default: None: the campaign then has no
@@ -243,7 +243,7 @@ class Kind(ABC):
 
     def combine(self, runs, weights, out: Path) -> Combined:
         """The consensus of ``runs`` (each ``(run, {document name: path})``, its files unpacked), weighed by
-        ``weights`` (one per run), written under ``out``; the engine (:mod:`evaluation.consensus`) is pure and
+        ``weights`` (one per run), written under ``out``; the engine (:mod:`parseval.evaluation.consensus`) is pure and
         reads one document at a time. Default: the kind cannot combine (see :meth:`consensus_track`)."""
         raise NotImplementedError(f"campaigns of kind {self.name!r} cannot combine their runs")
 

@@ -16,10 +16,10 @@ from pathlib import Path
 
 from django.utils import timezone
 
-from annotations.errors import Problem
+from parseval.annotations.errors import Problem
 from annotations.models import GoldDocument
 from campaign.subsets import documents_to_check, sentences_to_cover
-from evaluation.services import shown
+from evaluation.pipeline.services import shown
 
 from .contract import Kind, Progress, RunSetup
 from .gold import subset_gold

@@ -10,7 +10,7 @@ from typing import Callable, Iterable
 from annotations.models import GoldDocument, GoldSentence
 from campaign.models import Run
 from campaign.stored_files import read_bytes
-from evaluation.easy.files import gold_sha256_bytes
+from parseval.evaluation.easy.files import gold_sha256_bytes
 
 
 def run_subset_gold(run) -> tuple[str, dict[int, set[str]], list[GoldDocument]]:

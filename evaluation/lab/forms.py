@@ -1,7 +1,7 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from evaluation.deps.errorlab import PRESETS
+from parseval.evaluation.deps.errorlab import PRESETS
 
 from .services import MAX_PER_TYPE
 

@@ -8,7 +8,6 @@ leaves no file and no row behind. The lab itself runs in
 """
 from __future__ import annotations
 
-import json
 import logging
 import secrets
 from pathlib import Path
@@ -17,12 +16,15 @@ from django.conf import settings
 from django.core.files import File
 from django.db import transaction
 
-from annotations.errors import InputError, N_
-from campaign import audit
+from parseval.annotations.errors import InputError, N_
+from parseval.annotations.trees.detect import read_trees
+from parseval.evaluation.deps.errorlab import load_lab_labels, PRESETS, DEFAULT_PRESET, preset_for_labels
+from campaign import audit, kinds
 from campaign.rules import UploadRefused
 from campaign.services.runs import _stage
+from evaluation.lab.tasks import run_error_lab_job
 from evaluation.models import ErrorLabJob
-from evaluation.text import percent
+from evaluation.results.text import percent
 
 logger = logging.getLogger(__name__)
 
@@ -49,8 +51,6 @@ def _check_name(uploaded, suffixes: tuple[str, ...], what: str) -> str:
 
 
 def _read_trees(path: Path, name: str) -> int:
-    from annotations.trees.detect import read_trees
-
     try:
         trees = read_trees(path)
     except InputError as exc:
@@ -72,8 +72,6 @@ def _located(exc: InputError, name: str) -> str:
 
 
 def _check_labels(path: Path, name: str) -> None:
-    from evaluation.deps.errorlab import load_lab_labels
-
     renamed = path.with_name(f"labels{Path(name).suffix.lower()}")  # the loader reads the format from the suffix
     path.rename(renamed)
     try:
@@ -89,8 +87,6 @@ def _check_labels(path: Path, name: str) -> None:
 def create_job(campaign, *, user, treebank_a, treebank_b=None, labels_file=None, preset: str = "penn",
                seed: int = 12345, per_type: int = 100, request=None) -> ErrorLabJob:
     """Check and store the upload, then queue the lab once committed."""
-    from evaluation.deps.errorlab import PRESETS
-
     if preset not in PRESETS:
         raise LabRefused(f"unknown label preset {preset!r}; choose one of {', '.join(PRESETS)}.")
     if not 1 <= per_type <= MAX_PER_TYPE:
@@ -143,8 +139,6 @@ def create_job(campaign, *, user, treebank_a, treebank_b=None, labels_file=None,
 
 
 def enqueue(job_id: int) -> None:
-    from evaluation.lab.tasks import run_error_lab_job
-
     try:
         result = run_error_lab_job.delay(job_id)
     except Exception:
@@ -210,25 +204,5 @@ def chart_series(result: dict) -> tuple[list[str], list[tuple[str, list[tuple[st
 
 def default_preset(campaign) -> str:
     """The label preset for the campaign's gold trees (penn for a kind without trees or without gold)."""
-    from campaign import kinds
-    from evaluation.deps.errorlab import DEFAULT_PRESET, preset_for_labels
-
     labels = kinds.for_campaign(campaign).gold_tree_labels(campaign)
     return preset_for_labels(labels) if labels else DEFAULT_PRESET
-
-
-def labels_spec(job: ErrorLabJob):
-    """What run_error_lab takes as labels: the uploaded file, else the preset."""
-    if job.labels_file:
-        if job.labels_file.name.lower().endswith(".json"):
-            with job.labels_file.open("rb") as fh:
-                return json.loads(fh.read().decode("utf-8"))
-        return _toml(job.labels_file)
-    return job.parameters.get("preset", "penn")
-
-
-def _toml(fieldfile) -> dict:
-    import tomllib
-
-    with fieldfile.open("rb") as fh:
-        return tomllib.loads(fh.read().decode("utf-8"))

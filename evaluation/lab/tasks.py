@@ -1,6 +1,7 @@
-"""The error-lab worker: one task runs :func:`evaluation.deps.errorlab.run_error_lab` on a job's treebanks."""
+"""The error-lab worker: one task runs :func:`parseval.evaluation.deps.errorlab.run_error_lab` on a job's treebanks."""
 from __future__ import annotations
 
+import json
 import logging
 import time
 
@@ -9,10 +10,12 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.utils import timezone
 
-from annotations.errors import InputError
+from parseval.annotations.errors import InputError
 from campaign.stored_files import local_copy
 from evaluation.models import ErrorLabJob
-from evaluation.worker import TASK_OPTIONS, TRANSIENT, out_of_retries, system_fault
+from evaluation.pipeline.worker import TASK_OPTIONS, TRANSIENT, out_of_retries, system_fault
+from parseval.annotations.trees.detect import read_trees
+from parseval.evaluation.deps import errorlab
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +41,7 @@ def _fail(job_id: int, reason: str) -> None:
                                                  finished_at=timezone.now(), step="")
 
 
-@shared_task(**TASK_OPTIONS)
+@shared_task(name="evaluation.lab.tasks.run_error_lab_job", **TASK_OPTIONS)
 def run_error_lab_job(self, job_id: int) -> str:
     job = ErrorLabJob.objects.filter(pk=job_id).first()
     if job is None:
@@ -64,10 +67,6 @@ def run_error_lab_job(self, job_id: int) -> str:
 
 
 def _run(job: ErrorLabJob) -> str:
-    from annotations.trees.detect import read_trees
-    from evaluation.deps.errorlab import ERROR_TYPES, run_error_lab
-
-    from .services import labels_spec
 
     ErrorLabJob.objects.filter(pk=job.pk).update(status=ErrorLabJob.Status.RUNNING, progress=0, status_reason="")
     names = job.parameters["treebanks"]
@@ -80,9 +79,26 @@ def _run(job: ErrorLabJob) -> str:
             for p in exc.problems:
                 p.file = name
             raise
-    progress = _Progress(job.pk, len(treebanks) * len(ERROR_TYPES))
-    result = run_error_lab(treebanks, labels=labels_spec(job), seed=int(job.parameters["seed"]),
+    progress = _Progress(job.pk, len(treebanks) * len(errorlab.ERROR_TYPES))
+    result = errorlab.run_error_lab(treebanks, labels=labels_spec(job), seed=int(job.parameters["seed"]),
                            per_type=int(job.parameters["per_type"]), progress=progress)
     ErrorLabJob.objects.filter(pk=job.pk).update(status=ErrorLabJob.Status.DONE, progress=100, step="",
                                                  result=result, finished_at=timezone.now())
     return "done"
+
+
+def labels_spec(job: ErrorLabJob):
+    """What run_error_lab takes as labels: the uploaded file, else the preset."""
+    if job.labels_file:
+        if job.labels_file.name.lower().endswith(".json"):
+            with job.labels_file.open("rb") as fh:
+                return json.loads(fh.read().decode("utf-8"))
+        return _toml(job.labels_file)
+    return job.parameters.get("preset", "penn")
+
+
+def _toml(fieldfile) -> dict:
+    import tomllib
+
+    with fieldfile.open("rb") as fh:
+        return tomllib.loads(fh.read().decode("utf-8"))

@@ -12,9 +12,9 @@ from django.utils.translation import gettext as _
 
 from campaign import audit, kinds, visibility
 from campaign.models import Campaign, Run
-from evaluation import charts
+from evaluation.results import charts
 from evaluation.models import ErrorLabJob
-from evaluation.text import for_programs
+from evaluation.results.text import for_programs
 
 from . import services
 from .forms import ErrorLabForm

@@ -1,6 +1,6 @@
 """What the figure explanations say of two figures shown side by side that a reader would take for one.
 
-The metric registry (:mod:`evaluation.metrics`) describes each figure alone. Some pages show two figures
+The metric registry (:mod:`parseval.evaluation.metrics`) describes each figure alone. Some pages show two figures
 of the same name from two metrics (the dependency kind's LAS and the CoNLL 2018 shared task's LAS F1),
 which differ by what they count; a reader who sees 83.0 beside 80.2 needs the difference said where both
 are, not in two collapsed descriptions. ``results/_figure_help.html`` asks for the notes of the figures
@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from django import template
 from django.utils.translation import gettext_lazy as _
+
+from evaluation.results.text import percent
 
 register = template.Library()
 
@@ -40,6 +42,4 @@ def side_by_side_notes(explained) -> list[dict]:
 def percent_text(value) -> str:
     """A stored fraction written for the reader (``0.926`` → "92.6", "92,6" in French). A published snapshot
     keeps some figures' text as written at publication; a page writes them again from their value."""
-    from evaluation.text import percent
-
     return percent(value)

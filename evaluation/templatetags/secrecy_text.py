@@ -1,6 +1,6 @@
 """The measured secrecy budget said in the reader's language.
 
-:class:`evaluation.secrecy_budget.Budget` is metric code and stays free of Django: it holds the
+:class:`evaluation.results.secrecy_budget.Budget` is metric code and stays free of Django: it holds the
 counts. What a page says of them is written here, where the catalogue is, with the plurals each
 language needs and the numbers grouped as the language groups them.
 """

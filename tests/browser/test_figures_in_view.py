@@ -14,7 +14,7 @@ from django.core.management import call_command
 from django.db import connections
 from django.urls import reverse
 
-from annotations.easy import read_document, write_document
+from parseval.annotations.easy import read_document, write_document
 from campaign.models import Campaign
 from tests.conftest import REPO_ROOT
 

@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connections
 
-from annotations.easy import read_document, write_document
+from parseval.annotations.easy import read_document, write_document
 from campaign import demo
 from campaign.lifecycle import transition
 from campaign.models import Campaign, CampaignState, Membership, Run, RunStatus, Team

@@ -6,7 +6,7 @@ from django.core.files.base import ContentFile
 from django.urls import reverse
 
 from campaign.models import CampaignState
-from evaluation import bundle_format as fmt
+from parseval.evaluation import bundle_format as fmt
 from evaluation.models import PublicationBundle, PublishedSnapshot
 from tests.results import builders as b
 

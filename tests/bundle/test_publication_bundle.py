@@ -18,8 +18,8 @@ from django.core.management import call_command
 from campaign import lifecycle
 from campaign.subsets import released_gold_zip
 from campaign.models import Campaign, CampaignState, TeamFigures
-from evaluation import bundle_format as fmt
-from evaluation import publication_bundle
+from parseval.evaluation import bundle_format as fmt
+from evaluation.bundle import publication as publication_bundle
 from evaluation.__main__ import main
 from evaluation.models import PublicationBundle
 from tests import factories

@@ -6,9 +6,9 @@ recomputed from it. Exit 0 ("every figure agrees") after checking nothing read a
 """
 from __future__ import annotations
 
-from evaluation import bundle_format as fmt
-from evaluation.__main__ import main
-from evaluation.cli.reproduce import NOTHING_CHECKED
+from parseval.evaluation import bundle_format as fmt
+from parseval.__main__ import main
+from parseval.evaluation.cli.reproduce import NOTHING_CHECKED
 
 NO_ROWS = "the per-sentence rows are given out at the gold release: their keys list the test sentences"
 

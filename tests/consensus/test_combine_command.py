@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from annotations.easy.reader import read_document
-from annotations.errors import InputError
-from annotations.easy.writer import write_document
+from parseval.annotations.easy.reader import read_document
+from parseval.annotations.errors import InputError
+from parseval.annotations.easy.writer import write_document
 from evaluation.__main__ import main
 
 REPO = Path(__file__).resolve().parents[2]
@@ -82,7 +82,7 @@ def test_runs_known_to_have_relations_or_not_are_read_once(tmp_path, monkeypatch
     """A caller that read the runs before (the platform: each run's scoring stored ``layers_submitted``) says which
     submitted relations: the files are then not scanned for them, only read by the combination itself, and the
     consensus is the one the scan gives (a run without relations takes no part in the relation votes)."""
-    from evaluation.consensus import files as consensus_files
+    from parseval.evaluation.consensus import files as consensus_files
 
     gold = read_document(GOLD)
     chunker = read_document(GOLD)

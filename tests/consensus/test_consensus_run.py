@@ -11,7 +11,7 @@ from django.test import Client
 from campaign.models import Campaign, CampaignState, Run, RunStatus
 from campaign.services.runs import withdraw_run
 from campaign.console.actions import disqualify
-from evaluation import consensus_runs
+from evaluation.consensus import runs as consensus_runs
 from evaluation.models import ConsensusSetting
 from tests import factories
 from tests.kinds.helpers import damaged_trees, upload
@@ -107,9 +107,9 @@ def test_development_weights_never_read_the_test_subset(tree_campaign, tree_gold
     mark_subset(tree_campaign, "dev", sentences=dev)
     Campaign.objects.filter(pk=tree_campaign.pk).update(state=CampaignState.OPEN)
     tree_campaign.refresh_from_db()
-    from annotations.trees.detect import read_trees
-    from annotations.trees.penn import write_penn
-    from evaluation.deps.errorlab import insert_errors
+    from parseval.annotations.trees.detect import read_trees
+    from parseval.annotations.trees.penn import write_penn
+    from parseval.evaluation.deps.errorlab import insert_errors
 
     def damaged(path, *, dev_part: bool) -> str:
         """Heavy damage on the development sentences (dev_part) or on the others."""
@@ -211,7 +211,7 @@ def test_dependency_consensus_oracle_and_significance(dep_campaign, dep_gold, or
 
     from campaign.demo_kinds import damage_heads
     from campaign.demo_kinds import DepRecipe
-    from evaluation import significance
+    from evaluation.significance import sets as significance
 
     capture = django_capture_on_commit_callbacks
     users = [factories.make_user(n) for n in ("alice", "bob", "carol")]
@@ -248,7 +248,7 @@ def test_dependency_consensus_oracle_and_significance(dep_campaign, dep_gold, or
 def test_easy_consensus_is_scored_like_a_run(organiser, storage, django_capture_on_commit_callbacks):
     """Three EASY runs (perturbed gold) combined on the corpus's forms; scored by the EASY scorer with the same
     signature and gold; relations voted by the majority beat every perturbed run here."""
-    from annotations.easy import document_to_bytes, read_document
+    from parseval.annotations.easy import document_to_bytes, read_document
     from campaign.demo import TEAMS, perturb
 
     capture = django_capture_on_commit_callbacks

@@ -3,10 +3,10 @@ import random
 
 import pytest
 
-from annotations.conllu import DepSentence, Word
-from annotations.errors import InputError
-from evaluation.consensus import deps
-from evaluation.consensus.votes import normalised
+from parseval.annotations.conllu import DepSentence, Word
+from parseval.annotations.errors import InputError
+from parseval.evaluation.consensus import deps
+from parseval.evaluation.consensus.votes import normalised
 
 FORMS = ["Jean", "dort", "bien"]
 

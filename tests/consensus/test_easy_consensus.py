@@ -4,9 +4,9 @@ from itertools import combinations
 
 import pytest
 
-from annotations.easy.model import Form, Group, Relation, Sentence
-from evaluation.consensus import easy
-from evaluation.consensus.votes import heaviest_disjoint, normalised
+from parseval.annotations.easy.model import Form, Group, Relation, Sentence
+from parseval.evaluation.consensus import easy
+from parseval.evaluation.consensus.votes import heaviest_disjoint, normalised
 
 FORMS = [Form(f"E1F{i}", t) for i, t in enumerate(["Les", "chats", "noirs", "dorment"], 1)]
 

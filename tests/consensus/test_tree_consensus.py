@@ -3,9 +3,9 @@ import random
 
 import pytest
 
-from annotations.trees.penn import parse_penn
-from evaluation.consensus import trees
-from evaluation.consensus.votes import normalised
+from parseval.annotations.trees.penn import parse_penn
+from parseval.evaluation.consensus import trees
+from parseval.evaluation.consensus.votes import normalised
 
 
 def tree(text):

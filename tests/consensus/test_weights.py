@@ -1,9 +1,9 @@
 """Development weights, by hand."""
 import pytest
 
-from annotations.errors import InputError
-from evaluation.consensus.votes import normalised
-from evaluation.consensus.weights import weights_from_development
+from parseval.annotations.errors import InputError
+from parseval.evaluation.consensus.votes import normalised
+from parseval.evaluation.consensus.weights import weights_from_development
 
 
 def test_weights_follow_the_development_figure():

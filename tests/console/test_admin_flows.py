@@ -106,7 +106,7 @@ def test_scoring_options_are_checked_against_the_kind(staff_organiser, kind, met
 @pytest.mark.django_db
 def test_guide_schema_is_checked_when_saved():
     from campaign.gold_admin import GuideVersionForm
-    from annotations.easy.schema import DEFAULT_SCHEMA
+    from parseval.annotations.easy.schema import DEFAULT_SCHEMA
 
     good = GuideVersionForm(data={"version": "2", "notes": "", "schema": json.dumps(DEFAULT_SCHEMA.to_dict())})
     bad = GuideVersionForm(data={"version": "2", "notes": "", "schema": '{"group_types": ["GN"]}'})

@@ -164,7 +164,7 @@ def test_mark_failed_never_contradicts_a_stored_result(world):
     is scored and stays so, on the pages and in the ranking. A re-score in progress (a new round, no result of it
     yet) can be marked failed: the earlier results stay stored, as when a re-score fails on its own."""
     from campaign.console import actions
-    from evaluation import summaries
+    from evaluation.results import summaries
 
     c, rb, org = world["c"], world["rb"], world["org"]
     with pytest.raises(ValueError, match="re-score it"):

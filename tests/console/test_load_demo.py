@@ -9,7 +9,7 @@ from django.contrib.auth import authenticate, get_user_model
 from django.core.management import CommandError, call_command
 from django.test import RequestFactory
 
-from annotations.easy import read_document
+from parseval.annotations.easy import read_document
 from campaign import demo
 from campaign.models import Campaign, CampaignState, Run, RunStatus
 from evaluation.models import PublishedSnapshot, Result, SignificanceSet

@@ -11,21 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.alignment_memory import chained_regions, table_walk
-from evaluation.deps.alignment import (
-    AlignWord,
-    Span,
-    TextMismatch,
-    _lcs_pairs,
-    align_forms,
-    alignment_ceiling,
-    align_words,
-    char_spans,
-    check_same_text,
-    count_matches,
-    groups,
-    overlaps,
-    strip_spaces,
-)
+from parseval.evaluation.deps.alignment import AlignWord, Span, TextMismatch, _lcs_pairs, align_forms, alignment_ceiling, align_words, char_spans, check_same_text, count_matches, groups, overlaps, strip_spaces
 
 
 def test_spaces_are_not_characters():
@@ -160,9 +146,9 @@ def test_a_run_of_chained_multiword_regions_stays_under_the_ceiling(tmp_path):
     assert 150_000 < len(run.encode()) < 205_000
     code = textwrap.dedent("""
         import json, resource, sys, tracemalloc
-        from evaluation.deps.alignment import align_words
-        from evaluation.deps.conll18 import score_conll18
-        from evaluation.deps.conll18_reader import read_conll18
+        from parseval.evaluation.deps.alignment import align_words
+        from parseval.evaluation.deps.conll18 import score_conll18
+        from parseval.evaluation.deps.conll18_reader import read_conll18
         gold, run = read_conll18(sys.argv[1]), read_conll18(sys.argv[2])
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         tracemalloc.start()

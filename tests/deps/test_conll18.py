@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from annotations.errors import InputError
+from parseval.annotations.errors import InputError
 from evaluation.__main__ import main
-from evaluation.deps.alignment import groups
-from evaluation.deps.conll18 import ROWS, format_table, score_conll18, score_files
-from evaluation.deps.conll18_reader import parse_conll18, read_conll18
+from parseval.evaluation.deps.alignment import groups
+from parseval.evaluation.deps.conll18 import ROWS, format_table, score_conll18, score_files
+from parseval.evaluation.deps.conll18_reader import parse_conll18, read_conll18
 
 DATA = Path(__file__).parent / "data"
 GOLD = DATA / "sequoia-2.gold.conllu"
@@ -250,8 +250,8 @@ def test_a_plain_word_is_compared_without_its_spaces_a_multiword_one_with_them()
 
 
 def test_project_las_full_or_universal_labels(tmp_path, capsys):
-    from annotations.conllu import parse_conllu
-    from evaluation.deps.metrics import score_dependencies
+    from parseval.annotations.conllu import parse_conllu
+    from parseval.evaluation.deps.metrics import score_dependencies
 
     gold, test = parse_conllu(GOLD_CAT, file="g"), parse_conllu(TEST_CAT, file="t")
     # the project's default leaves punctuation out: Le, chat, dort are scored
@@ -285,7 +285,7 @@ def test_preset_refuses_the_project_scorer_options(capsys):
 
 def test_per_sentence_counts_sum_to_the_rows_on_real_spacy_output():
     # spaCy cut the first gold sentence in three: the three system sentences and their words count in it
-    from evaluation.deps.conll18 import COLUMNS, ROW_COLUMNS, sentence_counts
+    from parseval.evaluation.deps.conll18 import COLUMNS, ROW_COLUMNS, sentence_counts
 
     gold, test = read_conll18(GOLD), read_conll18(RAW)
     counts = sentence_counts(gold, test)
@@ -301,9 +301,9 @@ def test_per_sentence_counts_sum_to_the_rows_on_real_spacy_output():
 
 
 def test_raw_text_and_tokenisation_spell_the_gold_characters():
-    from annotations.conllu import read_conllu
-    from evaluation.deps.alignment import strip_spaces
-    from evaluation.deps.rawtext import raw_text, tokenisation, tokenisation_characters
+    from parseval.annotations.conllu import read_conllu
+    from parseval.evaluation.deps.alignment import strip_spaces
+    from parseval.evaluation.deps.rawtext import raw_text, tokenisation, tokenisation_characters
 
     sentences = read_conllu(GOLD)
     gold = read_conll18(GOLD)

@@ -5,10 +5,10 @@ import json
 
 import pytest
 
-from annotations.conllu import parse_conllu, read_conllu, write_conllu
-from annotations.errors import InputError
+from parseval.annotations.conllu import parse_conllu, read_conllu, write_conllu
+from parseval.annotations.errors import InputError
 from evaluation.__main__ import main
-from evaluation.deps.metrics import PunctRule, score_dependencies, score_files
+from parseval.evaluation.deps.metrics import PunctRule, score_dependencies, score_files
 
 
 def row(i, form, upos, head, rel, xpos="_"):

@@ -6,18 +6,10 @@ import random
 
 import pytest
 
-from annotations.errors import InputError
-from annotations.trees.penn import parse_penn
+from parseval.annotations.errors import InputError
+from parseval.annotations.trees.penn import parse_penn
 from evaluation.__main__ import main
-from evaluation.deps.errorlab import (
-    ERROR_TYPES,
-    LabLabels,
-    find_places,
-    insert_error,
-    insert_errors,
-    load_lab_labels,
-    run_error_lab,
-)
+from parseval.evaluation.deps.errorlab import ERROR_TYPES, LabLabels, find_places, insert_error, insert_errors, load_lab_labels, run_error_lab
 from tests.conftest import sequoia_trees
 
 # PP inside an NP ("the man with a telescope"), adverb phrase at the end
@@ -161,7 +153,7 @@ def test_flatter_scheme_is_punished_more_by_parseval():
     # the paper's effect (shown there on PTB), here on Sequoia: same sentences, one version with
     # NP-in-PP removed (flatter): the same attachment errors cost more PARSEVAL F on the flatter version
     trees = parse_penn(sequoia_trees("europar", 200))
-    from annotations.trees.transforms import apply_transforms
+    from parseval.annotations.trees.transforms import apply_transforms
     flat = apply_transforms(trees, "no-np-in-pp")
     r = run_error_lab({"penn": trees, "flat": flat}, seed=1, per_type=40, types=["ATTACH I", "LABEL I"])
     for t in ("ATTACH I", "LABEL I"):
@@ -238,9 +230,9 @@ def test_every_insertion_keeps_the_words(kind):
 
 
 def test_pooled_equals_scoring_all_damaged_sentences_at_once():
-    from evaluation.deps.convert import trees_to_dependencies
-    from evaluation.deps.metrics import PunctRule, score_dependencies
-    from evaluation.deps.treemetrics import evalb_scores, leaf_ancestor_scores
+    from parseval.evaluation.deps.convert import trees_to_dependencies
+    from parseval.evaluation.deps.metrics import PunctRule, score_dependencies
+    from parseval.evaluation.deps.treemetrics import evalb_scores, leaf_ancestor_scores
 
     trees = parse_penn(sequoia_trees("frwiki", 40))
     kinds = ["ATTACH I", "SPAN II"]
@@ -266,19 +258,15 @@ def test_pooled_equals_scoring_all_damaged_sentences_at_once():
 
 
 def test_adapter_calls_the_project_tree_metrics():
-    from annotations.trees.square import parse_square
-    from evaluation.deps.treemetrics import (
-        evalb_scores,
-        implementations,
-        leaf_ancestor_scores,
-    )
+    from parseval.annotations.trees.square import parse_square
+    from parseval.evaluation.deps.treemetrics import evalb_scores, implementations, leaf_ancestor_scores
 
     # the leaf-ancestor worked example of the constituency spec: sentence LA 0.833
     [g] = parse_square("[S [N1 two [N1 tax revision ] bills ] were passed ]")
     [t] = parse_square("[S [NP two tax revision bills ] were passed ]")
     la = leaf_ancestor_scores([g], [t])
     assert la["word_mean"] == pytest.approx(5 / 6, abs=1e-3) and la["words"] == 6
-    assert "evaluation.trees" in implementations()["leaf_ancestor"]
+    assert "parseval.evaluation.trees" in implementations()["leaf_ancestor"]
     # evalb on identical trees
     [p] = parse_penn(T2)
     assert evalb_scores([p], [p])["f"] == 1.0
@@ -290,8 +278,8 @@ def test_the_french_demo_trees_find_a_place_for_every_error_type(shared_data, tm
     error types finds places; with the Penn roles forced, 5 of the 7 find none (ATTACH II, LABEL II,
     SPAN I-III: no S/SBAR clause, VP or RB/NN-tagged word in French Treebank trees)."""
     from campaign.demo_kinds import sequoia_documents
-    from evaluation.deps.errorlab import PRESETS, census, load_lab_labels, preset_for_trees
-    from evaluation.deps.treeio import read_tree_files
+    from parseval.evaluation.deps.errorlab import PRESETS, census, load_lab_labels, preset_for_trees
+    from parseval.evaluation.deps.treeio import read_tree_files
 
     paths = sequoia_documents(shared_data / "sequoia-const", tmp_path)
     trees = [t for p in paths for t in read_tree_files([p])]
@@ -310,7 +298,7 @@ def test_the_french_demo_trees_find_a_place_for_every_error_type(shared_data, tm
 def test_head_rules_of_another_tag_set_are_warned_about(shared_data, tmp_path):
     """French Treebank trees with the Penn roles forced (and so Collins's head rules): 2% of the heads
     come from a rule, so the lab warns that LAS and UAS mean nothing; with the ftb roles, no warning."""
-    from evaluation.deps.errorlab import format_report
+    from parseval.evaluation.deps.errorlab import format_report
 
     lines = (shared_data / "sequoia-const" / "sequoia-corpus+fct.mrg_strict").read_text(encoding="utf-8").splitlines()
     trees = [t for line in lines[1:21] for t in parse_penn(line)]

@@ -3,18 +3,14 @@ from __future__ import annotations
 
 import pytest
 
-from annotations.conllu import parse_conllu
-from annotations.errors import InputError
-from annotations.trees.headrules import load_head_rules, parse_head_rules, split_label
-from annotations.trees.penn import parse_penn
-from annotations.trees.transforms import apply_transforms
+from parseval.annotations.conllu import parse_conllu
+from parseval.annotations.errors import InputError
+from parseval.annotations.trees.headrules import load_head_rules, parse_head_rules, split_label
+from parseval.annotations.trees.penn import parse_penn
+from parseval.annotations.trees.transforms import apply_transforms
 from evaluation.__main__ import main
-from evaluation.deps.convert import (
-    remove_null_elements,
-    tree_to_dependencies,
-    trees_to_dependencies,
-)
-from evaluation.deps.metrics import score_dependencies
+from parseval.evaluation.deps.convert import remove_null_elements, tree_to_dependencies, trees_to_dependencies
+from parseval.evaluation.deps.metrics import score_dependencies
 from tests.conftest import sequoia_trees
 
 
@@ -95,7 +91,7 @@ def test_conversion_with_and_without_function_tags_agrees_on_a_treebank():
     assert r["words"] > 5000
     assert r["f"] == 1.0 and r["las"] == 1.0
     # every sentence is a tree: one root, no cycle (re-reading the CoNLL-U checks it)
-    from annotations.conllu import write_conllu
+    from parseval.annotations.conllu import write_conllu
     again = parse_conllu(write_conllu(a))
     assert len(again) == len(trees)
     assert all(sum(w.head == 0 for w in s.words) == 1 for s in again)
@@ -119,7 +115,7 @@ def test_convert_cli(tmp_path, capsys):
 
 
 def test_conversion_reliability_drops_when_heads_come_from_function_labels(tmp_path, capsys):
-    from evaluation.deps.convert import conversion_reliability
+    from parseval.evaluation.deps.convert import conversion_reliability
 
     tiger = parse_penn("(S (NP-SB (ART Der) (NN-HD Hund)) (VVFIN-HD bellt))")
     doc = conversion_reliability(tiger, "penn", head_functions=["HD"])

@@ -1,4 +1,4 @@
-"""spaCy analyses written as CoNLL-U (annotations/spacy_conllu.py), with a real French pipeline."""
+"""spaCy analyses written as CoNLL-U (parseval/annotations/spacy_conllu.py), with a real French pipeline."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,10 +7,10 @@ import pytest
 import spacy
 from spacy.tokens import Doc
 
-from annotations.conllu import parse_conllu, read_conllu
-from annotations.spacy_conllu import doc_to_conllu, load_pipeline, parse_gold_words, parse_raw_text
-from evaluation.deps.conll18 import score_conll18
-from evaluation.deps.conll18_reader import parse_conll18, read_conll18
+from parseval.annotations.conllu import parse_conllu, read_conllu
+from parseval.annotations.spacy_conllu import doc_to_conllu, load_pipeline, parse_gold_words, parse_raw_text
+from parseval.evaluation.deps.conll18 import score_conll18
+from parseval.evaluation.deps.conll18_reader import parse_conll18, read_conll18
 
 GOLD = Path(__file__).parent / "data" / "sequoia-2.gold.conllu"
 

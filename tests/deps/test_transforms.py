@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from annotations.errors import InputError
-from annotations.trees.penn import parse_penn
-from annotations.trees.transforms import apply_transforms, canonical_spec, make_transform, parse_spec
+from parseval.annotations.errors import InputError
+from parseval.annotations.trees.penn import parse_penn
+from parseval.annotations.trees.transforms import apply_transforms, canonical_spec, make_transform, parse_spec
 from evaluation.__main__ import main
 
 # the flattening worked example of the constituency spec (section 3)

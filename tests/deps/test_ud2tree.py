@@ -1,8 +1,8 @@
-"""UD -> phrase structure (evaluation.deps.ud2tree) on hand-built sentences."""
+"""UD -> phrase structure (parseval.evaluation.deps.ud2tree) on hand-built sentences."""
 from __future__ import annotations
 
-from annotations.conllu import parse_conllu
-from evaluation.deps.ud2tree import ftb_tag, projective_heads, ud_to_tree
+from parseval.annotations.conllu import parse_conllu
+from parseval.evaluation.deps.ud2tree import ftb_tag, projective_heads, ud_to_tree
 
 
 def sent(rows: str):

@@ -5,7 +5,7 @@ import io
 
 import pytest
 
-from annotations.easy import read_document
+from parseval.annotations.easy import read_document
 from tests.conftest import DATA, REPO_ROOT  # noqa: F401  (re-exported for the tests)
 
 XLINK = 'xmlns:xlink="http://www.w3.org/1999/xlink"'

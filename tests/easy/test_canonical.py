@@ -15,10 +15,10 @@ import re
 
 import pytest
 
-from annotations.easy import canonical
-from annotations.easy import reader as easy_reader
-from annotations.easy.reader import read_document
-from annotations.easy.validate import validate_run
+from parseval.annotations.easy import canonical
+from parseval.annotations.easy import reader as easy_reader
+from parseval.annotations.easy.reader import read_document
+from parseval.annotations.easy.validate import validate_run
 
 from .conftest import easy_xml, sentence
 
@@ -341,8 +341,8 @@ def test_a_caller_file_object_is_left_open_and_read_from_where_it_was(easy_ref, 
 
 
 def test_a_guide_schema_of_its_own_is_read_by_the_canonical_path_too(monkeypatch):
-    from annotations.easy.canonical import schema_is_plain
-    from annotations.easy.schema import EasySchema
+    from parseval.annotations.easy.canonical import schema_is_plain
+    from parseval.annotations.easy.schema import EasySchema
 
     schema = EasySchema(("GN", "GX"), {"LIEN": ("source", "cible")}, {"LIEN": ("poids",)})
     assert schema_is_plain(schema)
@@ -446,9 +446,9 @@ def test_real_files_from_another_writer_read_exactly_as_the_detailed_parser_read
 def _parts_snapshot(data: bytes, as_parts: bool):
     """What scoring reads from a gold file (each sentence's view and forms, the problems and the warnings),
     and how many sentences came as parts."""
-    from annotations.easy.model import SentenceParts
-    from annotations.easy.reader import ProblemSink, iter_sentences
-    from evaluation.easy.ranges import ReferenceView
+    from parseval.annotations.easy.model import SentenceParts
+    from parseval.annotations.easy.reader import ProblemSink, iter_sentences
+    from parseval.evaluation.easy.ranges import ReferenceView
 
     sink, warnings, out, parts = ProblemSink(), [], [], 0
     for s in iter_sentences(io.BytesIO(data), name="doc.xml", gold=True, problems=sink, warnings=warnings,

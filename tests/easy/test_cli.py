@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from evaluation.__main__ import main
-from evaluation.easy import gold_sha256
+from parseval.evaluation.easy import gold_sha256
 
 from .conftest import REPO_ROOT, easy_xml, sentence
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation.__main__ import main
+from parseval.__main__ import main
 from tests.conftest import DATA
 
 GOLD = (DATA / "easy-ref" / "ref" / "general_elda.xml").read_text(encoding="utf-8")

@@ -11,13 +11,13 @@ import random
 
 import pytest
 
-from annotations.easy import reader as easy_reader
-from annotations.easy.model import Document
-from annotations.easy.reader import read_document
-from annotations.easy.writer import write_document
-from annotations.errors import InputError
+from parseval.annotations.easy import reader as easy_reader
+from parseval.annotations.easy.model import Document
+from parseval.annotations.easy.reader import read_document
+from parseval.annotations.easy.writer import write_document
+from parseval.annotations.errors import InputError
 from benchmarks.easy_corpus import other_writer, perturb
-from evaluation.easy.scoring import score_corpus
+from parseval.evaluation.easy.scoring import score_corpus
 
 FILES = ("general_elda.xml", "mail_10.xml", "oral_delic_1.xml")
 DAMAGE = [
@@ -108,9 +108,9 @@ def test_a_damaged_run_from_another_writer_gets_the_same_problems(gold_and_run, 
 def test_run_sentences_read_as_parts_give_the_views_their_sentences_give(gold_and_run, other_writer_runs):
     """Scoring reads a run's sentences as parts where it can: every mode's relations and the constituents
     must be those of the sentences, whether the targets are groups, forms in a group or alone, or null."""
-    from annotations.easy.model import SentenceParts
-    from annotations.easy.reader import iter_sentences
-    from evaluation.easy.ranges import HypothesisView, ReferenceView
+    from parseval.annotations.easy.model import SentenceParts
+    from parseval.annotations.easy.reader import iter_sentences
+    from parseval.evaluation.easy.ranges import HypothesisView, ReferenceView
 
     gold, runs = gold_and_run
     refs = {s.id: ReferenceView(s, None) for d in gold[:1] for s in d.sentences}

@@ -7,13 +7,13 @@ import random
 import numpy as np
 import pytest
 
-from annotations.easy.model import Document
-from annotations.easy.schema import DEFAULT_SCHEMA, EasySchema
-from annotations.easy.writer import document_to_bytes
+from parseval.annotations.easy.model import Document
+from parseval.annotations.easy.schema import DEFAULT_SCHEMA, EasySchema
+from parseval.annotations.easy.writer import document_to_bytes
 from benchmarks.easy_corpus import perturb
-from evaluation.easy.gold_index import IndexedDocument, IndexUnreadable, index_key
-from evaluation.easy.ranges import ReferenceView
-from evaluation.easy.scoring import count_sentences, score_corpus
+from parseval.evaluation.easy.gold_index import IndexedDocument, IndexUnreadable, index_key
+from parseval.evaluation.easy.ranges import ReferenceView
+from parseval.evaluation.easy.scoring import count_sentences, score_corpus
 
 from .conftest import load, sentence
 

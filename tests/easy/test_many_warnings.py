@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from evaluation.easy.scoring import MAX_WARNINGS, count_sentences, score_corpus
-from evaluation.easy.shards import ShardCounts, count_shard, merge
+from parseval.evaluation.easy.scoring import MAX_WARNINGS, count_sentences, score_corpus
+from parseval.evaluation.easy.shards import ShardCounts, count_shard, merge
 
 from .conftest import easy_xml, sentence
 

@@ -7,9 +7,8 @@ import resource
 
 import pytest
 
-from annotations.easy import (DEFAULT_SCHEMA, Document, EasySchema, document_to_bytes, iter_sentences,
-                              read_document, validate_run)
-from annotations.errors import InputError
+from parseval.annotations.easy import DEFAULT_SCHEMA, Document, EasySchema, document_to_bytes, iter_sentences, read_document, validate_run
+from parseval.annotations.errors import InputError
 
 from .conftest import XLINK, easy_xml, load, sentence
 

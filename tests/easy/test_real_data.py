@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from annotations.easy import read_document
-from evaluation.easy import score_corpus
-from evaluation.easy.ranges import ReferenceView
-from annotations.easy.schema import DEFAULT_SCHEMA
+from parseval.annotations.easy import read_document
+from parseval.evaluation.easy import score_corpus
+from parseval.evaluation.easy.ranges import ReferenceView
+from parseval.annotations.easy.schema import DEFAULT_SCHEMA
 
 
 def test_every_reference_file_loads_and_totals_match_readme(gold_docs):
@@ -64,7 +64,7 @@ def test_gold_against_itself_is_perfect_in_all_20_ways(gold_docs):
 
 
 def test_fast_and_detailed_readers_build_the_same_sentences(easy_ref, easy_guide, gold_docs):
-    from annotations.easy import iter_sentences
+    from parseval.annotations.easy import iter_sentences
 
     paths = sorted(easy_ref.glob("*.xml"))[:6] + sorted(easy_guide.glob("*.xml"))[:3]
     for path in paths:

@@ -8,11 +8,11 @@ import random
 
 import numpy as np
 
-from annotations.easy.model import Document
-from annotations.easy.writer import document_to_bytes
+from parseval.annotations.easy.model import Document
+from parseval.annotations.easy.writer import document_to_bytes
 from benchmarks.easy_corpus import perturb
-from evaluation import stats
-from evaluation.easy import row_spill, scoring
+from parseval.evaluation import stats
+from parseval.evaluation.easy import row_spill, scoring
 
 
 def _runs(gold_docs):

@@ -9,13 +9,12 @@ import random
 
 import pytest
 
-from annotations.easy import DEFAULT_SCHEMA
-from evaluation.easy import (MATCHES, ReferenceView, genre_of, match_counts, maximum_matching, prf,
-                             range_holds, score_corpus)
-from evaluation.easy import matching
-from evaluation.easy.ranges import ALL_BITS, BIT, range_mask
-from evaluation.signature import parse_signature
-from evaluation.version import SCORER_VERSION
+from parseval.annotations.easy import DEFAULT_SCHEMA
+from parseval.evaluation.easy import MATCHES, ReferenceView, genre_of, match_counts, maximum_matching, prf, range_holds, score_corpus
+from parseval.evaluation.easy import matching
+from parseval.evaluation.easy.ranges import ALL_BITS, BIT, range_mask
+from parseval.evaluation.signature import parse_signature
+from parseval.evaluation.version import SCORER_VERSION
 
 from .conftest import load, sentence
 
@@ -328,7 +327,7 @@ def test_genre_from_file_name():
 
 
 def test_progress_and_corpus_validation_of_sentences_without_gold(tmp_path):
-    from annotations.errors import InputError
+    from parseval.annotations.errors import InputError
 
     from .conftest import easy_xml
 
@@ -350,8 +349,8 @@ def test_progress_and_corpus_validation_of_sentences_without_gold(tmp_path):
 
 
 def test_a_run_copied_under_another_name_is_named_after_its_document_in_problems(tmp_path):
-    from annotations.errors import InputError
-    from evaluation.easy import score_corpus
+    from parseval.annotations.errors import InputError
+    from parseval.evaluation.easy import score_corpus
 
     from .conftest import easy_xml
 
@@ -376,9 +375,9 @@ def test_gold_read_one_document_at_a_time_scores_byte_identically(easy_ref, tmp_
     import json
     import random
 
-    from annotations.easy.reader import read_document
-    from annotations.easy.writer import write_document
-    from annotations.easy.model import Document
+    from parseval.annotations.easy.reader import read_document
+    from parseval.annotations.easy.writer import write_document
+    from parseval.annotations.easy.model import Document
     from benchmarks.easy_corpus import perturb
 
     names = ["general_elda.xml", "mail_10.xml", "oral_delic_1.xml", "questions_trec.xml"]

@@ -8,13 +8,13 @@ import random
 import numpy as np
 import pytest
 
-from annotations.easy import read_document
-from annotations.errors import InputError
+from parseval.annotations.easy import read_document
+from parseval.annotations.errors import InputError
 from benchmarks.easy_corpus import other_writer, perturb
-from evaluation.easy.files import gold_sha256
-from evaluation.easy.scoring import score_corpus
-from evaluation.easy import shards
-from evaluation.easy.shards import ShardCounts, count_shard, merge, split
+from parseval.evaluation.easy.files import gold_sha256
+from parseval.evaluation.easy.scoring import score_corpus
+from parseval.evaluation.easy import shards
+from parseval.evaluation.easy.shards import ShardCounts, count_shard, merge, split
 from tests.conftest import DATA
 
 REF = DATA / "easy-ref" / "ref"

@@ -15,7 +15,7 @@ import pytest
 from django.test import Client
 from lxml import etree
 
-from annotations.easy import Document, Form, Sentence, document_to_bytes, read_document
+from parseval.annotations.easy import Document, Form, Sentence, document_to_bytes, read_document
 from annotations.models import GoldDocument, GoldSentence
 from campaign.subsets import mark_subset, sample_test_subset
 from campaign.models import Campaign

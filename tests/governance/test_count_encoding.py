@@ -5,7 +5,7 @@ distinct relations of one type, 8 sentences per genre × type cell. At the resul
 sees its run's cells, and ``fp`` of a cell is the run's relations of that type in the *scored*
 sentences of that genre: its bits say which of the 8 sentences are test sentences.
 
-* The crafted run is refused at validation by the plausibility bound (annotations/plausibility.py),
+* The crafted run is refused at validation by the plausibility bound (parseval/annotations/plausibility.py),
   with the same report whatever the test set.
 * A run that encodes within the bound (6 bits per cell, in sentences long enough) is accepted; what
   its team then sees before the gold release holds no count, so the decoder reads nothing, while
@@ -24,8 +24,8 @@ from django.test import Client
 from django.urls import reverse
 from lxml import etree
 
-from annotations import plausibility
-from annotations.easy import DEFAULT_SCHEMA
+from parseval.annotations import plausibility
+from parseval.annotations.easy import DEFAULT_SCHEMA
 from annotations.models import GoldSentence
 from campaign import lifecycle
 from campaign.models import CampaignState, RunStatus
@@ -247,7 +247,7 @@ def test_pooled_by_default_rates_rounded_small_genres_hidden(drawn, organiser, a
 
 def test_a_real_parsers_run_passes(drawn, organiser, tmp_path):
     from campaign.demo_parses import ParseCache, real_easy_files
-    from annotations.easy import read_document
+    from parseval.annotations.easy import read_document
 
     make, upload = drawn
     campaign, team = make("enc-real")

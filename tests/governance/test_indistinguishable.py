@@ -37,8 +37,8 @@ from django.test import Client
 from django.utils import dateformat, timezone
 from lxml import etree
 
-from annotations import plausibility
-from annotations.limits import MAX_SENTENCE_RELATIONS, MAX_SENTENCE_WORDS, MAX_TREE_DEPTH
+from parseval.annotations import plausibility
+from parseval.annotations.limits import MAX_SENTENCE_RELATIONS, MAX_SENTENCE_WORDS, MAX_TREE_DEPTH
 from annotations.models import GoldSentence
 from campaign.models import CampaignKind, Run, RunStatus
 from tests import factories
@@ -86,7 +86,7 @@ def easy_relations(count: int | None, *, null_args: bool = False):
 
 def tree_payload(transform):
     def build(gold: bytes, sid: str) -> bytes:
-        from annotations.trees.penn import parse_penn
+        from parseval.annotations.trees.penn import parse_penn
 
         lines = [tree.to_penn() for tree in parse_penn(gold.decode("utf-8"))]
         index = int(sid) - 1
@@ -107,7 +107,7 @@ def wrap_first_word(depth_total: int):
 
 def wrap_first_word_to_bound(penn: str) -> str:
     """The first preterminal wrapped in as many unary X nodes as the plausibility bound allows the tree."""
-    from annotations.trees.penn import parse_penn
+    from parseval.annotations.trees.penn import parse_penn
 
     tree = parse_penn(penn)[0]
     extra = plausibility.bound("brackets", len(tree.words())) - plausibility.tree_counts(tree)["brackets"]
@@ -171,7 +171,7 @@ def easy_as_conllu(change):
     """The EASY gold's forms as CoNLL-U (a flat parse: every word on the first), sentence P's block changed:
     a CoNLL-U run of an EASY campaign that takes them, converted on validation."""
     def build(gold: bytes, sid: str) -> bytes:
-        from annotations.easy.reader import read_document
+        from parseval.annotations.easy.reader import read_document
 
         blocks = []
         for sentence in read_document(io.BytesIO(gold), gold=True, name="mail_10.xml").sentences:
@@ -233,7 +233,7 @@ def kinds(tmp: Path) -> list[Kind]:
     dep_ids = [re.search(r"# sent_id = (\S+)", b).group(1) for b in blocks[:2]]
     return [
         Kind("easy", CampaignKind.EASY, [easy], "E3", "E2", {
-            # the plausibility bound (annotations/plausibility.py) comes before the scorability limits
+            # the plausibility bound (parseval/annotations/plausibility.py) comes before the scorability limits
             "relations-at-bound": easy_relations(None),
             "relations-implausible-refused": easy_relations(MAX_SENTENCE_RELATIONS - 10),
             "relations-beyond-limit": easy_relations(MAX_SENTENCE_RELATIONS + 1),
@@ -471,7 +471,7 @@ def test_self_test_catches_a_planted_difference(workers, tmp_path):
 
     # 0. the significance sets, live, as every scored run used to publish them (finding 3 of issue 19):
     # computed here for both campaigns, at two moments, as the worker would after each scoring
-    from evaluation import significance
+    from evaluation.significance import sets as significance
 
     for side in ("T", "N"):
         significance.compute(campaigns[("constituency", side)]["campaign"])

@@ -37,7 +37,7 @@ def _fake_results(c, runs=None):
 @pytest.mark.parametrize("from_state,to_state", ALL_EDGES)
 def test_each_edge_is_allowed_or_refused_and_audited(from_state, to_state, organiser):
     c = campaign(from_state, organiser=organiser)
-    with mock.patch("evaluation.summaries.campaign_results", _fake_results):
+    with mock.patch("evaluation.results.summaries.campaign_results", _fake_results):
         if (from_state, to_state) in ALLOWED_EDGES:
             transition(c, to_state, actor=organiser)
             assert c.state == to_state
@@ -114,7 +114,7 @@ def test_publication_takes_an_immutable_snapshot_of_the_results(organiser, membe
         seen["runs"] = sorted(r.pk for r in runs)
         return _fake_results(campaign_, runs)
 
-    with mock.patch("evaluation.summaries.campaign_results", results):
+    with mock.patch("evaluation.results.summaries.campaign_results", results):
         transition(c, "published", actor=organiser)
     snapshot = PublishedSnapshot.objects.get(campaign=c)
     assert seen["runs"] == [scored.pk]

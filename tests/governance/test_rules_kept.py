@@ -26,9 +26,12 @@ from django.test import Client
 from campaign import lifecycle
 from campaign.models import CampaignState, Run, TeamFigures
 from campaign.services.runs import withdraw_run
-from evaluation import consensus_runs, disclosure, publication_bundle, significance
+from evaluation.consensus import runs as consensus_runs
+from evaluation.results import disclosure
+from evaluation.bundle import publication as publication_bundle
+from evaluation.significance import sets as significance
 from evaluation.models import PairedDifference, SignificanceSet
-from evaluation.summaries import visible_results
+from evaluation.results.summaries import visible_results
 
 from . import walker
 from .conftest import run as make_run

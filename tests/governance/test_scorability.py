@@ -2,7 +2,7 @@
 
 Scoring reads only the test sentences, validation reads them all; a sentence that passes validation but
 breaks or stalls scoring would tell a team whether it is a test sentence. So every reader refuses what is
-beyond :mod:`annotations.limits`, the tree walks do not recurse, and a tree at the limits is scored by every
+beyond :mod:`parseval.annotations.limits`, the tree walks do not recurse, and a tree at the limits is scored by every
 metric with a small stack.
 """
 from __future__ import annotations
@@ -12,16 +12,16 @@ import sys
 
 import pytest
 
-from annotations.easy.validate import validate_run
-from annotations.errors import InputError
-from annotations.limits import MAX_SENTENCE_RELATIONS, MAX_SENTENCE_WORDS, MAX_TREE_DEPTH, MAX_TREE_NODES
-from annotations.trees.penn import parse_penn, parse_penn_lines
-from annotations.trees.square import parse_square
-from annotations.trees.tree import Tree
+from parseval.annotations.easy.validate import validate_run
+from parseval.annotations.errors import InputError
+from parseval.annotations.limits import MAX_SENTENCE_RELATIONS, MAX_SENTENCE_WORDS, MAX_TREE_DEPTH, MAX_TREE_NODES
+from parseval.annotations.trees.penn import parse_penn, parse_penn_lines
+from parseval.annotations.trees.square import parse_square
+from parseval.annotations.trees.tree import Tree
 from evaluation.kinds.sentence import Parsed
 from evaluation.kinds.constituency import ConstituencyKind
 from evaluation.kinds.sentence.tokens import TextSentence
-from evaluation.trees import METRICS
+from parseval.evaluation.trees import METRICS
 from tests.conftest import REPO_ROOT
 
 SIDE = "(VP (VB y) (NP (DT the) (NN z)))"
@@ -132,7 +132,7 @@ def test_constituency_check_file_reports_a_too_deep_tree_like_any_problem(tmp_pa
 
 
 def test_dependency_validation_counts_words_and_empty_nodes():
-    from annotations.conllu import parse_conllu
+    from parseval.annotations.conllu import parse_conllu
     from evaluation.kinds.dependency import DependencyKind
 
     rows = ["1\ta\ta\tNOUN\t_\t_\t0\troot\t_\t_"]
@@ -197,7 +197,7 @@ def test_command_line_scoring_of_a_too_deep_tree_gives_a_located_error(tmp_path)
 
 
 def test_easy_matching_follows_augmenting_paths_of_any_length():
-    from evaluation.easy.matching import maximum_matching
+    from parseval.evaluation.easy.matching import maximum_matching
 
     # h0 may match r0 only, h_i r_(i-1) or r_i: h_i tries r_(i-1) first, so the search for h_i walks back
     # through all of h_(i-1) ... h0 before it takes r_i; n items of one type make a path n long. Twice the

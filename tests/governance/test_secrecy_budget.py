@@ -1,6 +1,6 @@
 """The secrecy budget, attacked as a team that reads the code (issue: "secrecy you can count").
 
-The adversary of :mod:`evaluation.secrecy_budget` searches probe codes against what each team-figures setting
+The adversary of :mod:`evaluation.results.secrecy_budget` searches probe codes against what each team-figures setting
 shows before the gold release. Written as that adversary:
 
 * it can find a code: against ``full`` it decodes every non-development sentence of the demo campaign, and
@@ -22,7 +22,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from evaluation import secrecy_budget as sb
+from evaluation.results import secrecy_budget as sb
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -191,7 +191,7 @@ def _relation(parent, rtype, rid, first, second, roles):
 def _room(words: int, units: int) -> int:
     """Padding a sentence may carry: reversed pairs of distinct units (its groups and the forms outside them: the
     scorer reads an argument as its unit, so two forms of one group make one pair), within the bound."""
-    from annotations import plausibility
+    from parseval.annotations import plausibility
 
     per_type = min(plausibility.bound("relations_of_one_type", words) - 1, units * (units - 1) // 2)
     return min(plausibility.bound("relations", words) - 1, len(SURELY_WRONG) * per_type)
@@ -247,7 +247,7 @@ def _probe_run(padding: dict[tuple[str, str], int]) -> bytes:
 
 
 def _pooled_precision(client, run):
-    from evaluation.summaries import pooled
+    from evaluation.results.summaries import pooled
 
     cells = client.get(reverse("api:run-results", kwargs={"pk": run.pk})).json()["result"]["cells"]
     for c in cells:

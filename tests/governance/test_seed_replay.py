@@ -21,7 +21,7 @@ from collections import defaultdict
 import pytest
 from django.test import Client
 
-from annotations.easy import read_document
+from parseval.annotations.easy import read_document
 from annotations.models import GoldSentence
 from campaign.models import Campaign, CampaignState, Sentence
 from campaign.services.corpus import import_corpus

@@ -10,7 +10,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import Client
 
-from annotations.easy import read_document
+from parseval.annotations.easy import read_document
 from annotations.models import GoldSentence
 from campaign.subsets import (
     SubsetRefused, draw, draw_warning, key_fingerprint, mark_subset, sample_test_subset, sentence_ids_by_document, subset_counts,

@@ -20,7 +20,7 @@ from django.contrib.auth import get_user_model
 from django.core.files.base import ContentFile
 from django.utils import timezone
 
-from annotations.easy import read_document
+from parseval.annotations.easy import read_document
 from campaign.subsets import sample_test_subset
 from campaign import lifecycle
 from campaign.models import Campaign, CampaignState, Membership, Run, RunStatus, Team

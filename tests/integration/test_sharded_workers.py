@@ -1,4 +1,4 @@
-"""Real worker processes score one run in shards (evaluation.sharding): two scoring workers share the
+"""Real worker processes score one run in shards (evaluation.pipeline.sharding): two scoring workers share the
 shards, the task that counts the last one merges and stores, and the result is the engine's single pass; a
 shard worker killed mid-shard is taken back by its heartbeat while the coordinator's process scores other
 runs. Needs PostgreSQL and Redis; fails, never skips, without them."""
@@ -15,14 +15,14 @@ from pathlib import Path
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotations.easy import read_document
+from parseval.annotations.easy import read_document
 from benchmarks.easy_corpus import other_writer, perturb
 from campaign.models import Run, RunStatus
 from config import queues
-from evaluation.easy.files import gold_sha256
-from evaluation.easy.scoring import score_corpus
+from parseval.evaluation.easy.files import gold_sha256
+from parseval.evaluation.easy.scoring import score_corpus
 from evaluation.models import Result, ScoringShard
-from evaluation.services import scoring_parameters
+from evaluation.pipeline.services import scoring_parameters
 from tests import factories
 
 from .test_worker_scoring import (  # noqa: F401 (fixtures)
@@ -100,7 +100,7 @@ SHORT_LEASE = {**SHARDS, "PARSEVAL_SHARD_HEARTBEAT_SECONDS": "1", "PARSEVAL_SHAR
 
 
 def pid_of(token: str) -> int:
-    return int(token.split(":")[1])  # host:pid:task:nonce (evaluation.delivery.new_token)
+    return int(token.split(":")[1])  # host:pid:task:nonce (evaluation.pipeline.delivery.new_token)
 
 
 def test_a_shard_worker_killed_while_the_coordinator_waits(workers, tmp_path):  # noqa: F811

@@ -19,13 +19,13 @@ from django.db import connection
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotations.easy import read_document
+from parseval.annotations.easy import read_document
 from config import queues
 from campaign.models import Run, RunStatus
-from evaluation.easy.files import gold_sha256, genre_of
-from evaluation.easy.scoring import score_corpus
+from parseval.evaluation.easy.files import gold_sha256, genre_of
+from parseval.evaluation.easy.scoring import score_corpus
 from evaluation.models import Result, ResultCell
-from evaluation.services import scoring_parameters
+from evaluation.pipeline.services import scoring_parameters
 from tests import factories
 from tests.conftest import REPO_ROOT
 

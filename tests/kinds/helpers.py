@@ -4,10 +4,10 @@ from pathlib import Path
 
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotations.trees.detect import read_trees
-from annotations.trees.penn import write_penn
+from parseval.annotations.trees.detect import read_trees
+from parseval.annotations.trees.penn import write_penn
 from campaign.services.runs import upload_run
-from evaluation.deps.errorlab import insert_errors
+from parseval.evaluation.deps.errorlab import insert_errors
 from tests import factories
 
 

@@ -68,8 +68,8 @@ def test_converted_tree_runs_give_spacy_the_brackets_and_write_the_escapes_back(
     """A Sequoia tree writes its brackets -LRB-/-RRB-: spaCy gets "(" and ")" (the cached parse's forms),
     tags them as punctuation (so the converted tree's tag is PONCT, as in the gold), and the converted
     tree writes -LRB-/-RRB- again, so that its words are the gold's word for word."""
-    from annotations.trees.detect import read_trees
-    from annotations.trees.penn import parse_penn
+    from parseval.annotations.trees.detect import read_trees
+    from parseval.annotations.trees.penn import parse_penn
 
     line = next(t for t in (shared_data / "sequoia-const" / "sequoia-corpus+fct.mrg_strict").read_text(
         encoding="utf-8").splitlines() if "-LRB-" in t)

@@ -200,7 +200,7 @@ def test_raw_text_run_scored_per_gold_sentence_and_equal_to_the_cli(both_tracks,
         assert doc["rows"][name]["f1"] == pytest.approx(row["f1"])
 
     # per gold sentence: the rows the paired tests and the intervals read
-    from evaluation.metrics.conll18 import METRIC
+    from parseval.evaluation.metrics.conll18 import METRIC
 
     keys, strata, rows = both_tracks_kind().sentence_rows(result)
     assert keys == ["doc/a1", "doc/a2"] and strata == ["news", "news"]
@@ -278,7 +278,7 @@ def test_results_page_ranks_each_track_apart(client, both_tracks, alice, organis
 
 def test_paired_significance_compares_runs_within_their_track(both_tracks, alice,
                                                               django_capture_on_commit_callbacks):
-    from evaluation import significance
+    from evaluation.significance import sets as significance
 
     team = factories.make_team(both_tracks, alice, name="Team T")
     gold_run = _upload(both_tracks, team, alice, GOLD, django_capture_on_commit_callbacks, name="gold-run")
@@ -339,7 +339,7 @@ def test_development_check_in_the_raw_text_track_spells_the_dev_sentences(both_t
 def test_real_spacy_raw_text_run_equals_the_cli(db, storage, tmp_path, organiser, alice,
                                                django_capture_on_commit_callbacks):
     # spaCy fr_core_news_sm on the raw text of two Sequoia sentences (see tests/deps/test_conll18.py)
-    from evaluation.deps.conll18 import score_files
+    from parseval.evaluation.deps.conll18 import score_files
     from evaluation.kinds import get
 
     data = Path(__file__).parents[1] / "deps" / "data"

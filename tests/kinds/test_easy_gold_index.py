@@ -11,11 +11,11 @@ import pytest
 from annotations.models import GoldDocument
 from campaign.models import CampaignState, Sentence
 from campaign.subsets import mark_subset
-from evaluation.easy.gold_index import index_key
-from evaluation.easy.scoring import score_corpus
+from parseval.evaluation.easy.gold_index import index_key
+from parseval.evaluation.easy.scoring import score_corpus
 from evaluation.kinds.easy import gold as easy_gold
 from evaluation.kinds.easy.options import campaign_schema
-from evaluation.version import SCORER_VERSION
+from parseval.evaluation.version import SCORER_VERSION
 from tests import factories
 from tests.web.helpers import stored_run
 

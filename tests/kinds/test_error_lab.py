@@ -9,7 +9,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from campaign.models import AuditEntry
-from evaluation.deps.errorlab import run_error_lab
+from parseval.evaluation.deps.errorlab import run_error_lab
 from evaluation.models import ErrorLabJob
 from tests import factories
 from tests.conftest import sequoia_trees
@@ -33,7 +33,7 @@ def _post(client, campaign, **files_and_fields):
 
 
 def test_two_treebanks_side_by_side(client, campaign, organiser, django_capture_on_commit_callbacks):
-    from annotations.trees.detect import read_trees
+    from parseval.annotations.trees.detect import read_trees
 
     a, b = gold_bytes("annodis") + sequoia_trees("annodis", 6, skip=6).encode(), gold_bytes("frwiki")
     client.force_login(organiser)
@@ -136,7 +136,7 @@ def test_task_records_a_failure(campaign, organiser, django_capture_on_commit_ca
     with django_capture_on_commit_callbacks(execute=False):
         job = services.create_job(campaign, user=organiser,
                                   treebank_a=_upload("a.mrg", gold_bytes("annodis")))
-    with mock.patch("evaluation.deps.errorlab.run_error_lab", side_effect=KeyError("boom")):
+    with mock.patch("parseval.evaluation.deps.errorlab.run_error_lab", side_effect=KeyError("boom")):
         assert tasks.run_error_lab_job.apply(args=[job.pk]).get() == "failed"
     job.refresh_from_db()
     assert job.status == "failed" and "KeyError" in job.status_reason

@@ -6,9 +6,9 @@ import re
 from django.urls import reverse
 from django.utils.html import escape
 
-from evaluation import metrics
+from parseval.evaluation import metrics
 from evaluation.models import Result, ResultCell
-from evaluation.text import percent
+from evaluation.results.text import percent
 from tests import factories
 
 from .helpers import upload

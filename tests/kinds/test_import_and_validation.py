@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotations.errors import InputError
+from parseval.annotations.errors import InputError
 from annotations.models import GoldDocument, GoldSentence
 from campaign.models import CampaignKind, CorpusDocument, RunStatus, Sentence
 from evaluation.kinds import get

@@ -147,7 +147,7 @@ def test_released_gold_of_a_tree_campaign(client, tree_campaign, alice, tree_gol
     import zipfile
 
     from annotations.models import GoldSentence
-    from annotations.trees.detect import read_trees
+    from parseval.annotations.trees.detect import read_trees
 
     # Two sentences of frwiki go to the development sample, one is left out of scoring.
     sentences = GoldSentence.objects.filter(sentence__document__name="frwiki").order_by("sentence__position")

@@ -3,15 +3,15 @@ from __future__ import annotations
 
 import pytest
 
-from annotations.conllu import parse_conllu
-from annotations.trees.detect import read_sentences
+from parseval.annotations.conllu import parse_conllu
+from parseval.annotations.trees.detect import read_sentences
 from campaign.models import RunStatus
-from evaluation.deps import score_dependencies
-from evaluation.deps.convert import trees_to_dependencies
+from parseval.evaluation.deps import score_dependencies
+from parseval.evaluation.deps.convert import trees_to_dependencies
 from evaluation.models import Result, ResultCell
-from evaluation.signature import extend_signature
-from evaluation.summaries import campaign_results
-from evaluation.trees import score_trees
+from parseval.evaluation.signature import extend_signature
+from evaluation.results.summaries import campaign_results
+from parseval.evaluation.trees import score_trees
 from tests import factories
 
 from .helpers import damaged_trees, upload

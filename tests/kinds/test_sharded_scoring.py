@@ -1,4 +1,4 @@
-"""One EASY run scored in shards across workers (evaluation.sharding), in process: the stored result is byte
+"""One EASY run scored in shards across workers (evaluation.pipeline.sharding), in process: the stored result is byte
 for byte the single task's; a small run stays one task; a failing shard fails the run and stores nothing; a
 shard of a delivery that lost the run writes nothing; a coordinator leaves a shard another worker counts, and
 the shards' watch takes it back once silent. (With real worker processes: tests/integration.)"""
@@ -16,15 +16,15 @@ from unittest import mock
 import pytest
 from django.utils import timezone
 
-from annotations.easy import read_document
+from parseval.annotations.easy import read_document
 from annotations.models import gold_storage
 from annotations.models import GoldSentence
 from benchmarks.easy_corpus import other_writer, perturb
 from campaign.models import RunStatus
-from evaluation import delivery, sharding
+from evaluation.pipeline import delivery, sharding
 from evaluation.kinds.easy import EasyKind
-from evaluation.easy.gold_index import IndexedDocument
-from evaluation.easy.shards import ShardCounts
+from parseval.evaluation.easy.gold_index import IndexedDocument
+from parseval.evaluation.easy.shards import ShardCounts
 from evaluation.kinds.easy import conllu as easy_conllu
 from evaluation.kinds.easy import gold as easy_gold
 from evaluation.kinds.easy import shards as easy_shards
@@ -260,8 +260,8 @@ def test_a_shard_of_a_delivery_that_lost_the_run_writes_nothing(campaign, alice,
     settings.PARSEVAL_SHARD_SENTENCES = 200
     team = factories.make_team(campaign, alice, name="stale")
     run = stored_run(campaign, team, alice, realistic_run(), "run.zip", name="stale")
-    with mock.patch("evaluation.tasks.enqueue_scoring"):
-        from evaluation.tasks import validate_run
+    with mock.patch("evaluation.pipeline.tasks.enqueue_scoring"):
+        from evaluation.pipeline.tasks import validate_run
         validate_run.apply(args=[run.pk]).get()
     held = delivery.claim(run.pk, "coordinator-A", delivery.SCORING)
     delivery.write(held, status=RunStatus.SCORING)
@@ -289,8 +289,8 @@ def handed_over_run(campaign, user, settings, name: str):
     settings.PARSEVAL_SHARD_SENTENCES = 200
     team = factories.make_team(campaign, user, name=f"team {name}")
     run = stored_run(campaign, team, user, realistic_run(), "run.zip", name=name)
-    with mock.patch("evaluation.tasks.enqueue_scoring"):
-        from evaluation.tasks import score_run, validate_run
+    with mock.patch("evaluation.pipeline.tasks.enqueue_scoring"):
+        from evaluation.pipeline.tasks import score_run, validate_run
         validate_run.apply(args=[run.pk]).get()
 
     def another_worker_takes_shard_1(held, shards):

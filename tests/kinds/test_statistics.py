@@ -1,11 +1,11 @@
 """Kind results come from one scoring pass: per-genre figures from the rows, intervals for every ratio layer."""
 from __future__ import annotations
 
-from annotations.trees.detect import read_sentences
+from parseval.annotations.trees.detect import read_sentences
 from campaign.models import RunStatus
-from evaluation.metrics.common import TreeMetric
+from parseval.evaluation.metrics.common import TreeMetric
 from evaluation.models import Result, ResultCell
-from evaluation.trees import score_trees
+from parseval.evaluation.trees import score_trees
 from tests import factories
 
 from .helpers import damaged_trees, upload

@@ -9,14 +9,14 @@ from django import forms
 from django.urls import reverse
 from django.utils.html import escape
 
-from annotations.trees.detect import read_trees
-from annotations.trees.penn import write_penn
+from parseval.annotations.trees.detect import read_trees
+from parseval.annotations.trees.penn import write_penn
 from campaign.admin_forms import check_metrics
 from campaign.management.commands.demo_figures import Command
 from campaign.models import RunStatus
-from evaluation import metrics
+from parseval.evaluation import metrics
 from evaluation.models import PairedDifference, ResultCell, SignificanceSet
-from evaluation.text import percent
+from evaluation.results.text import percent
 from tests import factories
 
 from .helpers import upload

@@ -63,7 +63,7 @@ def trace_route(step) -> tuple[set[str], dict[str, int]]:
 def test_one_easy_upload_resolves_its_kind_once_per_step_and_campaign_never_calls_back(storage, alice, tmp_path):
     import evaluation.kinds.easy as easy_kind
     from campaign.services.corpus import import_corpus
-    from evaluation.tasks import QUEUED, score_run, validate_run
+    from evaluation.pipeline.tasks import QUEUED, score_run, validate_run
 
     data = factories.gold_bytes("general_elda.xml").decode("utf-8")  # cut to three sentences: a quick trace
     gold = tmp_path / "general_elda.xml"
@@ -75,8 +75,8 @@ def test_one_easy_upload_resolves_its_kind_once_per_step_and_campaign_never_call
     real_schema = easy_kind.campaign_schema
     outcomes = []
     # The two steps as the validation and scoring queues' workers run them (the scoring task is sent by name).
-    with mock.patch("evaluation.tasks.enqueue_scoring") as send_scoring, \
-            mock.patch("evaluation.significance.enqueue") as enqueue, \
+    with mock.patch("evaluation.pipeline.tasks.enqueue_scoring") as send_scoring, \
+            mock.patch("evaluation.significance.sets.enqueue") as enqueue, \
             mock.patch.object(easy_kind, "campaign_schema", side_effect=real_schema) as schema:
         modules, crossings = trace_route(lambda: outcomes.append(validate_run.apply(args=[run.pk]).get()))
         validated = schema.call_count
@@ -91,7 +91,7 @@ def test_one_easy_upload_resolves_its_kind_once_per_step_and_campaign_never_call
     send_scoring.assert_called_once_with(run.pk)
     enqueue.assert_called_once_with(campaign.pk)  # the results table changed
     lookups = {k: n for k, n in crossings.items() if k.endswith("campaign.kinds:for_campaign")}
-    assert lookups == {"evaluation.tasks:_validate -> campaign.kinds:for_campaign": 1,
-                       "evaluation.tasks:_score -> campaign.kinds:for_campaign": 1}  # once per step
+    assert lookups == {"evaluation.pipeline.tasks:_validate -> campaign.kinds:for_campaign": 1,
+                       "evaluation.pipeline.tasks:_score -> campaign.kinds:for_campaign": 1}  # once per step
     assert (validated, schema.call_count) == (1, 2)  # the guide's schema, read once per step with its setup
     assert [k for k in crossings if k.startswith("campaign.")] == []  # nothing calls back up

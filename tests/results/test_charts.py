@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from evaluation import charts
+from evaluation.results import charts
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -70,8 +70,8 @@ def test_the_dot_plot_never_cuts_two_run_names_to_the_same_label():
     """spaCy's sm and md runs both read "B / spaCy fr_core_…" once cut: cut in the middle, they stay apart."""
     import re
 
-    from evaluation.charts import text_width
-    from evaluation.ranking_chart import dot_plot
+    from evaluation.results.charts import text_width
+    from evaluation.results.ranking_chart import dot_plot
 
     names = ["B / spaCy fr_core_news_md", "B / spaCy fr_core_news_sm", "A / gold copy"]
     svg = str(dot_plot([(n, 0.8 - k / 100, None, None) for k, n in enumerate(names)], title="LAS"))

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import re
 
-from evaluation.charts import Point, text_width
-from evaluation.heatmap import SCALE, heatmap
+from evaluation.results.charts import Point, text_width
+from evaluation.results.heatmap import SCALE, heatmap
 
 
 def test_cells_numbers_colours_and_titles():

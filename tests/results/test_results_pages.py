@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from campaign.models import CampaignState
-from evaluation import summaries
+from evaluation.results import summaries
 from evaluation.models import PublishedSnapshot, ResultCell
 
 from . import builders as b

@@ -12,10 +12,10 @@ import random
 import numpy as np
 import pytest
 
-from annotations.conllu import parse_conllu, write_conllu
+from parseval.annotations.conllu import parse_conllu, write_conllu
 from campaign import demo_kinds
-from evaluation import calibration, metrics, paired
-from evaluation.figure_sets import metric_figures
+from parseval.evaluation import calibration, metrics, paired
+from parseval.evaluation.figure_sets import metric_figures
 
 
 def _null_interval(rate: calibration.Rate) -> tuple[float, float]:
@@ -47,10 +47,10 @@ def dependency_runs(shared_data):
 @pytest.fixture(scope="module")
 def easy_runs(shared_data, tmp_path_factory):
     """Count rows of two perturbed EASY runs (the demo's recipes) of three reference documents."""
-    from annotations.easy import read_document, write_document
+    from parseval.annotations.easy import read_document, write_document
     from campaign import demo
-    from evaluation.easy.files import genre_of
-    from evaluation.easy.scoring import count_sentences
+    from parseval.evaluation.easy.files import genre_of
+    from parseval.evaluation.easy.scoring import count_sentences
     from evaluation.kinds.easy.figures import easy_figures
     from evaluation.kinds.easy.rows import counted_rows
 

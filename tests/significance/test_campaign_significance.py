@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from evaluation.models import PairedDifference, ResultCell, SignificanceSet
-from evaluation import significance
+from evaluation.significance import sets as significance
 
 from .helpers import assert_one_p_value, gold_and_damaged
 
@@ -91,7 +91,7 @@ def test_the_api_serves_the_same_document(scored, client, organiser):
 def test_a_dependency_ranking_defaults_to_las():
     from django.test import RequestFactory
 
-    from evaluation.significance_views import _choose_figure
+    from evaluation.significance.views import _choose_figure
 
     # the stored layer code is deps-las; sorted order alone would pick macro|deps-las|| here
     cells = {f"{agg}|deps-{name}||": {} for agg in ("macro", "micro") for name in ("las", "lin", "uas")}
@@ -127,7 +127,7 @@ def test_the_design_aid_for_organisers(scored, client, organiser, alice):
     row = PairedDifference.objects.get(set=computed, figure="micro|evalb||")
     # over all genres: the sentences now, scaled by (MDE / 2 points)²
     n = computed.sentences["ALL"]
-    from evaluation import design
+    from parseval.evaluation import design
     expected = design.needed(n, row.se, 0.02)
     assert f'<tr data-stratum="ALL"><th scope="row">All genres</th><td>{n}</td>' in page
     assert f'data-needed="{expected}"' in page

@@ -6,7 +6,7 @@ import io
 import numpy as np
 import pytest
 
-from annotations.easy import read_document, write_document
+from parseval.annotations.easy import read_document, write_document
 from campaign import demo
 from campaign.models import RunStatus
 from evaluation.models import PairedDifference, ResultCell, SentenceRows, SignificanceSet

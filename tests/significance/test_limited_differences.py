@@ -1,7 +1,7 @@
 """What a team sees of the paired tests between its own two runs before the gold release.
 
 A difference per genre × type is a difference of sums over the scored sentences of that cell: the
-per-cell channel that :mod:`evaluation.disclosure` closes on the results pages. The comparison page and
+per-cell channel that :mod:`evaluation.results.disclosure` closes on the results pages. The comparison page and
 the significance document are limited the same way: under the default (pooled figures) a team sees the
 headline difference only, rounded to 0.1 point, with no agreement across genres; organisers keep all.
 """
@@ -12,8 +12,8 @@ from unittest import mock
 
 from campaign import lifecycle
 from campaign.models import CampaignState, TeamFigures
-from evaluation import disclosure
-from evaluation.disclosure import DECIMALS
+from evaluation.results import disclosure
+from evaluation.results.disclosure import DECIMALS
 from tests import factories
 from tests.kinds.helpers import damaged_trees, upload
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
-from evaluation import paired, significance
+from parseval.evaluation import paired
+from evaluation.significance import sets as significance
 from evaluation.models import SignificanceSet
 
 from .helpers import gold_and_damaged

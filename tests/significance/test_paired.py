@@ -6,11 +6,11 @@ import math
 import numpy as np
 import pytest
 
-from evaluation import paired
-from evaluation.easy.counting import Plan
+from parseval.evaluation import paired
+from parseval.evaluation.easy.counting import Plan
 from evaluation.kinds.easy.figures import easy_figures
-from evaluation.paired import FigureSet, holm, paired_test, rank_clusters
-from annotations.easy.schema import DEFAULT_SCHEMA
+from parseval.evaluation.paired import FigureSet, holm, paired_test, rank_clusters
+from parseval.annotations.easy.schema import DEFAULT_SCHEMA
 
 # One figure: accuracy = correct / total, rows (correct, total) per sentence.
 ACCURACY = FigureSet(("acc",), lambda s: (s[:, 0] / s[:, 1])[:, None])
@@ -89,7 +89,7 @@ def test_a_clearly_better_run_is_significant_and_the_interval_excludes_zero():
     assert comp.low["ALL"][0] > 0
     # The p-value is the normal tail of the bootstrap distribution: erfc(|d| / (se·√2)), with se the standard
     # deviation of the 200 resampled differences (every resample holds the same 20 sentences of each genre).
-    from evaluation import stats
+    from parseval.evaluation import stats
     draws = list(stats.resampling_weights(strata, 200, 7))
     resampled_b = sum(w @ b[idx] for _, idx, w in draws)
     d = 1.0 - resampled_b[:, 0] / resampled_b[:, 1]  # A is 1 in every resample
@@ -192,7 +192,7 @@ def test_methods_named():
 
 
 def test_sentences_needed_by_hand():
-    from evaluation import design
+    from parseval.evaluation import design
 
     # 400 sentences give se 0.5 point: MDE (1.959964 + 0.841621) x 0.005 = 0.014008; to detect 1 point,
     # 400 x (1.4008)² = 784.9 -> 785 sentences; to detect 2 points a quarter of that, 196.2 -> 197

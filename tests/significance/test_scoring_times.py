@@ -105,7 +105,7 @@ def test_pairs_are_served_in_upload_order_not_scoring_order(db, alice):
     # Result ids are given out as scoring ends and a stored pair's run A is the run whose result came first:
     # here run 9's result (id 40) came before run 3's (id 41). Worked out by hand: turned to run A = 3,
     # the difference 0.02 becomes -0.02 and its interval [0.01, 0.03] becomes [-0.03, -0.01].
-    from evaluation.summaries import served_significance
+    from evaluation.significance.sets import served_significance
 
     campaign = factories.make_campaign(state=CampaignState.PUBLISHED)
     stored = {"computed": {"signature": "s"}, "pairs": [

@@ -5,9 +5,9 @@ from unittest import mock
 
 import pytest
 
-from evaluation import significance
+from evaluation.significance import sets as significance
 from evaluation.models import SignificanceRequest, SignificanceSet
-from evaluation.significance_tasks import COVERED, compute_significance
+from evaluation.significance.tasks import COVERED, compute_significance
 
 from .helpers import gold_and_damaged
 

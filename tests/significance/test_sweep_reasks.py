@@ -1,4 +1,4 @@
-"""A significance request lost with the broker is asked again by the recovery sweep (evaluation.recovery).
+"""A significance request lost with the broker is asked again by the recovery sweep (evaluation.pipeline.recovery).
 
 The case of the load test: runs scored while the significance worker was stopped, then Redis
 restarted empty. The database counts the requests (``requested``) and what the newest finished
@@ -15,9 +15,9 @@ import redis
 from django.utils import timezone
 
 from config import queues
-from evaluation import significance
+from evaluation.significance import sets as significance
 from evaluation.models import SignificanceRequest, SignificanceSet
-from evaluation.recovery import recover_runs
+from evaluation.pipeline.recovery import recover_runs
 from tests.integration.test_worker_scoring import BROKER_URL, broker_queue, require_services  # noqa: F401
 
 from .helpers import gold_and_damaged

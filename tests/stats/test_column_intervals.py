@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evaluation.stats import column_intervals, interval
+from parseval.evaluation.stats import column_intervals, interval
 
 
 def test_column_intervals_are_interval_column_by_column():

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evaluation import stats
+from parseval.evaluation import stats
 
 
 @pytest.mark.parametrize("budget", [1, 7, 200, 10_000_000])

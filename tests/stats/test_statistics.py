@@ -10,12 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from annotations.conllu import read_conllu
-from annotations.trees.detect import read_sentences
-from evaluation import metrics, stats
-from evaluation.deps.errorlab import insert_errors
-from evaluation.metrics.base import value_at, with_intervals
-from evaluation.trees import score_trees
+from parseval.annotations.conllu import read_conllu
+from parseval.annotations.trees.detect import read_sentences
+from parseval.evaluation import metrics, stats
+from parseval.evaluation.deps.errorlab import insert_errors
+from parseval.evaluation.metrics.base import value_at, with_intervals
+from parseval.evaluation.trees import score_trees
 from tests.conftest import sequoia_trees
 
 REPO = Path(__file__).resolve().parents[2]
@@ -115,7 +115,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
 
 @pytest.mark.parametrize("name", metrics.TREE_METRICS)
 def test_trees_bootstrap_adds_an_interval_beside_every_ratio(name, tree_pair, tmp_path):
-    from annotations.trees.penn import write_penn
+    from parseval.annotations.trees.penn import write_penn
 
     gold, test = tree_pair
     (tmp_path / "gold.mrg").write_text(write_penn(gold), encoding="utf-8")

@@ -16,8 +16,8 @@ from django.urls import reverse
 from campaign import lifecycle
 from campaign.models import Campaign, CampaignState, TeamFigures
 from campaign.subsets import released_gold_zip
-from evaluation import bundle_format as fmt
-from evaluation import publication_bundle
+from parseval.evaluation import bundle_format as fmt
+from evaluation.bundle import publication as publication_bundle
 from evaluation.__main__ import main
 from tests import factories
 

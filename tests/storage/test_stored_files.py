@@ -123,7 +123,7 @@ def test_an_unreachable_store_is_a_fault_of_the_system_upload_answers_503_and_ke
 
     from campaign.services.runs import upload_run
     from config.unavailable import TemporarilyUnavailable
-    from evaluation.worker import TRANSIENT
+    from evaluation.pipeline.worker import TRANSIENT
     from tests.object_store import free_ports
 
     campaign = factories.make_easy_campaign(factories.SMALL_EASY_FILES, slug="store-away")

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from annotations.trees.penn import parse_penn
-from annotations.trees.square import parse_square
-from evaluation.trees import METRICS, score_files, score_trees
-from evaluation.version import SCORER_VERSION
+from parseval.annotations.trees.penn import parse_penn
+from parseval.annotations.trees.square import parse_square
+from parseval.evaluation.trees import METRICS, score_files, score_trees
+from parseval.evaluation.version import SCORER_VERSION
 
 GOLD = "(S (NP-SBJ (DT the) (NN cat)) (VP (VBD sat) (ADVP-TMP (RB today))) (. .))"
 TEST = "(S (NP (DT the) (NN cat)) (VP (VBD sat)) (ADVP (RB today)) (. .))"
@@ -24,7 +24,7 @@ def test_transform_hook_applies_to_copies_only():
     gold, test = parse_penn(GOLD), parse_penn(TEST)
     before = [t.to_penn() for t in gold + test]
 
-    def flatten_vp_advp(tree):  # stands in for a named transformation of annotations.trees.transforms
+    def flatten_vp_advp(tree):  # stands in for a named transformation of parseval.annotations.trees.transforms
         for node in tree.subtrees():
             if node.label == "S":
                 kids = []

@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from annotations.errors import InputError
-from annotations.trees.penn import parse_penn_lines
-from evaluation.trees import score_files, score_trees
-from evaluation.trees.evalb import (COLLINS, EvalbParams, format_evalb, load_prm, parse_prm, read_evalb_text,
-                                     score_evalb)
+from parseval.annotations.errors import InputError
+from parseval.annotations.trees.penn import parse_penn_lines
+from parseval.evaluation.trees import score_files, score_trees
+from parseval.evaluation.trees.evalb import COLLINS, EvalbParams, format_evalb, load_prm, parse_prm, read_evalb_text, score_evalb
 
 GOLD = "(S (A (P this)) (B (Q is) (A (R a) (T test))))"
 
@@ -245,7 +244,7 @@ def test_unlabelled_mode():
 
 
 def test_whole_treebank_against_itself(shared_data):
-    from annotations.trees.penn import read_penn
+    from parseval.annotations.trees.penn import read_penn
 
     trees = read_penn(shared_data / "sequoia-const" / "sequoia-corpus+fct.mrg_strict")
     doc = score_trees(trees, trees, "evalb")
@@ -309,8 +308,8 @@ def test_fast_text_path_equals_the_tree_path(shared_data, tmp_path):
     """
     import random
 
-    from annotations.trees.penn import read_penn
-    from evaluation.trees.evalb import read_evalb_text
+    from parseval.annotations.trees.penn import read_penn
+    from parseval.evaluation.trees.evalb import read_evalb_text
 
     d = shared_data / "evalb-sample"
     texts = [((d / "sample.gld").read_text(), (d / "sample.tst").read_text())]

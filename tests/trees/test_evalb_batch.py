@@ -1,4 +1,4 @@
-"""The block reader of the evalb preset (evaluation/trees/evalb_batch.py) against the line-by-line reading.
+"""The block reader of the evalb preset (parseval/evaluation/trees/evalb_batch.py) against the line-by-line reading.
 
 Every pair the block path scores must get the row the exact reader and scorer give; every other
 pair is left to them. Both are run on Sequoia lines (shipped in data/) damaged in the ways parser
@@ -13,10 +13,10 @@ import re
 
 import pytest
 
-from annotations.errors import InputError
-from annotations.trees.detect import LayoutCounter
-from evaluation.trees import evalb_batch, evalb_files
-from evaluation.trees.evalb import COLLINS, EvalbParams, EvalbScorer, load_prm, read_evalb_lines
+from parseval.annotations.errors import InputError
+from parseval.annotations.trees.detect import LayoutCounter
+from parseval.evaluation.trees import evalb_batch, evalb_files
+from parseval.evaluation.trees.evalb import COLLINS, EvalbParams, EvalbScorer, load_prm, read_evalb_lines
 from tests.conftest import SEQUOIA_TREES
 
 TOKEN = re.compile(r"\(|\)|[^\s()]+")

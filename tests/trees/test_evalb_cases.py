@@ -18,22 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from annotations.errors import InputError
-from annotations.trees.detect import detect_layout, read_sentences
-from annotations.trees.penn import parse_penn, parse_penn_lines
-from evaluation.trees import score_files
-from evaluation.trees.evalb import (
-    COLLINS,
-    EvalbParams,
-    EvalbScorer,
-    _read_line,
-    _read_plain,
-    format_evalb,
-    load_prm,
-    parse_prm,
-    read_evalb_text,
-    score_evalb,
-)
+from parseval.annotations.errors import InputError
+from parseval.annotations.trees.detect import detect_layout, read_sentences
+from parseval.annotations.trees.penn import parse_penn, parse_penn_lines
+from parseval.evaluation.trees import score_files
+from parseval.evaluation.trees.evalb import COLLINS, EvalbParams, EvalbScorer, _read_line, _read_plain, format_evalb, load_prm, parse_prm, read_evalb_text, score_evalb
 from tests.conftest import sequoia_mrg
 
 REPO = Path(__file__).resolve().parents[2]
@@ -302,7 +291,7 @@ def test_plain_reader_equals_the_general_reader(shared_data):
     outside a terminal, "(X )", a space before a closing bracket)."""
     import random
 
-    from annotations.trees.penn import read_penn
+    from parseval.annotations.trees.penn import read_penn
 
     seq = (shared_data / "sequoia-const" / "sequoia-corpus+fct.mrg_strict").read_text(encoding="utf-8")
     lines = [t.to_penn() for t in read_penn(shared_data / "sequoia-const" / "sequoia-corpus+fct.mrg_strict",

@@ -5,11 +5,11 @@ import json
 
 import pytest
 
-from annotations.trees.penn import parse_penn
-from evaluation import metrics
-from evaluation.figure_sets import metric_figures
-from evaluation.stats import ALL
-from evaluation.trees import score_files
+from parseval.annotations.trees.penn import parse_penn
+from parseval.evaluation import metrics
+from parseval.evaluation.figure_sets import metric_figures
+from parseval.evaluation.stats import ALL
+from parseval.evaluation.trees import score_files
 
 from .test_cli import run
 

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from annotations.errors import InputError
-from annotations.trees.penn import parse_penn
-from evaluation.trees import score_trees
-from evaluation.trees.flatten import conformance_sentence, flatten, parse_rule, parse_rules
+from parseval.annotations.errors import InputError
+from parseval.annotations.trees.penn import parse_penn
+from parseval.evaluation.trees import score_trees
+from parseval.evaluation.trees.flatten import conformance_sentence, flatten, parse_rule, parse_rules
 
 PENN = (
     "(S (NP-SBJ (DT The) (JJ monthly) (NNS sales)) (VP (VBP have) (VP (VBN been) (VP (VBG setting) "

@@ -5,21 +5,12 @@ import json
 
 import pytest
 
-from annotations.errors import InputError
-from annotations.trees.penn import parse_penn, parse_penn_lines
-from annotations.trees.square import parse_square
-from evaluation.trees import score_trees
-from evaluation.trees.flatten import parse_rules
-from evaluation.trees.geig import (
-    BLACK1991_EXAMPLE,
-    PENN,
-    erasures,
-    geig_sentence,
-    geig_summary,
-    load_table,
-    reduced,
-    to_unlabelled,
-)
+from parseval.annotations.errors import InputError
+from parseval.annotations.trees.penn import parse_penn, parse_penn_lines
+from parseval.annotations.trees.square import parse_square
+from parseval.evaluation.trees import score_trees
+from parseval.evaluation.trees.flatten import parse_rules
+from parseval.evaluation.trees.geig import BLACK1991_EXAMPLE, PENN, erasures, geig_sentence, geig_summary, load_table, reduced, to_unlabelled
 
 STANDARD = "[ [ The prospect ] [ of [ cutting back spending ] ] ]"
 CANDIDATE = "[ The [ prospect [ of [ [ cutting back ] spending ] ] ] ]"

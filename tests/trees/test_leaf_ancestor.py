@@ -5,20 +5,11 @@ import random
 
 import pytest
 
-from annotations.errors import InputError
-from annotations.trees.penn import parse_penn
-from annotations.trees.square import parse_square
-from evaluation.trees import score_trees
-from evaluation.trees.leaf_ancestor import (
-    SAMPSON2003,
-    STRICT,
-    Costs,
-    la_sentence,
-    lineage_distance,
-    lineages,
-    load_costs,
-    parse_costs,
-)
+from parseval.annotations.errors import InputError
+from parseval.annotations.trees.penn import parse_penn
+from parseval.annotations.trees.square import parse_square
+from parseval.evaluation.trees import score_trees
+from parseval.evaluation.trees.leaf_ancestor import SAMPSON2003, STRICT, Costs, la_sentence, lineage_distance, lineages, load_costs, parse_costs
 from tests.conftest import sequoia_trees
 
 GOLD = "[S [N1 two [N1 tax revision ] bills ] were passed ]"
@@ -109,7 +100,7 @@ def test_words_differ_reported_with_location():
 
 def test_sampson_shortcut_is_exact():
     """The rapidfuzz shortcut used for sampson2003 gives the plain DP's distance."""
-    from evaluation.trees.leaf_ancestor import _memo, _weighted
+    from parseval.evaluation.trees.leaf_ancestor import _memo, _weighted
 
     trees = parse_penn(sequoia_trees("emea", 40))
     seqs = [lin for t in trees for _, lin in lineages(t)]

@@ -5,16 +5,9 @@ import re
 
 import pytest
 
-from annotations.errors import InputError
-from annotations.trees.penn import (
-    BadSentence,
-    Forest,
-    parse_penn,
-    parse_penn_lines,
-    read_penn,
-    write_penn,
-)
-from annotations.trees.tree import Tree
+from parseval.annotations.errors import InputError
+from parseval.annotations.trees.penn import BadSentence, Forest, parse_penn, parse_penn_lines, read_penn, write_penn
+from parseval.annotations.trees.tree import Tree
 from tests.conftest import sequoia_mrg
 
 

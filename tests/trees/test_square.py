@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from annotations.errors import InputError
-from annotations.trees.detect import detect_format, is_line_layout, parse_trees
-from annotations.trees.penn import parse_penn, write_penn
-from annotations.trees.square import parse_square, write_square
+from parseval.annotations.errors import InputError
+from parseval.annotations.trees.detect import detect_format, is_line_layout, parse_trees
+from parseval.annotations.trees.penn import parse_penn, write_penn
+from parseval.annotations.trees.square import parse_square, write_square
 from tests.conftest import sequoia_mrg, sequoia_trees
 
 

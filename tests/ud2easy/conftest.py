@@ -1,9 +1,9 @@
 """Helpers for the UD -> EASY tests: CoNLL-U written by hand, converted, shown as readable strings."""
 from __future__ import annotations
 
-from annotations.conllu import parse_conllu
-from annotations.easy.model import Form, Sentence
-from evaluation.ud2easy.convert import convert_sentence
+from parseval.annotations.conllu import parse_conllu
+from parseval.annotations.easy.model import Form, Sentence
+from parseval.evaluation.ud2easy.convert import convert_sentence
 
 
 def conllu(sent_id: str, rows: str) -> str:

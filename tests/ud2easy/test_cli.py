@@ -7,10 +7,10 @@ import sys
 
 import pytest
 
-from annotations.easy.model import Document
-from annotations.easy.reader import read_document
-from annotations.easy.validate import validate_run
-from annotations.easy.writer import write_document
+from parseval.annotations.easy.model import Document
+from parseval.annotations.easy.reader import read_document
+from parseval.annotations.easy.validate import validate_run
+from parseval.annotations.easy.writer import write_document
 from evaluation.__main__ import main
 
 from .conftest import conllu

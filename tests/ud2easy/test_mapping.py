@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from annotations.easy.model import Document
-from annotations.easy.reader import read_document
-from evaluation.easy.scoring import ALL, score_corpus
+from parseval.annotations.easy.model import Document
+from parseval.annotations.easy.reader import read_document
+from parseval.evaluation.easy.scoring import ALL, score_corpus
 
 from .conftest import convert, shown_groups, shown_relations
 

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import random
 
-from annotations.conllu import DepSentence, Word
-from annotations.easy.model import Document
-from annotations.easy.schema import DEFAULT_SCHEMA
-from annotations.easy.validate import validate_run
-from evaluation.ud2easy.convert import convert_sentence
+from parseval.annotations.conllu import DepSentence, Word
+from parseval.annotations.easy.model import Document
+from parseval.annotations.easy.schema import DEFAULT_SCHEMA
+from parseval.annotations.easy.validate import validate_run
+from parseval.evaluation.ud2easy.convert import convert_sentence
 
 from .conftest import corpus_sentence
 

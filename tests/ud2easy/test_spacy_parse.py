@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import pytest
 
-from annotations.conllu import parse_conllu, write_conllu
-from annotations.easy.reader import read_document
-from annotations.easy.validate import validate_run
-from annotations.spacy_conllu import load_pipeline
-from evaluation.ud2easy import spacy_parse
-from evaluation.ud2easy.convert import convert_document
+from parseval.annotations.conllu import parse_conllu, write_conllu
+from parseval.annotations.easy.reader import read_document
+from parseval.annotations.easy.validate import validate_run
+from parseval.annotations.spacy_conllu import load_pipeline
+from parseval.evaluation.ud2easy import spacy_parse
+from parseval.evaluation.ud2easy.convert import convert_document
 
 
 @pytest.fixture(scope="module")

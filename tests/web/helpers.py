@@ -34,9 +34,9 @@ def deliver(run_id: int) -> str:
     the last step that ran (validation's, or scoring's once validation handed the run on)."""
     from unittest import mock
 
-    from evaluation.tasks import QUEUED, score_run, validate_run
+    from evaluation.pipeline.tasks import QUEUED, score_run, validate_run
 
-    with mock.patch("evaluation.tasks.enqueue_scoring"):  # no chaining: this helper sends the next step itself
+    with mock.patch("evaluation.pipeline.tasks.enqueue_scoring"):  # no chaining: this helper sends the next step itself
         outcome = validate_run.apply(args=[run_id]).get()
     if outcome != QUEUED:
         return outcome

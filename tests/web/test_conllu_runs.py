@@ -19,7 +19,7 @@ from campaign.admin_forms import check_metrics
 from campaign.models import AuditEntry, Run, RunStatus
 from campaign.rules import UploadRefused
 from campaign.services.runs import upload_run
-from evaluation.ud2easy.convert import CONVERTER_VERSION
+from parseval.evaluation.ud2easy.convert import CONVERTER_VERSION
 from tests import factories
 from tests.web.helpers import stored_run
 
@@ -201,7 +201,7 @@ def test_a_superseded_delivery_neither_replaces_nor_removes_the_conversion(
     """A validating delivery paused past its lease and taken over converts what it had read and, on resuming,
     stores it: its conversion is refused under the run's lock, as every other write of a stale holder is, and
     the current holder's file (same name: same upload, same converter) is neither deleted nor replaced."""
-    from evaluation import delivery
+    from evaluation.pipeline import delivery
     from evaluation.kinds.easy import conllu as easy_conllu
 
     team = factories.make_team(conllu_campaign, alice)
@@ -297,7 +297,7 @@ def test_a_file_that_is_not_conllu_is_a_problem_not_a_failure(conllu_campaign, a
 def test_taking_the_option_away_keeps_accepted_runs_scorable(conllu_campaign, alice,
                                                               django_capture_on_commit_callbacks):
     """The option decides uploads: a CoNLL-U run already taken is scored again (re-score) as before."""
-    from evaluation.services import rescore
+    from evaluation.pipeline.services import rescore
 
     team = factories.make_team(conllu_campaign, alice)
     run = conllu_run(conllu_campaign, team, alice, django_capture_on_commit_callbacks)

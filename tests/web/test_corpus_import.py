@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 from lxml import etree
 
-from annotations.easy import read_document
-from annotations.errors import InputError
+from parseval.annotations.easy import read_document
+from parseval.annotations.errors import InputError
 from annotations.models import GoldDocument, GoldSentence
 from campaign.models import AuditEntry, CorpusDocument, Genre, Sentence
 from campaign.services.corpus import import_corpus
@@ -49,8 +49,8 @@ def test_text_with_more_sentences_than_gold(db, storage, tmp_path):
     full = factories.EASY_REF / "mail_9.xml"
     gold_doc = read_document(full, gold=True)
     keep = {s.id for s in gold_doc.sentences[::3]}
-    from annotations.easy import write_document
-    from annotations.easy.model import Document
+    from parseval.annotations.easy import write_document
+    from parseval.annotations.easy.model import Document
 
     partial = tmp_path / "gold" / "mail_9.xml"
     partial.parent.mkdir()
@@ -81,8 +81,8 @@ def test_bad_gold_is_refused_with_its_place_and_nothing_kept(db, storage, tmp_pa
 def test_text_that_lacks_a_gold_sentence_is_refused(db, storage, tmp_path):
     gold = factories.EASY_REF / "mail_9.xml"
     doc = read_document(gold, gold=True)
-    from annotations.easy import write_document
-    from annotations.easy.model import Document
+    from parseval.annotations.easy import write_document
+    from parseval.annotations.easy.model import Document
 
     text = tmp_path / "mail_9.xml"
     write_document(Document(name="mail_9.xml", sentences=doc.sentences[1:]), text)

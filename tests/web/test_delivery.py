@@ -13,9 +13,9 @@ from django.utils import timezone
 
 from campaign.models import Run, RunStatus
 from campaign.services.runs import staging_dir
-from evaluation import delivery, recovery, services
+from evaluation.pipeline import delivery, recovery, services
 from evaluation.models import Result
-from evaluation.tasks import score_run, validate_run
+from evaluation.pipeline.tasks import score_run, validate_run
 from tests.web.helpers import deliver, stored_run
 
 

@@ -90,7 +90,7 @@ def test_messages_and_refusals_follow_the_language(campaign, alice):
 def test_team_refusals_and_the_consensus_choice_refusal_read_in_french(campaign, team_a, alice, bob):
     from django.utils import translation
 
-    from annotations.errors import InputError
+    from parseval.annotations.errors import InputError
     from campaign.problem_texts import translated
     from evaluation import consensus_runs
 
@@ -141,8 +141,8 @@ def test_an_archives_refusals_read_in_the_readers_language(tmp_path):
 def test_the_librarys_report_texts_are_stored_in_english_and_shown_in_the_readers_language():
     from django.utils import translation
 
-    from annotations.conllu import parse_conllu
-    from annotations.errors import InputError
+    from parseval.annotations.conllu import parse_conllu
+    from parseval.annotations.errors import InputError
     from campaign.problem_texts import library_templates, translated
 
     try:

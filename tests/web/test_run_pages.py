@@ -95,8 +95,8 @@ def test_validation_report_names_file_line_sentence_element(client, campaign, te
 
 def test_validation_is_the_same_with_and_without_gold(db, storage, tmp_path, django_capture_on_commit_callbacks):
     """A sentence without gold gets exactly the report it would get with gold."""
-    from annotations.easy import read_document, write_document
-    from annotations.easy.model import Document
+    from parseval.annotations.easy import read_document, write_document
+    from parseval.annotations.easy.model import Document
     from campaign.services.corpus import import_corpus
 
     full = factories.EASY_REF / "mail_10.xml"

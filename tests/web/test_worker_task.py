@@ -7,9 +7,9 @@ import pytest
 from django.db import OperationalError
 
 from campaign.models import AuditEntry, RunStatus
-from evaluation import services
+from evaluation.pipeline import services
 from evaluation.models import Result
-from evaluation.tasks import score_run, validate_run
+from evaluation.pipeline.tasks import score_run, validate_run
 from tests.web.helpers import deliver, stored_run
 
 
@@ -19,7 +19,7 @@ def uploaded(campaign, team_a, alice):
 
 
 def test_states_and_progress(uploaded):
-    from evaluation import delivery
+    from evaluation.pipeline import delivery
 
     seen = []
     real_write, real_set = delivery.write, type(uploaded).set_status
@@ -65,7 +65,7 @@ def test_permanent_error_marks_the_run_failed_with_a_reason(uploaded):
 
 
 def test_failure_while_storing_leaves_no_half_result(uploaded):
-    with mock.patch("evaluation.services.ResultCell.objects.bulk_create", side_effect=ValueError("disk full")):
+    with mock.patch("evaluation.pipeline.services.ResultCell.objects.bulk_create", side_effect=ValueError("disk full")):
         assert deliver(uploaded.pk) == "failed"
     uploaded.refresh_from_db()
     assert uploaded.status == RunStatus.FAILED
@@ -124,7 +124,7 @@ def test_a_run_that_breaks_the_scorer_is_named_as_the_cause_only_when_it_is(uplo
 
 
 def test_eager_failure_does_not_break_the_upload(campaign, team_a, alice, django_capture_on_commit_callbacks):
-    with mock.patch("evaluation.tasks.validate_run.delay", side_effect=ConnectionError("broker away")):
+    with mock.patch("evaluation.pipeline.tasks.validate_run.delay", side_effect=ConnectionError("broker away")):
         run = stored_run(campaign, team_a, alice, capture=django_capture_on_commit_callbacks)
     assert run.status == RunStatus.UPLOADED and "waiting for the scoring queue" in run.status_reason
 
@@ -172,7 +172,7 @@ def test_malformed_guide_schema_fails_clearly(campaign, uploaded):
 
 
 def test_guide_schema_is_used_for_validation(campaign, uploaded):
-    from annotations.easy import DEFAULT_SCHEMA
+    from parseval.annotations.easy import DEFAULT_SCHEMA
     from annotations.models import AnnotationGuide, GuideVersion
 
     schema = DEFAULT_SCHEMA.to_dict()

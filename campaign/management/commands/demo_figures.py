@@ -22,7 +22,11 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from campaign.models import Campaign, RunStatus
+from parseval.evaluation.consensus.weights import figure_value
+from parseval.evaluation.deps.conll18 import score_conll18
+from parseval.evaluation.deps.conll18_reader import parse_conll18
+from campaign import demo_parses, demo_kinds, kinds
+from campaign.models import Campaign, RunStatus, Run
 
 
 def _f(value) -> str:
@@ -36,12 +40,10 @@ class Command(BaseCommand):
         parser.add_argument("--easy-slug", default="easy-reference-demo")
 
     def handle(self, *args, easy_slug, **options):
-        from campaign.demo_kinds import DEP_SLICES, DEP_SLUG, TREE_SLUG
-
-        self.dependency(DEP_SLUG, DEP_SLICES)
-        self.constituency(TREE_SLUG)
+        self.dependency(demo_kinds.DEP_SLUG, demo_kinds.DEP_SLICES)
+        self.constituency(demo_kinds.TREE_SLUG)
         self.easy(easy_slug)
-        for slug in (easy_slug, DEP_SLUG, TREE_SLUG):
+        for slug in (easy_slug, demo_kinds.DEP_SLUG, demo_kinds.TREE_SLUG):
             self.consensus(slug)
 
     def _real_runs(self, slug):
@@ -56,11 +58,6 @@ class Command(BaseCommand):
         return None if cell is None else cell.f
 
     def dependency(self, slug, slices) -> None:
-        from campaign.demo_kinds import conllu_head
-        from campaign.demo_parses import REAL_MODELS, default_cache, raw_text_parses, run_label
-        from evaluation.deps.conll18 import score_conll18
-        from evaluation.deps.conll18_reader import parse_conll18
-
         campaign, runs = self._real_runs(slug)
         genres = sorted(campaign.genres.values_list("code", flat=True))
         self.stdout.write(f"\n{campaign.name}: LAS (%), gold tokens (scored results)")
@@ -69,22 +66,20 @@ class Command(BaseCommand):
             self.stdout.write(f"  {run.name:<40}" + "".join(
                 f"{_f(self._cell(run, layer='deps-las', genre=g)):>10}" for g in genres + ["ALL"]))
         filename, count = slices["sequoia"]
-        gold_text = conllu_head(Path(settings.DATA_DIR) / "ud-french" / filename, count)
+        gold_text = demo_kinds.conllu_head(Path(settings.DATA_DIR) / "ud-french" / filename, count)
         gold = parse_conll18(gold_text, file=filename)
-        cache = default_cache()
+        cache = demo_parses.default_cache()
         self.stdout.write(f"  CoNLL 2018 LAS (%) on {filename}, raw text (the parser's own tokens and sentences):")
-        for model in REAL_MODELS:
+        for model in demo_parses.REAL_MODELS:
             if not cache.path(model, "raw", gold_text).is_file():
-                self.stdout.write(f"    {run_label(model)}: no cached raw-text parse (run load_demo)")
+                self.stdout.write(f"    {demo_parses.run_label(model)}: no cached raw-text parse (run load_demo)")
                 continue
-            rows = score_conll18(gold, parse_conll18(raw_text_parses(cache, model, gold_text), file=model))
+            rows = score_conll18(gold, parse_conll18(demo_parses.raw_text_parses(cache, model, gold_text), file=model))
             rows = rows["rows"]
-            self.stdout.write(f"    {run_label(model)}: LAS F1 {_f(rows['LAS']['f1'])}  (tokens F1 "
+            self.stdout.write(f"    {demo_parses.run_label(model)}: LAS F1 {_f(rows['LAS']['f1'])}  (tokens F1 "
                               f"{_f(rows['Tokens']['f1'])}, sentences F1 {_f(rows['Sentences']['f1'])})")
 
     def constituency(self, slug) -> None:
-        from campaign.demo_kinds import TREE_SOURCES
-
         campaign, runs = self._real_runs(slug)
         self.stdout.write(f"\n{campaign.name}: evalb labelled F and leaf-ancestor (scored results), "
                           "unlabelled bracket F (scored results: evalb-unlabelled, evalb LABELED 0)")
@@ -100,7 +95,7 @@ class Command(BaseCommand):
                 continue
             self.stdout.write(f"  {run.name:<60} unlabelled bracket F {_f(cell.f)} "
                               f"(P {_f(cell.p)}, R {_f(cell.r)}; "
-                              f"{len(result.document.get('sentences') or [])} sentences of {len(TREE_SOURCES)} sources)")
+                              f"{len(result.document.get('sentences') or [])} sentences of {len(demo_kinds.TREE_SOURCES)} sources)")
 
     def easy(self, slug) -> None:
         campaign, runs = self._real_runs(slug)
@@ -117,10 +112,6 @@ class Command(BaseCommand):
                     f"{_f(self._cell(run, genre=g, type='ALL', **where)):>11}" for g in genres))
 
     def consensus(self, slug) -> None:
-        from campaign import kinds
-        from campaign.models import Run
-        from evaluation.consensus_runs import figure_value
-
         campaign = Campaign.objects.filter(slug=slug).first()
         run = None if campaign is None else (
             Run.objects.filter(campaign=campaign, team__system=True, withdrawn_at__isnull=True,

@@ -13,7 +13,7 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from annotations.errors import InputError
+from parseval.annotations.errors import InputError
 from campaign import kinds
 from campaign.models import Campaign
 

@@ -25,11 +25,20 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db.models import Q
 from django.urls import reverse
 
-from annotations.easy import read_document, write_document
-from annotations.errors import InputError
-from annotations.names import EASY_GENRE_NAMES
-from campaign import demo, kinds
+from parseval.annotations.easy import read_document, write_document, DEFAULT_SCHEMA
+from parseval.annotations.errors import InputError
+from parseval.annotations.names import EASY_GENRE_NAMES, genre_of
+from annotations.models import AnnotationGuide, GuideVersion
+from campaign import demo_parses, demo_kinds, demo, kinds
+from campaign.demo_open import OPEN_SLUG, RUNS_DIR, load_open_demo
+from campaign.lifecycle import TransitionRefused, transition
 from campaign.models import Campaign, CampaignState, Publication, Run, RunStatus, TeamAdmission, TeamFigures
+from campaign.services.corpus import import_corpus
+from campaign.services.runs import upload_run
+from campaign.services.teams import create_team
+from campaign.subsets import sample_test_subset, subset_counts
+from campaign.visibility import state_at_least
+from config.celery import app
 
 DEFAULT_SLUG = "easy-reference-demo"
 NAME = "EASY reference (demo)"
@@ -117,9 +126,8 @@ class Command(BaseCommand):
             self._runs(campaign, teams, gold_paths)
             if real_team:
                 self._real_runs(campaign, real_team, gold_paths)
-        from campaign.demo_kinds import build_consensus
 
-        build_consensus(campaign, self.stdout.write)
+        demo_kinds.build_consensus(campaign, self.stdout.write)
         self._advance(campaign, organiser, until=CampaignState.PUBLISHED)
         if real_team:
             teams.append(real_team)
@@ -137,8 +145,6 @@ class Command(BaseCommand):
             raise CommandError(f"No EASY gold file (*.xml) in {source}: the project ships them in data/easy-ref/ref "
                                "(see data/README.md); pass --data to use another folder.")
         if documents:
-            from annotations.names import genre_of
-
             per_genre: dict[str, list[Path]] = {}
             for p in paths:
                 per_genre.setdefault(genre_of(p.stem), []).append(p)
@@ -183,8 +189,6 @@ class Command(BaseCommand):
         return campaign
 
     def _import(self, campaign: Campaign, gold_paths: list[Path], organiser) -> None:
-        from campaign.services.corpus import import_corpus
-
         try:
             summary = import_corpus(campaign, gold_paths, actor=organiser)
         except InputError as exc:
@@ -198,8 +202,6 @@ class Command(BaseCommand):
 
     def _dev_sample(self, campaign: Campaign, organiser) -> None:
         """A tenth of each genre's annotated sentences, drawn under a secret key, as the public development sample."""
-        from campaign.subsets import sample_test_subset, subset_counts
-
         if campaign.state == CampaignState.DRAFT and not subset_counts(campaign)["dev"]:
             summary = sample_test_subset(campaign, ratio=1 - DEV_RATIO, dev_ratio=DEV_RATIO,
                                          actor=organiser)
@@ -209,9 +211,6 @@ class Command(BaseCommand):
     def _guide(self, campaign: Campaign) -> None:
         from django.core.files.base import ContentFile
 
-        from annotations.easy import DEFAULT_SCHEMA
-        from annotations.models import AnnotationGuide, GuideVersion
-
         guide, _ = AnnotationGuide.objects.get_or_create(campaign=campaign, defaults={"title": "EASY annotation guide"})
         version, _ = GuideVersion.objects.get_or_create(guide=guide, version="1.0", defaults={
             "notes": "The EASY schema: 6 constituent types, 14 relation types.", "schema": DEFAULT_SCHEMA.to_dict(),
@@ -220,9 +219,6 @@ class Command(BaseCommand):
             version.document.save(GUIDE_FILE, ContentFile(guide_archive(DEFAULT_SCHEMA)), save=True)
 
     def _advance(self, campaign: Campaign, organiser, *, until: str) -> None:
-        from campaign.lifecycle import TransitionRefused, transition
-        from campaign.visibility import state_at_least
-
         for state in PATH_TO_PUBLISHED[: PATH_TO_PUBLISHED.index(until) + 1]:
             if state_at_least(campaign, state):
                 continue
@@ -233,8 +229,6 @@ class Command(BaseCommand):
             self.stdout.write(f"Campaign moved to {campaign.state}.")
 
     def _teams(self, campaign: Campaign) -> list:
-        from campaign.services.teams import create_team
-
         user_model = get_user_model()
         teams = []
         for spec in demo.TEAMS:
@@ -251,10 +245,6 @@ class Command(BaseCommand):
         return teams
 
     def _runs(self, campaign: Campaign, teams, gold_paths: list[Path]) -> None:
-        from campaign.demo_kinds import has_scored_run
-        from campaign.services.runs import upload_run
-        from config.celery import app
-
         docs = [read_document(p, gold=True, strict=True, name=p.name) for p in gold_paths]
         eager = app.conf.task_always_eager
         app.conf.task_always_eager = True  # score here and now, whatever broker is configured
@@ -262,7 +252,7 @@ class Command(BaseCommand):
             with tempfile.TemporaryDirectory(prefix="demo-runs-") as tmp:
                 for spec, team, user in teams:
                     for recipe in spec["runs"]:
-                        if has_scored_run(team, recipe.name):
+                        if demo_kinds.has_scored_run(team, recipe.name):
                             continue
                         archive = Path(tmp) / f"{recipe.name.split()[0]}.zip"
                         with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
@@ -285,10 +275,7 @@ class Command(BaseCommand):
 
     def _real_team(self, campaign: Campaign):
         """The "spaCy baseline" team and its member, as a ``(spec, team, user)`` triple like the synthetic teams'."""
-        from campaign.demo_kinds import REAL_TEAM
-        from campaign.services.teams import create_team
-
-        name, username = REAL_TEAM
+        name, username = demo_kinds.REAL_TEAM
         user, _ = get_user_model().objects.get_or_create(username=username,
                                                           defaults={"email": f"{username}@example.org"})
         user.set_password(member_password(username))
@@ -302,29 +289,24 @@ class Command(BaseCommand):
 
     def _real_runs(self, campaign: Campaign, real_team, gold_paths: list[Path]) -> None:
         """spaCy's parses of the corpus (cached), uploaded as CoNLL-U runs that the platform converts to EASY."""
-        from campaign.demo_kinds import has_scored_run
-        from campaign.demo_parses import REAL_MODELS, default_cache, real_easy_run, real_easy_files
-        from campaign.services.runs import upload_run
-        from config.celery import app
-
         _, team, user = real_team
         formats = (campaign.metrics or {}).get("run_formats") or ["easy-xml"]
         if "conllu" not in formats:  # a demo database made before the campaign took CoNLL-U
             campaign.metrics = {**(campaign.metrics or {}), "run_formats": [*formats, "conllu"]}
             campaign.save(update_fields=["metrics"])
         docs = [read_document(p, gold=True, strict=True, name=p.name) for p in gold_paths]
-        cache = default_cache()
+        cache = demo_parses.default_cache()
         eager = app.conf.task_always_eager
         app.conf.task_always_eager = True
         try:
             with tempfile.TemporaryDirectory(prefix="demo-real-") as tmp:
-                for model in REAL_MODELS:
-                    name, description = real_easy_run(model)
-                    if has_scored_run(team, name):
+                for model in demo_parses.REAL_MODELS:
+                    name, description = demo_parses.real_easy_run(model)
+                    if demo_kinds.has_scored_run(team, name):
                         continue
                     archive = Path(tmp) / f"{model}.zip"
                     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
-                        for member, content in real_easy_files(cache, model, docs).items():
+                        for member, content in demo_parses.real_easy_files(cache, model, docs).items():
                             zf.writestr(member, content)
                     self.stdout.write(f"Scoring {team.name} / {name} ...")
                     with archive.open("rb") as fh:
@@ -338,11 +320,9 @@ class Command(BaseCommand):
             app.conf.task_always_eager = eager
 
     def _kinds(self, organiser, teams, base_url: str) -> None:
-        from campaign.demo_kinds import load_kind_demos
-
         users = {spec["user"]: user for spec, _, user in teams}
         try:
-            built = load_kind_demos(organiser, users, self.stdout.write)
+            built = demo_kinds.load_kind_demos(organiser, users, self.stdout.write)
         except (InputError, RuntimeError) as exc:
             raise CommandError(f"The constituency/dependency demo could not be built: {exc}") from None
         self.kind_lines = [
@@ -351,8 +331,6 @@ class Command(BaseCommand):
         self.kind_lines.append(f"  Error lab: {base_url}{reverse('lab:error_lab', args=[built[0].slug])}  (organiser)")
 
     def _open(self, organiser, teams, base_url: str) -> None:
-        from campaign.demo_open import OPEN_SLUG, RUNS_DIR, load_open_demo
-
         open_campaign = load_open_demo(organiser, {spec["user"]: user for spec, _, user in teams},
                                        {spec["user"]: spec["name"] for spec, _, _ in teams}, self.stdout.write)
         self.open_lines = [

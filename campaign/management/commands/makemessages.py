@@ -1,7 +1,7 @@
 """Django's makemessages, reading the scoring library's ``N_`` marker too.
 
 The annotation and scoring library stays free of Django (it is to be a package of its own): it
-marks its report texts with ``N_ = lambda s: s`` (annotations.errors), keeps the English text in
+marks its report texts with ``N_ = lambda s: s`` (parseval.annotations.errors), keeps the English text in
 what it stores, and the app translates them when a page shows them. xgettext learns the marker
 here; the run files and virtual environment beside the code are never read.
 

@@ -3,7 +3,7 @@
 ``Campaign.metrics``: ``{"tree_metrics": ["evalb", "leaf-ancestor"], "transform": "",
 "dependency_via_head_rules": true, "head_rules": "ftb"}`` (all optional; these are the defaults
 except ``dependency_via_head_rules``, off unless set, and ``head_rules``). The tree metrics are the registry's
-(``evaluation.metrics.TREE_METRICS``), e.g. ``evalb-unlabelled`` for trees labelled by another scheme.
+(``parseval.evaluation.metrics.TREE_METRICS``), e.g. ``evalb-unlabelled`` for trees labelled by another scheme.
 
 Head rules are written for one tag set: Collins's Penn table finds 2% of the heads of French Treebank trees by
 a rule, the rest by its fallback. So, without a ``head_rules`` option, the gold trees' labels choose the built-in
@@ -19,22 +19,22 @@ from pathlib import Path
 from django.shortcuts import redirect
 from django.utils.translation import gettext_lazy
 
-from annotations.errors import InputError, Problem, N_
-from annotations.limits import tree_nodes
+from parseval.annotations.errors import InputError, Problem, N_
+from parseval.annotations.limits import tree_nodes
 from annotations.models import GoldDocument
-from annotations.plausibility import tree_counts
-from annotations.trees.headrules import BUILTIN, best_builtin, check_fit, load_head_rules
-from annotations.trees.detect import read_sentences
-from annotations.trees.penn import Forest, write_penn
-from annotations.trees.transforms import make_transform
+from parseval.annotations.plausibility import tree_counts
+from parseval.annotations.trees.headrules import BUILTIN, best_builtin, check_fit, load_head_rules
+from parseval.annotations.trees.detect import read_sentences
+from parseval.annotations.trees.penn import Forest, write_penn
+from parseval.annotations.trees.transforms import make_transform
 
-from evaluation import metrics
-from evaluation.consensus.files import combine_tree_files
-from evaluation.stats import ALL
-from evaluation.trees import campaign_scoring
-from evaluation.trees.campaign_scoring import DEPENDENCY
-from evaluation.deps.errorlab import labels_in_text
-from evaluation.services import GoldMismatch
+from parseval.evaluation import metrics
+from parseval.evaluation.consensus.files import combine_tree_files
+from parseval.evaluation.stats import ALL
+from parseval.evaluation.trees import campaign_scoring
+from parseval.evaluation.trees.campaign_scoring import DEPENDENCY
+from parseval.evaluation.deps.errorlab import labels_in_text
+from evaluation.pipeline.services import GoldMismatch
 
 from ..sentence import Parsed, SentenceKind, bootstrap_parameters
 
@@ -139,7 +139,7 @@ class ConstituencyKind(SentenceKind):
     def head_rules(self, gold: list, params: dict) -> str:
         """The head-rule table the trees are converted with: the organisers' (``head_rules``), else the built-in
         table that finds the most heads of the gold trees by a rule; :class:`GoldMismatch` when it does not fit
-        them (:func:`annotations.trees.headrules.check_fit`). The detail, with counts over the hidden gold, goes
+        them (:func:`parseval.annotations.trees.headrules.check_fit`). The detail, with counts over the hidden gold, goes
         to the log; the run's reason names the table only."""
         if params["transform"]:
             transform = make_transform(params["transform"])
@@ -163,7 +163,7 @@ class ConstituencyKind(SentenceKind):
         return ""  # no tracks: every run is on the corpus's words
 
     def combine_document(self, paths, folder, weights):
-        """Henderson and Brill's constituent voting (:mod:`evaluation.consensus.trees`); the trees and a side
+        """Henderson and Brill's constituent voting (:mod:`parseval.evaluation.consensus.trees`); the trees and a side
         file of every span's and tag's agreement."""
         summary = combine_tree_files(paths, folder, weights)
         return folder / "consensus.mrg", [folder / "consensus.agreement.tsv"], summary

@@ -1,10 +1,10 @@
 """Dependency campaigns: CoNLL-U runs, scored with Lin's triples, UAS and LAS, and the CoNLL 2018 figures.
 
 ``Campaign.metrics``: ``{"punct": "upos", "pos": "upos", "tracks": ["gold-tokens"]}``
-(``punct``/``pos``: the options of :func:`evaluation.deps.score_dependencies`;
+(``punct``/``pos``: the options of :func:`parseval.evaluation.deps.score_dependencies`;
 ``tracks``: what runs the campaign accepts, see :mod:`.tracks`; these
 are the defaults), and ``"ud_validation": 2`` for runs that must also pass the
-UD project's validator at that level (:mod:`evaluation.deps.udvalidate`).
+UD project's validator at that level (:mod:`parseval.evaluation.deps.udvalidate`).
 
 Two tracks:
 
@@ -15,7 +15,7 @@ Two tracks:
   segmentation of the document's raw text. Validation checks that it spells
   the document's characters (against the team-facing gold tokenisation, never
   the gold); scoring aligns it with the gold document by characters
-  (:mod:`evaluation.deps.alignment`) and gives each gold sentence the aligned
+  (:mod:`parseval.evaluation.deps.alignment`) and gives each gold sentence the aligned
   words that fall in it, so per-genre figures and intervals come from the same
   per-sentence rows as for every kind. Only the CoNLL 2018 figures apply.
 """
@@ -27,24 +27,24 @@ from pathlib import Path
 import numpy as np
 from django.utils.translation import gettext_lazy
 
-from annotations.conllu import parse_conllu, write_conllu
-from annotations.errors import InputError, Problem, N_
-from annotations.limits import size_problems
+from parseval.annotations.conllu import parse_conllu, write_conllu
+from parseval.annotations.errors import InputError, Problem, N_
+from parseval.annotations.limits import size_problems
 from campaign.services.downloads import read_extra_file
 from campaign.services.runs import unpacked
 from campaign.stored_files import local_copy
 from campaign.subsets import missing_document_message, sentences_to_cover
 
-from evaluation.consensus.files import combine_dependency_files
-from evaluation.deps import campaign_scoring, udvalidate
-from evaluation.deps.campaign_scoring import CONLL18
-from evaluation.deps.conll18_reader import parse_conll18
-from evaluation.deps.metrics import PunctRule
-from evaluation.deps.rawtext import raw_text, tokenisation, tokenisation_characters
-from evaluation.metrics.conll18 import document_rows, score_rows
-from evaluation.sentence_rows import RowsUnavailable
-from evaluation.services import NoGold
-from evaluation.stats import ALL
+from parseval.evaluation.consensus.files import combine_dependency_files
+from parseval.evaluation.deps import campaign_scoring, udvalidate
+from parseval.evaluation.deps.campaign_scoring import CONLL18
+from parseval.evaluation.deps.conll18_reader import parse_conll18
+from parseval.evaluation.deps.metrics import PunctRule
+from parseval.evaluation.deps.rawtext import raw_text, tokenisation, tokenisation_characters
+from parseval.evaluation.metrics.conll18 import document_rows, score_rows
+from evaluation.results.sentence_rows import RowsUnavailable
+from evaluation.pipeline.services import NoGold
+from parseval.evaluation.stats import ALL
 
 from ..sentence import Parsed, SentenceKind, bootstrap_parameters
 from ..contract import Progress, RunSetup
@@ -104,7 +104,7 @@ class DependencyKind(SentenceKind):
         return write_conllu(units).encode("utf-8")
 
     def extra_texts(self, parsed: list[Parsed]) -> dict[str, bytes]:
-        """The raw text and the gold tokenisation of the document (:mod:`evaluation.deps.rawtext`)."""
+        """The raw text and the gold tokenisation of the document (:mod:`parseval.evaluation.deps.rawtext`)."""
         units = [p.unit for p in parsed]
         return {RAW_SUFFIX: raw_text(units), TOKENS_SUFFIX: tokenisation(units, [p.sid for p in parsed])}
 
@@ -141,7 +141,7 @@ class DependencyKind(SentenceKind):
         return tracks.GOLD_TOKENS if tracks.GOLD_TOKENS in self.tracks(campaign) else None
 
     def combine_document(self, paths, folder, weights):
-        """Sagae and Lavie's reparsing (:mod:`evaluation.consensus.deps`); CoNLL-U Plus with the agreement."""
+        """Sagae and Lavie's reparsing (:mod:`parseval.evaluation.consensus.deps`); CoNLL-U Plus with the agreement."""
         summary = combine_dependency_files(paths, folder, weights)
         return folder / "consensus.conllu", [folder / "consensus.conllup"], summary
 

@@ -15,7 +15,7 @@ tracks only through the kind's contract (:meth:`evaluation.kinds.contract.Kind.t
 """
 from __future__ import annotations
 
-from annotations.errors import N_
+from parseval.annotations.errors import N_
 
 GOLD_TOKENS = "gold-tokens"
 RAW_TEXT = "raw-text"

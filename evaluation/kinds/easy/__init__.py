@@ -11,14 +11,14 @@ from pathlib import Path
 
 from django.utils.translation import gettext, gettext_lazy
 
-from annotations.easy import document_to_bytes, read_document
-from annotations.easy.model import Document
-from annotations.errors import N_
+from parseval.annotations.easy import document_to_bytes, read_document
+from parseval.annotations.easy.model import Document
+from parseval.annotations.errors import N_
 from campaign.services import archives
-from evaluation.deps import udvalidate
-from evaluation.easy.ranges import MATCHES, MODES
-from evaluation.easy.counting import Plan
-from evaluation.stats import ALL
+from parseval.evaluation.deps import udvalidate
+from parseval.evaluation.easy.ranges import MATCHES, MODES
+from parseval.evaluation.easy.counting import Plan
+from parseval.evaluation.stats import ALL
 
 from ..contract import Combined, RunSetup
 from ..documents import DocumentKind, RunCheck
@@ -161,7 +161,7 @@ class EasyKind(DocumentKind):
     def summary_fields(self, cell) -> dict:
         return {"by_way": True}
 
-    # -- paired significance (evaluation.significance) ---------------------------------------
+    # -- paired significance (evaluation.significance.sets) ---------------------------------------
     def sentence_rows(self, result):
         """The result's per-sentence count rows: the run counted again against its gold."""
         return easy_rows(result, campaign_schema(result.run.campaign))
@@ -172,12 +172,12 @@ class EasyKind(DocumentKind):
         return easy_figures(Plan(campaign_schema(result.run.campaign), params.get("matches") or MATCHES,
                                  params.get("modes") or MODES))
 
-    # -- consensus (evaluation.consensus_runs) ------------------------------------------------
+    # -- consensus (evaluation.consensus.runs) ------------------------------------------------
     def consensus_track(self, campaign) -> str | None:
         return ""
 
     def combine(self, runs, weights, out: Path) -> Combined:
-        """Groups, then relations, by weighted vote (:mod:`evaluation.consensus.easy`), on the corpus's forms."""
+        """Groups, then relations, by weighted vote (:mod:`parseval.evaluation.consensus.easy`), on the corpus's forms."""
         campaign = runs[0][0].campaign if runs else None
         return consensus.combine(campaign, runs, weights, out)
 

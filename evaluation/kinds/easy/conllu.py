@@ -2,7 +2,7 @@
 
 An EASY campaign whose scoring options say ``"run_formats": ["easy-xml", "conllu"]`` also takes runs of
 UD parses, one ``<document>.conllu`` per corpus document whose sentences carry ``# sent_id = <EASY
-sentence id>``. Validation converts them with :mod:`evaluation.ud2easy` against the corpus text the teams
+sentence id>``. Validation converts them with :mod:`parseval.evaluation.ud2easy` against the corpus text the teams
 downloaded (never the gold), so a parse that cannot be converted is a located problem of the same report
 as any EASY XML problem, decided by the file and the corpus alone. The converted EASY XML of a valid run is
 stored beside the upload (:attr:`Run.converted_file`) and is what scoring reads: nothing is converted after
@@ -21,16 +21,16 @@ from typing import Iterator
 
 from django.core.files.base import ContentFile
 
-from annotations.conllu import parse_conllu
-from annotations.easy import document_to_bytes
-from annotations.easy.model import Document
-from annotations.errors import InputError, Problem, N_
+from parseval.annotations.conllu import parse_conllu
+from parseval.annotations.easy import document_to_bytes
+from parseval.annotations.easy.model import Document
+from parseval.annotations.errors import InputError, Problem, N_
 from campaign.services.archives import EASY, FileNames, remove_tree
 from campaign.services.runs import staging_dir, unpacked
 from campaign.stored_files import local_copy
-from evaluation import delivery
-from evaluation.signature import extend_signature
-from evaluation.ud2easy.convert import CONVERTER_VERSION, convert_document
+from evaluation.pipeline import delivery
+from parseval.evaluation.signature import extend_signature
+from parseval.evaluation.ud2easy.convert import CONVERTER_VERSION, convert_document
 
 logger = logging.getLogger(__name__)
 
@@ -110,7 +110,7 @@ def store_converted(run, converted: dict[str, bytes]) -> None:
 
     A later conversion (a re-score) replaces the file of the same converter version only: the upload
     itself is never touched. The file has the same name in every delivery of the run, so it is replaced
-    under the run's lock and only by the delivery that holds the run (:func:`evaluation.delivery.locked_run`):
+    under the run's lock and only by the delivery that holds the run (:func:`evaluation.pipeline.delivery.locked_run`):
     a stale one, taken over while paused, raises ``LostClaim`` before it deletes or writes anything."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:

@@ -1,4 +1,4 @@
-"""The EASY consensus of a campaign's runs: the engine (:mod:`evaluation.consensus.easy`) over stored runs.
+"""The EASY consensus of a campaign's runs: the engine (:mod:`parseval.evaluation.consensus.easy`) over stored runs.
 
 A CoNLL-U run is combined as it is scored: through the EASY XML its validation
 converted and kept. The sentences and forms are the corpus's (the text files
@@ -12,10 +12,10 @@ from __future__ import annotations
 from contextlib import ExitStack
 from pathlib import Path
 
-from annotations.easy.reader import document_key
+from parseval.annotations.easy.reader import document_key
 from campaign.services.runs import staging_dir
 from campaign.stored_files import local_copy
-from evaluation.consensus.files import combine_easy_files
+from parseval.evaluation.consensus.files import combine_easy_files
 
 from ..contract import Combined
 from . import conllu as easy_conllu

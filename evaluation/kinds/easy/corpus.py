@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from annotations.easy import Document, Form, Sentence as EasySentence, document_key, read_document, validate_run
-from annotations.easy.writer import document_to_bytes
-from annotations.errors import InputError, Problem, N_
+from parseval.annotations.easy import Document, Form, Sentence as EasySentence, document_key, read_document, validate_run
+from parseval.annotations.easy.writer import document_to_bytes
+from parseval.annotations.errors import InputError, Problem, N_
 from annotations.models import GoldSentence
 from campaign.models import Campaign
 from campaign.services.corpus import ImportSummary, StoredDocument, store_corpus

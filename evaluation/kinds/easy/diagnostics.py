@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from annotations.easy import read_document
+from parseval.annotations.easy import read_document
 from campaign.models import Run
-from evaluation.easy.ranges import MATCHES, MODES, HypothesisView, ReferenceView
-from evaluation.easy.counting import Plan, count_sentence
+from parseval.evaluation.easy.ranges import MATCHES, MODES, HypothesisView, ReferenceView
+from parseval.evaluation.easy.counting import Plan, count_sentence
 
 from .conllu import scored_files
 from .gold import load_gold

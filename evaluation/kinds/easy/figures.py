@@ -1,8 +1,8 @@
 """EASY's figures as functions of summed per-sentence rows, for the paired tests.
 
 The rows are ``fc | fp | cr``, each with the all-types column after every way's block (as
-:func:`evaluation.easy.scoring.aggregate` lays them out); micro F per (way, type) is 2·fc / (fp + cr),
-macro F the mean of the way's defined per-type F. Named as :mod:`evaluation.figure_sets` names figures.
+:func:`parseval.evaluation.easy.scoring.aggregate` lays them out); micro F per (way, type) is 2·fc / (fp + cr),
+macro F the mean of the way's defined per-type F. Named as :mod:`parseval.evaluation.figure_sets` names figures.
 
 Pure: numpy and the engine only.
 """
@@ -12,10 +12,10 @@ from functools import partial
 
 import numpy as np
 
-from evaluation.easy.counting import Plan
-from evaluation.figure_sets import MACRO, MICRO, counts_f_and_macro
-from evaluation.paired import FigureSet
-from evaluation.stats import ALL
+from parseval.evaluation.easy.counting import Plan
+from parseval.evaluation.figure_sets import MACRO, MICRO, counts_f_and_macro
+from parseval.evaluation.paired import FigureSet
+from parseval.evaluation.stats import ALL
 
 
 def easy_layout(plan: Plan) -> list[tuple[str, str, str, tuple[str, ...], int]]:

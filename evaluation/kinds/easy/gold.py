@@ -1,6 +1,6 @@
 """The gold of an EASY run's subset, read for scoring, paired tests and diagnostics.
 
-Scoring reads the scorer's index of each gold file (:mod:`evaluation.easy.gold_index`), stored beside the
+Scoring reads the scorer's index of each gold file (:mod:`parseval.evaluation.easy.gold_index`), stored beside the
 gold through the gold file's storage and keyed by what it was built from (the file's SHA-256, the schema,
 the scorer version). The first scoring that finds none parses the XML once and stores it; every later run
 of the campaign loads it instead, one document at a time when that document's run comes.
@@ -8,7 +8,7 @@ of the campaign loads it instead, one document at a time when that document's ru
 Two workers may build the same index at once. The name is the key, so both write the same bytes; the storage
 API has no rename, so a writer never overwrites: when the storage gives its save another name (the first
 writer's is there), that copy is deleted. A reader that meets a file still being written finds a truncated
-archive, which :class:`~evaluation.easy.gold_index.IndexUnreadable` reports; it then reads the XML, never a
+archive, which :class:`~parseval.evaluation.easy.gold_index.IndexUnreadable` reports; it then reads the XML, never a
 partial index.
 
 This module reads gold: worker and organiser code only.
@@ -20,10 +20,10 @@ import logging
 
 from django.core.files.base import ContentFile
 
-from annotations.easy import EasySchema, read_document
-from annotations.easy.model import Document
-from evaluation.easy.gold_index import IndexedDocument, IndexUnreadable, index_key
-from evaluation.version import SCORER_VERSION
+from parseval.annotations.easy import EasySchema, read_document
+from parseval.annotations.easy.model import Document
+from parseval.evaluation.easy.gold_index import IndexedDocument, IndexUnreadable, index_key
+from parseval.evaluation.version import SCORER_VERSION
 
 from ..gold import gold_checksum, read_gold_file, run_subset_gold, subset_gold
 

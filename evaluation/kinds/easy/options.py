@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from django.core.exceptions import ObjectDoesNotExist
 
-from annotations.easy import DEFAULT_SCHEMA, EasySchema
-from evaluation.easy.ranges import MATCHES, MODES
-from evaluation.easy.scoring import DEFAULT_BOOTSTRAP, DEFAULT_SEED
+from parseval.annotations.easy import DEFAULT_SCHEMA, EasySchema
+from parseval.evaluation.easy.ranges import MATCHES, MODES
+from parseval.evaluation.easy.scoring import DEFAULT_BOOTSTRAP, DEFAULT_SEED
 
 
 def campaign_schema(campaign) -> EasySchema:

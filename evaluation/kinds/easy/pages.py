@@ -2,7 +2,7 @@
 
 Reached through the EASY kind (:class:`evaluation.kinds.easy.EasyKind`); who sees
 which figures is decided by :mod:`campaign.visibility`, through the
-:mod:`evaluation.summaries` helpers that pick the data source (live rows for
+:mod:`evaluation.results.summaries` helpers that pick the data source (live rows for
 organisers, the publication snapshot for everyone after publication, a team's
 own runs after the results release).
 """
@@ -19,13 +19,13 @@ from campaign import audit, visibility
 from campaign.models import Campaign, Run
 from campaign.rules import UploadRefused
 from campaign.subsets import scoring_subset, sentence_ids_by_document
-from annotations.errors import InputError
-from evaluation import charts, summaries
-from evaluation.easy.ranges import MATCHES, MODES
-from evaluation.heatmap import heatmap
-from evaluation.stats import ALL
-from evaluation.summaries import CONSTITUENTS, RELATIONS
-from evaluation.text import percent
+from parseval.annotations.errors import InputError
+from evaluation.results import charts, summaries
+from parseval.evaluation.easy.ranges import MATCHES, MODES
+from evaluation.results.heatmap import heatmap
+from parseval.evaluation.stats import ALL
+from evaluation.results.summaries import CONSTITUENTS, RELATIONS
+from evaluation.results.text import percent
 
 from .diagnostics import run_diagnostics as diagnose
 
@@ -34,7 +34,7 @@ _MISSING = format_html('<td class="muted" title="{}">–</td>', "not scored or n
 
 
 def counts(cell: dict) -> str:
-    """The counts a cell's tooltip gives; before the gold release teams see rates only (evaluation.disclosure)."""
+    """The counts a cell's tooltip gives; before the gold release teams see rates only (evaluation.results.disclosure)."""
     if cell["fc"] is None and cell["fp"] is None and cell["cr"] is None:
         return "counts from the gold release"
     return f"fc={cell['fc']} fp={cell['fp']} cr={cell['cr']}"

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from evaluation.easy.scoring import count_sentences, counted_rows
+from parseval.evaluation.easy.scoring import count_sentences, counted_rows
 from evaluation.models import Result
-from evaluation.sentence_rows import RowsUnavailable
+from evaluation.results.sentence_rows import RowsUnavailable
 
 from .conllu import scored_files
 from .gold import scoring_gold

@@ -1,13 +1,13 @@
-"""Scoring a validated EASY run against the gold of its scope, with the engine (:mod:`evaluation.easy`)."""
+"""Scoring a validated EASY run against the gold of its scope, with the engine (:mod:`parseval.evaluation.easy`)."""
 from __future__ import annotations
 
 from pathlib import Path
 
-from annotations.easy import EasySchema
+from parseval.annotations.easy import EasySchema
 from campaign.models import Run
 from campaign.services.runs import staging_dir
-from evaluation.easy.scoring import score_corpus
-from evaluation.services import NoGold
+from parseval.evaluation.easy.scoring import score_corpus
+from evaluation.pipeline.services import NoGold
 
 from ..contract import Progress
 from . import conllu as easy_conllu

@@ -1,4 +1,4 @@
-"""An EASY run scored across workers: its shards of documents and their merge (:mod:`evaluation.easy.shards`).
+"""An EASY run scored across workers: its shards of documents and their merge (:mod:`parseval.evaluation.easy.shards`).
 
 A shard reads the gold of its own documents only, from the scorer's stored index of each gold file (built
 and stored by the first reader, as the single task does: :func:`.gold.gold_index`), cut to the run's subset,
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Iterable
 
 from campaign.services.runs import staging_dir
-from evaluation.easy.shards import ShardCounts, count_shard, merge, split
+from parseval.evaluation.easy.shards import ShardCounts, count_shard, merge, split
 
 from ..contract import RunSetup
 from ..gold import gold_checksum, read_gold_file, run_subset_gold

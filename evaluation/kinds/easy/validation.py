@@ -5,11 +5,11 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from annotations.easy import EasySchema, read_document, reference_forms, validate_run
-from annotations.easy.validate import implausible_sentences
-from annotations.errors import Problem
+from parseval.annotations.easy import EasySchema, read_document, reference_forms, validate_run
+from parseval.annotations.easy.validate import implausible_sentences
+from parseval.annotations.errors import Problem
 from campaign.subsets import missing_document_message
-from evaluation.deps import udvalidate
+from parseval.evaluation.deps import udvalidate
 
 from ..documents import RunCheck
 from . import conllu as easy_conllu

@@ -18,19 +18,19 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
-from annotations.errors import InputError, Problem, N_
-from annotations import plausibility
-from annotations.limits import size_problems
+from parseval.annotations.errors import InputError, Problem, N_
+from parseval.annotations import plausibility
+from parseval.annotations.limits import size_problems
 from campaign.services.corpus import ImportSummary, StoredDocument, store_corpus  # one import, every kind
 from campaign.stored_files import local_copy
 from campaign.subsets import missing_document_message, sentences_to_cover
-from evaluation import metrics, stats
-from evaluation.easy.scoring import DEFAULT_BOOTSTRAP
-from evaluation.metrics.base import nested, value_at
-from evaluation.services import NoGold  # NoGold: the task tells the team this one as is
-from evaluation.version import SCORER_VERSION
+from parseval.evaluation import metrics, stats
+from parseval.evaluation.easy.scoring import DEFAULT_BOOTSTRAP
+from parseval.evaluation.metrics.base import nested, value_at
+from evaluation.pipeline.services import NoGold  # NoGold: the task tells the team this one as is
+from parseval.evaluation.version import SCORER_VERSION
 
-from evaluation.figure_sets import metric_figures
+from parseval.evaluation.figure_sets import metric_figures
 
 from ..contract import Combined, Progress, RunSetup
 from ..documents import DocumentKind, RunCheck
@@ -62,7 +62,7 @@ class SentenceKind(DocumentKind):
         raise NotImplementedError
 
     def score_metric(self, metric: str, gold: list, test: list, params: dict) -> tuple[dict, object]:
-        """The library's JSON document for one metric and its per-sentence rows (see :mod:`evaluation.metrics`)."""
+        """The library's JSON document for one metric and its per-sentence rows (see :mod:`parseval.evaluation.metrics`)."""
         raise NotImplementedError
 
     # -- names ---------------------------------------------------------------------------
@@ -160,24 +160,24 @@ class SentenceKind(DocumentKind):
         except UnicodeDecodeError as exc:
             return [Problem(N_('not UTF-8 text (%(reason)s at byte %(start)s)') % {"reason": exc.reason, "start": exc.start}, file=display)]
         problems = self.scorability_problems(parsed, display)
-        for p in parsed:  # runs only: the bound is measured on gold and real parsers (annotations.plausibility)
+        for p in parsed:  # runs only: the bound is measured on gold and real parsers (parseval.annotations.plausibility)
             problems += plausibility.problems(len(p.words), self.plausibility_counts(p), file=display, line=p.line,
                                               sentence=p.sid)
         return problems + order_problems(parsed, expected, display, against)
 
     def scorability_problems(self, parsed: list[Parsed], display: str) -> list[Problem]:
-        """Every sentence beyond :mod:`annotations.limits`, checked the same way for each one."""
+        """Every sentence beyond :mod:`parseval.annotations.limits`, checked the same way for each one."""
         problems = []
         for p in parsed:
             problems += size_problems(self.sizes(p), file=display, line=p.line, sentence=p.sid)
         return problems
 
     def sizes(self, parsed: Parsed) -> dict[str, int]:
-        """The counts of one sentence that :mod:`annotations.limits` bounds."""
+        """The counts of one sentence that :mod:`parseval.annotations.limits` bounds."""
         return {"words": len(parsed.words)}
 
     def plausibility_counts(self, parsed: Parsed) -> dict[str, int]:
-        """The counts of one run sentence that :mod:`annotations.plausibility` bounds by its words: none by
+        """The counts of one run sentence that :mod:`parseval.annotations.plausibility` bounds by its words: none by
         default (a dependency run has one head per word, so its counts are its words)."""
         return {}
 
@@ -281,7 +281,7 @@ class SentenceKind(DocumentKind):
             "macro": [],
         }
 
-    # -- consensus (evaluation.consensus_runs) ------------------------------------------------
+    # -- consensus (evaluation.consensus.runs) ------------------------------------------------
     def combine_document(self, paths: list[Path], folder: Path, weights) -> tuple[Path, list[Path], object]:
         """The consensus of one document's run files (one per run, the same sentences in the same order):
         ``(the consensus as a run file, the treebank files, the engine's summary)``."""
@@ -334,7 +334,7 @@ class SentenceKind(DocumentKind):
         # Some figures (leaf-ancestor, UAS, LAS) are a single score: P and R do not apply.
         return {"single": cell.p is None and cell.r is None, "by_way": False}
 
-    # -- paired significance (evaluation.significance) ---------------------------------------
+    # -- paired significance (evaluation.significance.sets) ---------------------------------------
     def sentence_rows(self, result):
         """Every metric's per-sentence rows side by side: the run scored again against the result's gold."""
         return rescored_rows(self, result)
@@ -351,7 +351,7 @@ class SentenceKind(DocumentKind):
 
     def rescoring(self, result):
         """The result's parameters, the run files' names, and every corpus document's sentence ids in corpus
-        order: how a run file's sentences are named (:mod:`evaluation.sentence_rescore`)."""
+        order: how a run file's sentences are named (:mod:`parseval.evaluation.sentence_rescore`)."""
         if not self.rescoring_engine:
             return None
         run = result.run

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from difflib import SequenceMatcher
 
-from annotations.errors import N_, Problem
+from parseval.annotations.errors import N_, Problem
 
 from .tokens import TextSentence, word_mismatch
 

@@ -1,10 +1,10 @@
 """Results pages of the constituency and dependency kinds: the metrics side by side.
 
-Same visibility as the EASY pages (they read :func:`evaluation.summaries.visible_results`:
+Same visibility as the EASY pages (they read :func:`evaluation.results.summaries.visible_results`:
 organisers live, everyone from the publication snapshot, a team its own runs after release);
 only the shaping differs: one row per run, one column per figure, and per figure a table with
 the genres as columns and a chart of that figure alone. Names, units and descriptions of the
-figures come from the metric registry (:mod:`evaluation.metrics`).
+figures come from the metric registry (:mod:`parseval.evaluation.metrics`).
 """
 from __future__ import annotations
 
@@ -15,10 +15,12 @@ from django.utils.translation import gettext
 
 from campaign import kinds, tracks, visibility
 from campaign.problem_texts import translated
-from evaluation import charts, metrics, summaries
-from evaluation.metrics import Layer
-from evaluation.summaries import ALL
-from evaluation.text import percent
+from evaluation.results import charts, summaries
+from parseval.evaluation import metrics
+from parseval.evaluation.metrics import Layer
+from evaluation.results.summaries import ALL
+from evaluation.results.text import percent
+from evaluation.results.ranking_chart import dot_plot
 
 
 def _layer(code: str) -> Layer:
@@ -78,8 +80,6 @@ def _point(cell: dict | None) -> charts.Point:
 def _chart(layer: Layer, indexes: list) -> str:
     """One figure, every run, as a compact dot plot (a small multiple): a chart never puts two measures on
     one axis, its axis spans the runs' values rather than 0-100, and its run names read horizontally."""
-    from evaluation.ranking_chart import dot_plot
-
     points = [(f"{run['label']} / {run['name']}", _point(ix.get((layer.code, ALL)))) for run, ix in indexes]
     return dot_plot([(label, p.value, p.low, p.high) for label, p in points],
                     title=gettext("%(figure)s, all genres pooled") % {"figure": layer.label})

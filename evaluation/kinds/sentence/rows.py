@@ -8,7 +8,7 @@ import numpy as np
 from campaign.services.runs import unpacked
 from campaign.stored_files import local_copy
 from evaluation.models import Result
-from evaluation.sentence_rows import RowsUnavailable
+from evaluation.results.sentence_rows import RowsUnavailable
 
 
 def rescored_rows(kind, result: Result) -> tuple[list[str], list[str], np.ndarray]:

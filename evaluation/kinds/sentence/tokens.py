@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from annotations.errors import InputError, Problem, N_
+from parseval.annotations.errors import InputError, Problem, N_
 
 SUFFIX = ".tok"
 

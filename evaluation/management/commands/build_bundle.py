@@ -6,7 +6,7 @@ import shutil
 from django.core.management.base import BaseCommand, CommandError
 
 from campaign.management.lookup import campaign_by_slug, user_by_name
-from evaluation import publication_bundle
+from evaluation.bundle import publication as publication_bundle
 
 
 class Command(BaseCommand):

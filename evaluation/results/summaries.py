@@ -1,0 +1,428 @@
+"""Shaping stored results for pages, exports and the publication snapshot.
+
+:func:`campaign_results` is the one place that turns stored rows into the
+JSON-serialisable dict the results pages draw from. The governance code
+stores exactly this dict in ``PublishedSnapshot.data`` at publication, so the
+public page renders a snapshot and organisers render live data through the
+same helpers below, which only read that dict.
+
+Query budget: :func:`campaign_results` costs three queries whatever the number
+of runs (runs with their team, their latest results, the cells of those
+results).
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Iterable
+
+from django.core.cache import cache
+from django.db.models import OuterRef, Q, Subquery
+from django.utils import timezone
+from django.utils.translation import gettext
+
+from parseval.annotations.easy.schema import DEFAULT_SCHEMA
+from parseval.evaluation.easy.ranges import MATCHES, MODES
+from campaign import tracks, visibility
+from campaign.models import Campaign, Run, RunStatus, Sentence
+
+from evaluation.results import disclosure
+from evaluation.results.disclosure import pooled
+from evaluation.models import PublishedSnapshot, Result, ResultCell
+from evaluation.results.text import percent
+
+ALL = "ALL"
+
+# The engine's, so that a new range function or mode appears on the pages without an edit here.
+EASY_MODES, EASY_MATCHES = MODES, MATCHES
+CONSTITUENTS = "constituents"
+RELATIONS = "relations"
+
+_CELL_FIELDS = ("aggregation", "layer", "mode", "match", "genre", "type", "fc", "fp", "cr", "p", "r", "f", "ci_low", "ci_high")
+
+
+def scored_runs(campaign: Campaign):
+    """Runs that belong in a results table: evaluation scope, active, scored."""
+    return (
+        Run.objects.filter(
+            campaign=campaign,
+            scope=Run.Scope.TEST,
+            status=RunStatus.SCORED,
+            withdrawn_at__isnull=True,
+            disqualified=False,
+        )
+        .select_related("team", "campaign")
+        .order_by("uploaded_at", "pk")
+    )
+
+
+def latest_result_ids(runs: Iterable[Run]) -> dict[int, int]:
+    """``{run id: id of its newest result}`` in one query."""
+    run_ids = [r.pk for r in runs]
+    if not run_ids:
+        return {}
+    newest = Result.objects.filter(run=OuterRef("pk")).order_by("-created_at", "-pk").values("pk")[:1]
+    rows = Run.objects.filter(pk__in=run_ids).annotate(latest=Subquery(newest)).values_list("pk", "latest")
+    return {run_id: result_id for run_id, result_id in rows if result_id is not None}
+
+
+def _cell_dict(row: dict) -> dict:
+    ci = [row["ci_low"], row["ci_high"]] if row["ci_low"] is not None or row["ci_high"] is not None else None
+    return {
+        "aggregation": row["aggregation"],
+        "layer": row["layer"],
+        "mode": row["mode"],
+        "match": row["match"],
+        "genre": pooled(row["genre"]),
+        "type": pooled(row["type"]),
+        "fc": row["fc"],
+        "fp": row["fp"],
+        "cr": row["cr"],
+        "p": row["p"],
+        "r": row["r"],
+        "f": row["f"],
+        "ci": ci,
+    }
+
+
+def campaign_results(campaign: Campaign, runs=None, *, cells: Q | None = None) -> dict:
+    """The campaign's results as a JSON-serialisable dict.
+
+    ``runs`` defaults to :func:`scored_runs`; runs without a result are left
+    out. ``cells`` optionally narrows the cells loaded (a page needs a few
+    hundred of the thousands a result holds); the snapshot takes them all.
+    """
+    if runs is None:
+        runs = scored_runs(campaign)
+    elif hasattr(runs, "select_related"):
+        runs = runs.select_related("team")  # a caller's queryset: no query per run for the labels
+    run_list = list(runs)
+    latest = latest_result_ids(run_list)
+    results = {
+        r.pk: r
+        for r in Result.objects.filter(pk__in=latest.values()).only(
+            "pk", "run_id", "created_at", "metric", "signature", "scorer_version", "gold_sha256"
+        )
+    }
+    cell_rows: dict[int, list[dict]] = defaultdict(list)
+    query = ResultCell.objects.filter(result_id__in=list(latest.values()))
+    if cells is not None:
+        query = query.filter(cells)
+    for row in query.order_by("pk").values("result_id", *_CELL_FIELDS):
+        cell_rows[row["result_id"]].append(_cell_dict(row))
+
+    entries = []
+    for run in run_list:
+        result = results.get(latest.get(run.pk))
+        if result is None:
+            continue
+        if run.team.campaign_id == campaign.pk:
+            run.team.campaign = campaign  # the label reads the campaign's setting; no query per run
+        entries.append(
+            {
+                "run": run.pk,
+                "label": visibility.public_team_label(run.team),
+                "name": run.name,
+                "description": run.system_description,
+                "synthetic": run.synthetic,
+                "scope": run.scope,
+                "track": tracks.track_of(run, campaign),  # dependency campaigns: runs of different tracks are ranked apart
+                "result": {
+                    "id": result.pk,
+                    "created_at": result.created_at.isoformat(),
+                    "metric": result.metric,
+                    "signature": result.signature,
+                    "scorer_version": result.scorer_version,
+                    "gold_sha256": result.gold_sha256,
+                },
+                "cells": cell_rows.get(result.pk, []),
+                **({"consensus": consensus_entry(run)} if run.team.system else {}),
+            }
+        )
+    entries.sort(key=lambda e: (e["label"], e["name"], e["run"]))
+    return {
+        "campaign": {"slug": campaign.slug, "name": campaign.name, "kind": campaign.kind},
+        "generated_at": timezone.now().isoformat(),
+        "genres": [{"code": g.code, "name": g.name} for g in campaign.genres.all()],
+        "runs": entries,
+    }
+
+
+def consensus_entry(run: Run) -> dict:
+    """What the pages say of a consensus pseudo-run (``Team.system``): how many runs, how weighed, its oracle.
+
+    In the entry of the run, so that it is seen exactly where the run's figures are (live for organisers, in
+    the snapshot after publication) and nowhere else."""
+    combination = run.combination or {}
+    oracle = combination.get("oracle") or {}
+    return {"runs": len(combination.get("runs", [])), "weighting": combination.get("weighting", ""),
+            "combined": [c.get("run") for c in combination.get("runs", [])],
+            "mean_agreement": combination.get("mean_agreement"), "oracle": combination.get("oracle"),
+            "oracle_text": percent(oracle.get("value")) if oracle.get("value") is not None else "",
+            "oracle_figure": " ".join(p for p in (oracle.get("figure") or "").split("|")[1:] if p)}
+
+
+def way_selection(query) -> tuple[str, str]:
+    """The way ``(mode, match)`` a results page or its JSON asks for (``?mode=&match=``): a known one, else
+    the engine's first of each (HYP, EQUAL)."""
+    mode, match = query.get("mode", MODES[0]), query.get("match", MATCHES[0])
+    return mode if mode in MODES else MODES[0], match if match in MATCHES else MATCHES[0]
+
+
+def page_cells(layer: str, mode: str, match: str) -> Q:
+    """The cells a results page draws: the chosen way in full, plus the pooled
+    figures of every way (for the 15-way chart and the overview)."""
+    chosen = Q(layer=layer, match=match) & (Q(mode=mode) if layer == RELATIONS else Q())
+    pooled_everywhere = Q(genre__in=[ALL, "all", "*", ""]) & Q(type__in=[ALL, "all", "*", ""])
+    return chosen | pooled_everywhere
+
+
+def page_cells_any_layer(mode: str, match: str) -> Q:
+    """As :func:`page_cells`, for a page showing both layers in one way."""
+    chosen = Q(layer=RELATIONS, mode=mode, match=match) | (~Q(layer=RELATIONS) & Q(match=match))
+    return chosen | (Q(genre__in=[ALL, "all", "*", ""]) & Q(type__in=[ALL, "all", "*", ""]))
+
+
+def on_page(cell: dict, mode: str, match: str) -> bool:
+    """:func:`page_cells_any_layer` for a cell of the dict (a snapshot's cells are already shaped)."""
+    if cell["genre"] == ALL and cell["type"] == ALL:
+        return True
+    if cell["layer"] == RELATIONS:
+        return cell["mode"] == mode and cell["match"] == match
+    return cell["match"] == match
+
+
+def narrowed(data: dict, mode: str, match: str) -> dict:
+    return dict(data, runs=[dict(r, cells=[c for c in r["cells"] if on_page(c, mode, match)]) for r in data["runs"]])
+
+
+@dataclass
+class Visible:
+    """What a user may see of a campaign's results, and where it comes from.
+
+    ``source`` is ``live`` (organisers), ``snapshot`` (after publication),
+    ``own`` (a team's own runs after the results release) or ``none``.
+    """
+
+    source: str
+    data: dict | None
+    snapshot: object = None
+
+    @property
+    def empty(self) -> bool:
+        return not self.data or not self.data["runs"]
+
+
+def latest_snapshot(campaign: Campaign):
+    # Without its data: a snapshot is tens of megabytes at campaign scale, and pages often have it cached.
+    return PublishedSnapshot.objects.filter(campaign=campaign).order_by("-created_at", "-pk").defer("data").first()
+
+
+def snapshot_data(snapshot, way: tuple[str, str] | None = None) -> dict:
+    """The snapshot's dict, narrowed to what a page showing ``way`` draws.
+
+    Snapshots are immutable, so the narrowed copy is cached under the snapshot's id.
+    """
+    if way is None:
+        return snapshot.data
+    key = f"results:snapshot:{snapshot.pk}:{snapshot.sha256}:{way[0]}:{way[1]}"
+    data = cache.get(key)
+    if data is None:
+        data = narrowed(snapshot.data, *way)
+        cache.set(key, data, timeout=24 * 3600)
+    return data
+
+
+def visible_results(user, campaign: Campaign, *, way: tuple[str, str] | None = None) -> Visible:
+    """What ``user`` may see of the campaign's results; ``way`` (mode, match) narrows the cells to a page's."""
+    return _timed_for(user, campaign, _visible_results(user, campaign, way))
+
+
+def _visible_results(user, campaign: Campaign, way: tuple[str, str] | None) -> Visible:
+    cells = page_cells_any_layer(*way) if way else None
+    if visibility.can_see_all_live_results(user, campaign):
+        return Visible("live", campaign_results(campaign, cells=cells))
+    if visibility.can_see_published_results(user, campaign):
+        snapshot = latest_snapshot(campaign)
+        if snapshot is not None:
+            return Visible("snapshot", disclosure.limit_results(snapshot_data(snapshot, way), campaign), snapshot)
+        return Visible("none", None)
+    team = visibility.team_of(user, campaign)
+    if team is not None:
+        own = [run for run in scored_runs(campaign).filter(team=team) if visibility.can_see_own_scores(user, run)]
+        if own:
+            return Visible("own", disclosure.limit_results(campaign_results(campaign, own, cells=cells), campaign))
+    return Visible("none", None)
+
+
+def visible_run_result(user, run: Run) -> Visible | None:
+    """One run's latest result as ``user`` may see it, or ``None``."""
+    campaign = run.campaign
+    if visibility.can_see_all_live_results(user, campaign):
+        return Visible("live", campaign_results(campaign, [run]))
+    if visibility.can_see_own_scores(user, run):
+        return _timed_for(user, campaign, Visible("own", disclosure.limit_results(campaign_results(campaign, [run]),
+                                                                                 campaign)))
+    if visibility.can_see_published_results(user, campaign):
+        snapshot = latest_snapshot(campaign)
+        if snapshot is not None:
+            entries = [r for r in snapshot.data.get("runs", []) if r.get("run") == run.pk]
+            if entries:
+                return _timed_for(user, campaign, Visible(
+                    "snapshot", disclosure.limit_results(dict(snapshot.data, runs=entries), campaign), snapshot))
+    return None
+
+
+def _timed_for(user, campaign: Campaign, visible: Visible) -> Visible:
+    """``visible`` without the time each test run's result was made, unless ``user`` may see scoring times.
+
+    The stored dict (live or the publication snapshot, which is cached and immutable) is not touched:
+    the runs are copied with ``created_at`` set to None."""
+    if visible.empty or visibility.can_see_scoring_times(user, campaign):
+        return visible
+    runs = [run if run.get("scope") == Run.Scope.DEV else dict(run, result=dict(run["result"], created_at=None))
+            for run in visible.data["runs"]]
+    return Visible(visible.source, dict(visible.data, runs=runs), visible.snapshot)
+
+
+def served_results(user, campaign: Campaign, data: dict | None) -> dict | None:
+    """The results dict as the JSON download gives it: result ids (made in scoring order) left out until
+    the user may see scoring times. The pages keep them: they only key their tables with them."""
+    if not data or not data.get("runs") or visibility.can_see_scoring_times(user, campaign):
+        return data
+    runs = [dict(run, result={k: v for k, v in run["result"].items() if k != "id"}) for run in data["runs"]]
+    return dict(data, runs=runs)
+
+
+# -- shaping the dict for tables and charts (works on snapshots and live data) --
+
+def type_order(layer: str, present: Iterable[str]) -> list[str]:
+    known = DEFAULT_SCHEMA.group_types if layer == CONSTITUENTS else DEFAULT_SCHEMA.relation_types
+    present = set(present) - {ALL}
+    ordered = [t for t in known if t in present] + sorted(present - set(known))
+    return ordered + [ALL]
+
+
+def genre_order(data: dict, present: Iterable[str]) -> list[dict]:
+    present = set(present) - {ALL}
+    rows = [g for g in data.get("genres", []) if g["code"] in present]
+    known = {g["code"] for g in rows}
+    rows += [{"code": code, "name": code} for code in sorted(present - known)]
+    return rows + [{"code": ALL, "name": gettext("All genres")}]  # pages only: never stored
+
+
+def layers_of(data: dict) -> list[str]:
+    found = {c["layer"] for run in data["runs"] for c in run["cells"]}
+    return [layer for layer in (RELATIONS, CONSTITUENTS) if layer in found] + sorted(found - {RELATIONS, CONSTITUENTS})
+
+
+class CellIndex:
+    """Constant-time lookup of a run's cells; build it once per run and page."""
+
+    def __init__(self, run: dict):
+        self.run = run
+        self._cells = {
+            (c["aggregation"], c["layer"], c["mode"] or "", c["match"], c["genre"], c["type"]): c for c in run["cells"]
+        }
+
+    def get(self, layer: str, mode: str, match: str, genre: str = ALL, type_: str = ALL, aggregation: str = "micro"):
+        mode = mode if layer == RELATIONS else ""
+        return self._cells.get((aggregation, layer, mode, match, genre, type_))
+
+
+def way_cell(run: dict, layer: str, mode: str, match: str, genre: str = ALL, type_: str = ALL, aggregation: str = "micro"):
+    return CellIndex(run).get(layer, mode, match, genre, type_, aggregation)
+
+
+def genre_type_table(data: dict, run: dict, layer: str, mode: str, match: str) -> dict:
+    """Rows genres + ALL, columns types + ALL, for one way: the paper's figure 2."""
+    mode = mode if layer == RELATIONS else ""
+    cells = [
+        c for c in run["cells"]
+        if c["aggregation"] == "micro" and c["layer"] == layer and c["match"] == match and (c["mode"] or "") == mode
+    ]
+    index = {(c["genre"], c["type"]): c for c in cells}
+    types = type_order(layer, {c["type"] for c in cells})
+    genres = genre_order(data, {c["genre"] for c in cells})
+    macro = {
+        c["genre"]: c for c in run["cells"]
+        if c["aggregation"] == "macro" and c["layer"] == layer and c["match"] == match and (c["mode"] or "") == mode
+    }
+    return {
+        "types": types,
+        "rows": [
+            {"genre": g, "cells": [index.get((g["code"], t)) for t in types], "macro": macro.get(g["code"])}
+            for g in genres
+        ],
+        "empty": not cells,
+    }
+
+
+def ways(layer: str) -> list[tuple[str, str]]:
+    """The ways of scoring a layer: 15 for relations (mode x function), 5 for constituents."""
+    if layer == RELATIONS:
+        return [(mode, match) for mode in EASY_MODES for match in EASY_MATCHES]
+    return [("", match) for match in EASY_MATCHES]
+
+
+def way_label(mode: str, match: str) -> str:
+    return f"{mode} {match}" if mode else match
+
+
+def way_series(data: dict, layer: str) -> dict:
+    """Pooled F of every way, one series per run: the paper's figure 3."""
+    all_ways = ways(layer)
+    series = []
+    for run in data["runs"]:
+        index = {
+            (c["mode"] or "", c["match"]): c for c in run["cells"]
+            if c["aggregation"] == "micro" and c["layer"] == layer and c["genre"] == ALL and c["type"] == ALL
+        }
+        series.append({"run": run, "cells": [index.get(w) for w in all_ways]})
+    return {"ways": all_ways, "labels": [way_label(*w) for w in all_ways], "series": series}
+
+
+def genre_statistics(campaign: Campaign, *, annotated: bool) -> list[dict]:
+    """Sentences and words per genre, as the paper's tables 2 and 3.
+
+    The annotated counts reveal the size of the test subset per genre, so the
+    caller asks for them only when visibility allows.
+    """
+    from django.db.models import Count, Sum
+
+    totals = {
+        row["genre_id"]: row
+        for row in campaign.documents.values("genre_id").annotate(
+            documents=Count("pk"), sentences=Sum("sentence_count"), words=Sum("word_count")
+        )
+    }
+    marked = {}
+    if annotated:
+        # Counted through the reverse relation so that this module never imports the gold models.
+        marked = {
+            row["document__genre_id"]: row
+            for row in Sentence.objects.filter(document__campaign=campaign, gold_membership__isnull=False)
+            .values("document__genre_id")
+            .annotate(sentences=Count("pk"), words=Sum("word_count"))
+        }
+    rows = []
+    for genre in campaign.genres.all():
+        total = totals.get(genre.pk, {})
+        row = {
+            "code": genre.code,
+            "name": genre.name,
+            "documents": total.get("documents") or 0,
+            "sentences": total.get("sentences") or 0,
+            "words": total.get("words") or 0,
+        }
+        if annotated:
+            row["annotated_sentences"] = marked.get(genre.pk, {}).get("sentences") or 0
+            row["annotated_words"] = marked.get(genre.pk, {}).get("words") or 0
+        rows.append(row)
+    if rows:
+        total_row = {"code": ALL, "name": "All genres"}
+        for key in rows[0]:
+            if key not in ("code", "name"):
+                total_row[key] = sum(r[key] for r in rows)
+        rows.append(total_row)
+    return rows

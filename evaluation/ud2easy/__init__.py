@@ -1,5 +1,0 @@
-"""UD dependency parses -> EASY constituents and relations (pure Python, no Django).
-
-:func:`~evaluation.ud2easy.convert.convert_document` is the entry point; the
-mapping itself is documented in docs/conversion/ud-to-easy.md.
-"""

@@ -1,0 +1,140 @@
+"""EASY consensus: groups, then relations, by weighted vote.
+
+Per sentence:
+
+1. **Groups.** Each run votes for its groups as (type, start, end). Groups
+   whose agreement is above the group threshold are candidates; the chosen
+   groups are the pairwise disjoint candidates of maximal total agreement
+   (:func:`~parseval.evaluation.consensus.votes.heaviest_disjoint`), since EASY groups
+   never overlap. With a threshold of one half or more, candidates can never
+   overlap (two overlapping groups with more than half the weight each would
+   need a run holding both), so the selection keeps them all.
+2. **Relations.** Each run votes for its relations as (type, the range of
+   each role), with its arguments resolved as the HYP mode resolves them: a
+   group is its own range, a form the run's group containing it or itself,
+   the null argument the empty range. Relations above the relation threshold
+   are kept and their arguments mapped onto the consensus: a range equal to a
+   chosen group points at that group; a one-form range at that form; a longer
+   range at the chosen group sharing most forms with it (leftmost on a tie),
+   or, sharing none, at its first form. Two kept relations that map onto the
+   same targets are written once, with the larger agreement. The extra
+   children (``s-o``, ``a-propager``) are taken by vote among the relation's
+   supporters.
+
+Ids follow the corpus: forms as in the corpus, groups ``<sentence>G<k>`` in
+text order, relations ``<sentence>R<k>`` in the order they were first
+proposed (the order of the runs, then of each run's file).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from parseval.annotations.easy.model import Group, Relation, Sentence
+from parseval.evaluation.easy.ranges import constituent_ranges
+
+from .votes import heaviest_disjoint, kept, tally, winner
+
+DEFAULT_GROUP_THRESHOLD = 0.5
+DEFAULT_RELATION_THRESHOLD = 0.5
+
+
+@dataclass
+class EasyConsensus:
+    """One combined sentence and the agreement of each of its groups and relations (by id)."""
+
+    sentence: Sentence
+    agreement: dict[str, float] = field(default_factory=dict)
+
+
+def _argument_ranges(s: Sentence) -> tuple[dict, list]:
+    """A run sentence's relations in range space: ``{key: relation}`` in file order.
+
+    The key is ``(type, ((role, range), ...))`` with the roles in the order
+    the relation writes them sorted by name, so that two runs writing the
+    same relation in another role order vote together.
+    """
+    cover, _cons, group_range = constituent_ranges(s)
+    position = {f.id: i for i, f in enumerate(s.forms)}
+    items: dict = {}
+    for r in s.relations:
+        args = []
+        for role, target in r.args.items():
+            rng = group_range.get(target)
+            if rng is None:
+                p = position.get(target)
+                rng = None if p is None else (cover[p] or (p, p + 1))
+            args.append((role, rng))
+        items.setdefault((r.type, tuple(sorted(args))), r)
+    return items, cover
+
+
+def _target(rng, corpus: Sentence, chosen: list[Group]) -> str:
+    if rng is None:
+        return corpus.null_id
+    start, end = rng
+    for g in chosen:
+        if g.start == start and g.end == end:
+            return g.id
+    if end - start == 1:
+        return corpus.forms[start].id
+    best, overlap = None, 0
+    for g in chosen:
+        shared = min(end, g.end) - max(start, g.start)
+        if shared > overlap:
+            best, overlap = g, shared
+    return best.id if best is not None else corpus.forms[start].id
+
+
+def combine_sentence(corpus: Sentence, runs: Sequence[Sentence | None], weights: Sequence[float], *,
+                     relation_weights: Sequence[float] | None = None,
+                     group_threshold: float = DEFAULT_GROUP_THRESHOLD,
+                     relation_threshold: float = DEFAULT_RELATION_THRESHOLD) -> EasyConsensus:
+    """Combine the runs' analyses of ``corpus`` (its forms); ``None`` for a run that lacks the sentence.
+
+    ``weights`` are normalised (they sum to 1); a run without the sentence
+    keeps its share of the total, so an item's agreement is always out of
+    every run. ``relation_weights`` (default: ``weights``) are the weights
+    of the relation votes: a run that submitted no relation layer at all has
+    weight 0 there, since a layer not submitted is no vote against every
+    relation (``files.combine_easy_files`` does this per layer).
+    """
+    sid = corpus.id
+    present = [(w, s) for w, s in zip(weights, runs) if s is not None]
+    relation_present = present if relation_weights is None else \
+        [(w, s) for w, s in zip(relation_weights, runs) if s is not None and w > 0]
+    group_votes = tally((w, ((g.type, g.start, g.end) for g in s.groups)) for w, s in present)
+    candidates = kept(group_votes, group_threshold)
+    keys = heaviest_disjoint((start, end, weight, (gtype, start, end))
+                             for (gtype, start, end), weight in candidates.items())
+    out = Sentence(id=sid, forms=list(corpus.forms))
+    agreement: dict[str, float] = {}
+    for k, (gtype, start, end) in enumerate(keys, 1):
+        g = Group(id=f"{sid}G{k}", type=gtype, start=start, end=end)
+        out.groups.append(g)
+        agreement[g.id] = group_votes[(gtype, start, end)]
+
+    proposals = [(w, _argument_ranges(s)[0]) for w, s in relation_present]
+    relation_votes = tally((w, items.keys()) for w, items in proposals)
+    written: dict[tuple, int] = {}
+    for key, weight in kept(relation_votes, relation_threshold).items():
+        rtype, args = key
+        supporters = [(w, items[key]) for w, items in proposals if key in items]
+        first = supporters[0][1]
+        by_role = dict(args)
+        targets = {role: _target(by_role[role], corpus, out.groups) for role in first.args}
+        mapped = (rtype, tuple(targets.items()))
+        if mapped in written:  # two voted ranges fell on the same consensus targets
+            previous = out.relations[written[mapped]]
+            agreement[previous.id] = max(agreement[previous.id], weight)
+            continue
+        extras = {}
+        for tag in dict.fromkeys(t for _, r in supporters for t in r.extras):
+            choice = winner(tally((w, [tuple(sorted(r.extras[tag].items()))])
+                                  for w, r in supporters if tag in r.extras))
+            extras[tag] = dict(choice[0])
+        rel = Relation(id=f"{sid}R{len(out.relations) + 1}", type=rtype, args=targets, extras=extras)
+        written[mapped] = len(out.relations)
+        out.relations.append(rel)
+        agreement[rel.id] = weight
+    return EasyConsensus(out, agreement)

@@ -1,0 +1,492 @@
+"""Paired significance between two runs scored on the same sentences, multiple-test corrections, ranking clusters.
+
+Built on the statistics layer (:mod:`parseval.evaluation.stats`): a run is its
+per-sentence rows of sufficient statistics; a :class:`FigureSet` turns summed
+rows into figures. Two runs are compared on the *same* resamples:
+
+* ``bootstrap`` (default): the statistics layer's genre-stratified resamples
+  (:func:`parseval.evaluation.stats.resampling_weights`: every resample draws the same
+  sentences for both runs, within each genre, from one seeded generator;
+  Koehn 2004). The resampled differences give the difference's standard
+  error ``se``; the test is the normal approximation of the bootstrap
+  distribution (Efron & Tibshirani 1993, ch. 12 and 16): two-sided
+  ``p = erfc(|d| / (se·√2))``, and the 95% interval is ``d ± 1.96·se``, so
+  ``p < 0.05`` exactly when the interval leaves out 0. Unlike a count of
+  resamples ``(1 + k) / (1 + B)``, this p has no floor at ``1 / (B + 1)``:
+  a family of thousands of tests can reach its corrected threshold with
+  1,000 resamples (docs/significance.md, "Tests that can reach their decision").
+* ``ar`` (approximate randomisation, Noreen 1989; Riezler & Maxwell 2005):
+  each sentence's two rows swapped with probability 1/2; p is the share of
+  shuffles whose difference is at least as far from 0 as the observed one
+  (+1 corrected). It gives no interval; its number of shuffles is raised to
+  what the family needs (:func:`shuffles_needed`).
+
+Every pair is computed at once (:func:`compare_arrays`): each run is resampled
+once, and the variance of every pair's difference comes from one Gram matrix
+of the runs' centred resampled figures, so the cost grows with the runs, and
+only a matrix product with their square.
+
+:func:`holm` (family-wise, Holm 1979) and :func:`benjamini_hochberg` (false
+discovery rate, Benjamini & Hochberg 1995) adjust a family's p-values;
+:func:`replicability` counts the genres where one run is better (Dror et al.
+2017). :func:`rank_clusters` orders runs by a figure and groups them as the
+WMT findings do.
+
+Pure: numpy and the standard library only.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Callable, Hashable, Iterator, Mapping, Sequence
+
+import numpy as np
+
+from parseval.evaluation import stats
+
+METHODS = ("bootstrap", "ar")
+DEFAULT_RESAMPLES = 1000
+ALPHA = 0.05
+POWER = 0.80
+Z_CI = NormalDist().inv_cdf(1 - (1 - stats.CI_LEVEL) / 2)
+_erfc = np.frompyfunc(math.erfc, 1, 1)
+
+
+@dataclass(frozen=True)
+class FigureSet:
+    """How summed per-sentence rows become figures.
+
+    ``compute`` maps summed rows of shape (m, columns) to figures of shape
+    (m, len(keys)), NaN where a figure is undefined.
+    """
+
+    keys: tuple[Hashable, ...]
+    compute: Callable[[np.ndarray], np.ndarray]
+    columns: np.ndarray | None = None  # the row columns it reads (all when None), in the order compute expects
+    # ``compute`` as data, for readers without the platform (a publication bundle): (name, arguments, the
+    # cell field each key is published in); see parseval.evaluation.figure_sets.from_recipe. Empty: none.
+    recipe: tuple = ()
+
+
+def split(figures: FigureSet | Sequence[FigureSet]) -> list[FigureSet]:
+    return [figures] if isinstance(figures, FigureSet) else list(figures)
+
+
+def keys_of(figures: FigureSet | Sequence[FigureSet]) -> tuple[Hashable, ...]:
+    return tuple(k for part in split(figures) for k in part.keys)
+
+
+@dataclass
+class Comparison:
+    """Per stratum (every genre and ``ALL``), arrays of shape (len(keys),): A − B, its interval, p and standard
+    error (NaN under approximate randomisation, which gives none)."""
+
+    keys: tuple[Hashable, ...]
+    diff: dict[str, np.ndarray]
+    low: dict[str, np.ndarray]
+    high: dict[str, np.ndarray]
+    p: dict[str, np.ndarray]
+    se: dict[str, np.ndarray] | None = None
+
+
+@dataclass
+class Compared:
+    """Every pair of runs at once: arrays of shape (pairs, strata, keys).
+
+    ``strata`` are the sorted genres then ``ALL``; ``pairs`` holds (a, b) in the runs' order, a before b, and
+    every figure is a − b. ``resamples`` is the number of resamples or shuffles actually drawn.
+    """
+
+    pairs: list[tuple]
+    strata: list[str]
+    keys: tuple[Hashable, ...]
+    diff: np.ndarray
+    se: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    p: np.ndarray
+    resamples: int
+
+    def comparison(self, index: int) -> Comparison:
+        def per(a):
+            return {g: a[index, s] for s, g in enumerate(self.strata)}
+        return Comparison(self.keys, per(self.diff), per(self.low), per(self.high), per(self.p), per(self.se))
+
+
+def _figures(figures: FigureSet, sums: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.asarray(figures.compute(np.atleast_2d(np.asarray(sums, dtype=np.float64))), dtype=np.float64)
+
+
+def _p_values(null: np.ndarray, observed: np.ndarray) -> np.ndarray:
+    """(1 + #{|null| >= |observed|}) / (1 + #defined null values), per column; NaN where undefined."""
+    defined = ~np.isnan(null)
+    # A resampled difference equal to the observed one up to rounding counts as "as extreme".
+    tol = 1e-12 * np.maximum(1.0, np.abs(observed))
+    extreme = (np.abs(np.where(defined, null, 0.0)) >= np.abs(observed) - tol) & defined
+    n = defined.sum(axis=0)
+    p = (1.0 + extreme.sum(axis=0)) / (1.0 + n)
+    return np.where(np.isnan(observed) | (n == 0), np.nan, p)
+
+
+def normal_p(diff, se, *, one_sided: bool = False, floor: float | None = None) -> np.ndarray:
+    """p of ``diff`` against N(0, se²): two-sided erfc(|d| / (se·√2)), or one-sided (H1: d > 0) erfc(d/(se·√2))/2.
+
+    Where the resamples never vary (se = 0) there is no normal curve to read: p is 1 for no difference, and
+    for a difference the counted bootstrap's own answer, ``floor`` = 1 / (B + 1) (every resample gives the
+    observed difference and no centred one is as far from 0: two runs that differ by the same amount on
+    every sentence), or undefined (NaN) when no floor is given.
+    """
+    diff = np.asarray(diff, dtype=np.float64)
+    se = np.asarray(se, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(se > 0, (diff if one_sided else np.abs(diff)) / np.where(se > 0, se, 1.0), np.nan)
+    known = ~np.isnan(z)
+    p = np.full(z.shape, np.nan)
+    p[known] = _erfc(z[known] / math.sqrt(2.0)).astype(np.float64) * (0.5 if one_sided else 1.0)
+    if not one_sided:
+        p = np.where((se == 0) & (diff == 0), 1.0, p)
+        if floor is not None:
+            p = np.where((se == 0) & (diff != 0) & ~np.isnan(diff), floor, p)
+    return p
+
+
+def shuffles_needed(family: int, alpha: float = ALPHA) -> int:
+    """Shuffles a counted p-value needs to reach Holm's first step, alpha / family, with a margin of 2:
+    the smallest such p is 1 / (B + 1)."""
+    return int(math.ceil(2 * max(family, 1) / alpha))
+
+
+def paired_test(a: np.ndarray, b: np.ndarray, strata: Sequence[str], figures: FigureSet | Sequence[FigureSet], *,
+                method: str = "bootstrap", resamples: int = DEFAULT_RESAMPLES,
+                seed: int = stats.DEFAULT_SEED) -> Comparison:
+    """Compare run A with run B (rows aligned: row i of both is the same sentence) on every figure and stratum."""
+    return compare_all({0: a, 1: b}, strata, figures, method=method, resamples=resamples, seed=seed)[(0, 1)]
+
+
+def compare_all(runs: Mapping[Hashable, np.ndarray], strata: Sequence[str],
+                figures: FigureSet | Sequence[FigureSet], *, method: str = "bootstrap",
+                resamples: int = DEFAULT_RESAMPLES, seed: int = stats.DEFAULT_SEED) -> dict[tuple, Comparison]:
+    """Every pair (a, b) of ``runs`` (in the mapping's order, a before b), compared on every figure and stratum."""
+    out = compare_arrays(runs, strata, figures, method=method, resamples=resamples, seed=seed)
+    return {pair: out.comparison(i) for i, pair in enumerate(out.pairs)}
+
+
+def compare_arrays(runs: Mapping[Hashable, np.ndarray], strata: Sequence[str],
+                   figures: FigureSet | Sequence[FigureSet], *, method: str = "bootstrap",
+                   resamples: int = DEFAULT_RESAMPLES, seed: int = stats.DEFAULT_SEED) -> Compared:
+    """Every pair of ``runs`` on every figure and stratum, as arrays (:class:`Compared`): the figure sets of
+    :func:`compare_parts` side by side."""
+    parts = list(compare_parts(runs, strata, figures, method=method, resamples=resamples, seed=seed))
+    if not parts:
+        raise ValueError("no figure to compare")
+    joined = [np.concatenate([getattr(part, f) for part in parts], axis=2)
+              for f in ("diff", "se", "low", "high", "p")]
+    return Compared(parts[0].pairs, parts[0].strata, keys_of(figures), *joined[:4], p=joined[4],
+                    resamples=resamples)
+
+
+def compare_parts(runs: Mapping[Hashable, np.ndarray], strata: Sequence[str],
+                  figures: FigureSet | Sequence[FigureSet], *, method: str = "bootstrap",
+                  resamples: int = DEFAULT_RESAMPLES, seed: int = stats.DEFAULT_SEED) -> Iterator[Compared]:
+    """Every pair of ``runs`` on every figure and stratum, one :class:`Compared` per figure set, so that a
+    caller storing the results holds one figure set's pairs at a time (a hundred runs: 4,950 pairs).
+
+    Under the bootstrap every pair sees the same resamples (one seeded draw of sentences per genre, shared
+    by all runs and figure sets), so each run is resampled once. A pair's test is exactly
+    :func:`paired_test` of its two runs.
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r} (expected one of {', '.join(METHODS)})")
+    if resamples < 2:
+        raise ValueError("at least two resamples are needed")
+    names = list(runs)
+    shapes = {np.shape(runs[n]) for n in names}
+    if len(shapes) > 1 or any(len(runs[n]) != len(strata) for n in names):
+        raise ValueError("the runs' rows must cover the same sentences in the same order")
+    labels = np.array(list(strata), dtype=object)
+    genres = sorted(set(strata))
+    where = [np.flatnonzero(labels == g) for g in genres]
+    index = {n: i for i, n in enumerate(names)}
+    pairs = [(x, y) for i, x in enumerate(names) for y in names[i + 1:]]
+    ia = np.array([index[x] for x, _ in pairs], dtype=np.intp)
+    ib = np.array([index[y] for _, y in pairs], dtype=np.intp)
+    # The draws are made once and shared by every figure set and run (resampling counts are exact in float32).
+    draws = [(g, idx, w.astype(np.float32)) for g, idx, w in stats.resampling_weights(strata, resamples, seed)] \
+        if method == "bootstrap" else []
+    for part in split(figures):
+        cols = part.columns
+        x = np.stack([runs[n] if cols is None else runs[n][:, cols] for n in names])  # (runs, sentences, c)
+        point = _stratum_figures(part, [x[:, idx].sum(axis=1, dtype=np.float64) for idx in where]
+                                 + [x.sum(axis=1, dtype=np.float64)])       # (strata, runs, keys)
+        diff = point[:, ia] - point[:, ib]                                  # (strata, pairs, keys)
+        if method == "bootstrap":
+            se = np.sqrt(_pair_variances(_resampled(x, draws, part), ia, ib))
+            p = normal_p(diff, se)
+            _constant_differences(p, diff, se, x, ia, ib, where, 1.0 / (resamples + 1))
+            low, high = diff - Z_CI * se, diff + Z_CI * se
+        else:
+            p = np.stack([_randomised(x[i], x[j], labels, genres, part, resamples, seed) for i, j in zip(ia, ib)],
+                         axis=1) if len(pairs) else np.zeros_like(diff)
+            se = low = high = np.full(diff.shape, np.nan)
+        arrays = [np.moveaxis(v, 1, 0) for v in (diff, se, low, high, p)]   # (pairs, strata, keys)
+        yield Compared(pairs, genres + [stats.ALL], part.keys, *arrays[:4], p=arrays[4], resamples=resamples)
+
+
+def _constant_differences(p, diff, se, x, ia, ib, where, floor: float) -> None:
+    """Where the resamples never vary yet the runs differ (se = 0, d ≠ 0), p is the counted bootstrap's own
+    answer, 1 / (B + 1), when the runs' rows differ on at least two sentences of the stratum: they differ by
+    the same amount everywhere, which every resample repeats. On one sentence only (a single item decides the
+    figure) there is nothing to resample and p stays undefined. Such cells are rare: looked at one by one."""
+    for s_, pair, key in zip(*np.nonzero((se == 0) & (diff != 0) & ~np.isnan(diff))):
+        rows = x[:, where[s_]] if s_ < len(where) else x
+        differing = np.any(rows[ia[pair]] != rows[ib[pair]], axis=1).sum()
+        if differing >= 2:
+            p[s_, pair, key] = floor
+
+
+def _stratum_figures(figures: FigureSet, sums: list[np.ndarray]) -> np.ndarray:
+    """Summed rows (one (runs, c) array per stratum) to figures of shape (strata, runs, keys)."""
+    s, r = len(sums), sums[0].shape[0]
+    return _figures(figures, np.concatenate(sums, axis=0)).reshape(s, r, -1)
+
+
+def _resampled(x: np.ndarray, draws, figures: FigureSet) -> np.ndarray:
+    """The figures of the shared resamples: shape (strata, keys, runs, resamples), genres then ALL.
+
+    One matrix product per genre for every run at once: resampling counts (B, n_g) times the genre's rows
+    laid side by side (n_g, runs × c). Integer rows are multiplied in float32, exact while sums stay below 2**24.
+    """
+    runs, _, c = x.shape
+    exact32 = np.issubdtype(x.dtype, np.integer)
+    sums, total = [], None
+    for _, idx, weights in draws:
+        block = x[:, idx].transpose(1, 0, 2).reshape(len(idx), runs * c)
+        if exact32:
+            s = (weights.astype(np.float32, copy=False) @ block.astype(np.float32)).astype(np.float64)
+        else:
+            s = weights.astype(np.float64, copy=False) @ block.astype(np.float64, copy=False)
+        sums.append(s)
+        total = s if total is None else total + s
+    sums.append(total)
+    b = total.shape[0]
+    out = _figures(figures, np.concatenate(sums, axis=0).reshape(-1, c))  # (strata·B·runs, keys)
+    return out.reshape(len(sums), b, runs, -1).transpose(0, 3, 2, 1)
+
+
+def _pair_variances(f: np.ndarray, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
+    """Variance over the resamples of f[a] − f[b] for every pair, from Gram matrices: shape (strata, pairs, keys).
+
+    ``f`` has shape (strata, keys, runs, B). Resamples where either figure is undefined are left out of that
+    pair's variance (sums over the resamples both define, by masked products).
+    """
+    s, k, r, b = f.shape
+    f = f.reshape(s * k, r, b)
+    defined = ~np.isnan(f)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        centre = np.nan_to_num(np.nanmean(f, axis=2, keepdims=True))
+    z = np.where(defined, f - centre, 0.0)  # a constant shift per run leaves every pair's variance as it is
+    zt = z.transpose(0, 2, 1)
+    zz = z @ zt
+    full = defined.all(axis=(1, 2))
+    var = np.empty((s * k, len(ia)))
+    var[full] = (zz[full][:, ia, ia] + zz[full][:, ib, ib] - 2 * zz[full][:, ia, ib]) / (b - 1)
+    holes = ~full
+    if holes.any():
+        m = defined[holes].astype(np.float64)
+        zh, mt = z[holes], m.transpose(0, 2, 1)
+        zm = zh @ mt                        # zm[a, b] = Σ_t z_a,t · [b defined at t]
+        z2m = (zh * zh) @ mt
+        n = m @ mt
+        s1 = zm[:, ia, ib] - zm[:, ib, ia]
+        s2 = z2m[:, ia, ib] + z2m[:, ib, ia] - 2 * zz[holes][:, ia, ib]
+        nab = n[:, ia, ib]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            var[holes] = np.where(nab >= 2, (s2 - s1 * s1 / np.maximum(nab, 1)) / (nab - 1), np.nan)
+    var = np.maximum(var, 0.0)  # rounding can leave a tiny negative for identical runs
+    return var.reshape(s, k, -1).transpose(0, 2, 1)
+
+
+def _randomised(a, b, labels, genres, figures, resamples, seed) -> np.ndarray:
+    """Counted p-values of A − B under the null that A and B are exchangeable sentence by sentence:
+    shape (strata, keys). The same seed for every pair: every pair sees the same shuffles."""
+    rng = np.random.default_rng(seed)
+    diffs, observed = [], []
+    total_a = total_b = None
+    for genre in genres:
+        idx = np.flatnonzero(labels == genre)
+        ga, gb = a[idx].astype(np.float64), b[idx].astype(np.float64)
+        swap = rng.integers(0, 2, size=(resamples, len(idx))).astype(np.float64)
+        moved = swap @ (gb - ga)  # what the swapped sentences add to A and take from B
+        pa = ga.sum(axis=0) + moved
+        pb = gb.sum(axis=0) - moved
+        diffs.append(_figures(figures, pa) - _figures(figures, pb))
+        observed.append((_figures(figures, ga.sum(axis=0)) - _figures(figures, gb.sum(axis=0)))[0])
+        total_a = pa if total_a is None else total_a + pa
+        total_b = pb if total_b is None else total_b + pb
+    diffs.append(_figures(figures, total_a) - _figures(figures, total_b))
+    observed.append((_figures(figures, a.sum(axis=0, dtype=np.float64))
+                     - _figures(figures, b.sum(axis=0, dtype=np.float64)))[0])
+    return np.stack([_p_values(d, o) for d, o in zip(diffs, observed)])
+
+
+# -- corrections ------------------------------------------------------------------------------
+
+def _ordered(p: np.ndarray):
+    """Rows of ``p`` sorted ascending (NaN last), the order, and the number of defined values per row."""
+    p = np.asarray(p, dtype=np.float64)
+    order = np.argsort(np.where(np.isnan(p), np.inf, p), axis=-1, kind="stable")
+    return np.take_along_axis(p, order, axis=-1), order, (~np.isnan(p)).sum(axis=-1, keepdims=True)
+
+
+def _unsorted(adjusted: np.ndarray, order: np.ndarray, m: np.ndarray) -> np.ndarray:
+    rank = np.arange(adjusted.shape[-1])
+    adjusted = np.where(rank < m, np.minimum(adjusted, 1.0), np.nan)
+    out = np.empty_like(adjusted)
+    np.put_along_axis(out, order, adjusted, axis=-1)
+    return out
+
+
+def holm_adjust(p) -> np.ndarray:
+    """Holm's step-down adjusted p-values along the last axis (one family per row); NaN stays NaN, not counted.
+
+    Sorted ascending p(1) <= ... <= p(m): adjusted p(i) = max over j <= i of min(1, (m - j + 1) p(j)).
+    """
+    sorted_p, order, m = _ordered(p)
+    rank = np.arange(sorted_p.shape[-1])
+    scaled = np.where(rank < m, (m - rank) * sorted_p, -np.inf)
+    return _unsorted(np.maximum.accumulate(np.minimum(scaled, 1.0), axis=-1), order, m)
+
+
+def bh_adjust(p) -> np.ndarray:
+    """Benjamini–Hochberg adjusted p-values (false discovery rate) along the last axis; NaN stays NaN.
+
+    Sorted ascending: adjusted p(i) = min over j >= i of min(1, m p(j) / j).
+    """
+    sorted_p, order, m = _ordered(p)
+    rank = np.arange(sorted_p.shape[-1])
+    scaled = np.where(rank < m, m * sorted_p / (rank + 1), np.inf)
+    return _unsorted(np.minimum.accumulate(scaled[..., ::-1], axis=-1)[..., ::-1], order, m)
+
+
+def _as_list(values: np.ndarray) -> list[float | None]:
+    return [None if math.isnan(v) else float(v) for v in values]
+
+
+def _as_array(p_values: Sequence[float | None]) -> np.ndarray:
+    return np.array([math.nan if p is None else p for p in p_values], dtype=np.float64)
+
+
+def holm(p_values: Sequence[float | None]) -> list[float | None]:
+    """Holm's adjusted p-values (Holm 1979), in the given order; undefined ones (None/NaN) stay None and do not
+    count in the family."""
+    return _as_list(holm_adjust(_as_array(p_values))) if len(p_values) else []
+
+
+def benjamini_hochberg(p_values: Sequence[float | None]) -> list[float | None]:
+    """Benjamini–Hochberg adjusted p-values (false discovery rate, 1995), in the given order; None stays None."""
+    return _as_list(bh_adjust(_as_array(p_values))) if len(p_values) else []
+
+
+# -- agreement across genres (Dror et al. 2017) ------------------------------------------------
+
+def _chi2_sf_even(x: float, dof: int) -> float:
+    """P(χ² with ``dof`` (even) degrees of freedom >= x): e^(−x/2) Σ_{j < dof/2} (x/2)^j / j!."""
+    half, term, total = x / 2.0, 1.0, 1.0
+    for j in range(1, dof // 2):
+        term *= half / j
+        total += term
+    return min(1.0, math.exp(-half) * total)
+
+
+def partial_conjunction(p_values: Sequence[float], u: int, method: str = "bonferroni") -> float:
+    """The p-value of "at least u of the N null hypotheses are false" (Benjamini & Heller 2008), from the
+    N - u + 1 largest p-values: Bonferroni (N - u + 1)·p(u), or Fisher's combination."""
+    p = sorted(p_values)
+    n = len(p)
+    rest = p[u - 1:]
+    if method == "bonferroni":
+        return min(1.0, (n - u + 1) * rest[0])
+    statistic = -2.0 * sum(math.log(max(v, 1e-300)) for v in rest)
+    return _chi2_sf_even(statistic, 2 * (n - u + 1))
+
+
+def replicability(p_values: Sequence[float | None], alpha: float = ALPHA, method: str = "bonferroni") -> int:
+    """In how many of the N data sets the alternative holds, with family-wise error at most alpha
+    (Dror et al. 2017, TACL 5: "Replicability analysis for NLP", the counting procedure):
+    k = max{u : p^(j/N) <= alpha for every j <= u}, the partial conjunction p-values tested in sequence.
+    With Bonferroni's combination k is the number of Holm rejections. Undefined p-values are left out."""
+    known = [p for p in p_values if p is not None and not math.isnan(p)]
+    k = 0
+    for u in range(1, len(known) + 1):
+        if partial_conjunction(known, u, method) > alpha:
+            break
+        k = u
+    return k
+
+
+def replicability_counts(p, alpha: float = ALPHA, method: str = "bonferroni") -> np.ndarray:
+    """:func:`replicability` for every row of ``p`` at once (NaN left out of its row)."""
+    sorted_p, _, m = _ordered(p)
+    u = np.arange(1, sorted_p.shape[-1] + 1)
+    if method == "bonferroni":
+        combined = (m - u + 1) * sorted_p
+    else:
+        logs = -2.0 * np.log(np.maximum(np.where(np.isnan(sorted_p), 1.0, sorted_p), 1e-300))
+        half = np.cumsum(logs[..., ::-1], axis=-1)[..., ::-1] / 2.0  # half of Σ over the N − u + 1 largest
+        combined = np.zeros_like(half)
+        with np.errstate(divide="ignore"):
+            log_half = np.log(half)
+        for j in range(sorted_p.shape[-1]):  # e^(−h) Σ_{j < N − u + 1} h^j / j!, term by term in logs
+            term = np.exp(-half + (j * log_half if j else 0.0) - math.lgamma(j + 1))
+            combined += np.where(j < m - u + 1, term, 0.0)
+        combined = np.minimum(combined, 1.0)
+    rejected = (combined <= alpha) & (u <= m)
+    return np.cumprod(rejected, axis=-1).sum(axis=-1)
+
+
+# -- power ------------------------------------------------------------------------------------
+
+def detectable(se, alpha: float = ALPHA, power: float = POWER, family: int = 1):
+    """The smallest true difference a two-sided test at ``alpha / family`` detects with ``power``, given the
+    difference's standard error: (z(1 − α/(2·family)) + z(power))·se (normal approximation; Cohen 1988)."""
+    normal = NormalDist()
+    factor = normal.inv_cdf(1 - alpha / (2 * max(family, 1))) + normal.inv_cdf(power)
+    return factor * np.asarray(se, dtype=np.float64) if np.ndim(se) else factor * float(se)
+
+
+@dataclass
+class Ranked:
+    run: Hashable
+    score: float | None
+    rank_low: int   # best rank the run could have (1 + runs significantly better)
+    rank_high: int  # worst rank (number of runs − runs significantly worse)
+    cluster: int    # 1 for the top cluster
+
+
+def rank_clusters(scores: Mapping[Hashable, float | None],
+                  differs: Callable[[Hashable, Hashable], bool]) -> list[Ranked]:
+    """Runs ordered by score (best first; undefined last) with rank ranges and clusters, as in the WMT findings.
+
+    ``differs(x, y)`` says whether the difference between runs x and y is significant. A new cluster starts
+    between positions i and i+1 when every run above is significantly better than every run below, so a
+    cluster holds runs that the tests cannot tell apart from their neighbours.
+    """
+    order = sorted(scores, key=lambda r: (scores[r] is None, -(scores[r] or 0.0)))
+    n = len(order)
+
+    def better(x, y):  # x significantly better than y
+        return scores[x] is not None and (scores[y] is None or scores[x] > scores[y]) and differs(x, y)
+
+    out, cluster = [], 1
+    for i, run in enumerate(order):
+        if i and all(better(x, y) for x in order[:i] for y in order[i:]):
+            cluster += 1
+        above = sum(1 for x in order if x != run and better(x, run))
+        below = sum(1 for y in order if y != run and better(run, y))
+        out.append(Ranked(run, scores[run], 1 + above, n - below, cluster))
+    return out
