@@ -26,6 +26,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--punct", help="punctuation left out, as in the deps command (default upos)")
     parser.add_argument("--labels", choices=["full", "universal"], help="relations compared whole (default) or "
                                                                         "without their subtype")
+    parser.add_argument("--no-cycle-check", action="store_true", help="accept dependency cycles in the input")
     parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
                         help="resamples of the sentences for the 95%% intervals (default 1000; 0: none)")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, metavar="S",
@@ -34,8 +35,9 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    gold = read_conllu(args.gold)
-    test = read_conllu(args.run)
+    check = not args.no_cycle_check
+    gold = read_conllu(args.gold, check_cycles=check)
+    test = read_conllu(args.run, check_cycles=check)
     for path, sentences in ((args.gold, gold), (args.run, test)):
         if not sentences:
             raise InputError("empty input: no sentence found", file=path)
