@@ -23,6 +23,7 @@ the ``deps`` command's. Intervals: the per-sentence counts resampled with
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 from functools import cached_property
 
 import numpy as np
@@ -91,7 +92,7 @@ class Item:
 
     tree: Tree
     index: int  # 0-based position
-    rel: callable = field(default=lambda word: word.deprel)
+    rel: Callable[[Word], str] = field(default=lambda word: word.deprel)
 
     @property
     def word(self) -> Word:
