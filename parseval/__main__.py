@@ -25,6 +25,7 @@ COMMANDS = {
     "errors": ("parseval.evaluation.cli.errors", "the error-insertion lab"),
     "ud2easy": ("parseval.evaluation.cli.ud2easy", "convert UD parses (CoNLL-U) into EASY run documents"),
     "combine": ("parseval.evaluation.cli.combine", "combine several runs into a consensus annotation, by weighted vote"),
+    "analyse": ("parseval.evaluation.cli.analyse", "break a run's figures down by attributes of its items (buckets)"),
     "reproduce": ("parseval.evaluation.cli.reproduce", "recompute a publication bundle's figures and report any difference"),
 }
 

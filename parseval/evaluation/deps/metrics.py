@@ -143,6 +143,21 @@ def _pair(gold: list[DepSentence], test: list[DepSentence]):
     return zip(gold, test)
 
 
+def punct_skips(punct: PunctRule, gs: DepSentence, ts: DepSentence) -> tuple[list[bool], list[bool]]:
+    """Which words of each side are left out as punctuation: the gold word decides for both sides when
+    they have the same number of words, each side's own tag otherwise."""
+    if len(gs.words) == len(ts.words):
+        skip = [punct.is_punct(g) for g in gs.words]
+        return skip, skip
+    return [punct.is_punct(g) for g in gs.words], [punct.is_punct(t) for t in ts.words]
+
+
+def attachment(g, t, rel) -> tuple[bool, bool]:
+    """Whether the test word ``t`` has the gold word ``g``'s head, and its relation (compared through
+    ``rel``): the one judgement UAS, LAS and the bucket analysis count."""
+    return g.head is not None and t.head == g.head, rel(g) == rel(t)
+
+
 class _Tally:
     """The running counts of one scoring: corpus totals, per POS, per label, per sentence."""
 
@@ -178,12 +193,7 @@ class _Tally:
                 "sentence": gs.name, "gold_words": len(gs.words), "test_words": len(ts.words),
                 "gold_line": gs.line, "test_line": ts.line,
             })
-        if aligned:
-            skip = [self.punct.is_punct(g) for g in gs.words]
-            gskip = tskip = skip
-        else:
-            gskip = [self.punct.is_punct(g) for g in gs.words]
-            tskip = [self.punct.is_punct(t) for t in ts.words]
+        gskip, tskip = punct_skips(self.punct, gs, ts)
         self.excluded["gold"] += sum(gskip)
         self.excluded["test"] += sum(tskip)
         return gskip, tskip
@@ -228,8 +238,7 @@ class _Tally:
                 cnt.words += 1
             if t is None:
                 continue
-            head_ok = g.head is not None and t.head == g.head
-            label_ok = rel(g) == rel(t)
+            head_ok, label_ok = attachment(g, t, rel)
             if head_ok:
                 c.head += 1
                 sc.head += 1
