@@ -158,11 +158,11 @@ def compute(campaign: Campaign) -> SignificanceSet:
 
 
 def _replace(campaign: Campaign, computed: SignificanceSet, results: dict[int, Result], checksum: str) -> None:
-    """In one short transaction: the new set becomes the campaign's, the sets it supersedes are removed (with
-    their rows), and the audit log records what the computation compared.
+    """In one short transaction: the new set becomes the campaign's, the sets before the one it replaces are
+    removed (with their rows), and the audit log records what the computation compared.
 
     Readers see the old set or the new one, whole: the new one is invisible until marked complete, and the
-    old one disappears in the same commit. The campaign's row is locked first, so that two computations of
+    one it replaces is kept until the next computation, for a reader that took it just before this commit. The campaign's row is locked first, so that two computations of
     one campaign (a redelivery beside a new request) replace one after the other, never leaving two sets.
     Nothing that outlives a set refers to it: the published snapshot and the bundle carry their own frozen
     copy of what they show, and the design aid's cache is keyed by the set's id. The audit keeps what
@@ -173,9 +173,13 @@ def _replace(campaign: Campaign, computed: SignificanceSet, results: dict[int, R
         computed.complete = True
         computed.save(update_fields=["resamples", "signature", "results", "skipped", "sentences", "seconds",
                                      "complete"])
-        # Every other set of the campaign: older complete ones, and the incomplete leftovers of a killed worker.
-        superseded = list(SignificanceSet.objects.filter(campaign=campaign).exclude(pk=computed.pk)
-                          .values_list("pk", flat=True))
+        # Every other set of the campaign but the one just replaced: older complete ones, and the incomplete
+        # leftovers of a killed worker. The set just replaced stays until the next computation, because a page
+        # reads a set and then its pairs in separate queries: one that took the old set just before this commit
+        # still finds its pairs. Storage stays bounded by two sets per campaign.
+        others = SignificanceSet.objects.filter(campaign=campaign).exclude(pk=computed.pk)
+        replaced = others.filter(complete=True).order_by("-created_at", "-pk").values_list("pk", flat=True).first()
+        superseded = list(others.exclude(pk=replaced).values_list("pk", flat=True))
         PairedDifference.objects.filter(set__in=superseded).delete()
         SignificanceSet.objects.filter(pk__in=superseded).delete()
         audit.record(SIGNIFICANCE_COMPUTED, campaign=campaign, target=f"significance set {computed.pk}", details={
