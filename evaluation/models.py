@@ -202,6 +202,8 @@ class SignificanceSet(models.Model):
     seconds = models.FloatField(default=0.0, help_text=_("Computation time"))
     sentences = models.JSONField(default=dict, blank=True,
                                  help_text=_("Test sentences per genre (and ALL) the runs were compared on"))
+    complete = models.BooleanField(default=True, help_text=_(
+        "False while a computation is still storing its pairs: readers never see such a set"))
 
     class Meta:
         ordering = ["-created_at", "-pk"]

@@ -3,7 +3,7 @@
 :func:`compute` compares every two runs of the results table (test scope,
 scored, active: their latest results) on every figure the pages show, with
 the paired, genre-stratified test of :mod:`parseval.evaluation.paired`, and stores one
-:class:`SignificanceSet`. The campaign's ``metrics["significance"]`` may set
+:class:`SignificanceSet`, which replaces the campaign's previous one (:func:`_replace`). The campaign's ``metrics["significance"]`` may set
 ``method`` (``bootstrap`` or ``ar``), ``resamples``, ``seed`` and ``alpha``.
 
 One claim, one stored p-value, one family:
@@ -21,16 +21,17 @@ Pages never compute a test: they read the newest set (:func:`latest_set`).
 """
 from __future__ import annotations
 
-import contextlib
+import hashlib
+import json
 import logging
 import math
 import time
 from collections import Counter
 
 import numpy as np
-from django.db import connection, transaction
+from django.db import transaction
 
-from campaign import kinds, visibility
+from campaign import audit, kinds, visibility
 from campaign.models import Campaign
 from parseval.evaluation import paired, stats
 from parseval.evaluation.figure_sets import figure_id
@@ -42,6 +43,7 @@ from parseval.evaluation.signature import make_signature
 logger = logging.getLogger(__name__)
 
 SIGNIFICANCE_TASK = kinds.SIGNIFICANCE_TASK
+SIGNIFICANCE_COMPUTED = "significance.computed"  # the audit action of each stored set
 CELL_FIELDS = ("diff", "p", "p_bh", "se")  # a cell's interval is diff ± 1.96 se (none without se)
 
 
@@ -113,18 +115,15 @@ def compute(campaign: Campaign) -> SignificanceSet:
     for pk, entry in loaded.items():
         by_track.setdefault((entry[0].document.get("parameters") or {}).get("track") or "", {})[pk] = entry
 
-    def new_set() -> SignificanceSet:
-        return SignificanceSet.objects.create(campaign=campaign, method=options["method"], resamples=resamples,
-                                              seed=options["seed"], alpha=options["alpha"], signature="")
-
-    # Readers see the previous set until this one is whole: it is written in one transaction. SQLite has one
-    # writer at a time, and a transaction held over the whole computation (minutes for a large table) would keep
-    # the web's uploads and the scoring worker waiting past their busy timeout: there the rows are computed first,
-    # held in memory, and written at the end in a short transaction. Elsewhere they are stored as they come.
-    one_writer = connection.vendor == "sqlite"
-    held: list[list[PairedDifference]] = []
-    with contextlib.nullcontext() if one_writer else transaction.atomic():
-        computed = None if one_writer else new_set()
+    # The rows are stored as they come (a hundred runs' 198,000 rows never held in memory), each batch in its
+    # own short transaction, into a set marked incomplete that no reader picks (:func:`latest_set`). No
+    # transaction is held over the computation: on SQLite, one writer at a time, it kept the web's uploads and
+    # the scoring worker waiting past their busy timeout; on PostgreSQL it pinned a snapshot for minutes.
+    computed = SignificanceSet.objects.create(campaign=campaign, method=options["method"], resamples=resamples,
+                                              seed=options["seed"], alpha=options["alpha"], signature="",
+                                              complete=False)
+    checksum = hashlib.sha256()
+    try:
         for group in by_track.values():
             group, more = _comparable(group)
             skipped += more
@@ -141,25 +140,63 @@ def compute(campaign: Campaign) -> SignificanceSet:
                 drawn = max(drawn, paired.shuffles_needed(_largest_family(len(ordered), figures, strata),
                                                           options["alpha"]))
             resamples = max(resamples, drawn)
-            # One figure set at a time, stored as it comes: a hundred runs' 4,950 pairs stay small in memory.
             for part in paired.compare_parts({pk: r.rows for pk, (_, r) in ordered.items()}, strata, figures,
                                              method=options["method"], resamples=drawn, seed=options["seed"]):
                 rows = _pair_rows(part, options["alpha"])
-                if computed is None:
-                    held.append(rows)
-                else:
-                    _store(rows, computed)
-        with transaction.atomic():
-            if computed is None:
-                computed = new_set()
-                for rows in held:
-                    _store(rows, computed)
-            computed.resamples = resamples
-            computed.signature = signature(options["method"], resamples, options["seed"], options["alpha"])
-            computed.results, computed.skipped, computed.sentences = sorted(kept), skipped, sentences
-            computed.seconds = time.perf_counter() - started
-            computed.save(update_fields=["resamples", "signature", "results", "skipped", "sentences", "seconds"])
+                _store(rows, computed)
+                for row in rows:
+                    checksum.update(_canonical(row))
+    except BaseException:
+        SignificanceSet.objects.filter(pk=computed.pk).delete()  # a killed worker's leftovers: see _replace
+        raise
+    computed.resamples = resamples
+    computed.signature = signature(options["method"], resamples, options["seed"], options["alpha"])
+    computed.results, computed.skipped, computed.sentences = sorted(kept), skipped, sentences
+    computed.seconds = time.perf_counter() - started
+    _replace(campaign, computed, {pk: result for pk, (result, _) in kept.items()}, checksum.hexdigest())
     return computed
+
+
+def _replace(campaign: Campaign, computed: SignificanceSet, results: dict[int, Result], checksum: str) -> None:
+    """In one short transaction: the new set becomes the campaign's, the sets before the one it replaces are
+    removed (with their rows), and the audit log records what the computation compared.
+
+    Readers see the old set or the new one, whole: the new one is invisible until marked complete, and the
+    one it replaces is kept until the next computation, for a reader that took it just before this commit. The campaign's row is locked first, so that two computations of
+    one campaign (a redelivery beside a new request) replace one after the other, never leaving two sets.
+    Nothing that outlives a set refers to it: the published snapshot and the bundle carry their own frozen
+    copy of what they show, and the design aid's cache is keyed by the set's id. The audit keeps what
+    reproduces a set (the results and runs, scorer versions, gold, method, resamples, seed, signature) and
+    the checksum of its rows, not the rows themselves."""
+    with transaction.atomic():
+        Campaign.objects.select_for_update().filter(pk=campaign.pk).exists()
+        computed.complete = True
+        computed.save(update_fields=["resamples", "signature", "results", "skipped", "sentences", "seconds",
+                                     "complete"])
+        # Every other set of the campaign but the one just replaced: older complete ones, and the incomplete
+        # leftovers of a killed worker. The set just replaced stays until the next computation, because a page
+        # reads a set and then its pairs in separate queries: one that took the old set just before this commit
+        # still finds its pairs. Storage stays bounded by two sets per campaign.
+        others = SignificanceSet.objects.filter(campaign=campaign).exclude(pk=computed.pk)
+        replaced = others.filter(complete=True).order_by("-created_at", "-pk").values_list("pk", flat=True).first()
+        superseded = list(others.exclude(pk=replaced).values_list("pk", flat=True))
+        PairedDifference.objects.filter(set__in=superseded).delete()
+        SignificanceSet.objects.filter(pk__in=superseded).delete()
+        audit.record(SIGNIFICANCE_COMPUTED, campaign=campaign, target=f"significance set {computed.pk}", details={
+            "set": computed.pk, "results": sorted(results), "runs": sorted(r.run_id for r in results.values()),
+            "scorer_versions": sorted({r.scorer_version for r in results.values()}),
+            "gold_sha256": sorted({r.gold_sha256 for r in results.values()}),
+            "method": computed.method, "resamples": computed.resamples, "seed": computed.seed,
+            "alpha": computed.alpha, "signature": computed.signature, "skipped": computed.skipped,
+            "pairs": PairedDifference.objects.filter(set=computed).count(), "checksum": checksum,
+            "superseded": superseded})
+
+
+def _canonical(row: PairedDifference) -> bytes:
+    """A stored row as canonical JSON, for the set's checksum (the same rows give the same checksum)."""
+    return json.dumps([row.result_a_id, row.result_b_id, row.figure, row.diff, row.ci_low, row.ci_high,
+                       row.p_value, row.p_holm, row.significant, row.se, row.family, row.cells_family,
+                       row.agreement, row.cells], sort_keys=True, separators=(",", ":")).encode() + b"\n"
 
 
 def _store(rows: list[PairedDifference], computed: SignificanceSet) -> None:
@@ -263,7 +300,7 @@ def _agreement(diff: np.ndarray, se: np.ndarray, p: np.ndarray, alpha: float) ->
 # -- reading (pages and the API: never a test computed here) -----------------------------------
 
 def latest_set(campaign: Campaign) -> SignificanceSet | None:
-    return SignificanceSet.objects.filter(campaign=campaign).order_by("-created_at", "-pk").first()
+    return SignificanceSet.objects.filter(campaign=campaign, complete=True).order_by("-created_at", "-pk").first()
 
 
 HEADLINE_FIELDS = ("result_a_id", "result_b_id", "figure", "diff", "ci_low", "ci_high", "p_value", "p_holm",

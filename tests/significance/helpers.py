@@ -37,3 +37,11 @@ def assert_one_p_value(client, slug: str, run_a: int, run_b: int, figure: str) -
     for value in re.findall(r'data-p-holm="([^"]*)"', ranking):
         assert float(value) in {p["p_holm"] for p in api["pairs"]}, value
     return pair
+
+
+def computations(campaign) -> int:
+    """The significance computations stored for ``campaign``: each one replaces the set, and is audited."""
+    from campaign.models import AuditEntry
+    from evaluation.significance.sets import SIGNIFICANCE_COMPUTED
+
+    return AuditEntry.objects.filter(campaign=campaign, action=SIGNIFICANCE_COMPUTED).count()

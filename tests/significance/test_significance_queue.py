@@ -6,10 +6,10 @@ from unittest import mock
 import pytest
 
 from evaluation.significance import sets as significance
-from evaluation.models import SignificanceRequest, SignificanceSet
+from evaluation.models import SignificanceRequest
 from evaluation.significance.tasks import COVERED, compute_significance
 
-from .helpers import gold_and_damaged
+from .helpers import computations, gold_and_damaged
 
 
 @pytest.fixture
@@ -21,7 +21,7 @@ def test_requests_queued_before_a_computation_are_covered_by_it(scored):
     campaign = scored[0].campaign
     marker = SignificanceRequest.objects.get(campaign=campaign)  # the two scorings asked twice, computed each
     assert marker.computed == marker.requested == 2
-    sets_before = SignificanceSet.objects.filter(campaign=campaign).count()
+    sets_before = computations(campaign)
     sent = []
     with mock.patch("campaign.kinds.enqueue", side_effect=lambda name, *args, **kw: sent.append((name, args, kw))):
         for _ in range(3):  # three runs scored while the significance worker was busy
@@ -31,14 +31,14 @@ def test_requests_queued_before_a_computation_are_covered_by_it(scored):
     outcomes = [compute_significance.apply(args=list(args), kwargs=kw).get() for _, args, kw in sent]
     assert "(requests up to 5)" in outcomes[0]
     assert outcomes[1:] == [f"request {n}: {COVERED} (of request 5)" for n in (4, 5)]
-    assert SignificanceSet.objects.filter(campaign=campaign).count() == sets_before + 1
+    assert computations(campaign) == sets_before + 1
 
     # A request made after that computation started is computed again; one without a number always is.
     with mock.patch("campaign.kinds.enqueue"):
         significance.enqueue(campaign.pk)
     assert "(requests up to 6)" in compute_significance.apply(args=[campaign.pk, 6]).get()
     assert "paired differences" in compute_significance.apply(args=[campaign.pk]).get()
-    assert SignificanceSet.objects.filter(campaign=campaign).count() == sets_before + 3
+    assert computations(campaign) == sets_before + 3
 
 
 def test_a_batch_sends_the_newest_request_once(scored, monkeypatch):

@@ -16,11 +16,11 @@ from django.utils import timezone
 
 from config import queues
 from evaluation.significance import sets as significance
-from evaluation.models import SignificanceRequest, SignificanceSet
+from evaluation.models import SignificanceRequest
 from evaluation.pipeline.recovery import recover_runs
 from tests.integration.test_worker_scoring import BROKER_URL, broker_queue, require_services  # noqa: F401
 
-from .helpers import gold_and_damaged
+from .helpers import computations, gold_and_damaged
 
 
 @pytest.fixture
@@ -38,7 +38,7 @@ def lose_a_request(campaign, asked_ago: timedelta = timedelta(minutes=5)) -> int
 
 def test_a_lost_significance_request_is_asked_again_and_computed(scored):
     campaign = scored[0].campaign
-    sets_before = SignificanceSet.objects.filter(campaign=campaign).count()
+    sets_before = computations(campaign)
     number = lose_a_request(campaign)
     marker = SignificanceRequest.objects.get(campaign=campaign)
     assert marker.computed < marker.requested == number
@@ -47,7 +47,7 @@ def test_a_lost_significance_request_is_asked_again_and_computed(scored):
 
     marker.refresh_from_db()
     assert marker.computed == marker.requested == number, "asking again must not count a new request"
-    assert SignificanceSet.objects.filter(campaign=campaign).count() == sets_before + 1
+    assert computations(campaign) == sets_before + 1
     assert outcome.get("asked_again") == 1
     assert recover_runs()["asked_again"] == 0, "covered now: nothing more to ask"
 
