@@ -213,14 +213,14 @@ def test_the_written_consensus_scores_in_hyp_what_the_vote_scores():
             written = easy.combine_sentence(Sentence(sid, list(g.forms)), votes_of, weights)
             consensus.append(written.sentence)
             # the vote itself, scored directly in range space against the gold's relations
-            voted = kept(tally((w, easy._argument_ranges(s)[0].keys()) for w, s in zip(weights, votes_of)), 0.5)
-            vote_found += len(set(voted) & set(easy._argument_ranges(g)[0]))
+            voted = kept(tally((w, easy.relation_ranges(s).keys()) for w, s in zip(weights, votes_of)), 0.5)
+            vote_found += len(set(voted) & set(easy.relation_ranges(g)))
             groups = kept(tally((w, [(x.type, x.start, x.end) for x in s.groups]) for w, s in zip(weights, votes_of)), 0.5)
             spans = {(a, b) for _, a, b in groups}
             agreed_without_type += sum(1 for _t, args in voted for _r, rng_ in args
                                        if rng_ is not None and rng_[1] - rng_[0] > 1 and rng_ not in spans)
         # direct scoring agrees with the scorer on a single run (the comparison below is like for like)
-        single = sum(len(set(easy._argument_ranges(s)[0]) & set(easy._argument_ranges(g)[0]))
+        single = sum(len(set(easy.relation_ranges(s)) & set(easy.relation_ranges(g)))
                      for s, g in zip(runs[0], gold))
         assert hyp_equal_found(Document("d", gold), Document("d", runs[0])) == single
         assert agreed_without_type > 0, "the draw must include agreed spans with no majority group type"

@@ -13,10 +13,14 @@ Per sentence:
    each role), with its arguments resolved as the HYP mode resolves them: a
    group is its own range, a form the run's group containing it or itself,
    the null argument the empty range. Relations above the relation threshold
-   are kept and their arguments mapped onto the consensus: a range equal to a
-   chosen group points at that group; a one-form range at that form; a longer
-   range at the chosen group sharing most forms with it (leftmost on a tie),
-   or, sharing none, at its first form. Two kept relations that map onto the
+   are kept, and keep their argument ranges: a multi-form range that no chosen
+   group equals becomes a group with the best-supported type at that span
+   (:func:`_agreed_spans`), since HYP would read a form there as a one-form
+   range. Arguments are then mapped onto the consensus: a range equal to a
+   group points at that group; a one-form range at that form; a range that
+   could not be written (below a threshold of one half only) at the chosen
+   group sharing most forms with it (leftmost on a tie), or, sharing none, at
+   its first form. Two kept relations that map onto the
    same targets are written once, with the larger agreement. The extra
    children (``s-o``, ``a-propager``) are taken by vote among the relation's
    supporters.
@@ -47,8 +51,8 @@ class EasyConsensus:
     agreement: dict[str, float] = field(default_factory=dict)
 
 
-def _argument_ranges(s: Sentence) -> tuple[dict, list]:
-    """A run sentence's relations in range space: ``{key: relation}`` in file order.
+def relation_ranges(s: Sentence) -> dict:
+    """A sentence's relations in range space, as HYP reads them: ``{key: relation}`` in file order.
 
     The key is ``(type, ((role, range), ...))`` with the roles in the order
     the relation writes them sorted by name, so that two runs writing the
@@ -66,7 +70,7 @@ def _argument_ranges(s: Sentence) -> tuple[dict, list]:
                 rng = None if p is None else (cover[p] or (p, p + 1))
             args.append((role, rng))
         items.setdefault((r.type, tuple(sorted(args))), r)
-    return items, cover
+    return items
 
 
 def _target(rng, corpus: Sentence, chosen: list[Group]) -> str:
@@ -142,7 +146,7 @@ def combine_sentence(corpus: Sentence, runs: Sequence[Sentence | None], weights:
     candidates = kept(group_votes, group_threshold)
     keys = heaviest_disjoint((start, end, weight, (gtype, start, end))
                              for (gtype, start, end), weight in candidates.items())
-    proposals = [(w, _argument_ranges(s)[0]) for w, s in relation_present]
+    proposals = [(w, relation_ranges(s)) for w, s in relation_present]
     relation_votes = tally((w, items.keys()) for w, items in proposals)
     kept_relations = kept(relation_votes, relation_threshold)
     keys += _agreed_spans(keys, kept_relations, group_votes)
