@@ -13,7 +13,10 @@ demo's gold, beside
 
 Main figures: EASY relations HYP EQUAL micro F (the whole reference corpus),
 LAS (UD French-Sequoia test and the first 120 sentences of GSD test, as the
-demo), evalb bracket F (the demo's 200 Sequoia trees). It also times the
+demo), evalb bracket F (the demo's 200 Sequoia trees). For EASY it also
+counts the correct relations of the relation vote itself, scored directly in
+HYP's range space, and how many of them the written file loses (0 since
+agreed spans are written as groups: docs/consensus.md). It also times the
 combination. spaCy parses are cached under ``var/demo-parses`` (the demo's
 cache), so a second run does not load spaCy.
 
