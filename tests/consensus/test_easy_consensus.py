@@ -226,3 +226,21 @@ def test_the_written_consensus_scores_in_hyp_what_the_vote_scores():
         assert agreed_without_type > 0, "the draw must include agreed spans with no majority group type"
         assert vote_found > 0
         assert hyp_equal_found(Document("d", gold), Document("d", consensus)) == vote_found, f"trial {trial}"
+
+
+def test_groups_added_for_agreed_spans_never_overlap_at_low_thresholds():
+    # Below one half, kept ranges can overlap each other and the chosen groups: only a disjoint
+    # selection of them becomes groups, so the written sentence stays well formed.
+    rng = random.Random(3700)
+    for i in range(300):
+        n = rng.randint(4, 10)
+        base = sorted(rng.sample(range(1, n), rng.randint(1, n - 2)))
+        runs = [_random_sentence(rng, "E1", n, base) for _ in range(rng.choice([2, 3, 4]))]
+        threshold = rng.choice([0.0, 0.2, 0.34])
+        result = easy.combine_sentence(Sentence("E1", list(runs[0].forms)), runs, normalised(None, len(runs)),
+                                       group_threshold=threshold, relation_threshold=threshold)
+        spans = [(g.start, g.end) for g in result.sentence.groups]
+        assert spans == sorted(spans) and all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), i
+        assert [g.id for g in result.sentence.groups] == [f"E1G{k}" for k in range(1, len(spans) + 1)]
+        ids = {g.id for g in result.sentence.groups} | {f.id for f in result.sentence.forms} | {"E1F0"}
+        assert all(set(r.args.values()) <= ids for r in result.sentence.relations)
