@@ -104,8 +104,9 @@ def _agreed_spans(chosen: list, kept_relations: dict, group_votes: dict) -> list
     other) compete by the summed agreement of the kept relations using them
     (weighted interval scheduling again); a range left out falls back on
     the mapping in :func:`_target`. Above a threshold of one half for both
-    votes none is ever left out: a run supporting two overlapping ranges, or
-    a range and an overlapping chosen group, would hold overlapping groups.
+    votes, with the same weights for both, none is ever left out: a run
+    supporting two overlapping ranges, or a range and an overlapping chosen
+    group, would hold overlapping groups.
     """
     taken = [(start, end) for _, start, end in chosen]
     support: dict = {}
