@@ -128,3 +128,119 @@ def test_a_run_without_relations_does_not_vote_against_them():
     assert [r.type for r in kept.sentence.relations] == ["SUJ-V"]
     assert kept.agreement["E1R1"] == pytest.approx(2 / 3)
     assert kept.agreement["E1G1"] == pytest.approx(3 / 4)  # groups: A, C and the chunker
+
+
+# --- issue 37: a kept relation keeps its argument ranges through writing -------------------------
+
+def test_an_agreed_span_without_a_majority_type_becomes_a_group():
+    # Three runs agree that "Les chats" [0,2) is one group and that it is the subject of
+    # "dorment" [3,4), but not on the group's type: GN (a), GP (b), GA (c).
+    #   group votes: GN[0,2) 1/3, GP[0,2) 1/3, GA[0,2) 1/3 -> none above 1/2; NV[3,4) 3/3 kept.
+    #   relation votes (range space): SUJ-V([0,2), [3,4)) 3/3 -> kept.
+    # Before: the subject range [0,2) equals no chosen group and shares no form with NV, so it was
+    # written as its first form "Les" (E1F1); HYP reads a bare form as itself, [0,1): the relation
+    # the three runs agree on scored 0 against a gold SUJ-V([0,2), [3,4)).
+    # Now: [0,2) becomes a group, typed by the group vote at that span: a tie 1/3-1/3-1/3 goes to
+    # the first proposed, GN (run a). Written SUJ-V(G1, G2) reads back as ([0,2), [3,4)): 1 of 1.
+    rel = [("SUJ-V", {"sujet": "E1G1", "verbe": "E1G2"})]
+    a = sentence([("GN", 0, 2), ("NV", 3, 4)], rel)
+    b = sentence([("GP", 0, 2), ("NV", 3, 4)], rel)
+    c = sentence([("GA", 0, 2), ("NV", 3, 4)], [("SUJ-V", {"sujet": "E1F2", "verbe": "E1F4"})])
+    result = easy.combine_sentence(corpus(), [a, b, c], normalised(None, 3))
+    s = result.sentence
+    assert [(g.id, g.type, g.start, g.end) for g in s.groups] == [("E1G1", "GN", 0, 2), ("E1G2", "NV", 3, 4)]
+    assert [(r.type, r.args) for r in s.relations] == [("SUJ-V", {"sujet": "E1G1", "verbe": "E1G2"})]
+    assert result.agreement["E1G1"] == pytest.approx(1 / 3)  # its type's own vote, below the threshold
+    assert result.agreement["E1R1"] == pytest.approx(1.0)
+    # with weights 1, 2, 1 the best-supported type at [0,2) is b's GP (1/2, still not above 1/2)
+    weighted = easy.combine_sentence(corpus(), [a, b, c], normalised([1, 2, 1], 3))
+    assert [(g.type, g.start, g.end) for g in weighted.sentence.groups] == [("GP", 0, 2), ("NV", 3, 4)]
+
+
+RELATION_TYPES = [("SUJ-V", ("sujet", "verbe")), ("COD-V", ("cod", "verbe")), ("MOD-N", ("modifieur", "nom")),
+                  ("CPL-V", ("complement", "verbe"))]
+
+
+def _random_sentence(rng, sid, n, base_cuts):
+    """A run's analysis: mostly the shared segmentation (so spans agree), types drawn at random
+    (so agreed spans often have no majority type), relations on groups, forms or the null argument."""
+    cuts = sorted({c for c in base_cuts if rng.random() < 0.85} | set(rng.sample(range(1, n), rng.randint(0, 2))))
+    bounds = [0, *cuts, n]
+    forms = [Form(f"{sid}F{i}", "w") for i in range(1, n + 1)]
+    s = Sentence(sid, forms)
+    spans = [(a, b) for a, b in zip(bounds, bounds[1:]) if rng.random() < 0.8]
+    s.groups = [Group(f"{sid}G{k}", rng.choice(["GN", "GP", "NV", "GA"]), a, b) for k, (a, b) in enumerate(spans, 1)]
+    targets = [g.id for g in s.groups] + [f.id for f in forms]
+    s.relations = []
+    for k in range(rng.randint(0, 6)):
+        rtype, roles = RELATION_TYPES[rng.randrange(len(RELATION_TYPES))] if k % 2 else RELATION_TYPES[0]
+        args = {role: rng.choice(targets) for role in roles}
+        s.relations.append(Relation(f"{sid}R{k + 1}", rtype, args))
+    return s
+
+
+def test_the_written_consensus_scores_in_hyp_what_the_vote_scores():
+    from parseval.annotations.easy.model import Document
+    from parseval.evaluation.consensus.votes import kept, tally
+    from parseval.evaluation.easy.scoring import count_sentences
+
+    def hyp_equal_found(gold_doc, run_doc):
+        plan, _, counting = count_sentences([gold_doc], [run_doc], matches=("EQUAL",), modes=("HYP",))
+        off = plan.rel_off[0][0]
+        return int(counting.rows.fc[:, off:off + len(plan.rel_types)].sum())
+
+    rng = random.Random(37)
+    for trial in range(6):
+        n_runs = rng.choice([3, 4, 5])
+        weights = normalised([rng.choice([1, 1, 2, 3]) for _ in range(n_runs)], n_runs)
+        gold, runs, consensus = [], [[] for _ in range(n_runs)], []
+        vote_found = 0
+        agreed_without_type = 0
+        for i in range(1, 61):
+            sid, n = f"E{i}", rng.randint(4, 12)
+            base = sorted(rng.sample(range(1, n), rng.randint(1, n - 2)))
+            votes_of = [_random_sentence(rng, sid, n, base) for _ in range(n_runs)]
+            # the gold: one run's analysis (so that voted relations can be right), some relations dropped
+            g = _random_sentence(rng, sid, n, base)
+            g.groups = list(votes_of[rng.randrange(n_runs)].groups)
+            g.relations = [r for s in votes_of for r in s.relations
+                           if set(r.args.values()) <= {x.id for x in g.groups} | {f.id for f in g.forms}
+                           and rng.random() < 0.7]
+            g.relations = [Relation(f"{sid}R{k}", r.type, r.args) for k, r in enumerate(g.relations, 1)]
+            gold.append(g)
+            for k, s in enumerate(votes_of):
+                runs[k].append(s)
+            written = easy.combine_sentence(Sentence(sid, list(g.forms)), votes_of, weights)
+            consensus.append(written.sentence)
+            # the vote itself, scored directly in range space against the gold's relations
+            voted = kept(tally((w, easy.relation_ranges(s).keys()) for w, s in zip(weights, votes_of)), 0.5)
+            vote_found += len(set(voted) & set(easy.relation_ranges(g)))
+            groups = kept(tally((w, [(x.type, x.start, x.end) for x in s.groups]) for w, s in zip(weights, votes_of)), 0.5)
+            spans = {(a, b) for _, a, b in groups}
+            agreed_without_type += sum(1 for _t, args in voted for _r, rng_ in args
+                                       if rng_ is not None and rng_[1] - rng_[0] > 1 and rng_ not in spans)
+        # direct scoring agrees with the scorer on a single run (the comparison below is like for like)
+        single = sum(len(set(easy.relation_ranges(s)) & set(easy.relation_ranges(g)))
+                     for s, g in zip(runs[0], gold))
+        assert hyp_equal_found(Document("d", gold), Document("d", runs[0])) == single
+        assert agreed_without_type > 0, "the draw must include agreed spans with no majority group type"
+        assert vote_found > 0
+        assert hyp_equal_found(Document("d", gold), Document("d", consensus)) == vote_found, f"trial {trial}"
+
+
+def test_groups_added_for_agreed_spans_never_overlap_at_low_thresholds():
+    # Below one half, kept ranges can overlap each other and the chosen groups: only a disjoint
+    # selection of them becomes groups, so the written sentence stays well formed.
+    rng = random.Random(3700)
+    for i in range(300):
+        n = rng.randint(4, 10)
+        base = sorted(rng.sample(range(1, n), rng.randint(1, n - 2)))
+        runs = [_random_sentence(rng, "E1", n, base) for _ in range(rng.choice([2, 3, 4]))]
+        threshold = rng.choice([0.0, 0.2, 0.34])
+        result = easy.combine_sentence(Sentence("E1", list(runs[0].forms)), runs, normalised(None, len(runs)),
+                                       group_threshold=threshold, relation_threshold=threshold)
+        spans = [(g.start, g.end) for g in result.sentence.groups]
+        assert spans == sorted(spans) and all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), i
+        assert [g.id for g in result.sentence.groups] == [f"E1G{k}" for k in range(1, len(spans) + 1)]
+        ids = {g.id for g in result.sentence.groups} | {f.id for f in result.sentence.forms} | {"E1F0"}
+        assert all(set(r.args.values()) <= ids for r in result.sentence.relations)

@@ -13,10 +13,14 @@ Per sentence:
    each role), with its arguments resolved as the HYP mode resolves them: a
    group is its own range, a form the run's group containing it or itself,
    the null argument the empty range. Relations above the relation threshold
-   are kept and their arguments mapped onto the consensus: a range equal to a
-   chosen group points at that group; a one-form range at that form; a longer
-   range at the chosen group sharing most forms with it (leftmost on a tie),
-   or, sharing none, at its first form. Two kept relations that map onto the
+   are kept, and keep their argument ranges: a multi-form range that no chosen
+   group equals becomes a group with the best-supported type at that span
+   (:func:`_agreed_spans`), since HYP would read a form there as a one-form
+   range. Arguments are then mapped onto the consensus: a range equal to a
+   group points at that group; a one-form range at that form; a range that
+   could not be written (below a threshold of one half only) at the chosen
+   group sharing most forms with it (leftmost on a tie), or, sharing none, at
+   its first form. Two kept relations that map onto the
    same targets are written once, with the larger agreement. The extra
    children (``s-o``, ``a-propager``) are taken by vote among the relation's
    supporters.
@@ -47,8 +51,8 @@ class EasyConsensus:
     agreement: dict[str, float] = field(default_factory=dict)
 
 
-def _argument_ranges(s: Sentence) -> tuple[dict, list]:
-    """A run sentence's relations in range space: ``{key: relation}`` in file order.
+def relation_ranges(s: Sentence) -> dict:
+    """A sentence's relations in range space, as HYP reads them: ``{key: relation}`` in file order.
 
     The key is ``(type, ((role, range), ...))`` with the roles in the order
     the relation writes them sorted by name, so that two runs writing the
@@ -66,7 +70,7 @@ def _argument_ranges(s: Sentence) -> tuple[dict, list]:
                 rng = None if p is None else (cover[p] or (p, p + 1))
             args.append((role, rng))
         items.setdefault((r.type, tuple(sorted(args))), r)
-    return items, cover
+    return items
 
 
 def _target(rng, corpus: Sentence, chosen: list[Group]) -> str:
@@ -84,6 +88,42 @@ def _target(rng, corpus: Sentence, chosen: list[Group]) -> str:
         if shared > overlap:
             best, overlap = g, shared
     return best.id if best is not None else corpus.forms[start].id
+
+
+def _agreed_spans(chosen: list, kept_relations: dict, group_votes: dict) -> list:
+    """Groups to add so that every kept relation's argument ranges survive writing.
+
+    HYP reads a form argument as the group containing it, so a multi-form
+    range is written faithfully only as a group of that exact span, and a
+    one-form range only as a form that no longer group covers. A kept
+    relation's multi-form range that no chosen group equals therefore becomes
+    a group, typed by the group vote at that span (the best-supported type,
+    the first proposed on a tie), even though no type won on its own.
+
+    Ranges that cannot all be written (they overlap a chosen group, or each
+    other) compete by the summed agreement of the kept relations using them
+    (weighted interval scheduling again); a range left out falls back on
+    the mapping in :func:`_target`. Above a threshold of one half for both
+    votes, with the same weights for both, none is ever left out: a run
+    supporting two overlapping ranges, or a range and an overlapping chosen
+    group, would hold overlapping groups.
+    """
+    taken = [(start, end) for _, start, end in chosen]
+    support: dict = {}
+    for (_rtype, args), weight in kept_relations.items():
+        for _role, rng in args:
+            if rng is not None and rng not in taken:
+                support[rng] = support.get(rng, 0.0) + weight
+    free = [(start, end, weight, (start, end)) for (start, end), weight in support.items()
+            if not any(start < e and s < end for s, e in taken)]
+    added = []
+    for start, end in heaviest_disjoint(free):
+        if end - start < 2:
+            continue  # a one-form range is written as its form: it only had to keep its place
+        choice = winner({key: w for key, w in group_votes.items() if key[1] == start and key[2] == end})
+        if choice is not None:
+            added.append(choice[0])
+    return added
 
 
 def combine_sentence(corpus: Sentence, runs: Sequence[Sentence | None], weights: Sequence[float], *,
@@ -107,6 +147,11 @@ def combine_sentence(corpus: Sentence, runs: Sequence[Sentence | None], weights:
     candidates = kept(group_votes, group_threshold)
     keys = heaviest_disjoint((start, end, weight, (gtype, start, end))
                              for (gtype, start, end), weight in candidates.items())
+    proposals = [(w, relation_ranges(s)) for w, s in relation_present]
+    relation_votes = tally((w, items.keys()) for w, items in proposals)
+    kept_relations = kept(relation_votes, relation_threshold)
+    keys += _agreed_spans(keys, kept_relations, group_votes)
+    keys.sort(key=lambda k: k[1])
     out = Sentence(id=sid, forms=list(corpus.forms))
     agreement: dict[str, float] = {}
     for k, (gtype, start, end) in enumerate(keys, 1):
@@ -114,10 +159,8 @@ def combine_sentence(corpus: Sentence, runs: Sequence[Sentence | None], weights:
         out.groups.append(g)
         agreement[g.id] = group_votes[(gtype, start, end)]
 
-    proposals = [(w, _argument_ranges(s)[0]) for w, s in relation_present]
-    relation_votes = tally((w, items.keys()) for w, items in proposals)
     written: dict[tuple, int] = {}
-    for key, weight in kept(relation_votes, relation_threshold).items():
+    for key, weight in kept_relations.items():
         rtype, args = key
         supporters = [(w, items[key]) for w, items in proposals if key in items]
         first = supporters[0][1]
