@@ -92,7 +92,7 @@ def test_team_refusals_and_the_consensus_choice_refusal_read_in_french(campaign,
 
     from parseval.annotations.errors import InputError
     from campaign.problem_texts import translated
-    from evaluation import consensus_runs
+    from evaluation.consensus import runs as consensus_runs
 
     def french_page(user, url: str, data: dict) -> str:
         client = Client(HTTP_ACCEPT_LANGUAGE="fr")
