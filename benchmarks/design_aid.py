@@ -36,26 +36,8 @@ GENRES = 7
 TYPES = 21
 
 
-def _admin_sql(statement: str) -> None:
-    import psycopg
-
-    with psycopg.connect(f"{SERVER}/postgres", autocommit=True) as conn:
-        conn.execute(statement)
-
-
-def _setup_django(var_dir: str) -> None:
-    os.environ["DATABASE_URL"] = f"{SERVER}/{DB_NAME}"
-    os.environ["PARSEVAL_VAR_DIR"] = var_dir
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    os.environ["DJANGO_DEBUG"] = "0"
-    os.environ.setdefault("PARSEVAL_DEVELOPMENT", "1")  # a throw-away database on this machine
-    os.environ["DJANGO_LOG_LEVEL"] = "ERROR"
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0, interactive=False)
+# The throw-away database's set-up is the results-page benchmark's, on a database of this benchmark's own.
+from benchmarks.web_results import _admin_sql, _setup_django  # noqa: E402
 
 
 def build(runs: int):
@@ -116,7 +98,7 @@ def main() -> None:
     _admin_sql(f"CREATE DATABASE {DB_NAME}")
     try:
         with tempfile.TemporaryDirectory(prefix="bench-design-") as var_dir:
-            _setup_django(var_dir)
+            _setup_django(var_dir, DB_NAME)
             from django.core.cache import cache
             from django.db import connections
             from django.test import Client

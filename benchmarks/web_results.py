@@ -51,8 +51,8 @@ def _admin_sql(statement: str) -> None:
         conn.execute(statement)
 
 
-def _setup_django(var_dir: str) -> None:
-    os.environ["DATABASE_URL"] = f"{SERVER}/{DB_NAME}"
+def _setup_django(var_dir: str, db_name: str = DB_NAME) -> None:
+    os.environ["DATABASE_URL"] = f"{SERVER}/{db_name}"
     os.environ["PARSEVAL_VAR_DIR"] = var_dir
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ["DJANGO_DEBUG"] = "0"

@@ -17,8 +17,9 @@ from tests.integration.test_worker_scoring import (  # noqa: F401  (fixtures use
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 
-def test_a_worker_builds_and_scores_the_consensus_of_the_scored_runs(workers):  # noqa: F811
-    campaign = factories.make_easy_campaign(factories.SMALL_EASY_FILES, slug="consensus-worker")
+def _two_teams_upload_the_gold(slug: str) -> tuple:
+    """A campaign that builds its consensus, and two teams' test runs (copies of the gold) uploaded to it."""
+    campaign = factories.make_easy_campaign(factories.SMALL_EASY_FILES, slug=slug)
     ConsensusSetting.objects.create(campaign=campaign, enabled=True)
     uploaded = []
     for name in ("alice", "bob"):
@@ -30,6 +31,11 @@ def test_a_worker_builds_and_scores_the_consensus_of_the_scored_runs(workers):  
                                       format="multipart")
         assert response.status_code == 201, response.content
         uploaded.append(response.json()["id"])
+    return campaign, uploaded
+
+
+def test_a_worker_builds_and_scores_the_consensus_of_the_scored_runs(workers):  # noqa: F811
+    campaign, uploaded = _two_teams_upload_the_gold("consensus-worker")
     _, validation_log = workers.start("validation", roles=(queues.VALIDATION,))
     _, scoring_log = workers.start("scoring", roles=(queues.SCORING,))
     logs = [validation_log, scoring_log]
@@ -61,18 +67,7 @@ def test_a_consensus_build_never_puts_work_on_the_validation_queue(workers):  # 
     consensus, and the validation queue stays empty throughout."""
     import redis
 
-    campaign = factories.make_easy_campaign(factories.SMALL_EASY_FILES, slug="consensus-queues")
-    ConsensusSetting.objects.create(campaign=campaign, enabled=True)
-    uploaded = []
-    for name in ("alice", "bob"):
-        user = factories.make_user(name)
-        factories.make_team(campaign, user, name=f"Team {name}")
-        response = api_for(user).post(f"/api/campaigns/{campaign.slug}/runs/",
-                                      {"name": f"{name}'s run", "scope": "test",
-                                       "file": SimpleUploadedFile("run.zip", factories.gold_run_zip())},
-                                      format="multipart")
-        assert response.status_code == 201, response.content
-        uploaded.append(response.json()["id"])
+    campaign, uploaded = _two_teams_upload_the_gold("consensus-queues")
     validation, validation_log = workers.start("validation", roles=(queues.VALIDATION,))
     wait_for(lambda: Run.objects.filter(pk__in=uploaded, status=RunStatus.QUEUED).count() == 2,
              "the teams' runs validated", [validation_log])
