@@ -13,6 +13,7 @@ corpus, so that two analyses can be read side by side.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Callable
 
 from parseval.annotations.errors import InputError
@@ -68,6 +69,7 @@ def get(kind: str, name: str) -> Attribute:
     raise InputError(f"no attribute {name!r} for the kind {kind}: choose among {names}")
 
 
+@lru_cache(maxsize=None)
 def range_labels(edges: tuple[int, ...]) -> tuple[str, ...]:
     """Labels of the ranges that start at each edge: ``(1, 2, 3, 5)`` gives ``1, 2, 3-4, 5+``."""
     labels = []
