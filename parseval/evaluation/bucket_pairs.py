@@ -152,12 +152,12 @@ def format_pairs(section: dict) -> str:
     for attribute in section["attributes"]:
         width = max([12] + [len(x["bucket"]) + 2 for x in attribute["buckets"]])
         lines += ["", f"by {attribute['name']}",
-                  f"{'bucket':<{width}}{a[:8]:>8}{b[:8]:>8}{'diff':>8}{'interval':>18}{'p':>9}{'p BH':>9}"
+                  f"{'bucket':<{width}}{a[:8]:>9}{b[:8]:>9}{'diff':>8}{'interval':>18}{'p':>9}{'p BH':>9}"
                   f"{'MDE':>8}  verdict"]
         for x in attribute["buckets"]:
             ci = "" if not x["ci"] else f"[{100 * x['ci'][0]:.2f}, {100 * x['ci'][1]:.2f}]"
             p = "–" if x["p"] is None else f"{x['p']:.4f}"
             pbh = "–" if x["p_bh"] is None else f"{x['p_bh']:.4f}"
-            lines.append(f"{x['bucket']:<{width}}{pts(x['a'])}{pts(x['b'])}{pts(x['diff'])}{ci:>18}{p:>9}{pbh:>9}"
+            lines.append(f"{x['bucket']:<{width}} {pts(x['a'])} {pts(x['b'])}{pts(x['diff'])}{ci:>18}{p:>9}{pbh:>9}"
                          f"{pts(x['mde'])}  {x['verdict']}")
     return "\n".join(lines) + "\n"

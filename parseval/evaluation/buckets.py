@@ -271,3 +271,47 @@ def span_document(counts: Counts, figures: Callable, headline: dict, *, bootstra
     if extra:
         doc.update(extra)
     return doc
+
+
+def format_span_tables(doc: dict) -> str:
+    """A span kind's bucket tables as text (percentages), one per attribute, after the headline."""
+    h = doc["headline"]
+    lines = [f"signature: {doc['signature']}",
+             f"sentences: {doc['sentences']}   gold items: {h['gold']}   run items: {h['test']}   "
+             f"matched: {h['correct']}",
+             f"R {_pct(h['recall']).strip()}{_ci(h.get('recall_ci'))}   P {_pct(h['precision']).strip()}"
+             f"{_ci(h.get('precision_ci'))}   F {_pct(h['f']).strip()}{_ci(h.get('f_ci'))}"]
+    boot = doc["bootstrap"]
+    if boot["resamples"]:
+        lines.append(f"intervals: {round(100 * boot['ci_level'])}% bootstrap, {boot['resamples']} resamples of the "
+                     f"sentences{' within each genre' if boot['strata'] == 'genre' else ''}, seed {boot['seed']}")
+    for attribute in doc["attributes"]:
+        width = max([12] + [len(b["bucket"]) + 2 for b in attribute["buckets"]])
+        lines += ["", f"by {attribute['name']}: {attribute['description']}",
+                  f"{'bucket':<{width}}{'gold':>8}{'run':>8}{'matched':>9}{'R':>8}{'P':>8}{'F':>8}{'F interval':>18}"]
+        for b in attribute["buckets"]:
+            lines.append(f"{b['bucket']:<{width}}{b['gold']:>8}{b['test']:>8}{b['correct']:>9}{_pct(b['recall'])}"
+                         f"{_pct(b['precision'])}{_pct(b['f'])}{_ci(b.get('f_ci')):>18}")
+    return "\n".join(lines) + "\n"
+
+
+def format_confusions(tables: list[dict], top: int = 6) -> str:
+    """Confusion tables as text: per gold label, its count and its most frequent cells."""
+    lines = []
+    for table in tables:
+        width = max([10] + [len(r["gold"]) + 2 for r in table["rows"]])
+        lines += ["", f"confusions, {table['name']}: {table['description']}"]
+        for row in table["rows"]:
+            cells = sorted(row["cells"].items(), key=lambda kv: (-kv[1]["count"], kv[0]))
+            shown = ", ".join(f"{label} {c['count']}" for label, c in cells[:top])
+            more = f", ... ({len(cells) - top} more)" if len(cells) > top else ""
+            lines.append(f"{row['gold']:<{width}}{row['count']:>7}  {shown}{more}")
+    return "\n".join(lines) + "\n"
+
+
+def _pct(value) -> str:
+    return f"{'–':>8}" if value is None else f"{100 * value:>8.2f}"
+
+
+def _ci(ci) -> str:
+    return "" if not ci else f" [{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]"

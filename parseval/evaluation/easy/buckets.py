@@ -315,9 +315,9 @@ def confusion_documents(counts: Counts, schema: EasySchema = DEFAULT_SCHEMA) -> 
     return [
         counts.confusions["relations"].document(
             "relations", "per gold relation type: the run's relation on the same argument ranges (mode HYP); "
-            "missing: none; extra: run relations on arguments with no gold relation", schema.relation_types),
+            "missing: no run relation on those arguments; extra: run relations on arguments with no gold relation", schema.relation_types),
         counts.confusions["groups"].document(
-            "groups", "per gold group type: the run's group on the same forms; missing: none; extra: run groups "
+            "groups", "per gold group type: the run's group on the same forms; missing: no run group there; extra: run groups "
             "where the gold has none", schema.group_types),
     ]
 
