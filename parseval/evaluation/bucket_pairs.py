@@ -123,7 +123,7 @@ def _buckets(kind, labels, xa, xb, strata, width, *, method, resamples, seed, al
     for k, label in enumerate(labels):
         block_a, block_b = xa[:, k * width:(k + 1) * width], xb[:, k * width:(k + 1) * width]
         mde = None if math.isnan(se[k]) or se[k] <= 0 else float(paired.detectable(se[k], alpha, power))
-        significant = not math.isnan(p_bh[k]) and p_bh[k] < alpha
+        significant = bool(not math.isnan(p_bh[k]) and p_bh[k] < alpha)
         if significant:
             verdict = A_BETTER if diff[k] > 0 else B_BETTER
         else:
