@@ -97,39 +97,56 @@ ALL_GENRES = "all"  # the one stratum when no genre is known
 class Counter:
     """Per-sentence counts of the buckets of one attribute, filled a sentence at a time, kept compact.
 
-    ``add(sentence, label, column, n)`` adds ``n`` to a count of one bucket of one sentence; :meth:`table`
-    gives the sorted labels and a dense (sentences, buckets x columns) integer matrix. Entries are kept as
-    flat integer arrays (sentence, bucket, column, n), so memory grows with the non-zero counts, never with
-    Python objects per sentence.
+    :meth:`add_counts` sets a sentence's counts of its buckets (``{label: [count per column]}``), :meth:`add`
+    adds to one count; :meth:`table` gives the sorted labels and the (sentences, buckets x columns) matrix.
+    The counts live in one int32 matrix that grows as sentences and buckets come (doubling), so memory is
+    about 4 bytes per sentence, bucket and column, never Python objects per sentence.
     """
 
-    __slots__ = ("attribute", "width", "index", "labels", "entries")
+    __slots__ = ("attribute", "width", "index", "labels", "data")
 
     def __init__(self, attribute: Attribute, width: int):
-        from array import array
+        import numpy as np
         self.attribute, self.width = attribute, width
         self.index: dict[str, int] = {}
         self.labels: list[str] = []
-        self.entries = array("q")
+        self.data = np.zeros((1024, 8 * width), dtype=np.int32)
 
-    def add(self, sentence: int, label: str, column: int, n: int = 1) -> None:
+    def _column(self, sentence: int, label: str) -> int:
+        import numpy as np
         k = self.index.get(label)
         if k is None:
             k = self.index[label] = len(self.labels)
             self.labels.append(label)
-        self.entries.extend((sentence, k, column, n))
+        rows, cols = self.data.shape
+        need_rows, need_cols = max(rows, sentence + 1), max(cols, (k + 1) * self.width)
+        if need_rows > rows or need_cols > cols:
+            grown = np.zeros((max(need_rows, 2 * rows if need_rows > rows else rows),
+                              max(need_cols, 2 * cols if need_cols > cols else cols)), dtype=np.int32)
+            grown[:rows, :cols] = self.data
+            self.data = grown
+        return k * self.width
+
+    def add(self, sentence: int, label: str, column: int, n: int = 1) -> None:
+        self.data[sentence, self._column(sentence, label) + column] += n
+
+    def add_counts(self, sentence: int, counts: dict) -> None:
+        """Add ``{label: [count per column]}`` to the counts of ``sentence``."""
+        for label, values in counts.items():
+            c = self._column(sentence, label)
+            self.data[sentence, c:c + self.width] += values
 
     def table(self, sentences: int, labels: list[str] | None = None):
         """``(labels, rows)``: the labels in the attribute's order (or ``labels``, a superset, as given) and the
         (sentences, len(labels) x width) int32 matrix of counts (bucket k's columns at ``k*width ...``)."""
         import numpy as np
         order = sorted(self.labels, key=self.attribute.sort_key) if labels is None else list(labels)
-        where = {label: i for i, label in enumerate(order)}
         rows = np.zeros((sentences, len(order) * self.width), dtype=np.int32)
-        if self.entries:
-            e = np.frombuffer(self.entries, dtype=np.int64).reshape(-1, 4)
-            remap = np.array([where[label] for label in self.labels], dtype=np.int64)
-            np.add.at(rows, (e[:, 0], remap[e[:, 1]] * self.width + e[:, 2]), e[:, 3])
+        have = min(sentences, self.data.shape[0])
+        for j, label in enumerate(order):
+            k = self.index.get(label)
+            if k is not None:
+                rows[:have, j * self.width:(j + 1) * self.width] = self.data[:have, k * self.width:(k + 1) * self.width]
         return order, rows
 
 

@@ -262,10 +262,7 @@ def count(gold, run, *, by: list[str] | None = None, schema: EasySchema = DEFAUL
             if rng not in gold_groups:
                 group_confusion.add(EXTRA, t, i)
         for counter, acc in zip(counters, local):
-            for label, c in acc.items():
-                for col, v in enumerate(c):
-                    if v:
-                        counter.add(i, label, col, v)
+            counter.add_counts(i, acc)
         headline.append((fc, fp, cr))
     rows = np.asarray(headline, dtype=np.int32).reshape(len(keys), 3)
     tables = [(a, *counter.table(len(keys))) for a, counter in zip(attributes, counters)]

@@ -150,10 +150,7 @@ def count(gold_trees: Sequence, test_trees: Sequence, *, params=None, by: list[s
                                        f"{label or UNLABELLED} {s + 1}-{e}"))
         _confuse(confusion, i, gold, test, gf, tf)
         for counter, acc in zip(counters, local):
-            for label, c in acc.items():
-                for col, v in enumerate(c):
-                    if v:
-                        counter.add(i, label, col, v)
+            counter.add_counts(i, acc)
     tables = [(a, *counter.table(n)) for a, counter in zip(attributes, counters)]
     counts = Counts(KIND, buckets.SPAN_COLUMNS, keys, strata, HEADLINE_COLUMNS, headline, tables,
                     {"labels": confusion}, error_list, run.head()["signature"])
