@@ -97,57 +97,69 @@ ALL_GENRES = "all"  # the one stratum when no genre is known
 class Counter:
     """Per-sentence counts of the buckets of one attribute, filled a sentence at a time, kept compact.
 
-    :meth:`add_counts` sets a sentence's counts of its buckets (``{label: [count per column]}``), :meth:`add`
-    adds to one count; :meth:`table` gives the sorted labels and the (sentences, buckets x columns) matrix.
-    The counts live in one int32 matrix that grows as sentences and buckets come (doubling), so memory is
-    about 4 bytes per sentence, bucket and column, never Python objects per sentence.
+    :meth:`add_counts` adds a sentence's counts of its buckets (``{label: [count per column]}``), :meth:`add`
+    one count; :meth:`table` gives the sorted labels and the dense (sentences, buckets x columns) matrix.
+    Until then the counts are records ``(sentence, bucket, count per column)`` in one flat int32 array: 4
+    bytes per count of a bucket a sentence has, never Python objects per sentence.
     """
 
     __slots__ = ("attribute", "width", "index", "labels", "data")
 
     def __init__(self, attribute: Attribute, width: int):
-        import numpy as np
+        from array import array
         self.attribute, self.width = attribute, width
         self.index: dict[str, int] = {}
         self.labels: list[str] = []
-        self.data = np.zeros((1024, 8 * width), dtype=np.int32)
+        self.data = array("i")
 
-    def _column(self, sentence: int, label: str) -> int:
-        import numpy as np
+    def _bucket(self, label: str) -> int:
         k = self.index.get(label)
         if k is None:
             k = self.index[label] = len(self.labels)
             self.labels.append(label)
-        rows, cols = self.data.shape
-        need_rows, need_cols = max(rows, sentence + 1), max(cols, (k + 1) * self.width)
-        if need_rows > rows or need_cols > cols:
-            grown = np.zeros((max(need_rows, 2 * rows if need_rows > rows else rows),
-                              max(need_cols, 2 * cols if need_cols > cols else cols)), dtype=np.int32)
-            grown[:rows, :cols] = self.data
-            self.data = grown
-        return k * self.width
+        return k
 
     def add(self, sentence: int, label: str, column: int, n: int = 1) -> None:
-        self.data[sentence, self._column(sentence, label) + column] += n
+        record = [0] * (2 + self.width)
+        record[0], record[1], record[2 + column] = sentence, self._bucket(label), n
+        self.data.extend(record)
 
     def add_counts(self, sentence: int, counts: dict) -> None:
         """Add ``{label: [count per column]}`` to the counts of ``sentence``."""
+        data, index = self.data, self.index
         for label, values in counts.items():
-            c = self._column(sentence, label)
-            self.data[sentence, c:c + self.width] += values
+            k = index.get(label)
+            if k is None:
+                k = self._bucket(label)
+            data.append(sentence)
+            data.append(k)
+            data.extend(values)
 
     def table(self, sentences: int, labels: list[str] | None = None):
         """``(labels, rows)``: the labels in the attribute's order (or ``labels``, a superset, as given) and the
         (sentences, len(labels) x width) int32 matrix of counts (bucket k's columns at ``k*width ...``)."""
         import numpy as np
         order = sorted(self.labels, key=self.attribute.sort_key) if labels is None else list(labels)
-        rows = np.zeros((sentences, len(order) * self.width), dtype=np.int32)
-        have = min(sentences, self.data.shape[0])
-        for j, label in enumerate(order):
-            k = self.index.get(label)
-            if k is not None:
-                rows[:have, j * self.width:(j + 1) * self.width] = self.data[:have, k * self.width:(k + 1) * self.width]
+        where = {label: j for j, label in enumerate(order)}
+        w = self.width
+        rows = np.zeros((sentences, len(order) * w), dtype=np.int32)
+        if len(self.data):
+            records = np.frombuffer(self.data, dtype=np.int32).reshape(-1, 2 + w)
+            remap = np.array([where[label] for label in self.labels], dtype=np.int64)
+            first = remap[records[:, 1]] * w
+            for c in range(w):
+                np.add.at(rows, (records[:, 0], first + c), records[:, 2 + c])
         return order, rows
+
+
+def tables_of(counters: list[Counter], sentences: int) -> list:
+    """``(attribute, labels, rows)`` of each counter, each counter's growing matrix freed once its table is
+    made (so that a matrix and its table coexist one attribute at a time)."""
+    out = []
+    for counter in counters:
+        out.append((counter.attribute, *counter.table(sentences)))
+        counter.data = counter.data[:0]
+    return out
 
 
 def sentence_lists(rows, k: int, width: int, error) -> tuple[list[int], list[int]]:

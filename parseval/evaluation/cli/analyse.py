@@ -8,11 +8,12 @@ the JSON schema are in docs/metrics/analysis.md.
 """
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 
 from parseval.annotations.errors import InputError
 from parseval.evaluation import bucket_pairs, buckets, paired
-from parseval.evaluation.cli.common import write_result
 from parseval.evaluation.stats import DEFAULT_SEED
 
 KINDS = ("easy", "trees", "deps")
@@ -152,7 +153,23 @@ def run(args) -> int:
         doc["common_errors"] = common_errors([c.errors for c in runs], names=_names(*paths))
         files["also"] = list(args.also)
     doc["files"] = files
-    return write_result(doc, args.json, lambda d: format_document(d, module))
+    if args.json:
+        write_document(doc, args.json)
+    if args.json != "-":
+        sys.stdout.write(format_document(doc, module))
+    return 0
+
+
+def write_document(doc: dict, target: str) -> None:
+    """The document as compact JSON (its sentence lists make an indented one several times larger), streamed
+    to the file ``target`` ('-': standard output) without building the whole text in memory."""
+    if target == "-":
+        json.dump(doc, sys.stdout, ensure_ascii=False, separators=(",", ":"))
+        sys.stdout.write("\n")
+        return
+    with open(target, "w", encoding="utf-8") as fh:
+        json.dump(doc, fh, ensure_ascii=False, separators=(",", ":"))
+        fh.write("\n")
 
 
 def _names(*paths) -> list[str]:

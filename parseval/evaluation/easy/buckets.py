@@ -265,7 +265,7 @@ def count(gold, run, *, by: list[str] | None = None, schema: EasySchema = DEFAUL
             counter.add_counts(i, acc)
         headline.append((fc, fp, cr))
     rows = np.asarray(headline, dtype=np.int32).reshape(len(keys), 3)
-    tables = [(a, *counter.table(len(keys))) for a, counter in zip(attributes, counters)]
+    tables = buckets.tables_of(counters, len(keys))
     return Counts(KIND, buckets.SPAN_COLUMNS, keys, strata, HEADLINE_COLUMNS, rows, tables,
                   {"relations": rel_confusion, "groups": group_confusion}, error_list,
                   cell_signature("relations", MODE, MATCH, "micro", bootstrap, seed))

@@ -151,7 +151,7 @@ def count(gold_trees: Sequence, test_trees: Sequence, *, params=None, by: list[s
         _confuse(confusion, i, gold, test, gf, tf)
         for counter, acc in zip(counters, local):
             counter.add_counts(i, acc)
-    tables = [(a, *counter.table(n)) for a, counter in zip(attributes, counters)]
+    tables = buckets.tables_of(counters, n)
     counts = Counts(KIND, buckets.SPAN_COLUMNS, keys, strata, HEADLINE_COLUMNS, headline, tables,
                     {"labels": confusion}, error_list, run.head()["signature"])
     counts.summary = run.finish()
