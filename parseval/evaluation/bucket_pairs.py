@@ -29,7 +29,7 @@ import numpy as np
 
 from parseval.annotations.errors import InputError
 from parseval.evaluation import paired, stats
-from parseval.evaluation.buckets import Counts
+from parseval.evaluation.buckets import Counts, shared
 
 DEFAULT_EFFECT = 0.02
 A_BETTER, B_BETTER, NO_DIFFERENCE, TOO_FEW = "A", "B", "no difference", "too few to tell"
@@ -93,6 +93,7 @@ def compare(a: Counts, b: Counts, *, by: Sequence[str] | None = None, method: st
     figure, _ = PAIR_FIGURES[a.kind]
     width = len(a.columns)
     names_b = {t[0].name: t for t in b.tables}
+    ids = list(range(len(a.keys)))  # shared by every sentence list (see buckets.shared)
     out = {"figure": figure, "runs": list(names), "method": method, "resamples": resamples, "seed": seed,
            "alpha": alpha, "power": power, "effect": effect, "correction": "benjamini-hochberg", "attributes": []}
     for attribute, labels_a, rows_a in a.tables:
@@ -106,11 +107,12 @@ def compare(a: Counts, b: Counts, *, by: Sequence[str] | None = None, method: st
         out["attributes"].append({"name": attribute.name, "description": attribute.description,
                                   "buckets": _buckets(a.kind, union, xa, xb, a.strata, width, method=method,
                                                       resamples=resamples, seed=seed, alpha=alpha, power=power,
-                                                      effect=effect)})
+                                                      effect=effect, ids=ids)})
     return out
 
 
-def _buckets(kind, labels, xa, xb, strata, width, *, method, resamples, seed, alpha, power, effect) -> list[dict]:
+def _buckets(kind, labels, xa, xb, strata, width, *, method, resamples, seed, alpha, power, effect,
+             ids=None) -> list[dict]:
     figures = bucket_figure_set(kind, labels, width)
     if not len(strata):
         return []
@@ -134,8 +136,8 @@ def _buckets(kind, labels, xa, xb, strata, width, *, method, resamples, seed, al
             "ci": None if math.isnan(low[k]) else [float(low[k]), float(high[k])],
             "p": stats.defined(p[k]), "p_bh": stats.defined(p_bh[k]), "significant": significant, "mde": mde,
             "verdict": verdict,
-            "sentences": np.flatnonzero(block_a.any(axis=1) | block_b.any(axis=1)).tolist(),
-            "differing_sentences": np.flatnonzero((block_a != block_b).any(axis=1)).tolist(),
+            "sentences": shared(np.flatnonzero(block_a.any(axis=1) | block_b.any(axis=1)), ids),
+            "differing_sentences": shared(np.flatnonzero((block_a != block_b).any(axis=1)), ids),
         })
     return out
 

@@ -47,10 +47,11 @@ class Confusion:
             out[gold] = out.get(gold, 0) + n
         return out
 
-    def document(self, name: str, description: str, order: Sequence[str] = ()) -> dict:
+    def document(self, name: str, description: str, order: Sequence[str] = (), ids: list[int] | None = None) -> dict:
         """The table as JSON: ``{"name", "description", "columns", "rows": [{"gold", "count", "cells": {run
         label: {"count", "sentences"}}}]}``, the rows and columns in ``order`` (then by name), ``missing`` the
-        last column, ``extra`` the last row."""
+        last column, ``extra`` the last row. ``ids``: ``list(range(sentences))``, whose int objects the
+        sentence lists share (see :func:`parseval.evaluation.buckets.shared`)."""
         def key(label):
             if label in (MISSING, EXTRA):
                 return (2, 0, label)
@@ -59,7 +60,9 @@ class Confusion:
         columns = sorted({r for _, r in self.cells}, key=key)
         rows = []
         for gold in golds:
-            cells = {run: {"count": self.cells[(gold, run)][0], "sentences": list(self.cells[(gold, run)][1])}
+            cells = {run: {"count": self.cells[(gold, run)][0],
+                           "sentences": [ids[i] for i in self.cells[(gold, run)][1]] if ids is not None
+                           else list(self.cells[(gold, run)][1])}
                      for run in columns if (gold, run) in self.cells}
             rows.append({"gold": gold, "count": sum(c["count"] for c in cells.values()), "cells": cells})
         return {"name": name, "description": description, "columns": columns, "rows": rows}

@@ -309,13 +309,14 @@ def document(counts: Counts, *, bootstrap: int = 1000, seed: int = stats.DEFAULT
 
 
 def confusion_documents(counts: Counts, schema: EasySchema = DEFAULT_SCHEMA) -> list[dict]:
+    ids = list(range(len(counts.keys)))
     return [
         counts.confusions["relations"].document(
             "relations", "per gold relation type: the run's relation on the same argument ranges (mode HYP); "
-            "missing: no run relation on those arguments; extra: run relations on arguments with no gold relation", schema.relation_types),
+            "missing: no run relation on those arguments; extra: run relations on arguments with no gold relation", schema.relation_types, ids),
         counts.confusions["groups"].document(
             "groups", "per gold group type: the run's group on the same forms; missing: no run group there; extra: run groups "
-            "where the gold has none", schema.group_types),
+            "where the gold has none", schema.group_types, ids),
     ]
 
 

@@ -201,9 +201,10 @@ def document(counts: Counts, *, bootstrap: int = 1000, seed: int = stats.DEFAULT
 
 
 def confusion_documents(counts: Counts) -> list[dict]:
+    ids = list(range(len(counts.keys)))
     return [counts.confusions["labels"].document(
         "labels", "per gold bracket label: the run's label on the same span; missing: no run bracket there; "
-        "extra: run brackets on spans with no gold bracket")]
+        "extra: run brackets on spans with no gold bracket", ids=ids)]
 
 
 def read(gold_path, test_path, *, params=None, fmt: str | None = None, layout: str | None = None) -> dict:
