@@ -1,14 +1,20 @@
-"""The one registry of analysis attributes: what a figure can be broken down by, for every kind.
+"""The one registry of analysis attributes, and what every kind's bucket analysis shares.
 
-An :class:`Attribute` names a property of an item (a dependency arc, later a tree's span or an EASY
-relation) or of its sentence, the kinds it applies to, and a function from an item to its *bucket*, a
-short label. A kind's package registers its attributes when it is imported (``parseval.evaluation.deps.buckets``
-for dependencies) and computes its buckets itself, with its own matching: this module only holds the
-names, so that the command line, the JSON document and (later) the pages list the same attributes in the
-same order for every kind.
+An :class:`Attribute` names a property of an item (a dependency arc, a tree's bracket, an EASY relation) or
+of its sentence, the kinds it applies to, and a function from an item to its *bucket*, a short label. A
+kind's package registers its attributes when its ``buckets`` module is imported
+(``parseval.evaluation.{easy,trees,deps}.buckets``) and computes its buckets itself, with its scorer's own
+matching: the registry holds the names, keyed by kind and name, so that the command line, the JSON document
+and the pages list the same attributes in the same order for every kind.
 
 Numeric attributes fall into fixed ranges (:func:`range_label`): a bucket means the same thing on every
 corpus, so that two analyses can be read side by side.
+
+Shared by the kinds: :class:`Counts` (a run's per-sentence bucket counts, what a document, a pairwise
+comparison and the confusion tables are made from), :class:`Counter` (filling them), the resampling of
+the intervals (:func:`resampled_tables`), and for the span kinds (EASY relations, tree brackets) the
+figures and the document (:func:`span_figures`, :func:`span_document`). The arithmetic and the JSON schema
+are in docs/metrics/analysis.md.
 """
 from __future__ import annotations
 
@@ -22,13 +28,16 @@ from parseval.annotations.errors import InputError
 @dataclass(frozen=True)
 class Attribute:
     """One attribute: ``bucket(item)`` gives the item's bucket label; ``order`` the fixed order of the
-    bucket labels when the attribute has one (numeric ranges), else buckets are sorted by name."""
+    bucket labels when the attribute has one (numeric ranges), else buckets are sorted by name;
+    ``per_sentence``: the bucket depends only on the item's sentence (its length, its genre), so that a kind
+    may compute it once per sentence."""
 
     name: str
     kinds: tuple[str, ...]
     description: str
     bucket: Callable[[Any], str]
     order: tuple[str, ...] = ()
+    per_sentence: bool = False
 
     def sort_key(self, label: str):
         if label in self.order:
@@ -186,7 +195,7 @@ def genre_attribute(kind: str) -> Attribute:
     """Register ``genre`` for ``kind``: an item's bucket is its sentence's genre (``item.genre``), the
     stratum its sentence is resampled in."""
     return register(Attribute(GENRE, (kind,), "the sentence's genre (the strata of the intervals)",
-                              lambda item: item.genre))
+                              lambda item: item.genre, per_sentence=True))
 
 
 # -- the span kinds (EASY relations, tree brackets): four counts per bucket ------------------------------------

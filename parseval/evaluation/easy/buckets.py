@@ -96,7 +96,7 @@ def _sentence_length(item: Item) -> str:
 
 ATTRIBUTES = [buckets.register(a) for a in (
     Attribute("sentence_length", (KIND,), "forms in the sentence", _sentence_length,
-              buckets.range_labels(SENTENCE_EDGES)),
+              buckets.range_labels(SENTENCE_EDGES), per_sentence=True),
 )] + [buckets.genre_attribute(KIND)] + [buckets.register(a) for a in (
     Attribute("relation", (KIND,), "the relation type", lambda item: item.type),
     Attribute("first_argument", (KIND,), "group type of the first argument (schema order: sujet, auxiliaire, "
@@ -205,7 +205,10 @@ def count(gold, run, *, by: list[str] | None = None, schema: EasySchema = DEFAUL
     from .scoring import cell_signature
     attributes = [buckets.get(KIND, name) for name in by] if by else buckets.attributes_for(KIND)
     counters = [Counter(a, 4) for a in attributes]
-    bucket_fns = [a.bucket for a in attributes]
+    # an item's attributes are computed per item; its sentence's (length, genre) once per sentence
+    per_item = [k for k, a in enumerate(attributes) if not a.per_sentence]
+    per_sentence = [k for k, a in enumerate(attributes) if a.per_sentence]
+    type_order = _type_order(schema)
     keys, strata, headline = [], [], []
     rel_confusion, group_confusion = Confusion(), Confusion()
     error_list: list | None = [] if errors else None
@@ -219,6 +222,7 @@ def count(gold, run, *, by: list[str] | None = None, schema: EasySchema = DEFAUL
         rels = ref.rels
         hrels = hyp.rels[MODE] if hyp is not None else {}
         local = [{} for _ in attributes]
+        item_fns = [(attributes[k].bucket, local[k]) for k in per_item]
         fc = fp = cr = 0
         gold_at: dict = {}   # argument ranges -> gold types there
         run_at: dict = {}
@@ -236,7 +240,7 @@ def count(gold, run, *, by: list[str] | None = None, schema: EasySchema = DEFAUL
                 for x in items:
                     ok = x in matched
                     item = Item(t, x, n, genre, groups)
-                    for fn, acc in zip(bucket_fns, local):
+                    for fn, acc in item_fns:
                         label = fn(item)
                         c = acc.get(label)
                         if c is None:
@@ -247,7 +251,7 @@ def count(gold, run, *, by: list[str] | None = None, schema: EasySchema = DEFAUL
                     if side == 0:
                         cr += 1
                         fc += ok
-                        rel_confusion.add(t, t if ok else min(run_at.get(x, (MISSING,)), key=_type_order(schema)), i)
+                        rel_confusion.add(t, t if ok else min(run_at.get(x, (MISSING,)), key=type_order), i)
                         if not ok and error_list is not None:
                             error_list.append((i, "missed", t, item_text(t, x)))
                     else:
@@ -261,6 +265,10 @@ def count(gold, run, *, by: list[str] | None = None, schema: EasySchema = DEFAUL
         for rng, t in run_groups.items():
             if rng not in gold_groups:
                 group_confusion.add(EXTRA, t, i)
+        if cr or fp:
+            probe = Item("", (), n, genre, {})
+            for k in per_sentence:
+                local[k] = {attributes[k].bucket(probe): [cr, fp, fc, fc]}
         for counter, acc in zip(counters, local):
             counter.add_counts(i, acc)
         headline.append((fc, fp, cr))
