@@ -224,7 +224,7 @@ def test_common_errors_of_three_runs(reference):
     errors = [easy_buckets.count(gold, run, by=["relation"], errors=True).errors for run in (run_a, run_b, gold)]
     assert errors[2] == []  # the gold itself makes none
     out = common_errors(errors, names=["a", "b", "gold"])
-    assert out["threshold"] == 2  # half of three runs, rounded up
+    assert out["threshold"] == 2  # more than half of three runs
     shared = set(errors[0]) & set(errors[1])
     assert out["hard_for_everyone"] == len(shared) > 0
     assert out["single_run"] == {"a": len(set(errors[0]) - shared), "b": len(set(errors[1]) - shared), "gold": 0}
@@ -270,3 +270,10 @@ def test_the_command(reference, tmp_path, capsys):
     assert main(["analyse", "--kind", "easy", "--gold", str(folders["gold"]), "--run", str(folders["runA"]),
                  "--by", "colour"]) == 2
     assert "no attribute 'colour' for the kind easy" in capsys.readouterr().err
+
+
+def test_hard_for_everyone_means_a_majority():
+    error = [(0, "missed", "SUJ-V", "x")]
+    assert common_errors([error, error, [], []])["hard_for_everyone"] == 0  # two of four: not a majority
+    assert common_errors([error, error, error, []])["hard_for_everyone"] == 1
+    assert common_errors([error, error])["threshold"] == 2
