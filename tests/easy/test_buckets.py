@@ -277,3 +277,10 @@ def test_hard_for_everyone_means_a_majority():
     assert common_errors([error, error, [], []])["hard_for_everyone"] == 0  # two of four: not a majority
     assert common_errors([error, error, error, []])["hard_for_everyone"] == 1
     assert common_errors([error, error])["threshold"] == 2
+
+
+def test_a_run_in_memory_with_other_forms_is_refused(small_docs):
+    gold, _ = small_docs
+    other = load(RUN.replace(">canapé<", ">lit<"), name=NAME)
+    with pytest.raises(Exception, match="lit"):
+        easy_buckets.count(gold, [other])

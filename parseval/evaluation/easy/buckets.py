@@ -27,7 +27,8 @@ from typing import Callable, Mapping
 import numpy as np
 
 from parseval.annotations.easy.model import Document, SentenceParts
-from parseval.annotations.easy.reader import DEFAULT_MAX_PROBLEMS, ProblemSink, document_key, iter_sentences
+from parseval.annotations.easy.reader import (DEFAULT_MAX_PROBLEMS, ProblemSink, compare_forms, document_key,
+                                             iter_sentences)
 from parseval.annotations.easy.schema import DEFAULT_SCHEMA, EasySchema
 from parseval.annotations.errors import InputError
 from parseval.evaluation import buckets, stats
@@ -130,8 +131,12 @@ def _views(source, key: str, schema: EasySchema, *, gold: bool, want=None, expec
     """``[(sentence id, sentence or parts)]`` of one document, read as the scorer reads it (its problems
     raised as :class:`InputError`)."""
     if isinstance(source, Document):
-        if source.problems:
-            raise InputError(source.problems)
+        problems = list(source.problems)
+        for s in source.sentences if expected is not None else ():
+            if s.id in expected:  # a run read in memory: its forms checked against the gold's, as the scorer does
+                problems.extend(compare_forms(s, expected[s.id], source.name))
+        if problems:
+            raise InputError(problems)
         return [(s.id, s) for s in source.sentences if want is None or want(s.id)]
     sink = ProblemSink(DEFAULT_MAX_PROBLEMS)
     name = None if gold else (Path(source).name if document_key(Path(source).name) == key else f"{key}.xml")
