@@ -96,27 +96,35 @@ def compare(a: Counts, b: Counts, *, by: Sequence[str] | None = None, method: st
     ids = list(range(len(a.keys)))  # shared by every sentence list (see buckets.shared)
     out = {"figure": figure, "runs": list(names), "method": method, "resamples": resamples, "seed": seed,
            "alpha": alpha, "power": power, "effect": effect, "correction": "benjamini-hochberg", "attributes": []}
+    chosen = []
     for attribute, labels_a, rows_a in a.tables:
-        if by and attribute.name not in by:
-            continue
-        if attribute.name not in names_b:
+        if (by and attribute.name not in by) or attribute.name not in names_b:
             continue
         _, labels_b, rows_b = names_b[attribute.name]
         union = sorted(set(labels_a) | set(labels_b), key=attribute.sort_key)
-        xa, xb = _aligned(list(labels_a), rows_a, union, width), _aligned(list(labels_b), rows_b, union, width)
+        chosen.append((attribute, union, _aligned(list(labels_a), rows_a, union, width),
+                       _aligned(list(labels_b), rows_b, union, width)))
+    if not chosen or not len(a.keys):
+        return out
+    # every attribute in one call: one figure set each, reading its columns of the attributes side by side,
+    # so that the resamples are drawn once for all of them (the same draws as one call per attribute)
+    figure_sets, start = [], 0
+    for _, union, _, _ in chosen:
+        part = bucket_figure_set(a.kind, union, width)
+        figure_sets.append(paired.FigureSet(part.keys, part.compute, np.arange(start, start + len(union) * width)))
+        start += len(union) * width
+    runs = {0: np.hstack([xa for _, _, xa, _ in chosen]), 1: np.hstack([xb for _, _, _, xb in chosen])}
+    parts = paired.compare_parts(runs, a.strata, figure_sets, method=method, resamples=resamples, seed=seed)
+    for (attribute, union, xa, xb), part, figures in zip(chosen, parts, figure_sets):
         out["attributes"].append({"name": attribute.name, "description": attribute.description,
-                                  "buckets": _buckets(a.kind, union, xa, xb, a.strata, width, method=method,
-                                                      resamples=resamples, seed=seed, alpha=alpha, power=power,
+                                  "buckets": _buckets(part, figures, union, xa, xb, width, alpha=alpha, power=power,
                                                       effect=effect, ids=ids)})
     return out
 
 
-def _buckets(kind, labels, xa, xb, strata, width, *, method, resamples, seed, alpha, power, effect,
+def _buckets(result: paired.Compared, figures: paired.FigureSet, labels, xa, xb, width, *, alpha, power, effect,
              ids=None) -> list[dict]:
-    figures = bucket_figure_set(kind, labels, width)
-    if not len(strata):
-        return []
-    result = paired.compare_arrays({0: xa, 1: xb}, strata, figures, method=method, resamples=resamples, seed=seed)
+    """One attribute's buckets from its paired comparison (one pair: A, B)."""
     s = result.strata.index(stats.ALL)
     diff, se, low, high, p = (getattr(result, f)[0, s] for f in ("diff", "se", "low", "high", "p"))
     p_bh = paired.bh_adjust(p)
