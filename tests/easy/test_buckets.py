@@ -253,7 +253,9 @@ def test_the_command(reference, tmp_path, capsys):
         for d in docs:
             write_document(d, folders[name] / d.name)
     genres = tmp_path / "genres.txt"
-    genres.write_text("general_elda press\ngeneral_lemonde press\ngeneral_mlcc other\n", encoding="utf-8")
+    # documents by name, one sentence by its document/sentence id
+    genres.write_text("general_elda press\ngeneral_lemonde.xml press\ngeneral_mlcc other\ngeneral_mlcc/E14 odd\n",
+                      encoding="utf-8")
     out = tmp_path / "a.json"
     assert main(["analyse", "--kind", "easy", "--gold", str(folders["gold"]), "--run", str(folders["runA"]),
                  "--against", str(folders["runB"]), "--by", "genre", "--by", "relation", "--genres", str(genres),
@@ -263,7 +265,8 @@ def test_the_command(reference, tmp_path, capsys):
     assert "common errors of 2 runs" in text
     doc = json.loads(out.read_text(encoding="utf-8"))
     assert doc["schema"] == "parseval-analysis/1" and doc["kind"] == "easy"
-    assert set(table(doc, "genre")) == {"press", "other"} and doc["bootstrap"]["strata"] == "genre"
+    assert set(table(doc, "genre")) == {"press", "other", "odd"} and doc["bootstrap"]["strata"] == "genre"
+    assert table(doc, "genre")["odd"]["sentences"] == [doc["sentence_ids"].index("general_mlcc/E14")]
     assert [a["name"] for a in doc["pairwise"]["attributes"]] == ["genre", "relation"]
     assert doc["files"] == {"gold": str(folders["gold"]), "run": str(folders["runA"]),
                             "against": str(folders["runB"]), "also": []}
@@ -284,3 +287,8 @@ def test_a_run_in_memory_with_other_forms_is_refused(small_docs):
     other = load(RUN.replace(">canapé<", ">lit<"), name=NAME)
     with pytest.raises(Exception, match="lit"):
         easy_buckets.count(gold, [other])
+
+
+def test_a_genre_for_an_unknown_sentence_is_refused(small_docs):
+    with pytest.raises(Exception, match="a genre is given for 1 sentence.* general_small/E9"):
+        easy_buckets.count(*small_docs, sentence_genres={"general_small/E9": "oral"})

@@ -67,11 +67,33 @@ def add_arguments(parser) -> None:
     parser.add_argument("--json", metavar="OUT", help="write the JSON document here ('-' = standard output)")
 
 
-def _genres(path):
+def _genres(path) -> dict[str, str] | None:
+    """A genre file: a JSON object ``{name: genre}`` or lines ``name genre`` (``#`` comments), as the ``easy``
+    command reads its genre map, but with the names kept as written (a ``document/sentence id`` or a
+    ``sent_id`` is not a file name); a trailing ``.xml`` of an EASY document name is left out."""
     if not path:
         return None
-    from parseval.evaluation.easy.files import read_genres
-    return read_genres(path)
+    text = Path(path).read_text(encoding="utf-8")
+    name = Path(path).name
+    if text.lstrip().startswith("{"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"genre map is not valid JSON: {exc.msg}", file=name, line=exc.lineno) from None
+        if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+            raise InputError("genre map must be a JSON object of strings", file=name)
+        pairs = list(data.items())
+    else:
+        pairs = []
+        for n, line in enumerate(text.splitlines(), 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            parts = line.split()
+            if len(parts) != 2:
+                raise InputError(f"expected 'name genre', found {line!r}", file=name, line=n)
+            pairs.append((parts[0], parts[1]))
+    return {(k[:-4] if k.lower().endswith(".xml") else k): v for k, v in pairs}
 
 
 def _counter(args, kind: str):

@@ -277,6 +277,10 @@ def count(gold, run, *, by: list[str] | None = None, schema: EasySchema = DEFAUL
         for counter, acc in zip(counters, local):
             counter.add_counts(i, acc)
         headline.append((fc, fp, cr))
+    unknown = sorted(set(sentence_genres or ()) - set(keys))
+    if unknown:
+        raise InputError(f"a genre is given for {len(unknown)} sentence(s) the gold does not have: "
+                         + ", ".join(unknown[:10]) + (" ..." if len(unknown) > 10 else ""))
     rows = np.asarray(headline, dtype=np.int32).reshape(len(keys), 3)
     tables = buckets.tables_of(counters, len(keys))
     return Counts(KIND, buckets.SPAN_COLUMNS, keys, strata, HEADLINE_COLUMNS, rows, tables,
