@@ -217,8 +217,9 @@ class Counts:
     number for dependencies, the 1-based number for trees); ``strata[i]`` is its genre. ``headline`` holds the
     headline scoring's per-sentence rows (columns ``headline_columns``); ``tables`` one ``(attribute,
     labels, rows)`` per attribute, ``rows`` of shape (sentences, len(labels) x len(columns)).
-    ``confusions``: ``{layer: {gold label: {run label: [count, sentence indices]}}}``; ``errors`` (when asked
-    for): ``(sentence, "missed" | "spurious", label, item)`` of every error, for the common errors.
+    ``confusions``: ``{name: Confusion}`` (:class:`parseval.evaluation.confusions.Confusion`); ``errors``
+    (when asked for): ``(sentence, "missed" | "spurious", label, item)`` of every error, for the common
+    errors; ``result``: the headline scoring's own result, when the kind keeps it.
     """
 
     kind: str
@@ -231,6 +232,7 @@ class Counts:
     confusions: dict = field(default_factory=dict)
     errors: list | None = None
     signature: str = ""
+    result: dict | None = None  # the headline scoring's own result when the kind keeps it (deps; evalb's summary)
 
     def table(self, name: str):
         """``(attribute, labels, rows)`` of the attribute ``name``."""

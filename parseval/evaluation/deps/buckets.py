@@ -220,8 +220,7 @@ def count(gold: list[DepSentence], test: list[DepSentence], *, by: list[str] | N
     confusion, error_list = _confusions(gold, test, punct, rel, errors)
     counts = buckets.Counts(KIND, COUNT_COLUMNS, keys, strata, ROW_COLUMNS,
                             np.asarray(headline_rows, dtype=np.int64).reshape(len(gold), len(ROW_COLUMNS)),
-                            tables, {"relations": confusion}, error_list, headline["signature"])
-    counts.result = headline
+                            tables, {"relations": confusion}, error_list, headline["signature"], headline)
     return counts
 
 

@@ -152,10 +152,8 @@ def count(gold_trees: Sequence, test_trees: Sequence, *, params=None, by: list[s
         for counter, acc in zip(counters, local):
             counter.add_counts(i, acc)
     tables = buckets.tables_of(counters, n)
-    counts = Counts(KIND, buckets.SPAN_COLUMNS, keys, strata, HEADLINE_COLUMNS, headline, tables,
-                    {"labels": confusion}, error_list, run.head()["signature"])
-    counts.summary = run.finish()
-    return counts
+    return Counts(KIND, buckets.SPAN_COLUMNS, keys, strata, HEADLINE_COLUMNS, headline, tables,
+                  {"labels": confusion}, error_list, run.head()["signature"], run.finish())
 
 
 def _confuse(confusion, i: int, gold: list, test: list, gf: list, tf: list) -> None:
