@@ -56,7 +56,7 @@ from .weights import weights_from_development
 #: The powers of the development figure tried as weights (0: equal weights).
 EXPONENTS = (0, 1, 2, 4, 8)
 #: The thresholds tried (a share of the weight, strictly above), tried nearest one half first.
-THRESHOLDS = tuple(sorted((round(0.05 * k, 2) for k in range(1, 15)), key=lambda t: (abs(t - 0.5), -t)))
+THRESHOLDS = tuple(sorted((round(0.05 * k, 2) for k in range(1, 15)), key=lambda t: (round(abs(t - 0.5), 6), -t)))
 #: The thresholds each kind tunes, in the order they are searched, and their defaults (a plain majority).
 SEARCH = {"easy": ("relations", "groups"), "trees": ("spans",), "deps": ()}
 DEFAULTS = {"relations": 0.5, "groups": 0.5, "spans": 0.5}
