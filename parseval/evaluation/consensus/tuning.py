@@ -213,6 +213,11 @@ def easy_evaluator(gold_docs, run_docs: Sequence[Sequence], relations: Sequence[
     from . import easy
 
     by_name = [{document_key(d.name): d.sentence_map() for d in docs} for docs in run_docs]
+    sentences = []  # per gold sentence: its runs' sentences and their relations in range space, read once
+    for g in gold_docs:
+        for s in g.sentences:
+            found = [m.get(document_key(g.name), {}).get(s.id) for m in by_name]
+            sentences.append((s, found, [None if x is None else easy.relation_ranges(x) for x in found]))
     if relations is None:
         relations = [any(s.relations for d in docs for s in d.sentences) for docs in run_docs]
     development = [easy_figures(gold_docs, docs)[0] for docs in run_docs]
@@ -223,12 +228,14 @@ def easy_evaluator(gold_docs, run_docs: Sequence[Sequence], relations: Sequence[
         if not all(relations) and any(relations):
             relation_shares = normalised([w if has else 0.0 for w, has in zip(shares, relations)], len(shares))
         threshold = setting.threshold
-        out = []
+        out, k = [], 0
         for g in gold_docs:
             combined = Document(name=g.name, attributes=dict(g.attributes))
-            for s in g.sentences:
+            for _ in g.sentences:
+                s, found, ranges = sentences[k]
+                k += 1
                 combined.sentences.append(easy.combine_sentence(
-                    s, [m.get(document_key(g.name), {}).get(s.id) for m in by_name], shares, relation_weights=relation_shares,
+                    s, found, shares, relation_weights=relation_shares, ranges=ranges,
                     group_threshold=threshold.get("groups", DEFAULTS["groups"]),
                     relation_threshold=threshold.get("relations", DEFAULTS["relations"])).sentence)
             out.append(combined)
