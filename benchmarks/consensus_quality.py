@@ -189,8 +189,8 @@ def easy_mix(mix: str, tmp: Path) -> dict:
         folder = tmp / f"easy-{mix}-{setting.weighting}-{len(list(tmp.iterdir()))}"
         folder.mkdir()
         for d in docs:
-            write_document(d, folder / f"{d.name}.xml")
-        written = [read_document(folder / f"{d.name}.xml", gold=False) for d in docs]
+            write_document(d, folder / Path(d.name).with_suffix(".xml").name)
+        written = [read_document(folder / Path(d.name).with_suffix(".xml").name, gold=False) for d in docs]
         found = int(_easy_rows(gold_held, written)[:, 0].sum())
         maps = [{d.name: d.sentence_map() for d in docs_} for docs_ in held_runs]
         voted = 0

@@ -232,10 +232,13 @@ def tune_on_development(kind, runs: list[Run], unpacked_runs: list, work: Path) 
         return (first,) if second is None else (first, figure_value(document.get("cells", []), second))
 
     try:
-        development = [figures(kind.score_run_files(OnDevelopment(run), files, quick))[0]
-                       for run, files in unpacked_runs]
+        documents = [kind.score_run_files(OnDevelopment(run), files, quick) for run, files in unpacked_runs]
     except NoGold:
         return None
+    development = [figures(d)[0] for d in documents]
+    # EASY: a run without relations does not vote on them; the search then scores every relation threshold
+    voters = {} if all((d.get("layers_submitted") or {}).get("relations", True) for d in documents) else \
+        {"relations": None}
     on_development = [(run, {name: path for name, path in files.items() if name in names})
                       for run, files in unpacked_runs]
     trials = iter(range(1_000_000))
@@ -248,7 +251,7 @@ def tune_on_development(kind, runs: list[Run], unpacked_runs: list, work: Path) 
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
-    return consensus_tuning.tune(ENGINES.get(kind.name, "deps"), development, evaluate)
+    return consensus_tuning.tune(ENGINES.get(kind.name, "deps"), development, evaluate, voters=voters)
 
 
 # -- the oracle -------------------------------------------------------------------------------

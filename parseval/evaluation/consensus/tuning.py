@@ -138,12 +138,40 @@ def _figures(value) -> tuple[float, ...]:
     return tuple(-1.0 if v is None or v != v else float(v) for v in values)
 
 
+def _subset_sums(weights: Sequence[float]) -> list[float]:
+    sums = [0.0]
+    for w in weights:
+        sums += [s + w for s in sums]
+    return sums
+
+
+def _outcome(setting: Setting, voters: dict) -> tuple:
+    """What decides a candidate's consensus: its weights and, per threshold, which possible agreements it keeps.
+
+    An item's agreement is the sum of the (normalised) weights of the runs that voted for it, so two thresholds
+    keeping the same subset sums keep the same items and make the same consensus: the second is not scored
+    again. ``voters[name]``: which runs vote on that threshold's items (the others' weights do not count, the
+    rest renormalised: an EASY run without relations); None when the caller does not know (exact thresholds)."""
+    key: list = [setting.weights]
+    for name, value in setting.thresholds:
+        flags = voters.get(name, [True] * len(setting.weights))
+        if flags is None or len(setting.weights) > 12 or not any(flags):
+            key.append((name, value))
+            continue
+        weights = [w for w, f in zip(setting.weights, flags) if f]
+        total = sum(weights) or 1.0
+        key.append((name, tuple(s / total > value + 1e-9 for s in _subset_sums(weights))))
+    return tuple(key)
+
+
 def tune(kind: str, development: Sequence[float | None], evaluate: Callable[[Setting], object], *,
-         exponents: Sequence[float] = EXPONENTS, thresholds: Sequence[float] = THRESHOLDS) -> Tuning:
+         exponents: Sequence[float] = EXPONENTS, thresholds: Sequence[float] = THRESHOLDS,
+         voters: dict | None = None) -> Tuning:
     """Search the grid (module docstring) with ``evaluate(setting)``: the candidate consensus's development
     figure (a number in [0, 1]), or a tuple of it and tie-breaking figures; ``development``: each run's
     figure on the same sample by the same scorer. Without any development figure nothing is tried: equal
-    weights at the default thresholds, ``tuned`` False."""
+    weights at the default thresholds, ``tuned`` False. A candidate whose thresholds keep the same agreements
+    as one already scored (:func:`_outcome`; ``voters`` as there) takes its figures without being scored."""
     if kind not in SEARCH:
         raise InputError(f"unknown kind {kind!r} to tune: {', '.join(SEARCH)}")
     n = len(development)
@@ -152,10 +180,15 @@ def tune(kind: str, development: Sequence[float | None], evaluate: Callable[[Set
     if all(f is None for f in development):
         return Tuning(kind, list(development), Setting("equal", normalised(None, n), defaults), None, tuned=False)
     tried: dict[Setting, Candidate] = {}
+    scored: dict[tuple, tuple] = {}
+    voters = voters if voters is not None else getattr(evaluate, "voters", {})
 
     def trial(setting: Setting) -> Candidate:
         if setting not in tried:
-            tried[setting] = Candidate(setting, _figures(evaluate(setting)))
+            outcome = _outcome(setting, voters)
+            if outcome not in scored:
+                scored[outcome] = _figures(evaluate(setting))
+            tried[setting] = Candidate(setting, scored[outcome])
         return tried[setting]
 
     best: Candidate | None = None
@@ -241,6 +274,9 @@ def easy_evaluator(gold_docs, run_docs: Sequence[Sequence], relations: Sequence[
             out.append(combined)
         return easy_figures(gold_docs, out)
 
+    evaluate.voters = {"relations": list(relations) if any(relations) and not all(relations) else None}
+    if evaluate.voters["relations"] is None:
+        evaluate.voters = {}
     return development, evaluate
 
 
