@@ -165,3 +165,29 @@ def test_without_development_figures_nothing_is_tuned():
 def test_thresholds_are_tried_nearest_one_half_first():
     assert tuning.THRESHOLDS[:5] == (0.5, 0.55, 0.45, 0.6, 0.4)
     assert sorted(tuning.THRESHOLDS) == [round(0.05 * k, 2) for k in range(1, 15)]
+
+
+def test_thresholds_that_keep_the_same_agreements_are_scored_once():
+    # Three equal weights: agreements are 0, 1/3, 2/3 or 1. Thresholds 0.35 to 0.65 all keep 2/3 and 1 (the same
+    # consensus), 0.05 to 0.3 keep 1/3 too, 0.7 keeps 1 only: 3 distinct outcomes of 14 thresholds per weighting.
+    # With equal development figures every weighting is equal: tried once. So 3 evaluations, 14 candidates.
+    calls = []
+
+    def evaluate(setting):
+        calls.append(setting.threshold["spans"])
+        return 0.5
+
+    result = tuning.tune("trees", [0.9, 0.9, 0.9], evaluate)
+    assert sorted(calls) == [0.3, 0.5, 0.7]  # the first tried of each outcome, nearest one half first
+    assert len(result.candidates) == 14 and all(c.figures == (0.5,) for c in result.candidates)
+    # An EASY run without relations: relation agreements are out of the other runs' weight (1/2 each here),
+    # so 0.35 (keeps 1/2) and 0.55 (does not) differ though they keep the same shares of all three runs.
+    seen = []
+
+    def easy_evaluate(setting):
+        seen.append(setting.threshold["relations"])
+        return (0.5, 0.5)
+
+    tuning.tune("easy", [0.9, 0.9, 0.9], easy_evaluate, exponents=(0,), thresholds=(0.55, 0.35),
+                voters={"relations": [True, True, False]})
+    assert seen[:2] == [0.55, 0.35]
