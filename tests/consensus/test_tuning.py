@@ -191,3 +191,30 @@ def test_thresholds_that_keep_the_same_agreements_are_scored_once():
     tuning.tune("easy", [0.9, 0.9, 0.9], easy_evaluate, exponents=(0,), thresholds=(0.55, 0.35),
                 voters={"relations": [True, True, False]})
     assert seen[:2] == [0.55, 0.35]
+
+
+def test_the_consensus_page_shows_the_tuned_setting_and_every_candidate():
+    from types import SimpleNamespace
+
+    from django.template.loader import render_to_string
+    from django.utils import translation
+
+    runs = [{"run": 1, "name": "first", "development": 0.8}, {"run": 2, "name": "second", "development": 0.7}]
+    record = {"weighting": "dev-F^2", "candidates": [
+        {"weighting": "equal", "thresholds": {"spans": 0.5}, "figures": [0.75]},
+        {"weighting": "dev-F^2", "thresholds": {"spans": 0.35}, "figures": [0.875]}]}
+    current = SimpleNamespace(pk=9, name="Consensus of 2 runs", status="scored", get_status_display="scored",
+                              combination={"tuned": True, "fallback": False, "fallback_run": None, "runs": runs,
+                                           "weighting": "development", "development_figure": 0.875,
+                                           "thresholds": {"spans": 0.35}, "tuning": record})
+    context = {"campaign": SimpleNamespace(slug="c", name="C"), "can_combine": True, "current": current,
+               "setting": SimpleNamespace(enabled=True, weighting="development"), "teams": [], "chosen": set(),
+               "weightings": []}
+    with translation.override("en"):
+        page = render_to_string("results/consensus.html", context)
+    assert "Weights and thresholds tuned on the development sample: dev-F^2 weights, development figure 87.5" in page
+    assert "spans &gt; 0.35" in page and "2 settings tried on the development sample" in page
+    assert page.count("<tr") >= 5 and 'id="fallback"' not in page  # two candidates and two runs, a header
+    with translation.override("fr"):
+        page = render_to_string("results/consensus.html", context)
+    assert "Poids et seuils réglés sur l'échantillon de développement" in page and "87,5" in page
