@@ -458,10 +458,10 @@ def main(argv=None) -> int:
                 print(f"  {name:<28} {100 * value:7.2f}   (development {100 * dev:.2f}){mark}")
             print(f"  {'oracle (with the gold)':<28} {100 * out['oracle']:7.2f}")
             if "lost_majority" in out:
-                for label, counts in (("equal majority", out["lost_majority"]), ("tuned", out["lost_tuned"])):
+                for which, counts in (("equal majority", out["lost_majority"]), ("tuned", out["lost_tuned"])):
                     if counts is not None:
                         voted, missing, gained = counts
-                        print(f"  correct relations of the vote lost in writing, {label}: {missing} of {voted}"
+                        print(f"  correct relations of the vote lost in writing, {which}: {missing} of {voted}"
                               f" (correct relations the file gains: {gained})")
             table.append((kind, mix, out["consensus"], out["majority"], best, out["oracle"], _describe(tuned, names)))
     print(f"\n{'kind':<6} {'mix':<11} {'tuned':>7} {'majority':>9} {'best run':>9} {'oracle':>7} {'gain':>6}  chosen")
