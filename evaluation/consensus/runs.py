@@ -224,7 +224,8 @@ def tune_on_development(kind, runs: list[Run], unpacked_runs: list, work: Path) 
     if not names:
         return None
     quick = replace(setup, parameters={**setup.parameters, "bootstrap": 0})
-    second = ("micro", "constituents", "", key[3], ALL) if kind.name == "easy" else None
+    # the tie-break of an EASY-like figure (relations): the groups' F in the same match (the group threshold)
+    second = ("micro", "constituents", "", key[3], ALL) if key[1] == "relations" else None
 
     def figures(document: dict) -> tuple:
         cells = document.get("cells", []) if key[0] == "micro" else document.get("macro", [])
