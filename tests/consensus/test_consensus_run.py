@@ -346,3 +346,18 @@ def test_easy_consensus_is_scored_like_a_run(organiser, storage, django_capture_
     weights, scores = consensus_runs.weights_for(runs, ConsensusSetting.Weighting.DEVELOPMENT)
     assert all(0 < s < 1 for s in scores) and weights == scores  # development F, sharpness 1
     assert scores != [f[r.pk] for r in runs]  # not the test figures
+    # Tuned on those sentences: relation and group thresholds searched, every candidate scored by the EASY scorer
+    # on the development sample (relations F, then groups F), the whole corpus combined with the choice.
+    enable(campaign, weighting=ConsensusSetting.Weighting.DEVELOPMENT)
+    tuned = built(campaign, capture)
+    assert tuned.pk != run.pk and tuned.status == RunStatus.SCORED, tuned.status_reason
+    combination = tuned.combination
+    assert combination["tuned"] and combination["tuning"]["development"] == pytest.approx(scores)
+    assert {k for c in combination["tuning"]["candidates"] for k in c["thresholds"]} == {"groups", "relations"}
+    assert all(len(c["figures"]) == 2 for c in combination["tuning"]["candidates"])
+    if combination["fallback"]:
+        assert combination["development_figure"] == max(scores)
+    else:
+        assert combination["development_figure"] > max(scores)
+        with zipfile.ZipFile(tuned.file.path) as zf:
+            assert sorted(zf.namelist()) == sorted(p.name for p in factories.easy_gold_paths())
