@@ -16,10 +16,16 @@ public sees it in the snapshot taken at publication.
   (:class:`~evaluation.models.ConsensusSetting`). Withdrawn, disqualified,
   unscored runs and consensus runs are never combined, whatever was chosen:
   a choice that is no longer eligible falls back to the team's default.
-* **Weights** (:func:`weights_for`): equal, or each run's development F
-  (:func:`parseval.evaluation.consensus.weights.weights_from_development`): the run's
-  files scored on the development sample by its kind, the test subset never
-  read (:class:`OnDevelopment` makes the run's scope ``dev`` for the scorer).
+* **Weights and thresholds**: equal weights at one half, or, for the
+  development weighting, **tuned on the development sample**
+  (:func:`tune_on_development`, the search of
+  :mod:`parseval.evaluation.consensus.tuning`): each candidate consensus of
+  the development documents is scored by the kind's own scorer on the
+  development gold (:class:`OnDevelopment` makes the scope ``dev`` for the
+  scorer: the test subset is never read), and the setting with the best
+  figure is kept, or the best run's own files when no setting beats it
+  there (the fallback). A campaign without a development sample gets equal
+  weights at one half.
 * **The build** (:func:`build`): the runs' files unpacked, combined by the kind
   (:meth:`Kind.combine`), zipped as the pseudo-run's file (the whole corpus:
   it is the treebank too) and queued for validation and scoring. The run
@@ -44,6 +50,7 @@ import shutil
 import tempfile
 import zipfile
 from contextlib import ExitStack
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -58,8 +65,11 @@ from campaign.models import Campaign, Run, RunStatus, Team
 from campaign.services.runs import enqueue_scoring, staging_dir, unpacked
 from campaign.stored_files import local_copy
 from parseval.evaluation import paired
+from parseval.evaluation.consensus import tuning as consensus_tuning
 from parseval.evaluation.consensus.easy import DEFAULT_GROUP_THRESHOLD, DEFAULT_RELATION_THRESHOLD
 from parseval.evaluation.consensus.weights import figure_value, weights_from_development
+from parseval.evaluation.stats import ALL
+from evaluation.kinds import gold as kind_gold
 from parseval.evaluation.figure_sets import figure_id
 from evaluation.models import ConsensusSetting, Result
 from evaluation.pipeline.services import NoGold, latest_result
@@ -190,6 +200,61 @@ def weights_for(runs: list[Run], weighting: str) -> tuple[list[float], list[floa
     return weights_from_development(scores), scores
 
 
+#: The tuning search of each kind (:data:`parseval.evaluation.consensus.tuning.SEARCH`); other kinds tune weights only.
+ENGINES = {"easy": "easy", "constituency": "trees", "dependency": "deps"}
+
+
+def _development_documents(run: Run) -> set[str]:
+    """The names of the documents that hold development sentences (read as the development scorer reads them)."""
+    _subset, _wanted, golds = kind_gold.run_subset_gold(OnDevelopment(run))
+    return {g.document.name for g in golds}
+
+
+def tune_on_development(kind, runs: list[Run], unpacked_runs: list, work: Path) -> consensus_tuning.Tuning | None:
+    """The weights and thresholds that maximise the kind's consensus figure of the consensus on the development
+    sample, or the fallback on the best run (:func:`parseval.evaluation.consensus.tuning.tune`); None when the
+    campaign has no development sample or the kind no figure. Every score here is a development check's: the
+    runs' and the candidates' files scored by :meth:`Kind.score_run_files` with the scope ``dev``, without
+    bootstrap (only the point value is read)."""
+    setup = kind.setup(runs[0])
+    key = kind.consensus_figure(setup.parameters)
+    if key is None:
+        return None
+    names = _development_documents(runs[0])
+    if not names:
+        return None
+    quick = replace(setup, parameters={**setup.parameters, "bootstrap": 0})
+    # the tie-break of an EASY-like figure (relations): the groups' F in the same match (the group threshold)
+    second = ("micro", "constituents", "", key[3], ALL) if key[1] == "relations" else None
+
+    def figures(document: dict) -> tuple:
+        cells = document.get("cells", []) if key[0] == "micro" else document.get("macro", [])
+        first = figure_value(cells, key)
+        return (first,) if second is None else (first, figure_value(document.get("cells", []), second))
+
+    try:
+        documents = [kind.score_run_files(OnDevelopment(run), files, quick) for run, files in unpacked_runs]
+    except NoGold:
+        return None
+    development = [figures(d)[0] for d in documents]
+    # EASY: a run without relations does not vote on them; the search then scores every relation threshold
+    voters = {} if all((d.get("layers_submitted") or {}).get("relations", True) for d in documents) else \
+        {"relations": None}
+    on_development = [(run, {name: path for name, path in files.items() if name in names})
+                      for run, files in unpacked_runs]
+    trials = iter(range(1_000_000))
+
+    def evaluate(setting: consensus_tuning.Setting) -> tuple:
+        folder = work / f"tuning-{next(trials)}"
+        try:
+            made = kind.combine(on_development, list(setting.weights), folder, thresholds=setting.threshold)
+            return figures(kind.score_run_files(OnDevelopment(runs[0]), made.files, quick))
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    return consensus_tuning.tune(ENGINES.get(kind.name, "deps"), development, evaluate, voters=voters)
+
+
 # -- the oracle -------------------------------------------------------------------------------
 
 def oracle(results: list[Result]) -> dict | None:
@@ -292,7 +357,8 @@ def build(campaign: Campaign, *, force: bool = False, actor=None) -> Run | None:
     if existing is not None and not force and existing.combination.get("key") == wanted["key"]:
         return existing
     runs, results, setting = wanted["runs"], wanted["results"], wanted["setting"]
-    weights, development = weights_for(runs, setting.weighting)
+    weights, development, tuned = [1.0] * len(runs), None, None
+    thresholds = {"groups": DEFAULT_GROUP_THRESHOLD, "relations": DEFAULT_RELATION_THRESHOLD, "spans": 0.5}
     work = Path(tempfile.mkdtemp(prefix="consensus-", dir=staging_dir()))
     try:
         with ExitStack() as stack:
@@ -303,7 +369,13 @@ def build(campaign: Campaign, *, force: bool = False, actor=None) -> Run | None:
                 files = stack.enter_context(unpacked(campaign, path, run.original_filename,
                                                      stored=True, suffixes=setup_suffixes, kind=kind))
                 unpacked_runs.append((run, files))
-            made = kind.combine(unpacked_runs, weights, work / "out")
+            if setting.weighting == ConsensusSetting.Weighting.DEVELOPMENT:
+                tuned = tune_on_development(kind, runs, unpacked_runs, work)
+            if tuned is not None:
+                weights, development = list(tuned.chosen.weights), tuned.development
+                thresholds.update(tuned.chosen.threshold)
+            made = kind.combine(unpacked_runs, weights, work / "out", thresholds=thresholds,
+                                fallback=None if tuned is None else tuned.chosen.fallback)
         payload = _zip({p.name: p for p in made.files.values()})
         treebank = _zip({p.name: p for p in made.treebank})
     finally:
@@ -312,14 +384,19 @@ def build(campaign: Campaign, *, force: bool = False, actor=None) -> Run | None:
     treebank_name = default_storage.save(f"consensus/{campaign.slug}/treebank-{sha256[:16]}.zip",
                                          ContentFile(treebank))
     total = float(sum(weights))
+    fallback = None if tuned is None else tuned.chosen.fallback
     combination = {
         "key": wanted["key"],
         "runs": [{"run": run.pk, "result": result.pk, "team": run.team_id, "name": run.name,
                   "weight": w / total, "development": None if development is None else development[i]}
                  for i, (run, result, w) in enumerate(zip(runs, results, weights))],
         "weighting": setting.weighting,
-        "thresholds": {"groups": DEFAULT_GROUP_THRESHOLD, "relations": DEFAULT_RELATION_THRESHOLD,
-                       "spans": 0.5},
+        "thresholds": thresholds,
+        "tuned": tuned is not None,
+        "fallback": fallback is not None,
+        "fallback_run": None if fallback is None else runs[fallback].pk,
+        "development_figure": None if tuned is None else tuned.figure,
+        "tuning": None if tuned is None else tuned.record(),
         "engine": kind.name,
         "sentences": made.sentences, "items": made.items, "mean_agreement": made.mean_agreement,
         "treebank": treebank_name, "treebank_sha256": hashlib.sha256(treebank).hexdigest(),
@@ -328,8 +405,11 @@ def build(campaign: Campaign, *, force: bool = False, actor=None) -> Run | None:
     team = consensus_team(campaign)
     with transaction.atomic():
         run = Run(campaign=campaign, team=team, uploaded_by=None, name=f"Consensus of {len(runs)} runs",
-                  system_description=f"The {setting.get_weighting_display().lower()} consensus of "
-                                     f"{len(runs)} runs, one per team.",
+                  system_description=(f"The output of {runs[fallback].name}, the best of {len(runs)} runs on the "
+                                      f"development sample: no tuned consensus beat it there."
+                                      if fallback is not None else
+                                      f"The {setting.get_weighting_display().lower()} consensus of "
+                                      f"{len(runs)} runs, one per team."),
                   scope=Run.Scope.TEST, track=track, original_filename=RUN_FILENAME, sha256=sha256,
                   size=len(payload), status=RunStatus.UPLOADED, dispatch_pending=True, combination=combination)
         run.file.save(RUN_FILENAME, ContentFile(payload), save=False)

@@ -241,9 +241,12 @@ class Kind(ABC):
         consensus pseudo-run, no oracle and no treebank, and the organisers' consensus page says so."""
         return None
 
-    def combine(self, runs, weights, out: Path) -> Combined:
+    def combine(self, runs, weights, out: Path, *, thresholds: dict | None = None,
+                fallback: int | None = None) -> Combined:
         """The consensus of ``runs`` (each ``(run, {document name: path})``, its files unpacked), weighed by
-        ``weights`` (one per run), written under ``out``; the engine (:mod:`parseval.evaluation.consensus`) is pure and
+        ``weights`` (one per run), written under ``out``; ``thresholds`` (``groups``, ``relations``, ``spans``:
+        :mod:`parseval.evaluation.consensus.tuning`) default to one half; ``fallback=i``: run ``i``'s own files
+        instead (a tuning found nothing better). The engine (:mod:`parseval.evaluation.consensus`) is pure and
         reads one document at a time. Default: the kind cannot combine (see :meth:`consensus_track`)."""
         raise NotImplementedError(f"campaigns of kind {self.name!r} cannot combine their runs")
 

@@ -142,6 +142,66 @@ def test_development_weights_never_read_the_test_subset(tree_campaign, tree_gold
     monkeypatch.setattr(kind_gold, "run_subset_gold", guarded)
     assert consensus_runs.weights_for([bad_on_dev, bad_on_test], ConsensusSetting.Weighting.DEVELOPMENT) == \
         (weights, scores)
+    # The tuned consensus (weights and span threshold) is chosen on the development sample too: under the same
+    # guard (the consensus run's own scoring, on the test subset, is not run here), its record follows the
+    # development order, and the setting it keeps beats the development-best run there, or is that run.
+    enable(tree_campaign, weighting=ConsensusSetting.Weighting.DEVELOPMENT)
+    with django_capture_on_commit_callbacks(execute=False):
+        run = consensus_runs.build(tree_campaign)
+    combination = run.combination
+    tuning = combination["tuning"]
+    assert combination["tuned"] and tuning["development"] == pytest.approx(scores)
+    assert tuning["best_run"] == 1  # bad on test, best on the development sample
+    assert len(tuning["candidates"]) > 14 and all(set(c["thresholds"]) == {"spans"} for c in tuning["candidates"])
+    if combination["fallback"]:
+        assert combination["fallback_run"] == bad_on_test.pk
+        assert [c["weight"] for c in combination["runs"]] == [0.0, 1.0]
+    else:
+        assert combination["development_figure"] > scores[1]
+        assert combination["thresholds"]["spans"] == tuning["thresholds"]["spans"]
+    best = max(tuning["candidates"], key=lambda c: c["figures"][0])
+    assert combination["fallback"] == (best["figures"][0] <= scores[1])
+
+
+def with_development_sample(campaign, count: int = 10) -> None:
+    from campaign.subsets import mark_subset
+    from campaign.models import Sentence
+
+    Campaign.objects.filter(pk=campaign.pk).update(state=CampaignState.DRAFT)
+    campaign.refresh_from_db()
+    dev = list(Sentence.objects.filter(document__campaign=campaign, document__name="frwiki", position__lt=count))
+    mark_subset(campaign, "dev", sentences=dev)
+    Campaign.objects.filter(pk=campaign.pk).update(state=CampaignState.OPEN)
+    campaign.refresh_from_db()
+
+
+def test_a_tuned_consensus_that_beats_no_run_is_the_best_runs_output(tree_campaign, tree_gold, organiser,
+                                                                      django_capture_on_commit_callbacks):
+    """The gold copy scores F = 1 on the development sample: no setting can beat it, so the consensus is its
+    files, byte for byte, scored as it is; the organisers' page says so."""
+    capture = django_capture_on_commit_callbacks
+    with_development_sample(tree_campaign)
+    _, _, runs = three_runs(tree_campaign, tree_gold, capture)
+    enable(tree_campaign, weighting=ConsensusSetting.Weighting.DEVELOPMENT)
+    run = built(tree_campaign, capture)
+    combination = run.combination
+    assert combination["tuned"] and combination["fallback"] and combination["fallback_run"] == runs[0].pk
+    assert combination["tuning"]["development"][0] == 1.0 and combination["development_figure"] == 1.0
+    assert [c["weight"] for c in combination["runs"]] == [1.0, 0.0, 0.0]
+    with zipfile.ZipFile(io.BytesIO(run.file.read())) as zf:
+        made = {name: zf.read(name) for name in zf.namelist()}
+    assert made == {p.name: p.read_bytes() for p in tree_gold}
+    assert run.status == RunStatus.SCORED, run.status_reason
+    key = ("micro", "evalb", "", "", "ALL")
+    assert consensus_runs.figure_value(run.results.get().document["cells"], key) == \
+        consensus_runs.figure_value(runs[0].results.get().document["cells"], key)
+    org = Client()
+    org.force_login(organiser)
+    page = org.get(f"/results/{tree_campaign.slug}/consensus/").content.decode()
+    assert 'id="fallback"' in page and "gold copy" in page and "settings tried on the development sample" in page
+    org.cookies["django_language"] = "fr"
+    page = org.get(f"/results/{tree_campaign.slug}/consensus/", HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    assert "le consensus est la sortie de ce run" in page
 
 
 def published_tree_consensus(tree_campaign, tree_gold, organiser, capture):
@@ -286,3 +346,18 @@ def test_easy_consensus_is_scored_like_a_run(organiser, storage, django_capture_
     weights, scores = consensus_runs.weights_for(runs, ConsensusSetting.Weighting.DEVELOPMENT)
     assert all(0 < s < 1 for s in scores) and weights == scores  # development F, sharpness 1
     assert scores != [f[r.pk] for r in runs]  # not the test figures
+    # Tuned on those sentences: relation and group thresholds searched, every candidate scored by the EASY scorer
+    # on the development sample (relations F, then groups F), the whole corpus combined with the choice.
+    enable(campaign, weighting=ConsensusSetting.Weighting.DEVELOPMENT)
+    tuned = built(campaign, capture)
+    assert tuned.pk != run.pk and tuned.status == RunStatus.SCORED, tuned.status_reason
+    combination = tuned.combination
+    assert combination["tuned"] and combination["tuning"]["development"] == pytest.approx(scores)
+    assert {k for c in combination["tuning"]["candidates"] for k in c["thresholds"]} == {"groups", "relations"}
+    assert all(len(c["figures"]) == 2 for c in combination["tuning"]["candidates"])
+    if combination["fallback"]:
+        assert combination["development_figure"] == max(scores)
+    else:
+        assert combination["development_figure"] > max(scores)
+        with zipfile.ZipFile(tuned.file.path) as zf:
+            assert sorted(zf.namelist()) == sorted(p.name for p in factories.easy_gold_paths())

@@ -162,11 +162,13 @@ class ConstituencyKind(SentenceKind):
     def consensus_track(self, campaign) -> str | None:
         return ""  # no tracks: every run is on the corpus's words
 
-    def combine_document(self, paths, folder, weights):
+    def combine_document(self, paths, folder, weights, thresholds, fallback):
         """Henderson and Brill's constituent voting (:mod:`parseval.evaluation.consensus.trees`); the trees and a side
-        file of every span's and tag's agreement."""
-        summary = combine_tree_files(paths, folder, weights)
-        return folder / "consensus.mrg", [folder / "consensus.agreement.tsv"], summary
+        file of every span's and tag's agreement (none on a fallback: the run's own file)."""
+        summary = combine_tree_files(paths, folder, weights, span_threshold=thresholds.get("spans", 0.5),
+                                     fallback=fallback)
+        side = folder / "consensus.agreement.tsv"
+        return folder / "consensus.mrg", [side] if side.exists() else [], summary
 
     def consensus_figure(self, parameters: dict) -> tuple | None:
         """evalb F (labelled brackets) when the campaign scores it."""

@@ -140,10 +140,12 @@ class DependencyKind(SentenceKind):
         make the consensus depend on an alignment no run chose (docs/consensus.md)."""
         return tracks.GOLD_TOKENS if tracks.GOLD_TOKENS in self.tracks(campaign) else None
 
-    def combine_document(self, paths, folder, weights):
-        """Sagae and Lavie's reparsing (:mod:`parseval.evaluation.consensus.deps`); CoNLL-U Plus with the agreement."""
-        summary = combine_dependency_files(paths, folder, weights)
-        return folder / "consensus.conllu", [folder / "consensus.conllup"], summary
+    def combine_document(self, paths, folder, weights, thresholds, fallback):
+        """Sagae and Lavie's reparsing (:mod:`parseval.evaluation.consensus.deps`); CoNLL-U Plus with the agreement
+        (none on a fallback: the run's own file)."""
+        summary = combine_dependency_files(paths, folder, weights, fallback=fallback)
+        side = folder / "consensus.conllup"
+        return folder / "consensus.conllu", [side] if side.exists() else [], summary
 
     def consensus_figure(self, parameters: dict) -> tuple | None:
         """LAS."""

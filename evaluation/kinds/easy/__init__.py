@@ -176,10 +176,11 @@ class EasyKind(DocumentKind):
     def consensus_track(self, campaign) -> str | None:
         return ""
 
-    def combine(self, runs, weights, out: Path) -> Combined:
+    def combine(self, runs, weights, out: Path, *, thresholds: dict | None = None,
+                fallback: int | None = None) -> Combined:
         """Groups, then relations, by weighted vote (:mod:`parseval.evaluation.consensus.easy`), on the corpus's forms."""
         campaign = runs[0][0].campaign if runs else None
-        return consensus.combine(campaign, runs, weights, out)
+        return consensus.combine(campaign, runs, weights, out, thresholds=thresholds, fallback=fallback)
 
     def consensus_figure(self, parameters: dict) -> tuple | None:
         """Relations, micro F, in the first way the campaign scores (HYP and EQUAL by default)."""

@@ -15,13 +15,15 @@ from pathlib import Path
 from parseval.annotations.easy.reader import document_key
 from campaign.services.runs import staging_dir
 from campaign.stored_files import local_copy
+from parseval.evaluation.consensus.easy import DEFAULT_GROUP_THRESHOLD, DEFAULT_RELATION_THRESHOLD
 from parseval.evaluation.consensus.files import combine_easy_files
 
 from ..contract import Combined
 from . import conllu as easy_conllu
 
 
-def combine(campaign, runs, weights, out: Path) -> Combined:
+def combine(campaign, runs, weights, out: Path, *, thresholds: dict | None = None,
+            fallback: int | None = None) -> Combined:
     out.mkdir(parents=True, exist_ok=True)
     corpus = out / "corpus"
     corpus.mkdir()
@@ -39,7 +41,11 @@ def combine(campaign, runs, weights, out: Path) -> Combined:
             for name, path in files.items():
                 (folder / f"{name}.xml").symlink_to(path)
             folders.append(folder)
-        summary = combine_easy_files(folders, out / "consensus", weights, corpus=corpus)
+        thresholds = thresholds or {}
+        summary = combine_easy_files(folders, out / "consensus", weights, corpus=corpus,
+                                     group_threshold=thresholds.get("groups", DEFAULT_GROUP_THRESHOLD),
+                                     relation_threshold=thresholds.get("relations", DEFAULT_RELATION_THRESHOLD),
+                                     fallback=fallback)
     written = {names.get(document_key(Path(p).name), document_key(Path(p).name)): Path(p) for p in summary.files}
     return Combined(files=written, treebank=list(written.values()), sentences=summary.sentences,
                     items=summary.items, mean_agreement=summary.mean_agreement)

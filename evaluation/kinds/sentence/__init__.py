@@ -282,24 +282,28 @@ class SentenceKind(DocumentKind):
         }
 
     # -- consensus (evaluation.consensus.runs) ------------------------------------------------
-    def combine_document(self, paths: list[Path], folder: Path, weights) -> tuple[Path, list[Path], object]:
+    def combine_document(self, paths: list[Path], folder: Path, weights, thresholds: dict,
+                         fallback: int | None) -> tuple[Path, list[Path], object]:
         """The consensus of one document's run files (one per run, the same sentences in the same order):
-        ``(the consensus as a run file, the treebank files, the engine's summary)``."""
+        ``(the consensus as a run file, the treebank files, the engine's summary)``; ``fallback=i``: run
+        ``i``'s file itself."""
         raise NotImplementedError(f"campaigns of kind {self.name!r} cannot combine their runs")
 
-    def combine(self, runs, weights, out: Path) -> Combined:
+    def combine(self, runs, weights, out: Path, *, thresholds: dict | None = None,
+                fallback: int | None = None) -> Combined:
         """Document by document (every valid test run has a file for every corpus document): the run's file is
         named as a team's would be, the treebank's side files after the document (``NAME.conllup``...); the
         treebank is both."""
         if self.consensus_track(None if not runs else runs[0][0].campaign) is None:
-            return super().combine(runs, weights, out)  # refused: the kind says it cannot combine
+            return super().combine(runs, weights, out, thresholds=thresholds, fallback=fallback)  # refused: the kind says it cannot combine
         names = sorted(set.intersection(*(set(files) for _, files in runs))) if runs else []
         (out / "run").mkdir(parents=True, exist_ok=True)
         (out / "treebank").mkdir(parents=True, exist_ok=True)
         made, treebank, sentences, items, agreement = {}, [], 0, 0, 0.0
         for name in names:
             run_file, extra, summary = self.combine_document([files[name] for _, files in runs],
-                                                             out / "work" / name, weights)
+                                                             out / "work" / name, weights, thresholds or {},
+                                                             fallback)
             made[name] = run_file.rename(out / "run" / self.display(name))
             for path in extra:
                 treebank.append(path.rename(out / "treebank" / (name + path.name.removeprefix("consensus"))))

@@ -129,7 +129,8 @@ def _agreed_spans(chosen: list, kept_relations: dict, group_votes: dict) -> list
 def combine_sentence(corpus: Sentence, runs: Sequence[Sentence | None], weights: Sequence[float], *,
                      relation_weights: Sequence[float] | None = None,
                      group_threshold: float = DEFAULT_GROUP_THRESHOLD,
-                     relation_threshold: float = DEFAULT_RELATION_THRESHOLD) -> EasyConsensus:
+                     relation_threshold: float = DEFAULT_RELATION_THRESHOLD,
+                     ranges: Sequence[dict | None] | None = None) -> EasyConsensus:
     """Combine the runs' analyses of ``corpus`` (its forms); ``None`` for a run that lacks the sentence.
 
     ``weights`` are normalised (they sum to 1); a run without the sentence
@@ -137,17 +138,21 @@ def combine_sentence(corpus: Sentence, runs: Sequence[Sentence | None], weights:
     every run. ``relation_weights`` (default: ``weights``) are the weights
     of the relation votes: a run that submitted no relation layer at all has
     weight 0 there, since a layer not submitted is no vote against every
-    relation (``files.combine_easy_files`` does this per layer).
+    relation (``files.combine_easy_files`` does this per layer). ``ranges``:
+    each run's :func:`relation_ranges` of its sentence, when the caller has
+    them already (a tuning combines the same sentences many times).
     """
     sid = corpus.id
     present = [(w, s) for w, s in zip(weights, runs) if s is not None]
-    relation_present = present if relation_weights is None else \
-        [(w, s) for w, s in zip(relation_weights, runs) if s is not None and w > 0]
+    if ranges is None:
+        ranges = [None] * len(runs)
+    relation_present = [(w, s, r) for w, s, r in zip(relation_weights or weights, runs, ranges)
+                        if s is not None and (relation_weights is None or w > 0)]
     group_votes = tally((w, ((g.type, g.start, g.end) for g in s.groups)) for w, s in present)
     candidates = kept(group_votes, group_threshold)
     keys = heaviest_disjoint((start, end, weight, (gtype, start, end))
                              for (gtype, start, end), weight in candidates.items())
-    proposals = [(w, relation_ranges(s)) for w, s in relation_present]
+    proposals = [(w, relation_ranges(s) if r is None else r) for w, s, r in relation_present]
     relation_votes = tally((w, items.keys()) for w, items in proposals)
     kept_relations = kept(relation_votes, relation_threshold)
     keys += _agreed_spans(keys, kept_relations, group_votes)

@@ -14,10 +14,15 @@ writes, into ``out``:
   each tag with its agreement).
 
 Each returns a :class:`Summary` of what was kept, for the caller to print.
+
+``fallback=i`` (a tuning found no setting better than run ``i`` on the
+development sample: :mod:`.tuning`) writes run ``i``'s own files instead,
+byte for byte, under the consensus's names, with no agreement side file.
 """
 from __future__ import annotations
 
 import re
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -60,7 +65,7 @@ def combine_easy_files(runs: Sequence[str | Path], out: Path, weights: Sequence[
                        corpus: str | Path | None = None,
                        group_threshold: float = easy.DEFAULT_GROUP_THRESHOLD,
                        relation_threshold: float = easy.DEFAULT_RELATION_THRESHOLD,
-                       relations: Sequence[bool] | None = None) -> Summary:
+                       relations: Sequence[bool] | None = None, fallback: int | None = None) -> Summary:
     """Combine EASY runs (files or folders, documents paired by base name) document by document.
 
     The sentences and forms are the corpus's (``corpus``, EASY files with the
@@ -77,6 +82,13 @@ def combine_easy_files(runs: Sequence[str | Path], out: Path, weights: Sequence[
     keys = sorted(references) if references is not None else sorted(set().union(*by_run))
     out.mkdir(parents=True, exist_ok=True)
     summary = Summary()
+    if fallback is not None:
+        for key in keys:
+            if key in by_run[fallback]:
+                target = out / f"{key}.xml"
+                shutil.copyfile(by_run[fallback][key], target)
+                summary.files.append(str(target))
+        return summary
     for key in keys:
         docs = [read_document(files[key], gold=False) if key in files else None for files in by_run]
         base = read_document(references[key], gold=False) if references is not None else \
@@ -134,8 +146,17 @@ def _read_aligned(runs: Sequence, weights, read, out: Path) -> tuple[tuple[float
     return shares, parsed, counts.pop()
 
 
-def combine_dependency_files(runs: Sequence[str | Path], out: Path, weights: Sequence[float] | None = None) -> Summary:
+def _copy_run(run: str | Path, out: Path, name: str) -> Summary:
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(run, out / name)
+    return Summary(files=[str(out / name)])
+
+
+def combine_dependency_files(runs: Sequence[str | Path], out: Path, weights: Sequence[float] | None = None, *,
+                             fallback: int | None = None) -> Summary:
     """Combine CoNLL-U runs on the same tokens, sentence by sentence (paired by position)."""
+    if fallback is not None:
+        return _copy_run(runs[fallback], out, "consensus.conllu")
     shares, parsed, n = _read_aligned(runs, weights, read_conllu, out)
     summary = Summary()
     plain, plus = [], ["# global.columns = ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC CONSENSUS:AGREEMENT"]
@@ -165,14 +186,18 @@ def combine_dependency_files(runs: Sequence[str | Path], out: Path, weights: Seq
     return summary
 
 
-def combine_tree_files(runs: Sequence[str | Path], out: Path, weights: Sequence[float] | None = None) -> Summary:
-    """Combine bracketed runs on the same words, tree by tree (paired by position)."""
+def combine_tree_files(runs: Sequence[str | Path], out: Path, weights: Sequence[float] | None = None, *,
+                       span_threshold: float = trees.MAJORITY, fallback: int | None = None) -> Summary:
+    """Combine bracketed runs on the same words, tree by tree (paired by position); spans kept above
+    ``span_threshold`` (crossing spans left out below one half)."""
+    if fallback is not None:
+        return _copy_run(runs[fallback], out, "consensus.mrg")
     shares, parsed, n = _read_aligned(runs, weights, read_penn, out)
     summary = Summary()
     lines, table = [], ["sentence\titem\tlabel\tstart\tend\tagreement"]
     for i in range(n):
         try:
-            result = trees.combine_sentence([p[i] for p in parsed], shares)
+            result = trees.combine_sentence([p[i] for p in parsed], shares, threshold=span_threshold)
         except InputError as exc:
             raise InputError(f"tree {i + 1}: {exc.problems[0].message}", file=str(runs[0])) from None
         lines.append(f"( {result.tree.to_penn()})")
@@ -183,3 +208,20 @@ def combine_tree_files(runs: Sequence[str | Path], out: Path, weights: Sequence[
     (out / "consensus.agreement.tsv").write_text("\n".join(table) + "\n", encoding="utf-8")
     summary.files += [str(out / "consensus.mrg"), str(out / "consensus.agreement.tsv")]
     return summary
+
+
+def combine_files(kind: str, runs: Sequence[str | Path], out: Path, setting, *, corpus=None) -> Summary:
+    """Combine ``runs`` of ``kind`` (easy, deps, trees) with a tuned :class:`~.tuning.Setting`: its weights and
+    thresholds, or, on a fallback, the chosen run's files."""
+    threshold = setting.threshold
+    if kind == "easy":
+        return combine_easy_files(runs, out, setting.weights, corpus=corpus,
+                                  group_threshold=threshold.get("groups", easy.DEFAULT_GROUP_THRESHOLD),
+                                  relation_threshold=threshold.get("relations", easy.DEFAULT_RELATION_THRESHOLD),
+                                  fallback=setting.fallback)
+    if kind == "deps":
+        return combine_dependency_files(runs, out, setting.weights, fallback=setting.fallback)
+    if kind == "trees":
+        return combine_tree_files(runs, out, setting.weights, span_threshold=threshold.get("spans", trees.MAJORITY),
+                                  fallback=setting.fallback)
+    raise InputError(f"unknown kind {kind!r} to combine")

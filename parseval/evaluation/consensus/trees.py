@@ -2,10 +2,14 @@
 
 Per sentence, every run votes with its weight for each of its labelled
 phrasal spans (label, start, end; a unary chain of one label over itself
-counts once per level). The spans kept are those with **more than half** of
-the weight: two kept spans can never cross, since each would need the votes
-of more than half the weight and some run would then hold both, which no
-tree does. The kept spans are therefore a tree; spans over the same words (a
+counts once per level). The spans kept are those with more than the span
+threshold of the weight (default: **more than half**). Above one half two
+kept spans can never cross, since each would need the votes of more than
+half the weight and some run would then hold both, which no tree does.
+Below one half (a threshold tuned for F trades precision for recall,
+Henderson and Brill 1999) the candidates are checked for crossing, most
+agreed first (the first proposed on a tie): a span crossing one already kept
+is left out. The kept spans are therefore a tree; spans over the same words (a
 unary chain) are stacked in the order the runs stack them (mean depth in the
 chain). When no span over the whole sentence is kept, the root takes the
 label the runs' roots vote for, so that the result is always one tree. Each
@@ -47,17 +51,61 @@ def _ballot(tree: Tree) -> tuple[list[tuple[str, int, int, int]], dict]:
     return items, depth
 
 
-def combine_sentence(runs: Sequence[Tree], weights: Sequence[float]) -> TreeConsensus:
-    """Combine the runs' trees of one sentence (same words in every run)."""
+def _uncrossed(chosen: dict) -> dict:
+    """The candidates, most agreed first (the first proposed on a tie), each kept unless it crosses one kept."""
+    items = list(chosen.items())
+    spans: list[tuple[int, int]] = []
+    out = set()
+    for i in sorted(range(len(items)), key=lambda i: -items[i][1]):  # stable: the first proposed on a tie
+        (_label, start, end, _level), _weight = items[i]
+        if any(s < start < e < end or start < s < end < e for s, e in spans):
+            continue
+        spans.append((start, end))
+        out.add(i)
+    return {key: weight for i, (key, weight) in enumerate(items) if i in out}
+
+
+@dataclass
+class Ballots:
+    """What the runs say about one sentence, read once (a tuning combines the same trees many times)."""
+
+    words: list[str]
+    ballots: list[tuple[list, dict]]
+    tagged: list[list]
+    roots: list[str]
+    tallied: tuple | None = None  # (weights, span votes, tags, root label) of the last weights seen
+
+    def votes(self, weights: Sequence[float]) -> tuple[dict, list, str]:
+        """The span votes, the voted tags and the voted root label under ``weights`` (the last ones kept)."""
+        weights = tuple(weights)
+        if self.tallied is None or self.tallied[0] != weights:
+            votes = tally((w, items) for w, (items, _) in zip(weights, self.ballots))
+            tags = [winner(tally((w, [tw[i][1]]) for w, tw in zip(weights, self.tagged))) for i in range(len(self.words))]
+            root = winner(tally((w, [label]) for w, label in zip(weights, self.roots)))[0]
+            self.tallied = (weights, votes, tags, root)
+        return self.tallied[1:]
+
+
+def ballots_of(runs: Sequence[Tree]) -> Ballots:
     words = runs[0].words()
     for n, tree in enumerate(runs[1:], 2):
         if tree.words() != words:
             raise InputError(f"run {n} does not have the words of run 1 for this sentence: "
                              f"constituent voting needs every run on the same words")
+    return Ballots(words, [_ballot(t) for t in runs], [t.tagged_words() for t in runs], [t.label for t in runs])
+
+
+def combine_sentence(runs: Sequence[Tree] | Ballots, weights: Sequence[float], *,
+                     threshold: float = MAJORITY) -> TreeConsensus:
+    """Combine the runs' trees of one sentence (same words in every run, or their :func:`ballots_of`); spans
+    kept above ``threshold``."""
+    read = runs if isinstance(runs, Ballots) else ballots_of(runs)
+    words, ballots = read.words, read.ballots
     n = len(words)
-    ballots = [_ballot(t) for t in runs]
-    votes = tally((w, items) for w, (items, _) in zip(weights, ballots))
-    chosen = kept(votes, MAJORITY)
+    votes, tags, root_label = read.votes(weights)
+    chosen = kept(votes, threshold)
+    if threshold < MAJORITY:
+        chosen = _uncrossed(chosen)
     mean_depth = {}
     for key, weight in chosen.items():
         mean_depth[key] = sum(w * depth[key] for w, (_, depth) in zip(weights, ballots) if key in depth) / weight
@@ -68,10 +116,8 @@ def combine_sentence(runs: Sequence[Tree], weights: Sequence[float]) -> TreeCons
         root = Tree(order[0][0])
         order = order[1:]
     else:
-        root = Tree(winner(tally((w, [t.label]) for w, t in zip(weights, runs)))[0])
+        root = Tree(root_label)
     stack: list[tuple[Tree, int, int]] = [(root, 0, n)]
-    tagged = [t.tagged_words() for t in runs]
-    tags = [winner(tally((w, [tw[i][1]]) for w, tw in zip(weights, tagged))) for i in range(n)]
     next_word = 0
 
     def attach_words(until: int) -> None:
