@@ -158,6 +158,8 @@ def consensus_entry(run: Run) -> dict:
     return {"runs": len(combination.get("runs", [])), "weighting": combination.get("weighting", ""),
             "combined": [c.get("run") for c in combination.get("runs", [])],
             "mean_agreement": combination.get("mean_agreement"), "oracle": combination.get("oracle"),
+            # tuned on the development sample (public gold) only, so it tells nothing of the test set
+            "fallback": combination.get("fallback"),
             "oracle_text": percent(oracle.get("value")) if oracle.get("value") is not None else "",
             "oracle_figure": " ".join(p for p in (oracle.get("figure") or "").split("|")[1:] if p)}
 
