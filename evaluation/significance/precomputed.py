@@ -7,6 +7,7 @@ is stored (:data:`evaluation.significance.sets.set_stored`, sent last by
 
 * the set's row (``figure`` empty): its figures, its compared results with what the design aid says of
   their runs (name, synthetic, the platform's consensus), its test sentences per genre and its alpha;
+* one row per pair (``pair:a-b``): its headline on every figure, what the comparison page's summary lists;
 * one row per figure: every pair once (result ``a`` < result ``b``, the difference ``a`` minus ``b``), with
   its stored headline as :func:`evaluation.significance.sets.headline` gives it (difference, interval, p,
   Holm-adjusted p, verdict, minimum detectable effect for one comparison and at the first Holm step,
@@ -59,8 +60,12 @@ def build(computed: SignificanceSet) -> dict[str, dict]:
             .only("pk", "run_id", "run__name", "run__synthetic", "run__team__system")}
     sentences = {str(g): int(n) for g, n in (computed.sentences or {}).items()}
     figures: dict[str, list] = {}
+    pairs: dict[str, dict] = {}
     for a, b in itertools.combinations(results, 2):
-        for figure, table in significance.pair_tables(computed, a, b).items():
+        tables = significance.pair_tables(computed, a, b)
+        if tables:
+            pairs[pair_key(a, b)] = {"headlines": {figure: table["headline"] for figure, table in tables.items()}}
+        for figure, table in tables.items():
             se = {g: (cells.get(ALL) or {}).get("se") for g, cells in table["cells"].items()}
             se[ALL] = table["headline"]["se"]
             detectable = design.detectables(sentences, se, alpha=computed.alpha) if sentences else {}
@@ -68,8 +73,14 @@ def build(computed: SignificanceSet) -> dict[str, dict]:
                                                    "detectable": detectable})
     rows = {"": {"figures": sorted(figures), "runs": {str(k): v for k, v in runs.items()}, "sentences": sentences,
                  "alpha": computed.alpha}}
-    rows.update({figure: {"pairs": pairs} for figure, pairs in figures.items()})
+    rows.update({figure: {"pairs": entries} for figure, entries in figures.items()})
+    rows.update(pairs)
     return rows
+
+
+def pair_key(a: int, b: int) -> str:
+    """The row of a pair (its headline on every figure), lower result first."""
+    return f"pair:{min(a, b)}-{max(a, b)}"
 
 
 def store(computed: SignificanceSet) -> None:
@@ -109,6 +120,18 @@ def of_set(computed: SignificanceSet | None) -> dict | None:
 def of_figure(computed: SignificanceSet | None, figure: str) -> dict | None:
     """The figure's row ``{"pairs": [...]}``, or None (being computed, or a figure the set does not have)."""
     return _row(computed, figure)
+
+
+def pair_headlines(computed: SignificanceSet | None, a: int, b: int) -> dict[str, dict] | None:
+    """``{figure: headline}`` of result ``a`` minus result ``b``, as :func:`evaluation.significance.sets.pair_tables`
+    gives the headlines; ``{}`` for a pair the set did not compare, None while the summary is being computed."""
+    if computed is None:
+        return {}
+    row = _row(computed, pair_key(a, b))
+    if row is None:
+        return None if missing(computed) else {}
+    sign = 1 if a < b else -1
+    return {figure: oriented(head, sign) for figure, head in row["headlines"].items()}
 
 
 def missing(computed: SignificanceSet | None) -> bool:

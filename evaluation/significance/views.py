@@ -189,7 +189,19 @@ def comparison_page(request, slug: str, run_a: int, run_b: int):
     runs = [] if visible.empty else visible.data["runs"]
     run_a, run_b = _run_entry(runs, run_a), _run_entry(runs, run_b)
     computed = significance.visible_significance(request.user, campaign)
-    tables = significance.pair_tables(computed, run_a["result"]["id"], run_b["result"]["id"])
+    ra, rb = run_a["result"]["id"], run_b["result"]["id"]
+    # Every figure's headline from the set's summary (evaluation.significance.precomputed), the chosen figure's
+    # table from the stored set (one row); before the summary is stored, every table from the set.
+    heads = precomputed.pair_headlines(computed, ra, rb)
+    if heads is None:
+        tables = significance.pair_tables(computed, ra, rb)
+    else:
+        tables = {f: {"headline": h, "cells": {}, "cells_family": 0} for f, h in heads.items()}
+        chosen_figure = request.GET.get("figure")
+        if chosen_figure not in tables:
+            chosen_figure = _choose_figure(request, tables)
+        if chosen_figure:
+            tables.update(significance.pair_tables(computed, ra, rb, figures=[chosen_figure]))
     tables = disclosure.limit_pair_tables(tables, request.user, campaign)  # genre cells read sums over scored sentences
     figure = request.GET.get("figure")
     if figure not in tables:

@@ -134,3 +134,25 @@ def test_a_summary_of_another_set_is_never_read(three_runs):
     # one summary per campaign: the older set's rows are gone with the new set's stored
     assert set(SignificanceSummary.objects.filter(campaign=campaign).values_list("set_id", flat=True)) == {second.pk}
     assert precomputed.precompute_pages(first.pk) == "superseded"
+
+
+def test_the_comparison_reads_the_chosen_figure_s_table_only(three_runs, client, organiser, monkeypatch):
+    good, bad, light = three_runs
+    slug = good.campaign.slug
+    url = f"/results/{slug}/compare/{bad.pk}/{light.pk}/?figure={FIGURE}"
+    client.force_login(organiser)
+    read = []
+    pair_tables = significance.pair_tables
+    monkeypatch.setattr(significance, "pair_tables", lambda *args, figures=None: read.append(figures) or pair_tables(
+        *args, figures=figures))
+    for name in ("compare_parts", "compare_all", "compare_arrays", "paired_test"):
+        monkeypatch.setattr(paired, name, _refuse)
+    summarised = client.get(url).content.decode()
+    assert read == [[FIGURE]]
+    # the same page as when every table is read from the set (before the summary is stored)
+    SignificanceSummary.objects.all().delete()
+    whole = client.get(url).content.decode()
+    assert read == [[FIGURE], None]
+    body = lambda page: page[page.index("<main"):page.index("</main>")]  # noqa: E731
+    assert body(summarised) == body(whole)
+    assert len(re.findall(r'<tr data-figure="', body(whole))) > 1  # the summary lists every figure, not only one
