@@ -9,10 +9,13 @@ is stored (:data:`evaluation.significance.sets.set_stored`, sent last by
   their runs (name, synthetic, the platform's consensus), its test sentences per genre and its alpha;
 * one row per pair (``pair:a-b``): its headline on every figure, what the comparison page's summary lists;
 * one row per figure: every pair once (result ``a`` < result ``b``, the difference ``a`` minus ``b``), with
-  its stored headline as :func:`evaluation.significance.sets.headline` gives it (difference, interval, p,
-  Holm-adjusted p, verdict, minimum detectable effect for one comparison and at the first Holm step,
-  agreement across genres), and, per genre and over all genres, the standard error and the difference the
-  current sentences detect with 80% power (:func:`parseval.evaluation.design.detectables`).
+  its stored headline as :func:`evaluation.significance.sets.headline_pairs` gives it (difference, interval,
+  p, Holm-adjusted p, verdict, minimum detectable effect for one comparison and at the first Holm step,
+  agreement across genres), and, for the pair the design aid opens on (:func:`default_pair`), per genre and
+  over all genres, the standard error and the difference the current sentences detect with 80% power
+  (:func:`parseval.evaluation.design.detectables`). Another pair's are read from its one stored table when
+  the design aid first shows it, and cached under the set's id and stamp (:func:`genre_errors`): every
+  pair's at once would build every pair's whole genre × type table, minutes at a hundred runs.
 
 Everything is read through the set's reading functions (:func:`~evaluation.significance.sets.pair_tables`),
 whatever the set's storage. The rows of a campaign's previous sets are removed when new ones are stored:
@@ -52,30 +55,88 @@ def stamp(computed: SignificanceSet) -> str:
 
 
 def build(computed: SignificanceSet) -> dict[str, dict]:
-    """``{"": the set's row, figure: the figure's row}`` (see the module's docstring), from the stored set."""
+    """``{"": the set's row, figure: the figure's row, "pair:a-b": the pair's row}`` (see the module's
+    docstring), from the stored set."""
     results = sorted(computed.results or [])
     runs = {r.pk: {"run": r.run_id, "name": r.run.name, "synthetic": r.run.synthetic,
                    "consensus": r.run.team.system}
             for r in Result.objects.filter(pk__in=results).select_related("run__team")
             .only("pk", "run_id", "run__name", "run__synthetic", "run__team__system")}
     sentences = {str(g): int(n) for g, n in (computed.sentences or {}).items()}
-    figures: dict[str, list] = {}
+    # The figures: those of the first pair of each track (the runs of different tracks of a dependency campaign
+    # are compared within their track, as sets.compute groups them; the runs of one track share their figures).
+    tracks: dict[str, list[int]] = {}
+    for pk, track in Result.objects.filter(pk__in=results).values_list("pk", "document__parameters__track"):
+        tracks.setdefault(track or "", []).append(pk)
+    names: set[str] = set()
+    for group in tracks.values():
+        for a, b in itertools.combinations(sorted(group), 2):
+            found = significance.pair_tables(computed, a, b)
+            if found:  # else a pair left out (skipped, or scored on other gold): the next one
+                names.update(found)
+                break
+    figures: dict[str, dict] = {}
     pairs: dict[str, dict] = {}
-    for a, b in itertools.combinations(results, 2):
-        tables = significance.pair_tables(computed, a, b)
-        if tables:
-            pairs[pair_key(a, b)] = {"headlines": {figure: table["headline"] for figure, table in tables.items()}}
-        for figure, table in tables.items():
-            se = {g: (cells.get(ALL) or {}).get("se") for g, cells in table["cells"].items()}
-            se[ALL] = table["headline"]["se"]
-            detectable = design.detectables(sentences, se, alpha=computed.alpha) if sentences else {}
-            figures.setdefault(figure, []).append({"a": a, "b": b, "headline": table["headline"], "se": se,
-                                                   "detectable": detectable})
+    for figure in sorted(names):
+        heads = significance.headline_pairs(computed, figure, results)
+        entries = [{"a": a, "b": b, "headline": head} for (a, b), head in sorted(heads.items()) if a < b]
+        for entry in entries:
+            pairs.setdefault(pair_key(entry["a"], entry["b"]), {"headlines": {}})["headlines"][figure] = entry["headline"]
+        figures[figure] = {"pairs": entries, "genres": {}}
+    # What each genre detects, for the pair the design aid opens on (one stored table per pair: any other
+    # pair's is read once, when asked for, and cached: genre_errors).
+    for figure, row in figures.items():
+        chosen = default_pair(row["pairs"], runs)
+        if chosen is not None:
+            key = pair_key(chosen["a"], chosen["b"])
+            row["genres"][key] = _genres(computed, chosen["a"], chosen["b"], figure, sentences)
     rows = {"": {"figures": sorted(figures), "runs": {str(k): v for k, v in runs.items()}, "sentences": sentences,
                  "alpha": computed.alpha}}
-    rows.update({figure: {"pairs": entries} for figure, entries in figures.items()})
+    rows.update(figures)
     rows.update(pairs)
     return rows
+
+
+def _genres(computed: SignificanceSet, a: int, b: int, figure: str, sentences: dict) -> dict:
+    """``{"se": {genre or ALL: standard error}, "detectable": {genre or ALL: what it detects}}`` of the pair's
+    difference on ``figure``, from its stored table."""
+    table = significance.pair_tables(computed, a, b, figures=[figure]).get(figure)
+    if table is None:
+        return {"se": {}, "detectable": {}}
+    se = {g: (cells.get(ALL) or {}).get("se") for g, cells in table["cells"].items()}
+    se[ALL] = table["headline"]["se"]
+    return {"se": se, "detectable": design.detectables(sentences, se, alpha=computed.alpha) if sentences else {}}
+
+
+def default_pair(entries: list[dict], runs: dict) -> dict | None:
+    """The pair the design aid opens on: two real runs (docs/significance.md), neither a synthetic demo run nor
+    the platform's consensus pseudo-run, which is made of the others and agrees with each more than two parsers
+    do; failing that, two runs of teams (synthetic ones) rather than a run against the consensus."""
+    def describe(result: int) -> dict:
+        return runs.get(result) or runs.get(str(result)) or {"synthetic": False, "consensus": False}
+
+    def real(run: dict) -> bool:
+        return not run["synthetic"] and not run["consensus"]
+
+    return min(entries, key=lambda e: (describe(e["a"])["consensus"] + describe(e["b"])["consensus"],
+                                       (not real(describe(e["a"]))) + (not real(describe(e["b"])))), default=None)
+
+
+def genre_errors(computed: SignificanceSet, row: dict, a: int, b: int, figure: str, sentences: dict) -> dict:
+    """What each genre detects for pair ``a``, ``b`` (lower result first) on ``figure``: the summary's for the
+    pair the design aid opens on; any other pair's read from its one stored table the first time it is asked
+    for and then cached under the set's id and stamp (milliseconds: one row, a few genres)."""
+    from django.core.cache import cache
+
+    key = pair_key(a, b)
+    if key in row.get("genres", {}):
+        return row["genres"][key]
+    cache_key = f"significance:genres:{computed.pk}:{stamp(computed)}:{VERSION}:{key}:{figure}"
+    found = cache.get(cache_key)
+    if found is None:
+        found = _genres(computed, a, b, figure, sentences)
+        cache.set(cache_key, found, timeout=7 * 24 * 3600)
+    return found
 
 
 def pair_key(a: int, b: int) -> str:

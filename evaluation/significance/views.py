@@ -334,8 +334,9 @@ def design_page(request, slug: str):
     many sentences would detect a chosen difference (:mod:`parseval.evaluation.design`).
 
     It reads the set's summary (:mod:`evaluation.significance.precomputed`: the pairs and, per genre, what
-    they detect, computed once after the set is stored); only the arithmetic of the chosen target is done
-    here. Without a summary yet, the page says the figures are being computed."""
+    the default pair detects, computed once after the set is stored; another pair's read once from its
+    stored table and cached); only the arithmetic of the chosen target is done here. Without a summary yet,
+    the page says the figures are being computed."""
     from django.contrib.auth.views import redirect_to_login
 
     if not request.user.is_authenticated:
@@ -357,16 +358,13 @@ def design_page(request, slug: str):
         figure = next((f for f in ("micro|relations|HYP|EQUAL", "micro|evalb||", "micro|deps-las||") if f in figures),
                       figures[0])
     runs = summary["runs"]
-    stored = (precomputed.of_figure(computed, figure) or {}).get("pairs", [])
+    row = precomputed.of_figure(computed, figure) or {"pairs": [], "genres": {}}
     choices = [(f"{p['a']}-{p['b']}", f"{runs[str(p['a'])]['name']} vs {runs[str(p['b'])]['name']}", p)
-               for p in stored]
+               for p in row["pairs"]]
     wanted = request.GET.get("pair")
-    # By default two real runs (docs/significance.md): neither a synthetic demo run nor the platform's
-    # consensus pseudo-run, which is made of the others and agrees with each more than two parsers do;
-    # failing that, two runs of teams (synthetic ones) rather than a run against the consensus.
-    chosen = next((c for c in choices if c[0] == wanted), None) or min(
-        choices, key=lambda c: (runs[str(c[2]["a"])]["consensus"] + runs[str(c[2]["b"])]["consensus"],
-                                (not _real(runs[str(c[2]["a"])])) + (not _real(runs[str(c[2]["b"])]))), default=None)
+    default = precomputed.default_pair(row["pairs"], runs)
+    chosen = next((c for c in choices if c[0] == wanted), None) or next(
+        (c for c in choices if c[2] is default), None)
     try:
         target = float(request.GET.get("target", "1")) / 100
     except ValueError:
@@ -377,7 +375,8 @@ def design_page(request, slug: str):
     if chosen:
         names = {g.code: g.name for g in campaign.genres.all()}
         names[ALL] = _("All genres")
-        for need in design.plan_detectable(sentences, chosen[2]["detectable"], target, chosen[2]["se"]):
+        genres = precomputed.genre_errors(computed, row, chosen[2]["a"], chosen[2]["b"], figure, sentences)
+        for need in design.plan_detectable(sentences, genres["detectable"], target, genres["se"]):
             rows.append({"stratum": need.stratum, "name": names.get(need.stratum, need.stratum),
                          "sentences": need.sentences, "detectable": _points(need.detectable), "needed": need.needed})
         pooled = rows[-1]["needed"]
@@ -388,12 +387,6 @@ def design_page(request, slug: str):
                     "target": f"{100 * target:g}", "rows": rows, "split": total,
                     "target_points": _points_text(100 * target)})
     return render(request, "results/design.html", context)
-
-
-def _real(run: dict) -> bool:
-    """A run of a parser (as the summary describes it): not a synthetic demo run, not the platform's consensus
-    pseudo-run."""
-    return not run["synthetic"] and not run["consensus"]
 
 
 def _points_text(points: float) -> str:

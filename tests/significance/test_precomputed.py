@@ -49,17 +49,22 @@ def test_the_summary_holds_the_figures_the_pages_computed_inline(three_runs, cli
     assert [(p["a"], p["b"]) for p in row["pairs"]] == list(itertools.combinations(results, 2))
     # the ranking's headlines: what sets.headline_pairs computes from the stored rows, in both orders
     assert precomputed.headline_pairs(row, results) == significance.headline_pairs(computed, FIGURE, results)
+    # the pair the design aid opens on has its genres' figures in the summary; any other pair's are read once
+    default = precomputed.default_pair(row["pairs"], summary["runs"])
+    assert list(row["genres"]) == [precomputed.pair_key(default["a"], default["b"])]
     # (z(0.975) + z(0.80)) = 1.959964 + 0.841621 = 2.801585 times the standard error, per genre and pooled
     for pair in row["pairs"]:
+        genres = precomputed.genre_errors(computed, row, pair["a"], pair["b"], FIGURE, summary["sentences"])
         table = significance.pair_tables(computed, pair["a"], pair["b"], figures=[FIGURE])[FIGURE]
-        assert pair["se"]["ALL"] == table["headline"]["se"]
+        assert genres["se"]["ALL"] == table["headline"]["se"] == pair["headline"]["se"]
         for genre in ("news", "wiki"):
-            assert pair["se"][genre] == table["cells"][genre]["ALL"]["se"]
-        for stratum, se in pair["se"].items():
+            assert genres["se"][genre] == table["cells"][genre]["ALL"]["se"]
+        for stratum, se in genres["se"].items():
             if se:
-                assert pair["detectable"][stratum] == pytest.approx(2.801585 * se, rel=1e-6)
+                assert genres["detectable"][stratum] == pytest.approx(2.801585 * se, rel=1e-6)
             else:  # the two runs agree on every sentence of the genre: nothing to scale from
-                assert pair["detectable"][stratum] is None
+                assert genres["detectable"][stratum] is None
+        pair["se"] = genres["se"]
     # the design aid's page: the sentences needed, as design.needed computes them from the stored errors
     client.force_login(organiser)
     for pair in row["pairs"]:
@@ -70,9 +75,9 @@ def test_the_summary_holds_the_figures_the_pages_computed_inline(three_runs, cli
         for stratum, n in needed.items():
             se = pair["se"][stratum]
             assert n == (design.needed(computed.sentences[stratum], se, 0.02) if se else None)
-        # by hand: n · (detectable / 0.02)², rounded up
+        # by hand: n · (2.801585 · se / 0.02)², rounded up
         n_all = computed.sentences["ALL"]
-        assert needed["ALL"] == math.ceil(n_all * (pair["detectable"]["ALL"] / 0.02) ** 2)
+        assert needed["ALL"] == math.ceil(n_all * (2.801585 * pair["se"]["ALL"] / 0.02) ** 2)
 
 
 def _refuse(*args, **kwargs):
@@ -94,6 +99,20 @@ def test_no_page_computes_a_test_or_a_detectable_difference(three_runs, client, 
     page = client.get(f"/results/{slug}/ranking/?figure={FIGURE}").content.decode()
     assert 'data-cluster="2"' in page and 'id="power"' in page  # clusters and the median detectable difference
     assert 'id="being-computed"' not in page
+    # another pair than the default: its genres' figures are read from its stored table the first time only
+    computed = significance.latest_set(good.campaign)
+    row = precomputed.of_figure(computed, FIGURE)
+    other = next(p for p in row["pairs"] if precomputed.pair_key(p["a"], p["b"]) not in row["genres"])
+    url = f"/results/{slug}/design/?figure={FIGURE}&pair={other['a']}-{other['b']}"
+    monkeypatch.undo()
+    first = client.get(url).content.decode()
+    for name in ("detectable", "compare_parts"):
+        monkeypatch.setattr(paired, name, _refuse)
+    monkeypatch.setattr(design, "detectables", _refuse)
+    monkeypatch.setattr(significance, "pair_tables", _refuse)
+    again = client.get(url).content.decode()
+    table = lambda page: page[page.index('<table id="design">'):page.index("</table>")]  # noqa: E731
+    assert table(again) == table(first) and _needed(first)["ALL"] > 0
 
 
 def test_the_pages_say_the_figures_are_being_computed_until_the_summary_is_stored(
