@@ -85,11 +85,14 @@ def build(computed: SignificanceSet) -> dict[str, dict]:
         figures[figure] = {"pairs": entries, "genres": {}}
     # What each genre detects, for the pair the design aid opens on (one stored table per pair: any other
     # pair's is read once, when asked for, and cached: genre_errors).
+    defaults: dict[tuple[int, int], list[str]] = {}
     for figure, row in figures.items():
         chosen = default_pair(row["pairs"], runs)
         if chosen is not None:
-            key = pair_key(chosen["a"], chosen["b"])
-            row["genres"][key] = _genres(computed, chosen["a"], chosen["b"], figure, sentences)
+            defaults.setdefault((chosen["a"], chosen["b"]), []).append(figure)
+    for (a, b), named in defaults.items():  # mostly one pair for every figure: its stored tables in one query
+        for figure, genres in _genres(computed, a, b, named, sentences).items():
+            figures[figure]["genres"][pair_key(a, b)] = genres
     rows = {"": {"figures": sorted(figures), "runs": {str(k): v for k, v in runs.items()}, "sentences": sentences,
                  "alpha": computed.alpha}}
     rows.update(figures)
@@ -97,15 +100,18 @@ def build(computed: SignificanceSet) -> dict[str, dict]:
     return rows
 
 
-def _genres(computed: SignificanceSet, a: int, b: int, figure: str, sentences: dict) -> dict:
-    """``{"se": {genre or ALL: standard error}, "detectable": {genre or ALL: what it detects}}`` of the pair's
-    difference on ``figure``, from its stored table."""
-    table = significance.pair_tables(computed, a, b, figures=[figure]).get(figure)
-    if table is None:
-        return {"se": {}, "detectable": {}}
-    se = {g: (cells.get(ALL) or {}).get("se") for g, cells in table["cells"].items()}
-    se[ALL] = table["headline"]["se"]
-    return {"se": se, "detectable": design.detectables(sentences, se, alpha=computed.alpha) if sentences else {}}
+def _genres(computed: SignificanceSet, a: int, b: int, figures: list[str], sentences: dict) -> dict[str, dict]:
+    """``{figure: {"se": {genre or ALL: standard error}, "detectable": {genre or ALL: what it detects}}}`` of
+    the pair's difference on each of ``figures``, from its stored tables (one query)."""
+    out = {}
+    for figure in figures:
+        out[figure] = {"se": {}, "detectable": {}}
+    for figure, table in significance.pair_tables(computed, a, b, figures=list(figures)).items():
+        se = {g: (cells.get(ALL) or {}).get("se") for g, cells in table["cells"].items()}
+        se[ALL] = table["headline"]["se"]
+        out[figure] = {"se": se,
+                       "detectable": design.detectables(sentences, se, alpha=computed.alpha) if sentences else {}}
+    return out
 
 
 def default_pair(entries: list[dict], runs: dict) -> dict | None:
@@ -134,7 +140,7 @@ def genre_errors(computed: SignificanceSet, row: dict, a: int, b: int, figure: s
     cache_key = f"significance:genres:{computed.pk}:{stamp(computed)}:{VERSION}:{key}:{figure}"
     found = cache.get(cache_key)
     if found is None:
-        found = _genres(computed, a, b, figure, sentences)
+        found = _genres(computed, a, b, [figure], sentences)[figure]
         cache.set(cache_key, found, timeout=7 * 24 * 3600)
     return found
 
