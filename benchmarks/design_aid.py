@@ -12,7 +12,10 @@ Client it then times, median of ``--repeat`` requests each:
 * the same figure with another difference to detect (the pair's errors read again, or from the cache),
 * another pair of the same figure.
 
-The cache is cleared before each timed request of the first kind. The database is dropped at the end.
+The cache is cleared before each timed request of the first kind. The set is stored as rows, without the
+worker: the page first says its figures are being computed, then the set's summary is computed (timed, as the
+worker does after storing a set: :mod:`evaluation.significance.precomputed`) and the views are timed. The load
+average is printed at the start and the end. The database is dropped at the end.
 
     .venv/bin/python benchmarks/design_aid.py [--runs 11] [--repeat 7]
 """
@@ -31,7 +34,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 SERVER = os.environ.get("BENCH_POSTGRES", "postgres://postgres@127.0.0.1:5432")
-DB_NAME = "parseval_bench_design"
+DB_NAME = os.environ.get("BENCH_DESIGN_DB", "parseval_bench_design")  # another name: two runs side by side
 GENRES = 7
 TYPES = 21
 
@@ -74,7 +77,7 @@ def build(runs: int):
                                          cells={"genres": genres, "types": types, "values": values},
                                          cells_family=len(genres) * len(types)))
     PairedDifference.objects.bulk_create(rows, batch_size=200)
-    return campaign, organiser, results, len(rows)
+    return campaign, organiser, results, len(rows), computed
 
 
 def median_ms(client, url: str, repeat: int, before=None) -> float:
@@ -103,10 +106,19 @@ def main() -> None:
             from django.db import connections
             from django.test import Client
 
-            campaign, organiser, results, stored = build(args.runs)
+            from evaluation.significance import precomputed
+
+            print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} cores) "
+                  "at the start")
+            campaign, organiser, results, stored, computed = build(args.runs)
             client = Client()
             client.force_login(organiser)
             base = f"/results/{campaign.slug}/design/"
+            page = client.get(base).content.decode()
+            assert 'id="being-computed"' in page  # stored without the worker: no summary yet, nothing computed
+            started = time.perf_counter()
+            precomputed.store(computed)  # what the worker does right after storing a set
+            print(f"the set's summary (evaluation.significance.precomputed): {time.perf_counter() - started:.1f} s")
             other = f"{results[-2].pk}-{results[-1].pk}"
             print(f"{args.runs} runs, {stored} stored paired differences "
                   f"({GENRES} genres x {TYPES} types each); median of {args.repeat} requests:")
@@ -114,6 +126,7 @@ def main() -> None:
             print(f"  another difference to detect  {median_ms(client, base + '?target=2', args.repeat):8.1f} ms")
             print(f"  another pair                  "
                   f"{median_ms(client, base + '?pair=' + other, args.repeat, cache.clear):8.1f} ms")
+            print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} at the end")
             connections.close_all()
     finally:
         _admin_sql(f"DROP DATABASE IF EXISTS {DB_NAME}")

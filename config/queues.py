@@ -30,6 +30,7 @@ ROUTES = {
     "evaluation.tasks.score_run": SCORING,
     "evaluation.sharding.score_shard": SCORING,
     "evaluation.significance_tasks.compute_significance": SIGNIFICANCE,
+    "evaluation.significance_tasks.precompute_pages": SIGNIFICANCE,
     "evaluation.consensus_tasks.build_consensus": SCORING,
     "evaluation.tasks.validate_consensus_run": SCORING,
     "evaluation.lab.tasks.run_error_lab_job": SIGNIFICANCE,

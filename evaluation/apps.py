@@ -20,6 +20,7 @@ class EvaluationConfig(AppConfig):
         from evaluation.pipeline import recovery, sharding, signals, tasks  # noqa: F401
         from evaluation.provider import ResultsProvider
         from evaluation.significance import sets as significance, tasks as significance_tasks  # noqa: F401
+        from evaluation.significance import precomputed as significance_pages
 
         for kind in kinds.KINDS.values():
             registry.register(kind)
@@ -27,3 +28,5 @@ class EvaluationConfig(AppConfig):
         # What follows a test run's scoring, in this order (the pipeline sends, it imports neither).
         signals.test_result_stored.connect(significance.on_test_result_stored, dispatch_uid="significance")
         signals.test_result_stored.connect(consensus_tasks.on_test_result_stored, dispatch_uid="consensus")
+        # What the design aid and the ranking read of a significance set, computed once it is stored.
+        significance.set_stored.connect(significance_pages.on_set_stored, dispatch_uid="significance-pages")

@@ -346,3 +346,26 @@ class ScoringShard(models.Model):
 
     def __str__(self) -> str:
         return f"run {self.run_id} shard {self.index} ({self.status})"
+
+
+class SignificanceSummary(models.Model):
+    """What the design aid and the ranking read of a significance set, computed once after the set is stored
+    (:mod:`evaluation.significance.precomputed`), never by a page: one row per figure (the pairs' headlines,
+    standard errors and detectable differences per genre) and one row for the set (``figure`` empty).
+
+    ``set_id`` and ``stamp`` (a digest of what the set compared and how) name the set the rows were computed
+    from, ``version`` the shape of ``data``: rows of another set, stamp or version are never read."""
+
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="+")
+    set_id = models.PositiveBigIntegerField(help_text=_("The significance set the rows were computed from"))
+    stamp = models.CharField(max_length=64, help_text=_("Digest of the set's results, method and signature"))
+    version = models.PositiveSmallIntegerField(help_text=_("Shape of the stored values"))
+    figure = models.CharField(max_length=100, blank=True, help_text=_("aggregation|layer|mode|match; empty: the set's row"))
+    data = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["set_id", "figure"])]
+
+    def __str__(self) -> str:
+        return f"summary of significance set {self.set_id} ({self.figure or 'set'})"

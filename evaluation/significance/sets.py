@@ -30,6 +30,7 @@ from collections import Counter
 
 import numpy as np
 from django.db import transaction
+from django.dispatch import Signal
 
 from campaign import audit, kinds, visibility
 from campaign.models import Campaign
@@ -44,6 +45,9 @@ logger = logging.getLogger(__name__)
 
 SIGNIFICANCE_TASK = kinds.SIGNIFICANCE_TASK
 SIGNIFICANCE_COMPUTED = "significance.computed"  # the audit action of each stored set
+# Sent with ``computed`` once a set is stored and the campaign's: what the pages read of it is computed then
+# (evaluation.significance.precomputed, connected in evaluation.apps).
+set_stored = Signal()
 CELL_FIELDS = ("diff", "p", "p_bh", "se")  # a cell's interval is diff ± 1.96 se (none without se)
 
 
@@ -154,6 +158,7 @@ def compute(campaign: Campaign) -> SignificanceSet:
     computed.results, computed.skipped, computed.sentences = sorted(kept), skipped, sentences
     computed.seconds = time.perf_counter() - started
     _replace(campaign, computed, {pk: result for pk, (result, _) in kept.items()}, checksum.hexdigest())
+    set_stored.send(sender=SignificanceSet, computed=computed)
     return computed
 
 

@@ -6,6 +6,8 @@ see: pairs are shown only between runs of the visible table.
 """
 from __future__ import annotations
 
+import math
+
 from django.http import Http404, JsonResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _, ngettext
@@ -14,7 +16,7 @@ from campaign import kinds, tracks, visibility
 
 from evaluation.results import disclosure, summaries
 from parseval.evaluation import metrics, paired, design
-from evaluation.significance import sets as significance
+from evaluation.significance import precomputed, sets as significance
 from evaluation.kinds.sentence import pages as kind_pages
 from parseval.evaluation.figure_sets import figure_id, parse_figure_id
 from evaluation.results.ranking_chart import dot_plot
@@ -75,6 +77,14 @@ def ranking_context(request, campaign) -> dict:
     cells = _headline_cells(runs)
     figure = _choose_figure(request, cells)
     computed = significance.visible_significance(request.user, campaign)
+    # The pairs' headlines, detectable differences included, are read from the set's summary
+    # (evaluation.significance.precomputed), computed once after the set is stored: until it is, no cluster.
+    being_computed = precomputed.missing(computed)
+    if being_computed:
+        precomputed.request(computed)
+    summary = precomputed.of_figure(computed, figure) if computed is not None and figure and not being_computed \
+        else None
+    ready = computed is not None and not being_computed
     # A consensus is no team: it is not ranked (no cluster, no rank) but shown below, against the best run.
     consensus = [r for r in runs if r.get("consensus")]
     by_result = {r["result"]["id"]: r for r in runs if not r.get("consensus")}
@@ -84,11 +94,10 @@ def ranking_context(request, campaign) -> dict:
         headline = "f" if any(c.get("f") is not None for c in cells[figure].values()) else "r"
         scores = {rid: cells[figure].get(rid, {}).get(headline) for rid in by_result}
         consensus_ids = [c["result"]["id"] for c in consensus]
-        every_pair = disclosure.limit_headlines(significance.headline_pairs(computed, figure, [*by_result,
-                                                                                              *consensus_ids]),
+        every_pair = disclosure.limit_headlines(precomputed.headline_pairs(summary, [*by_result, *consensus_ids]),
                                                 request.user, campaign)
         pairs = {k: v for k, v in every_pair.items() if k[0] in by_result and k[1] in by_result}
-        tested = computed is not None and all(rid in computed.results for rid in by_result)
+        tested = ready and all(rid in computed.results for rid in by_result)
         ranked = significance.ranking(scores, pairs if tested else {})
         power = _power_summary(pairs.values() if tested else [], computed,
                                disclosure.limit_sentence_counts(computed.sentences if computed else None,
@@ -115,8 +124,8 @@ def ranking_context(request, campaign) -> dict:
             "figure_help": kind.figure_help_template(explained),
             "track": track, "tracks": track_choices, "consensus_rows": consensus_rows,
             "figure_layer": parse_figure_id(figure)["layer"] if figure else "",
-            "diagnostics": visible.source == "live" and kind.has_diagnostics, "tested": bool(figure) and computed is not None and
-            all(rid in computed.results for rid in by_result)}
+            "diagnostics": visible.source == "live" and kind.has_diagnostics, "being_computed": being_computed,
+            "tested": bool(figure) and ready and all(rid in computed.results for rid in by_result)}
 
 
 def _treebank_url(user, campaign) -> str:
@@ -180,7 +189,19 @@ def comparison_page(request, slug: str, run_a: int, run_b: int):
     runs = [] if visible.empty else visible.data["runs"]
     run_a, run_b = _run_entry(runs, run_a), _run_entry(runs, run_b)
     computed = significance.visible_significance(request.user, campaign)
-    tables = significance.pair_tables(computed, run_a["result"]["id"], run_b["result"]["id"])
+    ra, rb = run_a["result"]["id"], run_b["result"]["id"]
+    # Every figure's headline from the set's summary (evaluation.significance.precomputed), the chosen figure's
+    # table from the stored set (one row); before the summary is stored, every table from the set.
+    heads = precomputed.pair_headlines(computed, ra, rb)
+    if heads is None:
+        tables = significance.pair_tables(computed, ra, rb)
+    else:
+        tables = {f: {"headline": h, "cells": {}, "cells_family": 0} for f, h in heads.items()}
+        chosen_figure = request.GET.get("figure")
+        if chosen_figure not in tables:
+            chosen_figure = _choose_figure(request, tables)
+        if chosen_figure:
+            tables.update(significance.pair_tables(computed, ra, rb, figures=[chosen_figure]))
     tables = disclosure.limit_pair_tables(tables, request.user, campaign)  # genre cells read sums over scored sentences
     figure = request.GET.get("figure")
     if figure not in tables:
@@ -310,7 +331,12 @@ def significance_json(request, slug: str):
 
 def design_page(request, slug: str):
     """The organisers' design aid: from two runs' stored test, what the test set detects per genre and how
-    many sentences would detect a chosen difference (:mod:`parseval.evaluation.design`)."""
+    many sentences would detect a chosen difference (:mod:`parseval.evaluation.design`).
+
+    It reads the set's summary (:mod:`evaluation.significance.precomputed`: the pairs and, per genre, what
+    the default pair detects, computed once after the set is stored; another pair's read once from its
+    stored table and cached); only the arithmetic of the chosen target is done here. Without a summary yet,
+    the page says the figures are being computed."""
     from django.contrib.auth.views import redirect_to_login
 
     if not request.user.is_authenticated:
@@ -318,72 +344,49 @@ def design_page(request, slug: str):
     campaign = visibility.get_visible_or_404(Campaign, visibility.is_organiser, request.user, "No such campaign.",
                                              slug=slug)
     computed = significance.latest_set(campaign)
-    context = {"campaign": campaign, "computed": computed, "pairs": [], "rows": [], "figures": []}
-    if computed is None or not computed.sentences:
+    context = {"campaign": campaign, "computed": computed, "pairs": [], "rows": [], "figures": [],
+               "being_computed": False}
+    summary = precomputed.of_set(computed) if computed is not None and computed.sentences else None
+    if computed is not None and computed.sentences and summary is None:
+        precomputed.request(computed)
+        context["being_computed"] = True
+    if summary is None or not summary["figures"]:
         return render(request, "results/design.html", context)
-    figures = sorted(set(computed.pairs.values_list("figure", flat=True)))
+    figures = summary["figures"]
     figure = request.GET.get("figure")
     if figure not in figures:
         figure = next((f for f in ("micro|relations|HYP|EQUAL", "micro|evalb||", "micro|deps-las||") if f in figures),
                       figures[0])
-    # the pairs' per-cell tables are large: only the chosen pair's is read (pair_tables below)
-    stored = list(computed.pairs.filter(figure=figure).defer("cells")
-                  .select_related("result_a__run__team", "result_b__run__team").order_by("result_a", "result_b"))
-    choices = [(f"{p.result_a_id}-{p.result_b_id}", f"{p.result_a.run.name} vs {p.result_b.run.name}", p)
-               for p in stored]
+    runs = summary["runs"]
+    row = precomputed.of_figure(computed, figure) or {"pairs": [], "genres": {}}
+    choices = [(f"{p['a']}-{p['b']}", f"{runs[str(p['a'])]['name']} vs {runs[str(p['b'])]['name']}", p)
+               for p in row["pairs"]]
     wanted = request.GET.get("pair")
-    # By default two real runs (docs/significance.md): neither a synthetic demo run nor the platform's
-    # consensus pseudo-run, which is made of the others and agrees with each more than two parsers do;
-    # failing that, two runs of teams (synthetic ones) rather than a run against the consensus.
-    chosen = next((c for c in choices if c[0] == wanted), None) or min(
-        choices, key=lambda c: (_consensus(c[2].result_a.run) + _consensus(c[2].result_b.run),
-                                (not _real(c[2].result_a.run)) + (not _real(c[2].result_b.run))), default=None)
+    default = precomputed.default_pair(row["pairs"], runs)
+    chosen = next((c for c in choices if c[0] == wanted), None) or next(
+        (c for c in choices if c[2] is default), None)
     try:
         target = float(request.GET.get("target", "1")) / 100
     except ValueError:
         target = 0.01
-    target = target if target > 0 else 0.01
+    target = target if 0 < target < math.inf else 0.01
     rows, total = [], None
+    sentences = summary["sentences"]
     if chosen:
-        se = _pair_errors(computed, chosen[2].result_a_id, chosen[2].result_b_id, figure)
         names = {g.code: g.name for g in campaign.genres.all()}
         names[ALL] = _("All genres")
-        for need in design.plan(computed.sentences, se, target, alpha=computed.alpha):
+        genres = precomputed.genre_errors(computed, row, chosen[2]["a"], chosen[2]["b"], figure, sentences)
+        for need in design.plan_detectable(sentences, genres["detectable"], target, genres["se"]):
             rows.append({"stratum": need.stratum, "name": names.get(need.stratum, need.stratum),
                          "sentences": need.sentences, "detectable": _points(need.detectable), "needed": need.needed})
         pooled = rows[-1]["needed"]
-        total = [(names.get(g, g), n) for g, n in design.split(pooled, computed.sentences).items()] if pooled else None
+        total = [(names.get(g, g), n) for g, n in design.split(pooled, sentences).items()] if pooled else None
     context.update({"figure": figure, "figure_label": _figure_label(figure),
                     "figures": [(f, _figure_label(f)) for f in figures],
                     "pairs": [(key, label) for key, label, _ in choices], "pair": chosen[0] if chosen else "",
                     "target": f"{100 * target:g}", "rows": rows, "split": total,
                     "target_points": _points_text(100 * target)})
     return render(request, "results/design.html", context)
-
-
-def _pair_errors(computed, a: int, b: int, figure: str) -> dict[str, float | None]:
-    """``{genre or ALL: standard error}`` of a pair's difference on ``figure``: all the design aid reads of the
-    pair's stored table. A significance set is never changed once computed (a new one is made), so these are
-    cached under its id: changing the target or coming back to a pair reads no table again."""
-    from django.core.cache import cache
-
-    key = f"design:se:{computed.pk}:{a}:{b}:{figure}"
-    se = cache.get(key)
-    if se is None:
-        table = significance.pair_tables(computed, a, b, figures=[figure])[figure]
-        se = {g: (cells.get(ALL) or {}).get("se") for g, cells in table["cells"].items()}
-        se[ALL] = table["headline"]["se"]
-        cache.set(key, se, timeout=24 * 3600)
-    return se
-
-
-def _real(run) -> bool:
-    """A run of a parser: not a synthetic demo run, not the platform's consensus pseudo-run."""
-    return not run.synthetic and not _consensus(run)
-
-
-def _consensus(run) -> bool:
-    return run.team.system
 
 
 def _points_text(points: float) -> str:

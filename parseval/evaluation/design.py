@@ -36,20 +36,43 @@ class Need:
 def needed(sentences: int, se: float, target: float, *, alpha: float = paired.ALPHA,
            power: float = paired.POWER) -> int:
     """Sentences that detect ``target`` with ``power``, when ``sentences`` give the standard error ``se``."""
+    return scaled(sentences, paired.detectable(se, alpha, power), target)
+
+
+def scaled(sentences: int, detectable: float, target: float) -> int:
+    """Sentences that detect ``target`` when ``sentences`` detect ``detectable`` (same power and level):
+    n·(detectable / target)², rounded up. Arithmetic only: what a page does with stored detectable differences."""
     if target <= 0:
         raise ValueError("the difference to detect must be positive")
-    return int(math.ceil(sentences * (paired.detectable(se, alpha, power) / target) ** 2))
+    return int(math.ceil(sentences * (detectable / target) ** 2))
+
+
+def detectables(sentences: Mapping[str, int], se: Mapping[str, float | None], *, alpha: float = paired.ALPHA,
+                power: float = paired.POWER) -> dict[str, float | None]:
+    """``{genre or ALL: what its sentences detect with power}``, None where the standard error is unknown or 0:
+    the part of :func:`plan` that does not depend on the difference to detect (computed once, stored)."""
+    out = {}
+    for stratum in sentences:
+        s = se.get(stratum)
+        out[stratum] = paired.detectable(s, alpha, power) if s is not None and s > 0 else None
+    return out
 
 
 def plan(sentences: Mapping[str, int], se: Mapping[str, float | None], target: float, *,
          alpha: float = paired.ALPHA, power: float = paired.POWER) -> list[Need]:
     """One :class:`Need` per genre (sorted), then ``ALL`` with the genres' shares of the sentences needed."""
+    return plan_detectable(sentences, detectables(sentences, se, alpha=alpha, power=power), target, se)
+
+
+def plan_detectable(sentences: Mapping[str, int], detectable: Mapping[str, float | None], target: float,
+                    se: Mapping[str, float | None] | None = None) -> list[Need]:
+    """:func:`plan` from the detectable differences already computed (:func:`detectables`)."""
+    if target <= 0:
+        raise ValueError("the difference to detect must be positive")
     out = []
     for stratum in sorted(g for g in sentences if g != ALL) + [ALL]:
-        n, s = int(sentences[stratum]), se.get(stratum)
-        known = s is not None and s > 0
-        out.append(Need(stratum, n, s, paired.detectable(s, alpha, power) if known else None,
-                        needed(n, s, target, alpha=alpha, power=power) if known else None))
+        n, d = int(sentences[stratum]), detectable.get(stratum)
+        out.append(Need(stratum, n, (se or {}).get(stratum), d, scaled(n, d, target) if d is not None else None))
     return out
 
 

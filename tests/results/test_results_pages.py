@@ -263,3 +263,30 @@ def test_narrowed_snapshot_holds_the_same_cells_as_the_narrowed_live_query(clien
     assert len(live["data"]["runs"][0]["cells"]) == expected
     # without a way, everything
     assert len(client.get(url).json()["data"]["runs"][0]["cells"]) == len(full["runs"][0]["cells"])
+
+
+def test_the_database_narrows_a_snapshot_as_the_pages_would(world):
+    """On PostgreSQL a page's share of the snapshot is cut by the database (the page never parses the whole
+    snapshot): the same runs, cells and order as :func:`summaries.narrowed` and a run page's filter give."""
+    import json
+
+    from django.core.cache import cache
+
+    c = world["c"]
+    data = json.loads(json.dumps(summaries.campaign_results(c)))
+    snapshot = PublishedSnapshot.objects.create(campaign=c, data=data, sha256="d" * 64)
+    snapshot = summaries.latest_snapshot(c)  # as the pages take it: without its data
+    assert connection.vendor == "postgresql"
+    for way in (("HYP", "EQUAL"), ("REF", "FUZZY"), ("", "")):
+        cache.clear()
+        with CaptureQueriesContext(connection) as queries:
+            narrowed = summaries.snapshot_data(snapshot, way)
+        assert narrowed == summaries.narrowed(data, *way)
+        assert len(queries) == 1 and "jsonb_agg" in queries[0]["sql"]  # not the whole data column
+        kept = sum(len(r["cells"]) for r in narrowed["runs"])
+        assert 0 < kept < sum(len(r["cells"]) for r in data["runs"])
+    for run in (world["ra"], world["rb"]):
+        cache.clear()
+        one = summaries.snapshot_runs(snapshot, run.pk)
+        assert one == dict(data, runs=[r for r in data["runs"] if r["run"] == run.pk]) and len(one["runs"]) == 1
+    assert summaries.snapshot_runs(snapshot, 10 ** 9)["runs"] == []

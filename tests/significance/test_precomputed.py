@@ -1,0 +1,177 @@
+"""What the design aid and the ranking read of a significance set is computed once, when the set is stored
+(evaluation.significance.precomputed): the same figures as computed inline, no test or detectable difference
+computed by a page, and a "being computed" page until the summary is there."""
+from __future__ import annotations
+
+import itertools
+import math
+import re
+
+import pytest
+
+from evaluation.models import SignificanceSummary
+from evaluation.significance import precomputed, sets as significance
+from parseval.evaluation import design, paired
+from tests import factories
+from tests.kinds.helpers import damaged_trees, upload
+
+from .helpers import gold_and_damaged
+
+FIGURE = "micro|evalb||"
+
+
+@pytest.fixture
+def three_runs(tree_campaign, tree_gold, alice, bob, django_capture_on_commit_callbacks):
+    """The gold itself, heavily damaged trees, and lightly damaged ones: three pairs."""
+    good, bad = gold_and_damaged(tree_campaign, tree_gold, alice, bob, django_capture_on_commit_callbacks)
+    carol = factories.make_user("carol")
+    team_c = factories.make_team(tree_campaign, carol, name="Team C")
+    light = upload(tree_campaign, team_c, carol,
+                   {p.name: damaged_trees(p, "ATTACH I", seed=9, per_type=3) for p in tree_gold},
+                   django_capture_on_commit_callbacks, name="lightly damaged")
+    return good, bad, light
+
+
+def _needed(page: str) -> dict[str, int | None]:
+    rows = re.findall(r'<tr data-stratum="([^"]+)">.*?data-needed="([^"]*)"', page, re.S)
+    return {stratum: int(n) if n else None for stratum, n in rows}
+
+
+def test_the_summary_holds_the_figures_the_pages_computed_inline(three_runs, client, organiser):
+    good, bad, light = three_runs
+    computed = significance.latest_set(good.campaign)
+    results = sorted(computed.results)
+    assert len(results) == 3
+    summary = precomputed.of_set(computed)
+    assert summary is not None, "stored with the set, by the worker that computed it"
+    assert FIGURE in summary["figures"] and summary["sentences"] == computed.sentences
+    row = precomputed.of_figure(computed, FIGURE)
+    assert [(p["a"], p["b"]) for p in row["pairs"]] == list(itertools.combinations(results, 2))
+    # the ranking's headlines: what sets.headline_pairs computes from the stored rows, in both orders
+    assert precomputed.headline_pairs(row, results) == significance.headline_pairs(computed, FIGURE, results)
+    # the pair the design aid opens on has its genres' figures in the summary; any other pair's are read once
+    default = precomputed.default_pair(row["pairs"], summary["runs"])
+    assert list(row["genres"]) == [precomputed.pair_key(default["a"], default["b"])]
+    # (z(0.975) + z(0.80)) = 1.959964 + 0.841621 = 2.801585 times the standard error, per genre and pooled
+    for pair in row["pairs"]:
+        genres = precomputed.genre_errors(computed, row, pair["a"], pair["b"], FIGURE, summary["sentences"])
+        table = significance.pair_tables(computed, pair["a"], pair["b"], figures=[FIGURE])[FIGURE]
+        assert genres["se"]["ALL"] == table["headline"]["se"] == pair["headline"]["se"]
+        for genre in ("news", "wiki"):
+            assert genres["se"][genre] == table["cells"][genre]["ALL"]["se"]
+        for stratum, se in genres["se"].items():
+            if se:
+                assert genres["detectable"][stratum] == pytest.approx(2.801585 * se, rel=1e-6)
+            else:  # the two runs agree on every sentence of the genre: nothing to scale from
+                assert genres["detectable"][stratum] is None
+        pair["se"] = genres["se"]
+    # the design aid's page: the sentences needed, as design.needed computes them from the stored errors
+    client.force_login(organiser)
+    for pair in row["pairs"]:
+        page = client.get(f"/results/{good.campaign.slug}/design/?figure={FIGURE}&pair={pair['a']}-{pair['b']}"
+                          f"&target=2").content.decode()
+        needed = _needed(page)
+        assert set(needed) == {"news", "wiki", "ALL"}
+        for stratum, n in needed.items():
+            se = pair["se"][stratum]
+            assert n == (design.needed(computed.sentences[stratum], se, 0.02) if se else None)
+        # by hand: n · (2.801585 · se / 0.02)², rounded up
+        n_all = computed.sentences["ALL"]
+        assert needed["ALL"] == math.ceil(n_all * (2.801585 * pair["se"]["ALL"] / 0.02) ** 2)
+
+
+def _refuse(*args, **kwargs):
+    raise AssertionError("a page computed a test or a detectable difference")
+
+
+def test_no_page_computes_a_test_or_a_detectable_difference(three_runs, client, organiser, monkeypatch):
+    good, bad, light = three_runs
+    slug = good.campaign.slug
+    for name in ("detectable", "compare_parts", "compare_all", "compare_arrays", "paired_test"):
+        monkeypatch.setattr(paired, name, _refuse)
+    for name in ("plan", "needed", "detectables"):
+        monkeypatch.setattr(design, name, _refuse)
+    client.force_login(organiser)
+    for target in ("1", "2", "0.5"):
+        page = client.get(f"/results/{slug}/design/?figure={FIGURE}&target={target}")
+        assert page.status_code == 200
+        assert _needed(page.content.decode())["ALL"] > 0
+    page = client.get(f"/results/{slug}/ranking/?figure={FIGURE}").content.decode()
+    assert 'data-cluster="2"' in page and 'id="power"' in page  # clusters and the median detectable difference
+    assert 'id="being-computed"' not in page
+    # another pair than the default: its genres' figures are read from its stored table the first time only
+    computed = significance.latest_set(good.campaign)
+    row = precomputed.of_figure(computed, FIGURE)
+    other = next(p for p in row["pairs"] if precomputed.pair_key(p["a"], p["b"]) not in row["genres"])
+    url = f"/results/{slug}/design/?figure={FIGURE}&pair={other['a']}-{other['b']}"
+    monkeypatch.undo()
+    first = client.get(url).content.decode()
+    for name in ("detectable", "compare_parts"):
+        monkeypatch.setattr(paired, name, _refuse)
+    monkeypatch.setattr(design, "detectables", _refuse)
+    monkeypatch.setattr(significance, "pair_tables", _refuse)
+    again = client.get(url).content.decode()
+    table = lambda page: page[page.index('<table id="design">'):page.index("</table>")]  # noqa: E731
+    assert table(again) == table(first) and _needed(first)["ALL"] > 0
+
+
+def test_the_pages_say_the_figures_are_being_computed_until_the_summary_is_stored(
+        three_runs, client, organiser, monkeypatch, settings):
+    good, bad, light = three_runs
+    slug = good.campaign.slug
+    computed = significance.latest_set(good.campaign)
+    asked = []
+    monkeypatch.setattr(precomputed.kinds, "enqueue", lambda task, *args, **kw: asked.append((task, args)))
+    settings.CELERY_TASK_ALWAYS_EAGER = False  # a worker apart from the web, as in production
+    SignificanceSummary.objects.all().delete()
+    for name in ("detectable", "compare_parts"):
+        monkeypatch.setattr(paired, name, _refuse)  # "being computed" is not computed inline either
+    client.force_login(organiser)
+    page = client.get(f"/results/{slug}/design/?figure={FIGURE}").content.decode()
+    assert 'id="being-computed"' in page and 'id="design"' not in page
+    ranking = client.get(f"/results/{slug}/ranking/?figure={FIGURE}").content.decode()
+    assert 'id="being-computed"' in ranking and 'data-cluster="2"' not in ranking and 'id="power"' not in ranking
+    assert ranking.index("gold copy") < ranking.index("lightly damaged") < ranking.index("/ damaged")  # ordered still
+    # the worker was asked once for this set, not once per view
+    assert asked == [(precomputed.PRECOMPUTE_TASK, (computed.pk,))]
+    monkeypatch.undo()
+    assert precomputed.precompute_pages(computed.pk) == "computed"
+    assert precomputed.precompute_pages(computed.pk) == "already computed"
+    page = client.get(f"/results/{slug}/design/?figure={FIGURE}").content.decode()
+    assert 'id="being-computed"' not in page and 'id="design"' in page
+
+
+def test_a_summary_of_another_set_is_never_read(three_runs):
+    good, bad, light = three_runs
+    campaign = good.campaign
+    first = significance.latest_set(campaign)
+    # the stamp names what the set compared: the same id with other results reads nothing
+    SignificanceSummary.objects.filter(set_id=first.pk).update(stamp="0" * 32)
+    assert precomputed.missing(first) and precomputed.of_figure(first, FIGURE) is None
+    second = significance.compute(campaign)
+    assert not precomputed.missing(second)
+    # one summary per campaign: the older set's rows are gone with the new set's stored
+    assert set(SignificanceSummary.objects.filter(campaign=campaign).values_list("set_id", flat=True)) == {second.pk}
+    assert precomputed.precompute_pages(first.pk) == "superseded"
+
+
+def test_the_comparison_reads_the_chosen_figure_s_table_only(three_runs, client, organiser, monkeypatch):
+    good, bad, light = three_runs
+    slug = good.campaign.slug
+    url = f"/results/{slug}/compare/{bad.pk}/{light.pk}/?figure={FIGURE}"
+    client.force_login(organiser)
+    read = []
+    pair_tables = significance.pair_tables
+    monkeypatch.setattr(significance, "pair_tables", lambda *args, figures=None: read.append(figures) or pair_tables(
+        *args, figures=figures))
+    for name in ("compare_parts", "compare_all", "compare_arrays", "paired_test"):
+        monkeypatch.setattr(paired, name, _refuse)
+    summarised = client.get(url).content.decode()
+    assert read == [[FIGURE]]
+    # the same page as when every table is read from the set (before the summary is stored)
+    SignificanceSummary.objects.all().delete()
+    whole = client.get(url).content.decode()
+    assert read == [[FIGURE], None]
+    body = lambda page: page[page.index("<main"):page.index("</main>")]  # noqa: E731
+    assert body(summarised) == body(whole)
+    assert len(re.findall(r'<tr data-figure="', body(whole))) > 1  # the summary lists every figure, not only one
