@@ -12,6 +12,8 @@ NAMES = {
     "evaluation.sharding.score_shard", "evaluation.sharding.watch_shards", "evaluation.recover_runs",
     "evaluation.significance_tasks.compute_significance", "evaluation.consensus_tasks.build_consensus",
     "evaluation.bundle_tasks.build_bundle", "evaluation.lab.tasks.run_error_lab_job",
+    # added since (issue 39): the significance pages' summary
+    "evaluation.significance_tasks.precompute_pages",
 }
 
 
