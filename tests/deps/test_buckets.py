@@ -58,7 +58,8 @@ def small():
 
 def test_the_registry_lists_the_dependency_attributes_and_refuses_an_unknown_one():
     assert [a.name for a in buckets.attributes_for("deps")] == [
-        "sentence_length", "arc_length", "root_distance", "head_upos", "dependent_upos", "relation", "projectivity"]
+        "sentence_length", "genre", "arc_length", "root_distance", "head_upos", "dependent_upos", "relation",
+        "projectivity"]
     with pytest.raises(Exception, match="no attribute 'colour' for the kind deps: choose among sentence_length"):
         buckets.get("deps", "colour")
 
@@ -145,7 +146,7 @@ def test_buckets_add_up_to_the_headline_for_every_attribute(sequoia):
     sums = dict(zip(ROW_COLUMNS, map(sum, zip(*rows))))
     assert 0.5 < headline["totals"]["las"] < 0.9  # a real-ish run, not a copy of the gold
     doc = analyse(gold, run, bootstrap=0)
-    assert len(doc["attributes"]) == 7
+    assert len(doc["attributes"]) == 8
     for attribute in doc["attributes"]:
         total = {k: sum(b[k] for b in attribute["buckets"]) for k in ("gold", "head", "correct", "test", "correct_test")}
         assert total == {"gold": headline["totals"]["words"], "head": sums["head"], "correct": sums["head_label"],

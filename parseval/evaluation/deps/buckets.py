@@ -93,6 +93,7 @@ class Item:
     tree: Tree
     index: int  # 0-based position
     rel: Callable[[Word], str] = field(default=lambda word: word.deprel)
+    genre: str = buckets.ALL_GENRES
 
     @property
     def word(self) -> Word:
@@ -133,6 +134,7 @@ def _projectivity(item: Item) -> str:
 ATTRIBUTES = [buckets.register(a) for a in (
     buckets.Attribute("sentence_length", (KIND,), "words in the sentence (punctuation included)",
                       _sentence_length, buckets.range_labels(SENTENCE_EDGES)),
+)] + [buckets.genre_attribute(KIND)] + [buckets.register(a) for a in (
     buckets.Attribute("arc_length", (KIND,), "|head - dependent| in words; root for the root's arc",
                       _arc_length, ("root",) + buckets.range_labels(ARC_EDGES) + (NO_HEAD,)),
     buckets.Attribute("root_distance", (KIND,), "arcs from the word up to the root (1 for the root word)",
@@ -146,17 +148,19 @@ ATTRIBUTES = [buckets.register(a) for a in (
 )]
 
 
-def _bucket_counts(attribute, gold: list[DepSentence], test: list[DepSentence], punct: PunctRule, rel):
+def _bucket_counts(attribute, gold: list[DepSentence], test: list[DepSentence], punct: PunctRule, rel,
+                   strata: list[str] | None = None):
     """``(labels, rows)``: the sorted bucket labels and a (sentences x buckets*5) integer matrix of counts."""
     per_sentence: list[dict[str, list[int]]] = []
-    for gs, ts in zip(gold, test):
+    strata = strata if strata is not None else [buckets.ALL_GENRES] * len(gold)
+    for gs, ts, genre in zip(gold, test, strata):
         gskip, tskip = punct_skips(punct, gs, ts)
         gtree, ttree = Tree(gs), Tree(ts)
         counts: dict[str, list[int]] = {}
         for i, g in enumerate(gs.words):
             if gskip[i]:
                 continue
-            c = counts.setdefault(attribute.bucket(Item(gtree, i, rel)), [0] * 5)
+            c = counts.setdefault(attribute.bucket(Item(gtree, i, rel, genre)), [0] * 5)
             c[0] += 1
             if i < len(ts.words):
                 head_ok, label_ok = attachment(g, ts.words[i], rel)
@@ -165,7 +169,7 @@ def _bucket_counts(attribute, gold: list[DepSentence], test: list[DepSentence], 
         for j, t in enumerate(ts.words):
             if tskip[j] or t.head is None:
                 continue
-            c = counts.setdefault(attribute.bucket(Item(ttree, j, rel)), [0] * 5)
+            c = counts.setdefault(attribute.bucket(Item(ttree, j, rel, genre)), [0] * 5)
             c[3] += 1
             if j < len(gs.words) and not gskip[j]:
                 head_ok, label_ok = attachment(gs.words[j], t, rel)
@@ -187,20 +191,18 @@ def figures(gold, head, correct, test, correct_test) -> dict:
             "f": stats.f_measure(precision, las)}
 
 
-def analyse(gold: list[DepSentence], test: list[DepSentence], *, by: list[str] | None = None,
-            punct: PunctRule | str = "upos", labels: bool | str = True, bootstrap: int = 1000,
-            seed: int = stats.DEFAULT_SEED, strata: list[str] | None = None) -> dict:
-    """The analysis document (``docs/metrics/analysis.md``) of ``test`` against ``gold``, paired by order.
-
-    ``by``: attribute names (default: every dependency attribute); ``labels``: ``True`` (relations whole)
-    or ``"universal"`` (without subtype), as in the ``deps`` command.
-    """
+def count(gold: list[DepSentence], test: list[DepSentence], *, by: list[str] | None = None,
+          punct: PunctRule | str = "upos", labels: bool | str = True, strata: list[str] | None = None,
+          keys: list[str] | None = None, errors: bool = False) -> buckets.Counts:
+    """Per-sentence bucket counts (:class:`parseval.evaluation.buckets.Counts`, columns :data:`COUNT_COLUMNS`)
+    of ``test`` against ``gold``, paired by order: every attribute of ``by`` (default all), the ``deps``
+    command's rows (:data:`ROW_COLUMNS`), the relation confusion table and, with ``errors``, every error.
+    ``strata``: a genre per sentence; ``keys``: a name per sentence (default its ``sent_id``, else its
+    1-based number)."""
     if isinstance(punct, str):
         punct = PunctRule.parse(punct)
     if labels not in (True, "full", "universal"):
         raise InputError(f"labels must be full or universal, not {labels!r}")
-    if bootstrap < 0:
-        raise InputError("--bootstrap must be >= 0")
     universal = labels == "universal"
     attributes = [buckets.get(KIND, name) for name in by] if by else buckets.attributes_for(KIND)
     headline_rows: list = []
@@ -210,35 +212,111 @@ def analyse(gold: list[DepSentence], test: list[DepSentence], *, by: list[str] |
     def rel(word) -> str:
         return word.deprel.split(":", 1)[0] if universal else word.deprel
 
-    strata = strata if strata is not None else ["all"] * len(gold)
-    tables = [(a, *_bucket_counts(a, gold, test, punct, rel)) for a in attributes]
-    matrices = [np.asarray(headline_rows, dtype=np.int64).reshape(len(gold), len(ROW_COLUMNS))]
-    matrices += [rows for _, _, rows in tables]
-    resampled = None
-    if bootstrap and len(gold):
-        for _, parts in stats.resampled_sums(matrices, strata, bootstrap, seed):
-            resampled = list(parts) if resampled is None else [a + b for a, b in zip(resampled, parts)]
+    if strata is not None and len(strata) != len(gold):
+        raise InputError(f"{len(strata)} genres for {len(gold)} sentences")
+    strata = list(strata) if strata is not None else [buckets.ALL_GENRES] * len(gold)
+    keys = list(keys) if keys is not None else [s.sent_id or str(k + 1) for k, s in enumerate(gold)]
+    tables = [(a, *_bucket_counts(a, gold, test, punct, rel, strata)) for a in attributes]
+    confusion, error_list = _confusions(gold, test, punct, rel, errors)
+    counts = buckets.Counts(KIND, COUNT_COLUMNS, keys, strata, ROW_COLUMNS,
+                            np.asarray(headline_rows, dtype=np.int64).reshape(len(gold), len(ROW_COLUMNS)),
+                            tables, {"relations": confusion}, error_list, headline["signature"])
+    counts.result = headline
+    return counts
+
+
+WRONG_HEAD = "wrong head"
+
+
+def _confusions(gold, test, punct: PunctRule, rel, errors: bool):
+    """The relation confusion table (each scored gold word: the run's relation when its head is right,
+    ``wrong head`` when it is not, ``missing`` when the run has no attached word there) and the errors."""
+    from parseval.evaluation.confusions import MISSING, Confusion
+    confusion = Confusion()
+    error_list: list | None = [] if errors else None
+    for s, (gs, ts) in enumerate(zip(gold, test)):
+        gskip, tskip = punct_skips(punct, gs, ts)
+        for i, g in enumerate(gs.words):
+            if gskip[i]:
+                continue
+            t = ts.words[i] if i < len(ts.words) else None
+            if t is None or t.head is None:
+                confusion.add(rel(g), MISSING, s)
+                ok = False
+            else:
+                head_ok, label_ok = attachment(g, t, rel)
+                confusion.add(rel(g), rel(t) if head_ok else WRONG_HEAD, s)
+                ok = head_ok and label_ok
+            if not ok and error_list is not None:
+                error_list.append((s, "missed", rel(g), f"{g.id} {g.form} <-{g.head} {rel(g)}"))
+        if error_list is not None:
+            for j, t in enumerate(ts.words):
+                if tskip[j] or t.head is None:
+                    continue
+                g = gs.words[j] if j < len(gs.words) and not gskip[j] else None
+                if g is None or not all(attachment(g, t, rel)):
+                    error_list.append((s, "spurious", rel(t), f"{t.id} {t.form} <-{t.head} {rel(t)}"))
+    return confusion, error_list
+
+
+def error_rows(block) -> np.ndarray:
+    """Per sentence, whether a bucket's five counts hold an error: a gold word not fully right, or a run
+    word not right."""
+    return (block[:, 0] > block[:, 2]) | (block[:, 3] > block[:, 4])
+
+
+def analyse(gold: list[DepSentence], test: list[DepSentence], *, by: list[str] | None = None,
+            punct: PunctRule | str = "upos", labels: bool | str = True, bootstrap: int = 1000,
+            seed: int = stats.DEFAULT_SEED, strata: list[str] | None = None, keys: list[str] | None = None,
+            confusions: bool = False) -> dict:
+    """The analysis document (``docs/metrics/analysis.md``) of ``test`` against ``gold``, paired by order.
+
+    ``by``: attribute names (default: every dependency attribute); ``labels``: ``True`` (relations whole)
+    or ``"universal"`` (without subtype), as in the ``deps`` command; ``strata``: one genre per sentence
+    (the intervals resampled within each); ``confusions``: add the relation confusion table.
+    """
+    if bootstrap < 0:
+        raise InputError("--bootstrap must be >= 0")
+    counts = count(gold, test, by=by, punct=punct, labels=labels, strata=strata, keys=keys)
+    return document(counts, bootstrap=bootstrap, seed=seed, confusions=confusions)
+
+
+def document(counts: buckets.Counts, *, bootstrap: int = 1000, seed: int = stats.DEFAULT_SEED,
+             confusions: bool = False) -> dict:
+    """The analysis document of :func:`count`'s counts."""
+    resampled = buckets.resampled_tables(counts, bootstrap, seed)
+    strata = counts.strata
     doc = {
-        "schema": SCHEMA, "kind": KIND, "signature": headline["signature"], "sentences": len(gold),
-        "headline": _headline(headline, headline_rows, resampled[0] if resampled else None),
+        "schema": SCHEMA, "kind": KIND, "signature": counts.signature, "sentences": len(counts.keys),
+        "headline": _headline(counts.result, counts.headline.tolist(), resampled[0] if resampled else None),
         "bootstrap": {"resamples": bootstrap, "seed": seed, "ci_level": stats.CI_LEVEL,
                       "strata": "genre" if len(set(strata)) > 1 else "none"},
         "attributes": [],
+        "sentence_ids": list(counts.keys),
     }
-    for m, (attribute, bucket_labels, rows) in enumerate(tables, start=1):
+    for m, (attribute, bucket_labels, rows) in enumerate(counts.tables, start=1):
         sums = rows.sum(axis=0)
         entries = []
         for k, label in enumerate(bucket_labels):
-            counts = dict(zip(COUNT_COLUMNS, (int(v) for v in sums[5 * k:5 * k + 5])))
-            entry = {"bucket": label, **counts,
-                     **{name: stats.defined(v) for name, v in figures(*counts.values()).items()}}
+            values = dict(zip(COUNT_COLUMNS, (int(v) for v in sums[5 * k:5 * k + 5])))
+            entry = {"bucket": label, **values,
+                     **{name: stats.defined(v) for name, v in figures(*values.values()).items()}}
             if resampled is not None:
                 boot = figures(*(resampled[m][:, 5 * k + c] for c in range(5)))
                 entry.update({f"{name}_ci": stats.interval(boot[name]) for name in FIGURES})
+            entry["sentences"], entry["error_sentences"] = buckets.sentence_lists(rows, k, 5, error_rows)
             entries.append(entry)
         doc["attributes"].append({"name": attribute.name, "description": attribute.description,
                                   "buckets": entries})
+    if confusions:
+        doc["confusions"] = confusion_documents(counts)
     return doc
+
+
+def confusion_documents(counts: buckets.Counts) -> list[dict]:
+    return [counts.confusions["relations"].document(
+        "relations", "per gold relation (scored words): the run's relation on the same word when its head is "
+        "right; wrong head: the head is wrong; missing: the run's word has no head (or no such word)")]
 
 
 def _headline(result: dict, rows: list, resampled) -> dict:
