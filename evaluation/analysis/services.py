@@ -15,9 +15,12 @@ from evaluation.results.charts import Point, bar_chart
 from evaluation.results.text import decimal, percent
 from evaluation.significance.sets import settings_of
 
-from . import access, errors, pairwise, store
+from parseval.evaluation.confusions import common_errors
+
+from . import access, pairwise, store
 
 SENTENCE_LIMIT = 500  # sentences listed behind one number (the count says how many there are)
+ERROR_LIMIT = 300  # errors listed per table (the counts cover them all)
 
 
 @dataclass
@@ -96,16 +99,12 @@ def confusions_context(user, campaign: Campaign, pk: int) -> dict:
     ra = run_analysis(user, campaign, pk)
     tables = []
     for table in ra.document.get("confusions", []):
-        columns = []
-        for row in table["rows"]:
-            for cell in row["cells"]:
-                if cell["run"] not in columns:
-                    columns.append(cell["run"])
+        columns = table.get("columns", [])
         rows = []
         for row in table["rows"]:
-            by_run = {c["run"]: c["count"] for c in row["cells"]}
-            rows.append({"gold": row["gold"], "total": row["total"],
-                         "cells": [{"run": col, "count": by_run.get(col), "right": col == row["gold"],
+            cells = row.get("cells") or {}
+            rows.append({"gold": row["gold"], "total": row.get("count"),
+                         "cells": [{"run": col, "count": (cells.get(col) or {}).get("count"), "right": col == row["gold"],
                                     "cell": f"{row['gold']}{CONFUSION_SEPARATOR}{col}"} for col in columns]})
         tables.append({"name": table["name"], "description": table.get("description", ""), "columns": columns,
                        "rows": rows})
@@ -113,19 +112,34 @@ def confusions_context(user, campaign: Campaign, pk: int) -> dict:
 
 
 def errors_context(user, campaign: Campaign, pk: int) -> dict:
+    """The run's errors against those of the other runs of its subset the reader may see
+    (:func:`parseval.evaluation.confusions.common_errors`: hard for everyone when at least half of the runs, and
+    more than one, make it; the run's own when no other run does)."""
     ra = run_analysis(user, campaign, pk)
     if ra.analysis is None:
         return {"campaign": campaign, "run": ra.run, "analysis": None}
-    others = []
+    mine = ra.analysis.index
+    lists = [[tuple(e) for e in mine.get("errors", [])]]
     for run in access.visible_runs(user, campaign, ra.run.scope):
         if run.pk == ra.run.pk:
             continue
         result = access.visible_result(user, run)
         other = store.analysis_of(result) if result is not None else None
-        if other is not None and other.index["keys"] == ra.analysis.index["keys"]:
-            others.append(other.index)
-    return {"campaign": campaign, "run": ra.run, "analysis": ra.analysis,
-            "shared": errors.shared(ra.analysis.index, others)}
+        if other is not None and other.index.get("kind") == mine.get("kind"):
+            lists.append([tuple(e) for e in other.index.get("errors", [])])
+    names = [str(k) for k in range(len(lists))]
+    found = common_errors(lists, names=names, limit=ERROR_LIMIT)
+    mine_set = set(lists[0])
+
+    def rows(listed):
+        return [{"key": e["sentence"], "what": f"{e['what']}: {e['item']}", "runs": len(e["runs"])} for e in listed]
+
+    hard = [e for e in found["hard"] if (e["sentence"], e["what"], e["label"], e["item"]) in mine_set]
+    shared = {"runs": len(lists), "errors": len(mine_set), "threshold": found["threshold"],
+              "hard_count": sum(1 for e in found["hard"] if (e["sentence"], e["what"], e["label"], e["item"]) in mine_set),
+              "alone_count": found["single_run"]["0"], "hard": rows(hard), "alone": rows(found["only"]["0"]),
+              "labels": found["labels"] if len(lists) > 1 else []}
+    return {"campaign": campaign, "run": ra.run, "analysis": ra.analysis, "shared": shared}
 
 
 def sentences_context(user, campaign: Campaign, pk: int, query) -> dict:
@@ -175,8 +189,8 @@ def sentence_context(user, campaign: Campaign, pk: int, key: str) -> dict:
     svg = kinds.for_campaign(campaign).sentence_svg(ra.result, key, svg_labels(ra.run, key))
     if svg is None:
         raise Http404(_("No such sentence in this run's analysis."))
-    errors_here = [row for row in ra.analysis.index.get("errors", []) if row[0] == key]
-    return {"campaign": campaign, "run": ra.run, "key": key, "svg": svg, "errors": [what for _k, _i, what in errors_here]}
+    errors_here = [f"{what}: {item}" for k, what, _label, item in ra.analysis.index.get("errors", []) if k == key]
+    return {"campaign": campaign, "run": ra.run, "key": key, "svg": svg, "errors": errors_here}
 
 
 def compare_context(user, campaign: Campaign, run_a: int, run_b: int, by: str | None) -> dict:

@@ -75,11 +75,11 @@ def _upload_dev(campaign, team, user, files, capture) -> Run:
 PATH = ["closed", "scored", "released", "published", "gold_released"]
 
 
-def advance_to(campaign, state: str, organiser) -> None:
+def advance_to(campaign, state: str, actor) -> None:
     """Walk the campaign through the real transitions up to ``state`` (publication takes the real snapshot)."""
     from campaign import lifecycle
 
     for step in PATH[PATH.index(campaign.state) + 1 if campaign.state in PATH else 0:PATH.index(state) + 1]:
-        lifecycle.transition(campaign, step, actor=organiser)
+        lifecycle.transition(campaign, step, actor=actor)
     campaign.refresh_from_db()
     assert campaign.state == state

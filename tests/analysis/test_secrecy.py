@@ -26,14 +26,15 @@ def plant(result, marker: str) -> None:
                 "headline": {"gold": 7, "las": 0.123456, "las_ci": [0.1, 0.2]},
                 "attributes": [{"name": "arc_length", "description": f"desc-{marker}",
                                 "buckets": [{"bucket": f"bucket-{marker}", "gold": 7, "correct": 3, "las": 0.428571}]}],
-                "confusions": [{"name": "relation", "description": "", "rows": [
-                    {"gold": f"gold-{marker}", "total": 7, "cells": [{"run": f"run-{marker}", "count": 7}]}]}],
-                "explorer": {"counts": ["gold", "correct"], "figures": ["las"],
-                             "figure": {"name": "las", "numerator": "correct", "denominator": "gold"}}}
-    index = {"keys": [f"doc/{marker}"], "genres": ["g"], "columns": ["gold", "correct"], "figure":
-             document["explorer"]["figure"], "buckets": {"arc_length": {f"bucket-{marker}": {"s": [0], "c": [[7, 3]]}}},
-             "confusions": {"relation": {f"gold-{marker}\trun-{marker}": [0]}},
-             "errors": [[f"doc/{marker}", "1", f"error-{marker}"]]}
+                "confusions": [{"name": "relations", "description": "", "columns": [f"run-{marker}"], "rows": [
+                    {"gold": f"gold-{marker}", "count": 7, "cells": {f"run-{marker}": {"count": 7}}}]}],
+                "explorer": {"counts": ["gold", "head", "correct", "test", "correct_test"], "figures": ["las"],
+                             "figure": {"name": "las"}}}
+    index = {"kind": "deps", "keys": [f"doc/{marker}"], "genres": ["g"],
+             "columns": ["gold", "head", "correct", "test", "correct_test"],
+             "buckets": {"arc_length": {f"bucket-{marker}": {"s": [0], "c": [[7, 3, 3, 7, 3]], "e": [0]}}},
+             "confusions": {"relations": {f"gold-{marker}\trun-{marker}": [0]}},
+             "errors": [[f"doc/{marker}", "missed", "nsubj", f"error-{marker}"]]}
     RunAnalysis.objects.filter(result=result).delete()
     RunAnalysis.objects.create(result=result, schema=store.SCHEMA, document=document, index=store.pack(index))
 
@@ -51,7 +52,7 @@ def routes(campaign, runs: dict, marker_of: dict) -> dict[str, tuple[str, dict]]
             f"{name}: confusions": (f"{base}/confusions/", {}),
             f"{name}: errors": (f"{base}/errors/", {}),
             f"{name}: bucket sentences": (f"{base}/sentences/", {"by": "arc_length", "bucket": f"bucket-{m}"}),
-            f"{name}: cell sentences": (f"{base}/sentences/", {"table": "relation", "cell": f"gold-{m}\trun-{m}"}),
+            f"{name}: cell sentences": (f"{base}/sentences/", {"table": "relations", "cell": f"gold-{m}\trun-{m}"}),
         })
     a, b = runs["A"].pk, runs["B"].pk
     out["pairwise A/B"] = (f"/results/{slug}/analysis/compare/{a}/{b}/", {"by": "arc_length"})
