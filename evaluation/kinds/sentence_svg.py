@@ -12,6 +12,10 @@ that no label runs out of it (a wide sentence scrolls inside its container, ``.c
 * :func:`trees_svg`: the gold tree and the run's side by side, each bracket (phrasal node) the other tree does
   not have red.
 
+Every drawn item carries ``data-state``: ``gold`` (a gold item the run has), ``missing`` (one it does not),
+``right``, ``label`` (right head, wrong relation) or ``wrong`` (a run's item); a tree's differing brackets
+``missing`` (gold) or ``wrong`` (run).
+
 Plain data in, a string out: what each side holds is given as tuples, the captions (translated by the caller)
 in ``labels``; nothing here reads a file or a model.
 """
@@ -40,10 +44,12 @@ def _attr(value) -> str:
     return escape(str(value), {'"': "&quot;"})
 
 
-def _text(x, y, text, size=LABEL_SIZE, colour="#222", anchor="middle", weight="normal", tooltip="") -> str:
+def _text(x, y, text, size=LABEL_SIZE, colour="#222", anchor="middle", weight="normal", tooltip="",
+          state: str = "") -> str:
     tip = f"<title>{_attr(tooltip)}</title>" if tooltip else ""
+    marked = f' data-state="{state}"' if state else ""
     return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" fill="{colour}" text-anchor="{anchor}" '
-            f'font-weight="{weight}">{tip}{_attr(text)}</text>')
+            f'font-weight="{weight}"{marked}>{tip}{_attr(text)}</text>')
 
 
 def _frame(width: float, height: float, title: str, desc: str, body: list[str]) -> str:
@@ -76,13 +82,20 @@ def _levels(spans: list[tuple[int, int]]) -> list[int]:
     return level
 
 
+def _state(colour: str, dashed: bool) -> str:
+    """What a mark says, as a ``data-state`` attribute: the tests and the reader's tools find the marked items."""
+    if dashed:
+        return "missing"
+    return {WRONG: "wrong", LABEL: "label", RIGHT: "right"}.get(colour, "gold")
+
+
 def _arc(x1, x2, y, height, up: bool, colour, dashed=False, tooltip="", width=1.4) -> str:
     sign = -1 if up else 1
     top = y + sign * height
     dash = ' stroke-dasharray="4 3"' if dashed else ""
     tip = f"<title>{_attr(tooltip)}</title>" if tooltip else ""
     return (f'<path d="M{x1:.1f},{y:.1f} C{x1:.1f},{top:.1f} {x2:.1f},{top:.1f} {x2:.1f},{y:.1f}" fill="none" '
-            f'stroke="{colour}" stroke-width="{width}"{dash}>{tip}</path>'
+            f'stroke="{colour}" stroke-width="{width}"{dash} data-state="{_state(colour, dashed)}">{tip}</path>'
             f'<circle cx="{x2:.1f}" cy="{y:.1f}" r="2.5" fill="{colour}"/>')
 
 
@@ -158,7 +171,7 @@ def _dep_arc(a: Arc, level: int, xs: list[float], y: float, up: bool, colour: st
     if a.head == 0:
         dash = ' stroke-dasharray="4 3"' if dashed else ""
         line = (f'<line x1="{x2:.1f}" y1="{y + sign * h:.1f}" x2="{x2:.1f}" y2="{y:.1f}" stroke="{colour}" '
-                f'stroke-width="1.4"{dash}><title>{_attr(tip)}</title></line>'
+                f'stroke-width="1.4"{dash} data-state="{_state(colour, dashed)}"><title>{_attr(tip)}</title></line>'
                 f'<circle cx="{x2:.1f}" cy="{y:.1f}" r="2.5" fill="{colour}"/>')
         return line + _text(x2, y + sign * h + (-2 if up else LABEL_SIZE), a.label, colour=colour, tooltip=tip)
     x1 = xs[a.head - 1]
@@ -218,7 +231,8 @@ def easy_svg(forms: list[str], gold_groups: list[tuple[int, int, str]], run_grou
         tick = 5 if up else -5
         dash = ' stroke-dasharray="4 3"' if dashed else ""
         path = (f'<path d="M{x1:.1f},{y + tick:.1f} L{x1:.1f},{y:.1f} L{x2:.1f},{y:.1f} L{x2:.1f},{y + tick:.1f}" '
-                f'fill="none" stroke="{colour}" stroke-width="1.6"{dash}><title>{_attr(tip)}</title></path>')
+                f'fill="none" stroke="{colour}" stroke-width="1.6"{dash} data-state="{_state(colour, dashed)}">'
+                f'<title>{_attr(tip)}</title></path>')
         ty = y - 3 if up else y + LABEL_SIZE + 1
         return path + _text((x1 + x2) / 2, ty, kind, colour=colour, tooltip=tip)
 
@@ -243,7 +257,7 @@ def easy_svg(forms: list[str], gold_groups: list[tuple[int, int, str]], run_grou
             x = a if a is not None else b
             sign = -1 if up else 1
             return (f'<line x1="{x:.1f}" y1="{y:.1f}" x2="{x:.1f}" y2="{y + sign * LEVEL:.1f}" stroke="{colour}" '
-                    f'stroke-width="1.4"><title>{_attr(tip)}</title></line>'
+                    f'stroke-width="1.4" data-state="{_state(colour, dashed)}"><title>{_attr(tip)}</title></line>'
                     + _text(x, y + sign * LEVEL + (-2 if up else LABEL_SIZE), kind, colour=colour, tooltip=tip))
         h = level * LEVEL
         label_y = y + (-1 if up else 1) * (h * 0.75 + 4) + (0 if up else LABEL_SIZE - 2)
@@ -353,6 +367,6 @@ def trees_svg(gold, run, labels: dict) -> str:
                 state, colour = "", PLAIN
             tip = f"{labels.get(side, side)}: {label} [{span[0] + 1}–{span[1]}]" + (f" ({state})" if state else "")
             body.append(_text(x, y_of(n), label or "∅", colour=colour, weight="700" if differs else "normal",
-                              tooltip=tip))
+                              tooltip=tip, state=("missing" if side == "gold" else "wrong") if differs else ""))
     width = max(run_end + pad, legend_end + 4)
     return _frame(width, top + depth * row + 12, labels.get("title", ""), labels.get("desc", ""), body)

@@ -6,7 +6,8 @@ import pytest
 from campaign.models import Campaign, CampaignState, Run, RunStatus, Sentence
 from campaign.subsets import mark_subset
 from tests import factories
-from tests.kinds.conftest import dep_campaign, dep_gold, fast_password_hashing, organiser  # noqa: F401
+from tests.kinds.conftest import (dep_campaign, dep_gold, fast_password_hashing, organiser, tree_campaign,  # noqa: F401
+                                  tree_gold)
 from tests.kinds.helpers import upload
 
 
@@ -83,3 +84,39 @@ def advance_to(campaign, state: str, actor) -> None:
         lifecycle.transition(campaign, step, actor=actor)
     campaign.refresh_from_db()
     assert campaign.state == state
+
+
+def easy_without_some_relations(data: bytes, every: int = 3) -> bytes:
+    """An EASY file with every ``every``-th relation of each sentence left out (the run misses them)."""
+    from lxml import etree
+
+    root = etree.fromstring(data, etree.XMLParser(resolve_entities=False, load_dtd=False, no_network=True))
+    for relations in root.iter("relations"):
+        for k, relation in enumerate(list(relations)):
+            if k % every == 0:
+                relations.remove(relation)
+    return etree.tostring(root, xml_declaration=True, encoding="UTF-8")
+
+
+@pytest.fixture
+def kind_worlds(tree_campaign, organiser, tree_gold, django_capture_on_commit_callbacks):  # noqa: F811
+    """``{kind: (campaign, perfect run, damaged run)}`` of an EASY and a constituency campaign, gold released."""
+    from tests.kinds.helpers import damaged_trees
+
+    out = {}
+    easy = factories.make_easy_campaign(slug="easy-analysis", organisers=[organiser])
+    for campaign, perfect, damaged in (
+            (easy, {n: factories.gold_bytes(n) for n in factories.SMALL_EASY_FILES},
+             {n: easy_without_some_relations(factories.gold_bytes(n)) for n in factories.SMALL_EASY_FILES}),
+            (tree_campaign, {p.name: p.read_text() for p in tree_gold},
+             {p.name: damaged_trees(p, "LABEL I", seed=5) for p in tree_gold})):
+        a = factories.make_team(campaign, factories.make_user(f"{campaign.slug}-a"), name="Team A")
+        b = factories.make_team(campaign, factories.make_user(f"{campaign.slug}-b"), name="Team B")
+        run_a = upload(campaign, a, a.memberships.first().user, perfect, django_capture_on_commit_callbacks,
+                       name="perfect")
+        run_b = upload(campaign, b, b.memberships.first().user, damaged, django_capture_on_commit_callbacks,
+                       name="damaged")
+        assert run_a.status == run_b.status == RunStatus.SCORED, (run_b.status_reason, run_b.validation_report)
+        advance_to(campaign, "gold_released", organiser)
+        out["easy" if campaign is easy else "constituency"] = (campaign, run_a, run_b)
+    return out
