@@ -12,6 +12,7 @@ NAMES = {
     "evaluation.sharding.score_shard", "evaluation.sharding.watch_shards", "evaluation.recover_runs",
     "evaluation.significance_tasks.compute_significance", "evaluation.consensus_tasks.build_consensus",
     "evaluation.bundle_tasks.build_bundle", "evaluation.lab.tasks.run_error_lab_job",
+    "evaluation.analysis.tasks.analyse_result",  # issue 38: a new task, not a moved one
 }
 
 

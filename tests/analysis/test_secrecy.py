@@ -117,6 +117,7 @@ def test_a_missing_analysis_is_no_answer_either(explorer_world):
     """Before the gold release a team asking for its own test run's explorer gets the 404 of a run that does not
     exist, whether its analysis was computed or not."""
     campaign, users, runs = explorer_world
+    RunAnalysis.objects.all().delete()
     client = clients(users)["team A"]
     missing = client.get(f"/results/{campaign.slug}/runs/999999/analysis/")
     own = client.get(f"/results/{campaign.slug}/runs/{runs['A'].pk}/analysis/")
