@@ -99,6 +99,10 @@ def _arc(x1, x2, y, height, up: bool, colour, dashed=False, tooltip="", width=1.
             f'<circle cx="{x2:.1f}" cy="{y:.1f}" r="2.5" fill="{colour}"/>')
 
 
+def _without(labels: dict, key: str) -> dict:
+    return {k: v for k, v in labels.items() if k != key}
+
+
 def _legend(labels: dict, y: float) -> str:
     items = [(PLAIN, False, labels.get("gold_arc", "gold")), (MISSING, True, labels.get("missing", "missing")),
              (RIGHT, False, labels.get("right", "right")), (WRONG, False, labels.get("wrong", "wrong"))]
@@ -215,7 +219,7 @@ def easy_svg(forms: list[str], gold_groups: list[tuple[int, int, str]], run_grou
     group_band = LABEL_SIZE + 14
     gold_h = (max(gold_rel_levels, default=0) + 1) * LEVEL + group_band + 8
     run_h = (max(run_rel_levels, default=0) + 1) * LEVEL + group_band + 8
-    legend, legend_end = _legend(labels, 14)
+    legend, legend_end = _legend(_without(labels, "label_only"), 14)  # no relation to get half right
     base = 24 + gold_h
     words_bottom = base + WORD_SIZE + 4
     body = [legend, _text(4, 38, labels.get("gold", "gold"), anchor="start", weight="600"),
@@ -339,7 +343,7 @@ def trees_svg(gold, run, labels: dict) -> str:
     gold_nodes, gold_edges, gold_end, gold_depth = _tree_layout(gold, pad)
     run_nodes, run_edges, run_end, run_depth = _tree_layout(run, gold_end + 2 * pad + 10)
     gold_b, run_b = _brackets(gold_nodes), _brackets(run_nodes)
-    legend, legend_end = _legend(labels, 14)
+    legend, legend_end = _legend(_without(labels, "label_only"), 14)  # no relation to get half right
     top = 50
     body = [legend, _text(8, 36, labels.get("gold", "gold"), anchor="start", weight="600"),
             _text(gold_end + 2 * pad + 10, 36, labels.get("run", "run"), anchor="start", weight="600")]
