@@ -54,6 +54,10 @@ from parseval.evaluation.easy import buckets as easy_buckets
 from parseval.evaluation.easy.files import list_xml
 counts = easy_buckets.count(list_xml(gold), list_xml(run), errors=True, bootstrap=1000, seed=12345)
 document = easy_buckets.document(counts, bootstrap=1000, seed=12345, confusions=True)
+def hwm():
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) / 1024.0
+library_peak, library_cpu = hwm(), time.process_time() - c
 import django
 django.setup()
 from evaluation.kinds.analysis import split
@@ -61,12 +65,12 @@ from evaluation.analysis.store import pack
 made = split(counts, document)
 index = pack(made.index)
 wall, cpu = time.perf_counter() - t, time.process_time() - c
-with open("/proc/self/status") as status:
-    peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) / 1024.0
+peak = hwm()
 with open(out + ".index", "wb") as fh:
     fh.write(index)
 with open(out, "w") as fh:
-    json.dump({"document": made.document, "wall": wall, "cpu": cpu, "peak": peak, "index_bytes": len(index),
+    json.dump({"document": made.document, "wall": wall, "cpu": cpu, "peak": peak, "library_peak": library_peak,
+               "library_cpu": library_cpu, "index_bytes": len(index),
                "document_bytes": len(json.dumps(made.document)), "sentences": len(made.index["keys"]),
                "errors": len(made.index["errors"])}, fh)
 """
@@ -171,7 +175,8 @@ def main(argv=None) -> int:
         stored = analyse_child(gold, run, folder / "analysis.json")
         print(f"analysis (computed once per result: counts, errors, confusions, bootstrap 1000, split): "
               f"{stored['cpu']:.1f} CPU s, {stored['wall']:.1f} s wall, peak {stored['peak']:.0f} MB "
-              f"({stored['peak'] / scoring['rss_mb']:.2f}x the scoring's); stored: document "
+              f"({stored['peak'] / scoring['rss_mb']:.2f}x the scoring's; the library's counts and document alone: "
+              f"{stored['library_cpu']:.1f} CPU s, peak {stored['library_peak']:.0f} MB); stored: document "
               f"{stored['document_bytes'] / 1e6:.2f} MB of JSON, index {stored['index_bytes'] / 1e6:.2f} MB compressed "
               f"({stored['sentences']:,} sentences, {stored['errors']:,} errors)")
         index_bytes = (folder / "analysis.json.index").read_bytes()

@@ -32,6 +32,10 @@ def visible_result(user, run: Run) -> Result | None:
     """The result of ``run`` whose analysis ``user`` may read now (the one the results pages show them), or None."""
     if not may_see_analysis(user, run):
         return None
+    if visibility.can_see_all_live_results(user, run.campaign) or visibility.can_see_own_scores(user, run):
+        # the organisers' and the run's team's pages show its latest result (live): no results table to build
+        return (Result.objects.filter(run=run).order_by("-created_at", "-pk")
+                .select_related("run__campaign", "run__team").first())
     visible = summaries.visible_run_result(user, run)
     if visible is None or visible.empty:
         return None

@@ -155,8 +155,9 @@ def sentences_context(user, campaign: Campaign, pk: int, query) -> dict:
         if entry is None:
             raise Http404(_("No such bucket."))
         columns = index["columns"]
-        for s, counts in zip(entry["s"], entry["c"]):
-            rows.append({"key": keys[s], "counts": counts})
+        width = len(columns)
+        for n, s in enumerate(entry["s"]):
+            rows.append({"key": keys[s], "counts": entry["c"][n * width:(n + 1) * width]})
         title = _("Sentences with an item in %(attribute)s = %(bucket)s") % {"attribute": query["by"],
                                                                             "bucket": query.get("bucket", "")}
         columns_shown = columns
@@ -189,7 +190,7 @@ def sentence_context(user, campaign: Campaign, pk: int, key: str) -> dict:
     svg = kinds.for_campaign(campaign).sentence_svg(ra.result, key, svg_labels(ra.run, key))
     if svg is None:
         raise Http404(_("No such sentence in this run's analysis."))
-    errors_here = [f"{what}: {item}" for k, what, _label, item in ra.analysis.index.get("errors", []) if k == key]
+    errors_here = [f"{what}: {item}" for _k, what, _label, item in ra.analysis.index.errors_of(key)]
     return {"campaign": campaign, "run": ra.run, "key": key, "svg": svg, "errors": errors_here}
 
 

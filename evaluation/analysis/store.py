@@ -2,7 +2,7 @@
 
 A :class:`~evaluation.models.RunAnalysis` per result and analysis schema: the document (JSON, what the pages draw
 and the bundle carries) and the index (zlib-compressed JSON, the sentences behind every number, read only by the
-pages that list sentences or compare runs). Computed after a test run's scoring (:mod:`evaluation.analysis.tasks`),
+pages that list sentences or compare runs, part by part: :class:`Index`). Computed after a test run's scoring (:mod:`evaluation.analysis.tasks`),
 else on the first request that needs it; never per page view. Worker code when it computes: it reads gold.
 """
 from __future__ import annotations
@@ -11,6 +11,7 @@ import json
 import logging
 import time
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -39,12 +40,106 @@ class Stored:
         return unpack(bytes(self.row.index))
 
 
+MAGIC = b"PVA1"
+BIG_PARTS = ("confusions", "errors")  # their own parts; every bucket table too; the rest is "meta"
+ERROR_BLOCK = 1000  # the errors are kept in parts of this many sentences: a sentence view reads one
+
+
+def _compressed(value) -> bytes:
+    """``value`` as zlib-compressed JSON (one part at a time: the largest part's text is what is held)."""
+    return zlib.compress(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8"), 6)
+
+
 def pack(index: dict) -> bytes:
-    return zlib.compress(json.dumps(index, separators=(",", ":"), ensure_ascii=False).encode("utf-8"), 6)
+    """The index (:mod:`evaluation.kinds.analysis`) in parts, each compressed JSON, so that a page reads only
+    what it needs: the sentence keys and genres ("meta"), one attribute's buckets, the confusions, the errors.
+    ``MAGIC``, the header's length (4 bytes), the header (JSON: each part's offset and length), the parts."""
+    parts = {"meta": {k: v for k, v in index.items() if k != "buckets" and k not in BIG_PARTS}}
+    parts["confusions"] = index.get("confusions", {})
+    position = {key: i for i, key in enumerate(index.get("keys", []))}
+    blocks: dict[int, list] = {}
+    for error in index.get("errors", []):
+        blocks.setdefault(position.get(error[0], 0) // ERROR_BLOCK, []).append(error)
+    parts["meta"]["error_blocks"] = sorted(blocks)
+    parts.update({f"errors:{block}": errors for block, errors in sorted(blocks.items())})
+    parts.update({f"bucket:{name}": table for name, table in index.get("buckets", {}).items()})
+    blobs, header, offset = [], {}, 0
+    for name, value in parts.items():
+        blob = _compressed(value)
+        header[name] = [offset, len(blob)]
+        blobs.append(blob)
+        offset += len(blob)
+    head = json.dumps(header, ensure_ascii=False).encode("utf-8")
+    return MAGIC + len(head).to_bytes(4, "big") + head + b"".join(blobs)
 
 
-def unpack(data: bytes) -> dict:
-    return json.loads(zlib.decompress(data).decode("utf-8"))
+class Index(Mapping):
+    """A stored index read part by part, each part when first asked for: ``index["keys"]`` reads the meta part,
+    ``index["buckets"][attribute]`` that attribute's table, ``index["errors"]`` the errors."""
+
+    def __init__(self, data: bytes):
+        if data[:4] != MAGIC:
+            raise ValueError("not a stored analysis index")
+        size = int.from_bytes(data[4:8], "big")
+        self._header = json.loads(data[8:8 + size].decode("utf-8"))
+        self._data, self._start, self._parts = data, 8 + size, {}
+
+    def part(self, name: str):
+        if name not in self._parts:
+            offset, length = self._header[name]
+            blob = self._data[self._start + offset:self._start + offset + length]
+            self._parts[name] = json.loads(zlib.decompress(blob).decode("utf-8"))
+        return self._parts[name]
+
+    def __getitem__(self, key):
+        if key == "buckets":
+            return _Buckets(self, [n.split(":", 1)[1] for n in self._header if n.startswith("bucket:")])
+        if key == "errors":
+            return [e for block in self.part("meta").get("error_blocks", []) for e in self.part(f"errors:{block}")]
+        if key in BIG_PARTS:
+            return self.part(key)
+        if key == "error_blocks":
+            raise KeyError(key)
+        return self.part("meta")[key]
+
+    def errors_of(self, key: str) -> list:
+        """The errors of the sentence ``key`` (reading one part of the errors)."""
+        try:
+            block = self["keys"].index(key) // ERROR_BLOCK
+        except ValueError:
+            return []
+        if block not in self.part("meta").get("error_blocks", []):
+            return []
+        return [e for e in self.part(f"errors:{block}") if e[0] == key]
+
+    def _names(self) -> list[str]:
+        return [k for k in self.part("meta") if k != "error_blocks"] + ["buckets", *BIG_PARTS]
+
+    def __iter__(self):
+        return iter(self._names())
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+
+class _Buckets(Mapping):
+    def __init__(self, index: Index, names: list[str]):
+        self._index, self._names = index, names
+
+    def __getitem__(self, name):
+        if name not in self._names:
+            raise KeyError(name)
+        return self._index.part(f"bucket:{name}")
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
+def unpack(data: bytes) -> Index:
+    return Index(data)
 
 
 def stored(result: Result) -> Stored | None:

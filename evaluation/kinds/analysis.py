@@ -8,7 +8,8 @@ document (:func:`split`) keeps the tables, and the **index** (a plain dict, stor
 
 * ``kind`` (the library's: ``easy``, ``trees``, ``deps``), ``keys`` and ``genres``: the result's sentences
   ("document/sentence id") in corpus order and their genres; ``columns``: a bucket's count columns;
-* ``buckets``: ``{attribute: {bucket: {"s": [sentence positions], "c": [[counts] per sentence], "e": [positions
+* ``buckets``: ``{attribute: {bucket: {"s": [sentence positions], "c": [counts, flat: ``columns`` per sentence of
+  ``s``], "e": [positions
   of the sentences with an error there]}}}``, only the sentences with an item in the bucket (what the pairwise
   comparison sums, and the lists of sentences);
 * ``confusions``: ``{table: {"GOLD\\tRUN": [sentence positions]}}``;
@@ -37,7 +38,7 @@ def bucket_entries(labels, rows: np.ndarray, width: int) -> dict[str, dict]:
     for k, label in enumerate(labels):
         block = np.asarray(rows[:, width * k:width * (k + 1)])
         where = np.flatnonzero(block.any(axis=1))
-        out[label] = {"s": where.tolist(), "c": block[where].tolist()}
+        out[label] = {"s": where.tolist(), "c": block[where].ravel().tolist()}  # flat: no list per sentence
     return out
 
 
@@ -106,10 +107,10 @@ def counts_of(index: dict, attribute: str, order: list[str]):
     keys = index["keys"]
     for k, label in enumerate(labels):
         entry = entries[label]
-        targets = [position.get(keys[s], -1) for s in entry["s"]]
-        for row, counts in zip(targets, entry["c"]):
-            if row >= 0:
-                rows[row, k * width:(k + 1) * width] = counts
+        targets = np.array([position.get(keys[s], -1) for s in entry["s"]], dtype=np.int64)
+        block = np.asarray(entry["c"], dtype=np.int64).reshape(len(targets), width)
+        kept = targets >= 0
+        rows[targets[kept], k * width:(k + 1) * width] = block[kept]
     kind = index["kind"]
     return registry.Counts(kind, tuple(index["columns"]), list(order), [genre_of.get(k, "") for k in order], (),
                            None, [(registry.get(kind, attribute), labels, rows)])

@@ -32,7 +32,7 @@ def plant(result, marker: str) -> None:
                              "figure": {"name": "las"}}}
     index = {"kind": "deps", "keys": [f"doc/{marker}"], "genres": ["g"],
              "columns": ["gold", "head", "correct", "test", "correct_test"],
-             "buckets": {"arc_length": {f"bucket-{marker}": {"s": [0], "c": [[7, 3, 3, 7, 3]], "e": [0]}}},
+             "buckets": {"arc_length": {f"bucket-{marker}": {"s": [0], "c": [7, 3, 3, 7, 3], "e": [0]}}},
              "confusions": {"relations": {f"gold-{marker}\trun-{marker}": [0]}},
              "errors": [[f"doc/{marker}", "missed", "nsubj", f"error-{marker}"]]}
     RunAnalysis.objects.filter(result=result).delete()
