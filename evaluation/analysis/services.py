@@ -127,8 +127,13 @@ def errors_context(user, campaign: Campaign, pk: int) -> dict:
         other = store.analysis_of(result) if result is not None else None
         if other is not None and other.index.get("kind") == mine.get("kind"):
             lists.append([tuple(e) for e in other.index.get("errors", [])])
-    names = [str(k) for k in range(len(lists))]
-    found = common_errors(lists, names=names, limit=ERROR_LIMIT)
+    if len(lists) == 1:  # no other run to share an error with: every error is this run's alone
+        listed = [{"sentence": e[0], "what": e[1], "label": e[2], "item": e[3], "runs": ["0"]}
+                  for e in dict.fromkeys(lists[0])]
+        found = {"threshold": 2, "hard": [], "single_run": {"0": len(listed)}, "only": {"0": listed[:ERROR_LIMIT]},
+                 "labels": []}
+    else:
+        found = common_errors(lists, names=[str(k) for k in range(len(lists))], limit=ERROR_LIMIT)
     mine_set = set(lists[0])
 
     def rows(listed):
@@ -156,7 +161,8 @@ def sentences_context(user, campaign: Campaign, pk: int, query) -> dict:
             raise Http404(_("No such bucket."))
         columns = index["columns"]
         width = len(columns)
-        for n, s in enumerate(entry["s"]):
+        total = len(entry["s"])
+        for n, s in enumerate(entry["s"][:SENTENCE_LIMIT]):  # the count covers them all; the list, the first
             rows.append({"key": keys[s], "counts": entry["c"][n * width:(n + 1) * width]})
         title = _("Sentences with an item in %(attribute)s = %(bucket)s") % {"attribute": query["by"],
                                                                             "bucket": query.get("bucket", "")}
@@ -166,13 +172,14 @@ def sentences_context(user, campaign: Campaign, pk: int, query) -> dict:
         if positions is None:
             raise Http404(_("No such cell."))
         gold, _sep, said = query["cell"].partition(CONFUSION_SEPARATOR)
-        rows = [{"key": keys[s], "counts": []} for s in positions]
+        total = len(positions)
+        rows = [{"key": keys[s], "counts": []} for s in positions[:SENTENCE_LIMIT]]
         title = _("Sentences where the gold says %(gold)s and the run %(run)s") % {"gold": gold, "run": said}
         columns_shown = []
     else:
         raise Http404(_("Say which bucket or cell."))
-    return {"campaign": campaign, "run": ra.run, "title": title, "total": len(rows),
-            "rows": rows[:SENTENCE_LIMIT], "columns": columns_shown, "limit": SENTENCE_LIMIT}
+    return {"campaign": campaign, "run": ra.run, "title": title, "total": total,
+            "rows": rows, "columns": columns_shown, "limit": SENTENCE_LIMIT}
 
 
 def svg_labels(run: Run, key: str) -> dict:

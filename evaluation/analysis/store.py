@@ -62,7 +62,9 @@ def pack(index: dict) -> bytes:
         blocks.setdefault(position.get(error[0], 0) // ERROR_BLOCK, []).append(error)
     parts["meta"]["error_blocks"] = sorted(blocks)
     parts.update({f"errors:{block}": errors for block, errors in sorted(blocks.items())})
-    parts.update({f"bucket:{name}": table for name, table in index.get("buckets", {}).items()})
+    for name, table in index.get("buckets", {}).items():  # one part per bucket: a list reads one bucket's
+        parts["meta"].setdefault("bucket_names", {})[name] = list(table)
+        parts.update({f"bucket:{name}\t{bucket}": entry for bucket, entry in table.items()})
     blobs, header, offset = [], {}, 0
     for name, value in parts.items():
         blob = _compressed(value)
@@ -93,12 +95,12 @@ class Index(Mapping):
 
     def __getitem__(self, key):
         if key == "buckets":
-            return _Buckets(self, [n.split(":", 1)[1] for n in self._header if n.startswith("bucket:")])
+            return _Buckets(self, self.part("meta").get("bucket_names", {}))
         if key == "errors":
             return [e for block in self.part("meta").get("error_blocks", []) for e in self.part(f"errors:{block}")]
         if key in BIG_PARTS:
             return self.part(key)
-        if key == "error_blocks":
+        if key in ("error_blocks", "bucket_names"):
             raise KeyError(key)
         return self.part("meta")[key]
 
@@ -113,7 +115,7 @@ class Index(Mapping):
         return [e for e in self.part(f"errors:{block}") if e[0] == key]
 
     def _names(self) -> list[str]:
-        return [k for k in self.part("meta") if k != "error_blocks"] + ["buckets", *BIG_PARTS]
+        return [k for k in self.part("meta") if k not in ("error_blocks", "bucket_names")] + ["buckets", *BIG_PARTS]
 
     def __iter__(self):
         return iter(self._names())
@@ -123,19 +125,37 @@ class Index(Mapping):
 
 
 class _Buckets(Mapping):
-    def __init__(self, index: Index, names: list[str]):
+    """``{attribute: {bucket: entry}}``, each bucket's entry read when asked for."""
+
+    def __init__(self, index: Index, names: dict[str, list[str]]):
         self._index, self._names = index, names
 
     def __getitem__(self, name):
         if name not in self._names:
             raise KeyError(name)
-        return self._index.part(f"bucket:{name}")
+        return _Table(self._index, name, self._names[name])
 
     def __iter__(self):
         return iter(self._names)
 
     def __len__(self) -> int:
         return len(self._names)
+
+
+class _Table(Mapping):
+    def __init__(self, index: Index, attribute: str, buckets: list[str]):
+        self._index, self._attribute, self._buckets = index, attribute, buckets
+
+    def __getitem__(self, bucket):
+        if bucket not in self._buckets:
+            raise KeyError(bucket)
+        return self._index.part(f"bucket:{self._attribute}\t{bucket}")
+
+    def __iter__(self):
+        return iter(self._buckets)
+
+    def __len__(self) -> int:
+        return len(self._buckets)
 
 
 def unpack(data: bytes) -> Index:
