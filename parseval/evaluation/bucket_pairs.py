@@ -29,7 +29,7 @@ import numpy as np
 
 from parseval.annotations.errors import InputError
 from parseval.evaluation import paired, stats
-from parseval.evaluation.buckets import Counts
+from parseval.evaluation.buckets import Counts, shared
 
 DEFAULT_EFFECT = 0.02
 A_BETTER, B_BETTER, NO_DIFFERENCE, TOO_FEW = "A", "B", "no difference", "too few to tell"
@@ -93,28 +93,38 @@ def compare(a: Counts, b: Counts, *, by: Sequence[str] | None = None, method: st
     figure, _ = PAIR_FIGURES[a.kind]
     width = len(a.columns)
     names_b = {t[0].name: t for t in b.tables}
+    ids = list(range(len(a.keys)))  # shared by every sentence list (see buckets.shared)
     out = {"figure": figure, "runs": list(names), "method": method, "resamples": resamples, "seed": seed,
            "alpha": alpha, "power": power, "effect": effect, "correction": "benjamini-hochberg", "attributes": []}
+    chosen = []
     for attribute, labels_a, rows_a in a.tables:
-        if by and attribute.name not in by:
-            continue
-        if attribute.name not in names_b:
+        if (by and attribute.name not in by) or attribute.name not in names_b:
             continue
         _, labels_b, rows_b = names_b[attribute.name]
         union = sorted(set(labels_a) | set(labels_b), key=attribute.sort_key)
-        xa, xb = _aligned(list(labels_a), rows_a, union, width), _aligned(list(labels_b), rows_b, union, width)
+        chosen.append((attribute, union, _aligned(list(labels_a), rows_a, union, width),
+                       _aligned(list(labels_b), rows_b, union, width)))
+    if not chosen or not len(a.keys):
+        return out
+    # every attribute in one call: one figure set each, reading its columns of the attributes side by side,
+    # so that the resamples are drawn once for all of them (the same draws as one call per attribute)
+    figure_sets, start = [], 0
+    for _, union, _, _ in chosen:
+        part = bucket_figure_set(a.kind, union, width)
+        figure_sets.append(paired.FigureSet(part.keys, part.compute, np.arange(start, start + len(union) * width)))
+        start += len(union) * width
+    runs = {0: np.hstack([xa for _, _, xa, _ in chosen]), 1: np.hstack([xb for _, _, _, xb in chosen])}
+    parts = paired.compare_parts(runs, a.strata, figure_sets, method=method, resamples=resamples, seed=seed)
+    for (attribute, union, xa, xb), part, figures in zip(chosen, parts, figure_sets):
         out["attributes"].append({"name": attribute.name, "description": attribute.description,
-                                  "buckets": _buckets(a.kind, union, xa, xb, a.strata, width, method=method,
-                                                      resamples=resamples, seed=seed, alpha=alpha, power=power,
-                                                      effect=effect)})
+                                  "buckets": _buckets(part, figures, union, xa, xb, width, alpha=alpha, power=power,
+                                                      effect=effect, ids=ids)})
     return out
 
 
-def _buckets(kind, labels, xa, xb, strata, width, *, method, resamples, seed, alpha, power, effect) -> list[dict]:
-    figures = bucket_figure_set(kind, labels, width)
-    if not len(strata):
-        return []
-    result = paired.compare_arrays({0: xa, 1: xb}, strata, figures, method=method, resamples=resamples, seed=seed)
+def _buckets(result: paired.Compared, figures: paired.FigureSet, labels, xa, xb, width, *, alpha, power, effect,
+             ids=None) -> list[dict]:
+    """One attribute's buckets from its paired comparison (one pair: A, B)."""
     s = result.strata.index(stats.ALL)
     diff, se, low, high, p = (getattr(result, f)[0, s] for f in ("diff", "se", "low", "high", "p"))
     p_bh = paired.bh_adjust(p)
@@ -123,7 +133,7 @@ def _buckets(kind, labels, xa, xb, strata, width, *, method, resamples, seed, al
     for k, label in enumerate(labels):
         block_a, block_b = xa[:, k * width:(k + 1) * width], xb[:, k * width:(k + 1) * width]
         mde = None if math.isnan(se[k]) or se[k] <= 0 else float(paired.detectable(se[k], alpha, power))
-        significant = not math.isnan(p_bh[k]) and p_bh[k] < alpha
+        significant = bool(not math.isnan(p_bh[k]) and p_bh[k] < alpha)
         if significant:
             verdict = A_BETTER if diff[k] > 0 else B_BETTER
         else:
@@ -134,8 +144,8 @@ def _buckets(kind, labels, xa, xb, strata, width, *, method, resamples, seed, al
             "ci": None if math.isnan(low[k]) else [float(low[k]), float(high[k])],
             "p": stats.defined(p[k]), "p_bh": stats.defined(p_bh[k]), "significant": significant, "mde": mde,
             "verdict": verdict,
-            "sentences": np.flatnonzero(block_a.any(axis=1) | block_b.any(axis=1)).tolist(),
-            "differing_sentences": np.flatnonzero((block_a != block_b).any(axis=1)).tolist(),
+            "sentences": shared(np.flatnonzero(block_a.any(axis=1) | block_b.any(axis=1)), ids),
+            "differing_sentences": shared(np.flatnonzero((block_a != block_b).any(axis=1)), ids),
         })
     return out
 
@@ -152,12 +162,12 @@ def format_pairs(section: dict) -> str:
     for attribute in section["attributes"]:
         width = max([12] + [len(x["bucket"]) + 2 for x in attribute["buckets"]])
         lines += ["", f"by {attribute['name']}",
-                  f"{'bucket':<{width}}{a[:8]:>8}{b[:8]:>8}{'diff':>8}{'interval':>18}{'p':>9}{'p BH':>9}"
+                  f"{'bucket':<{width}}{a[:8]:>9}{b[:8]:>9}{'diff':>8}{'interval':>18}{'p':>9}{'p BH':>9}"
                   f"{'MDE':>8}  verdict"]
         for x in attribute["buckets"]:
             ci = "" if not x["ci"] else f"[{100 * x['ci'][0]:.2f}, {100 * x['ci'][1]:.2f}]"
             p = "–" if x["p"] is None else f"{x['p']:.4f}"
             pbh = "–" if x["p_bh"] is None else f"{x['p_bh']:.4f}"
-            lines.append(f"{x['bucket']:<{width}}{pts(x['a'])}{pts(x['b'])}{pts(x['diff'])}{ci:>18}{p:>9}{pbh:>9}"
+            lines.append(f"{x['bucket']:<{width}} {pts(x['a'])} {pts(x['b'])}{pts(x['diff'])}{ci:>18}{p:>9}{pbh:>9}"
                          f"{pts(x['mde'])}  {x['verdict']}")
     return "\n".join(lines) + "\n"

@@ -1,14 +1,20 @@
-"""The one registry of analysis attributes: what a figure can be broken down by, for every kind.
+"""The one registry of analysis attributes, and what every kind's bucket analysis shares.
 
-An :class:`Attribute` names a property of an item (a dependency arc, later a tree's span or an EASY
-relation) or of its sentence, the kinds it applies to, and a function from an item to its *bucket*, a
-short label. A kind's package registers its attributes when it is imported (``parseval.evaluation.deps.buckets``
-for dependencies) and computes its buckets itself, with its own matching: this module only holds the
-names, so that the command line, the JSON document and (later) the pages list the same attributes in the
-same order for every kind.
+An :class:`Attribute` names a property of an item (a dependency arc, a tree's bracket, an EASY relation) or
+of its sentence, the kinds it applies to, and a function from an item to its *bucket*, a short label. A
+kind's package registers its attributes when its ``buckets`` module is imported
+(``parseval.evaluation.{easy,trees,deps}.buckets``) and computes its buckets itself, with its scorer's own
+matching: the registry holds the names, keyed by kind and name, so that the command line, the JSON document
+and the pages list the same attributes in the same order for every kind.
 
 Numeric attributes fall into fixed ranges (:func:`range_label`): a bucket means the same thing on every
 corpus, so that two analyses can be read side by side.
+
+Shared by the kinds: :class:`Counts` (a run's per-sentence bucket counts, what a document, a pairwise
+comparison and the confusion tables are made from), :class:`Counter` (filling them), the resampling of
+the intervals (:func:`resampled_tables`), and for the span kinds (EASY relations, tree brackets) the
+figures and the document (:func:`span_figures`, :func:`span_document`). The arithmetic and the JSON schema
+are in docs/metrics/analysis.md.
 """
 from __future__ import annotations
 
@@ -22,13 +28,16 @@ from parseval.annotations.errors import InputError
 @dataclass(frozen=True)
 class Attribute:
     """One attribute: ``bucket(item)`` gives the item's bucket label; ``order`` the fixed order of the
-    bucket labels when the attribute has one (numeric ranges), else buckets are sorted by name."""
+    bucket labels when the attribute has one (numeric ranges), else buckets are sorted by name;
+    ``per_sentence``: the bucket depends only on the item's sentence (its length, its genre), so that a kind
+    may compute it once per sentence."""
 
     name: str
     kinds: tuple[str, ...]
     description: str
     bucket: Callable[[Any], str]
     order: tuple[str, ...] = ()
+    per_sentence: bool = False
 
     def sort_key(self, label: str):
         if label in self.order:
@@ -97,55 +106,96 @@ ALL_GENRES = "all"  # the one stratum when no genre is known
 class Counter:
     """Per-sentence counts of the buckets of one attribute, filled a sentence at a time, kept compact.
 
-    ``add(sentence, label, column, n)`` adds ``n`` to a count of one bucket of one sentence; :meth:`table`
-    gives the sorted labels and a dense (sentences, buckets x columns) integer matrix. Entries are kept as
-    flat integer arrays (sentence, bucket, column, n), so memory grows with the non-zero counts, never with
-    Python objects per sentence.
+    :meth:`add_counts` adds a sentence's counts of its buckets (``{label: [count per column]}``), :meth:`add`
+    one count; :meth:`table` gives the sorted labels and the dense (sentences, buckets x columns) matrix.
+    Until then the counts are records ``(sentence, bucket, count per column)`` in one flat int32 array: 4
+    bytes per count of a bucket a sentence has, never Python objects per sentence.
     """
 
-    __slots__ = ("attribute", "width", "index", "labels", "entries")
+    __slots__ = ("attribute", "width", "index", "labels", "data")
 
     def __init__(self, attribute: Attribute, width: int):
         from array import array
         self.attribute, self.width = attribute, width
         self.index: dict[str, int] = {}
         self.labels: list[str] = []
-        self.entries = array("q")
+        self.data = array("i")
 
-    def add(self, sentence: int, label: str, column: int, n: int = 1) -> None:
+    def _bucket(self, label: str) -> int:
         k = self.index.get(label)
         if k is None:
             k = self.index[label] = len(self.labels)
             self.labels.append(label)
-        self.entries.extend((sentence, k, column, n))
+        return k
+
+    def add(self, sentence: int, label: str, column: int, n: int = 1) -> None:
+        record = [0] * (2 + self.width)
+        record[0], record[1], record[2 + column] = sentence, self._bucket(label), n
+        self.data.extend(record)
+
+    def add_counts(self, sentence: int, counts: dict) -> None:
+        """Add ``{label: [count per column]}`` to the counts of ``sentence``."""
+        data, index = self.data, self.index
+        for label, values in counts.items():
+            k = index.get(label)
+            if k is None:
+                k = self._bucket(label)
+            data.append(sentence)
+            data.append(k)
+            data.extend(values)
 
     def table(self, sentences: int, labels: list[str] | None = None):
         """``(labels, rows)``: the labels in the attribute's order (or ``labels``, a superset, as given) and the
-        (sentences, len(labels) x width) int32 matrix of counts (bucket k's columns at ``k*width ...``)."""
+        (sentences, len(labels) x width) integer matrix of counts (bucket k's columns at ``k*width ...``; int16
+        when a count per sentence stays below 16,384, a bucket's sum per sentence too, else int32)."""
         import numpy as np
         order = sorted(self.labels, key=self.attribute.sort_key) if labels is None else list(labels)
-        where = {label: i for i, label in enumerate(order)}
-        rows = np.zeros((sentences, len(order) * self.width), dtype=np.int32)
-        if self.entries:
-            e = np.frombuffer(self.entries, dtype=np.int64).reshape(-1, 4)
+        where = {label: j for j, label in enumerate(order)}
+        w = self.width
+        rows = np.zeros((sentences, len(order) * w), dtype=np.int32)
+        if len(self.data):
+            records = np.frombuffer(self.data, dtype=np.int32).reshape(-1, 2 + w)
             remap = np.array([where[label] for label in self.labels], dtype=np.int64)
-            np.add.at(rows, (e[:, 0], remap[e[:, 1]] * self.width + e[:, 2]), e[:, 3])
+            first = remap[records[:, 1]] * w
+            for c in range(w):
+                np.add.at(rows, (records[:, 0], first + c), records[:, 2 + c])
+        if int(np.abs(rows).max(initial=0)) < 2 ** 15:
+            rows = rows.astype(np.int16)  # always for EASY (at most 4,000 relations a sentence): half the memory
         return order, rows
 
 
-def sentence_lists(rows, k: int, width: int, error) -> tuple[list[int], list[int]]:
+def tables_of(counters: list[Counter], sentences: int) -> list:
+    """``(attribute, labels, rows)`` of each counter, each counter's growing matrix freed once its table is
+    made (so that a matrix and its table coexist one attribute at a time)."""
+    out = []
+    for counter in counters:
+        out.append((counter.attribute, *counter.table(sentences)))
+        counter.data = counter.data[:0]
+    return out
+
+
+def sentence_lists(rows, k: int, width: int, error, ids: list[int] | None = None) -> tuple[list[int], list[int]]:
     """Indices of the sentences with an item in bucket ``k`` and of those with an error there (``error``: the
-    bucket's count columns (sentences, width) -> a boolean per sentence)."""
+    bucket's count columns (sentences, width) -> a boolean per sentence). ``ids``: ``list(range(sentences))``
+    made once by the caller, so that every list shares its int objects (8 bytes an entry, not 36: a 12x
+    EASY analysis lists about two million)."""
     import numpy as np
     block = rows[:, k * width:(k + 1) * width]
-    return (np.flatnonzero(block.any(axis=1)).tolist(), np.flatnonzero(error(block)).tolist())
+    return shared(np.flatnonzero(block.any(axis=1)), ids), shared(np.flatnonzero(error(block)), ids)
+
+
+def shared(indices, ids: list[int] | None) -> list[int]:
+    """``indices`` as a list of ints, taken from ``ids`` (``list(range(n))``) when given."""
+    if ids is None:
+        return [int(i) for i in indices]
+    return [ids[i] for i in (indices.tolist() if hasattr(indices, "tolist") else indices)]
 
 
 def genre_attribute(kind: str) -> Attribute:
     """Register ``genre`` for ``kind``: an item's bucket is its sentence's genre (``item.genre``), the
     stratum its sentence is resampled in."""
     return register(Attribute(GENRE, (kind,), "the sentence's genre (the strata of the intervals)",
-                              lambda item: item.genre))
+                              lambda item: item.genre, per_sentence=True))
 
 
 # -- the span kinds (EASY relations, tree brackets): four counts per bucket ------------------------------------
@@ -167,8 +217,9 @@ class Counts:
     number for dependencies, the 1-based number for trees); ``strata[i]`` is its genre. ``headline`` holds the
     headline scoring's per-sentence rows (columns ``headline_columns``); ``tables`` one ``(attribute,
     labels, rows)`` per attribute, ``rows`` of shape (sentences, len(labels) x len(columns)).
-    ``confusions``: ``{layer: {gold label: {run label: [count, sentence indices]}}}``; ``errors`` (when asked
-    for): ``(sentence, "missed" | "spurious", label, item)`` of every error, for the common errors.
+    ``confusions``: ``{name: Confusion}`` (:class:`parseval.evaluation.confusions.Confusion`); ``errors``
+    (when asked for): ``(sentence, "missed" | "spurious", label, item)`` of every error, for the common
+    errors; ``result``: the headline scoring's own result, when the kind keeps it.
     """
 
     kind: str
@@ -181,6 +232,7 @@ class Counts:
     confusions: dict = field(default_factory=dict)
     errors: list | None = None
     signature: str = ""
+    result: dict | None = None  # the headline scoring's own result when the kind keeps it (deps; evalb's summary)
 
     def table(self, name: str):
         """``(attribute, labels, rows)`` of the attribute ``name``."""
@@ -194,15 +246,21 @@ class Counts:
 def resampled_tables(counts: Counts, bootstrap: int, seed: int) -> list | None:
     """Every matrix of ``counts`` (the headline's, then each attribute's) summed over the same ``bootstrap``
     genre-stratified resamples of the sentences (:func:`parseval.evaluation.stats.resampled_sums`, the
-    headline intervals' draws): a list of (B, columns) arrays, or None without resamples."""
+    headline intervals' draws): a list of (B, columns) arrays, or None without resamples.
+
+    One matrix at a time: each call draws the same resamples from the same seed, and a matrix's sums do not
+    depend on the others', so the numbers are those of one call over all of them, with a genre's copy of
+    one matrix in memory at a time instead of all of them."""
     from parseval.evaluation import stats
     if not bootstrap or not len(counts.keys):
         return None
-    matrices = [counts.headline] + [rows for _, _, rows in counts.tables]
-    resampled = None
-    for _, parts in stats.resampled_sums(matrices, counts.strata, bootstrap, seed):
-        resampled = list(parts) if resampled is None else [a + b for a, b in zip(resampled, parts)]
-    return resampled
+    out = []
+    for matrix in [counts.headline] + [rows for _, _, rows in counts.tables]:
+        total = None
+        for _, (part,) in stats.resampled_sums([matrix], counts.strata, bootstrap, seed):
+            total = part if total is None else total + part
+        out.append(total)
+    return out
 
 
 def span_figures(f_exact: Callable) -> Callable:
@@ -254,6 +312,7 @@ def span_document(counts: Counts, figures: Callable, headline: dict, *, bootstra
            "bootstrap": {"resamples": bootstrap, "seed": seed, "ci_level": stats.CI_LEVEL,
                          "strata": "genre" if len(set(counts.strata)) > 1 else "none"},
            "attributes": [], "sentence_ids": list(counts.keys)}
+    ids = list(range(len(counts.keys)))
     for m, (attribute, labels, rows) in enumerate(counts.tables, start=1):
         sums = rows.sum(axis=0, dtype="int64")
         entries = []
@@ -264,10 +323,54 @@ def span_document(counts: Counts, figures: Callable, headline: dict, *, bootstra
             if resampled is not None:
                 boot = figures(*(resampled[m][:, width * k + c] for c in range(width)))
                 entry.update({f"{name}_ci": stats.interval(boot[name]) for name in SPAN_FIGURES})
-            entry["sentences"], entry["error_sentences"] = sentence_lists(rows, k, width, span_error)
+            entry["sentences"], entry["error_sentences"] = sentence_lists(rows, k, width, span_error, ids)
             entries.append(entry)
         doc["attributes"].append({"name": attribute.name, "description": attribute.description,
                                   "buckets": entries})
     if extra:
         doc.update(extra)
     return doc
+
+
+def format_span_tables(doc: dict) -> str:
+    """A span kind's bucket tables as text (percentages), one per attribute, after the headline."""
+    h = doc["headline"]
+    lines = [f"signature: {doc['signature']}",
+             f"sentences: {doc['sentences']}   gold items: {h['gold']}   run items: {h['test']}   "
+             f"matched: {h['correct']}",
+             f"R {_pct(h['recall']).strip()}{_ci(h.get('recall_ci'))}   P {_pct(h['precision']).strip()}"
+             f"{_ci(h.get('precision_ci'))}   F {_pct(h['f']).strip()}{_ci(h.get('f_ci'))}"]
+    boot = doc["bootstrap"]
+    if boot["resamples"]:
+        lines.append(f"intervals: {round(100 * boot['ci_level'])}% bootstrap, {boot['resamples']} resamples of the "
+                     f"sentences{' within each genre' if boot['strata'] == 'genre' else ''}, seed {boot['seed']}")
+    for attribute in doc["attributes"]:
+        width = max([12] + [len(b["bucket"]) + 2 for b in attribute["buckets"]])
+        lines += ["", f"by {attribute['name']}: {attribute['description']}",
+                  f"{'bucket':<{width}}{'gold':>8}{'run':>8}{'matched':>9}{'R':>8}{'P':>8}{'F':>8}{'F interval':>18}"]
+        for b in attribute["buckets"]:
+            lines.append(f"{b['bucket']:<{width}}{b['gold']:>8}{b['test']:>8}{b['correct']:>9}{_pct(b['recall'])}"
+                         f"{_pct(b['precision'])}{_pct(b['f'])}{_ci(b.get('f_ci')):>18}")
+    return "\n".join(lines) + "\n"
+
+
+def format_confusions(tables: list[dict], top: int = 6) -> str:
+    """Confusion tables as text: per gold label, its count and its most frequent cells."""
+    lines = []
+    for table in tables:
+        width = max([10] + [len(r["gold"]) + 2 for r in table["rows"]])
+        lines += ["", f"confusions, {table['name']}: {table['description']}"]
+        for row in table["rows"]:
+            cells = sorted(row["cells"].items(), key=lambda kv: (-kv[1]["count"], kv[0]))
+            shown = ", ".join(f"{label} {c['count']}" for label, c in cells[:top])
+            more = f", ... ({len(cells) - top} more)" if len(cells) > top else ""
+            lines.append(f"{row['gold']:<{width}}{row['count']:>7}  {shown}{more}")
+    return "\n".join(lines) + "\n"
+
+
+def _pct(value) -> str:
+    return f"{'–':>8}" if value is None else f"{100 * value:>8.2f}"
+
+
+def _ci(ci) -> str:
+    return "" if not ci else f" [{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]"

@@ -10,8 +10,8 @@ the sentences behind it.
 
 **Common errors**: given several runs' errors on the same gold (an error is ``(sentence, what, label,
 item)``, ``what`` being ``missed`` for a gold item the run did not find and ``spurious`` for a run item not
-in the gold), how many runs make each one. An error most runs make (at least ``share`` of them, a majority by
-default) is *hard for everyone*; one only one run makes is its own.
+in the gold), how many runs make each one. An error most runs make (more than ``share`` of them, a majority
+by default, and at least two) is *hard for everyone*; one only one run makes is its own.
 
 Pure: the standard library only.
 """
@@ -47,10 +47,11 @@ class Confusion:
             out[gold] = out.get(gold, 0) + n
         return out
 
-    def document(self, name: str, description: str, order: Sequence[str] = ()) -> dict:
+    def document(self, name: str, description: str, order: Sequence[str] = (), ids: list[int] | None = None) -> dict:
         """The table as JSON: ``{"name", "description", "columns", "rows": [{"gold", "count", "cells": {run
         label: {"count", "sentences"}}}]}``, the rows and columns in ``order`` (then by name), ``missing`` the
-        last column, ``extra`` the last row."""
+        last column, ``extra`` the last row. ``ids``: ``list(range(sentences))``, whose int objects the
+        sentence lists share (see :func:`parseval.evaluation.buckets.shared`)."""
         def key(label):
             if label in (MISSING, EXTRA):
                 return (2, 0, label)
@@ -59,7 +60,9 @@ class Confusion:
         columns = sorted({r for _, r in self.cells}, key=key)
         rows = []
         for gold in golds:
-            cells = {run: {"count": self.cells[(gold, run)][0], "sentences": list(self.cells[(gold, run)][1])}
+            cells = {run: {"count": self.cells[(gold, run)][0],
+                           "sentences": [ids[i] for i in self.cells[(gold, run)][1]] if ids is not None
+                           else list(self.cells[(gold, run)][1])}
                      for run in columns if (gold, run) in self.cells}
             rows.append({"gold": gold, "count": sum(c["count"] for c in cells.values()), "cells": cells})
         return {"name": name, "description": description, "columns": columns, "rows": rows}
@@ -70,7 +73,8 @@ def common_errors(runs: Sequence[Sequence[tuple]], *, names: Sequence[str] | Non
     """The errors several runs share and those only one makes, from each run's errors ``(sentence, what,
     label, item)`` on the same gold (:attr:`parseval.evaluation.buckets.Counts.errors`).
 
-    *Hard for everyone*: errors at least ``share`` of the runs make (more than one run), most shared first;
+    *Hard for everyone*: errors more than ``share`` of the runs make (a majority by default; at least two
+    runs), most shared first;
     *only one run*: errors of a single run, counted per run. Per label (relation, bracket label...): how
     many distinct errors, how many of them hard for everyone, how many of a single run. ``limit``: the
     longest lists given (the counts cover everything).
@@ -82,7 +86,7 @@ def common_errors(runs: Sequence[Sequence[tuple]], *, names: Sequence[str] | Non
     for r, errors in enumerate(runs):
         for error in dict.fromkeys(tuple(e) for e in errors):
             who.setdefault(error, []).append(r)
-    threshold = max(2, -(-share * len(runs) // 1)) if len(runs) > 1 else 2
+    threshold = max(2, int(share * len(runs)) + 1)  # more than ``share`` of the runs, and at least two
     shared = sorted((e for e, rs in who.items() if len(rs) >= threshold), key=lambda e: (-len(who[e]), e))
     single = [e for e, rs in who.items() if len(rs) == 1]
     per_label: dict[str, dict] = {}

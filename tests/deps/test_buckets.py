@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 
+import numpy as np
 import pytest
 
 from evaluation.__main__ import main
@@ -208,3 +209,82 @@ def test_the_command_refuses_an_unknown_attribute_and_unpaired_files(tmp_path, c
     assert main(["analyse", "--kind", "deps", "--gold", str(gold), "--run", str(run)]) == 2
     err = capsys.readouterr().err
     assert "gold has 1 sentences, the run has 2" in err and "Traceback" not in err
+
+
+def test_confusions_by_hand():
+    doc = analyse(parse_conllu(GOLD), parse_conllu(RUN), bootstrap=0, confusions=True)
+    (relations,) = doc["confusions"]
+    rows = {r["gold"]: {k: c["count"] for k, c in r["cells"].items()} for r in relations["rows"]}
+    # w1 det right; w2 nsubj: head right, said obj; w3 root right; w4 case: head wrong; w5 obl right
+    assert rows == {"case": {"wrong head": 1}, "det": {"det": 1}, "nsubj": {"obj": 1}, "obl": {"obl": 1},
+                    "root": {"root": 1}}
+    assert relations["rows"][0]["cells"][next(iter(relations["rows"][0]["cells"]))]["sentences"] == [0]
+
+
+def test_genres_and_confusion_rows_on_sequoia(sequoia):
+    gold, run = sequoia
+    strata = ["a" if k % 3 else "b" for k in range(len(gold))]
+    doc = analyse(gold, run, by=["genre", "relation"], bootstrap=100, strata=strata, confusions=True)
+    genre = table(doc, "genre")
+    assert set(genre) == {"a", "b"} and doc["bootstrap"]["strata"] == "genre"
+    rows = []
+    score_dependencies([gold[k] for k in range(len(gold)) if k % 3 == 0],
+                       [run[k] for k in range(len(run)) if k % 3 == 0], rows=rows)
+    b = dict(zip(ROW_COLUMNS, map(sum, zip(*rows))))
+    assert (genre["b"]["gold"], genre["b"]["head"], genre["b"]["correct"]) == (b["words"], b["head"], b["head_label"])
+    (relations,) = doc["confusions"]
+    assert {r["gold"]: r["count"] for r in relations["rows"]} == {k: v["gold"] for k, v in table(doc, "relation").items()
+                                                                  if v["gold"]}
+    for row in relations["rows"]:
+        assert sum(c["count"] for c in row["cells"].values()) == row["count"]
+        assert row["cells"].get(row["gold"], {"count": 0})["count"] == table(doc, "relation")[row["gold"]]["correct"]
+    assert doc["sentence_ids"][0] == gold[0].sent_id
+
+
+def test_the_pairwise_test_of_a_bucket_of_every_word_is_the_comparisons(sequoia):
+    from parseval.evaluation import bucket_pairs, paired
+    from parseval.evaluation.deps.buckets import count
+    from parseval.evaluation.figure_sets import metric_figures
+    from parseval.evaluation.metrics import get as metric
+    gold, run = sequoia
+    other = perturbed(perturbed(gold))
+    for w in (w for s in other[::2] for w in s.words if w.id % 4 == 0):
+        w.deprel = "dep"
+    one = ["all"] * len(gold)
+    ca, cb = count(gold, run, strata=one), count(gold, other, strata=one)
+    section = bucket_pairs.compare(ca, cb, by=["genre", "relation"], resamples=300, seed=9)
+    assert section["figure"] == "las"
+    (whole,) = section["attributes"][0]["buckets"]
+    m = metric("dependency")
+    rows = {}
+    for name, test in (("a", run), ("b", other)):
+        r = []
+        score_dependencies(gold, test, rows=r)
+        rows[name] = np.asarray(r, dtype=np.int64)
+    assert m.columns[:len(ROW_COLUMNS)] == ROW_COLUMNS
+    page = paired.compare_all(rows, one, metric_figures(["dependency"]), resamples=300, seed=9)[("a", "b")]
+    k = page.keys.index(("micro", "deps-las", "", "", "ALL"))
+    assert whole["diff"] == page.diff["ALL"][k]
+    assert whole["se"] == pytest.approx(page.se["ALL"][k], rel=1e-12)
+    assert whole["p"] == pytest.approx(page.p["ALL"][k], rel=1e-9)
+    rel = section["attributes"][1]["buckets"]
+    assert [b["p_bh"] for b in rel] == pytest.approx(paired.benjamini_hochberg([b["p"] for b in rel]))
+    assert {b["bucket"]: b["verdict"] for b in rel}["obj"] == "A"  # the other run said dep for many objects
+
+
+def test_the_command_compares_two_runs(tmp_path, capsys, sequoia):
+    from parseval.annotations.conllu import write_conllu
+    gold, run = sequoia
+    paths = {}
+    for name, sentences in (("gold", gold), ("a", run), ("b", perturbed(run))):
+        paths[name] = tmp_path / f"{name}.conllu"
+        paths[name].write_text(write_conllu(sentences), encoding="utf-8")
+    out = tmp_path / "pairs.json"
+    assert main(["analyse", "--kind", "deps", "--gold", str(paths["gold"]), "--run", str(paths["a"]), "--against",
+                 str(paths["b"]), "--by", "arc_length", "--no-cycle-check", "--bootstrap", "0", "--resamples", "50",
+                 "--confusions", "--common", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "pairwise: a.conllu - b.conllu, LAS" in text and "confusions, relations" in text
+    doc = json.loads(out.read_text())
+    assert doc["pairwise"]["attributes"][0]["name"] == "arc_length"
+    assert doc["common_errors"]["runs"] == ["a.conllu", "b.conllu"]

@@ -220,8 +220,7 @@ def count(gold: list[DepSentence], test: list[DepSentence], *, by: list[str] | N
     confusion, error_list = _confusions(gold, test, punct, rel, errors)
     counts = buckets.Counts(KIND, COUNT_COLUMNS, keys, strata, ROW_COLUMNS,
                             np.asarray(headline_rows, dtype=np.int64).reshape(len(gold), len(ROW_COLUMNS)),
-                            tables, {"relations": confusion}, error_list, headline["signature"])
-    counts.result = headline
+                            tables, {"relations": confusion}, error_list, headline["signature"], headline)
     return counts
 
 
@@ -294,6 +293,7 @@ def document(counts: buckets.Counts, *, bootstrap: int = 1000, seed: int = stats
         "attributes": [],
         "sentence_ids": list(counts.keys),
     }
+    ids = list(range(len(counts.keys)))
     for m, (attribute, bucket_labels, rows) in enumerate(counts.tables, start=1):
         sums = rows.sum(axis=0)
         entries = []
@@ -304,7 +304,7 @@ def document(counts: buckets.Counts, *, bootstrap: int = 1000, seed: int = stats
             if resampled is not None:
                 boot = figures(*(resampled[m][:, 5 * k + c] for c in range(5)))
                 entry.update({f"{name}_ci": stats.interval(boot[name]) for name in FIGURES})
-            entry["sentences"], entry["error_sentences"] = buckets.sentence_lists(rows, k, 5, error_rows)
+            entry["sentences"], entry["error_sentences"] = buckets.sentence_lists(rows, k, 5, error_rows, ids)
             entries.append(entry)
         doc["attributes"].append({"name": attribute.name, "description": attribute.description,
                                   "buckets": entries})
@@ -314,9 +314,10 @@ def document(counts: buckets.Counts, *, bootstrap: int = 1000, seed: int = stats
 
 
 def confusion_documents(counts: buckets.Counts) -> list[dict]:
+    ids = list(range(len(counts.keys)))
     return [counts.confusions["relations"].document(
         "relations", "per gold relation (scored words): the run's relation on the same word when its head is "
-        "right; wrong head: the head is wrong; missing: the run's word has no head (or no such word)")]
+        "right; wrong head: the head is wrong; missing: the run's word has no head (or no such word)", ids=ids)]
 
 
 def _headline(result: dict, rows: list, resampled) -> dict:

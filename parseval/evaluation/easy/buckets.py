@@ -27,7 +27,8 @@ from typing import Callable, Mapping
 import numpy as np
 
 from parseval.annotations.easy.model import Document, SentenceParts
-from parseval.annotations.easy.reader import DEFAULT_MAX_PROBLEMS, ProblemSink, document_key, iter_sentences
+from parseval.annotations.easy.reader import (DEFAULT_MAX_PROBLEMS, ProblemSink, compare_forms, document_key,
+                                             iter_sentences)
 from parseval.annotations.easy.schema import DEFAULT_SCHEMA, EasySchema
 from parseval.annotations.errors import InputError
 from parseval.evaluation import buckets, stats
@@ -96,7 +97,7 @@ def _sentence_length(item: Item) -> str:
 
 ATTRIBUTES = [buckets.register(a) for a in (
     Attribute("sentence_length", (KIND,), "forms in the sentence", _sentence_length,
-              buckets.range_labels(SENTENCE_EDGES)),
+              buckets.range_labels(SENTENCE_EDGES), per_sentence=True),
 )] + [buckets.genre_attribute(KIND)] + [buckets.register(a) for a in (
     Attribute("relation", (KIND,), "the relation type", lambda item: item.type),
     Attribute("first_argument", (KIND,), "group type of the first argument (schema order: sujet, auxiliaire, "
@@ -130,8 +131,12 @@ def _views(source, key: str, schema: EasySchema, *, gold: bool, want=None, expec
     """``[(sentence id, sentence or parts)]`` of one document, read as the scorer reads it (its problems
     raised as :class:`InputError`)."""
     if isinstance(source, Document):
-        if source.problems:
-            raise InputError(source.problems)
+        problems = list(source.problems)
+        for s in source.sentences if expected is not None else ():
+            if s.id in expected:  # a run read in memory: its forms checked against the gold's, as the scorer does
+                problems.extend(compare_forms(s, expected[s.id], source.name))
+        if problems:
+            raise InputError(problems)
         return [(s.id, s) for s in source.sentences if want is None or want(s.id)]
     sink = ProblemSink(DEFAULT_MAX_PROBLEMS)
     name = None if gold else (Path(source).name if document_key(Path(source).name) == key else f"{key}.xml")
@@ -205,7 +210,10 @@ def count(gold, run, *, by: list[str] | None = None, schema: EasySchema = DEFAUL
     from .scoring import cell_signature
     attributes = [buckets.get(KIND, name) for name in by] if by else buckets.attributes_for(KIND)
     counters = [Counter(a, 4) for a in attributes]
-    bucket_fns = [a.bucket for a in attributes]
+    # an item's attributes are computed per item; its sentence's (length, genre) once per sentence
+    per_item = [k for k, a in enumerate(attributes) if not a.per_sentence]
+    per_sentence = [k for k, a in enumerate(attributes) if a.per_sentence]
+    type_order = _type_order(schema)
     keys, strata, headline = [], [], []
     rel_confusion, group_confusion = Confusion(), Confusion()
     error_list: list | None = [] if errors else None
@@ -219,6 +227,7 @@ def count(gold, run, *, by: list[str] | None = None, schema: EasySchema = DEFAUL
         rels = ref.rels
         hrels = hyp.rels[MODE] if hyp is not None else {}
         local = [{} for _ in attributes]
+        item_fns = [(attributes[k].bucket, local[k]) for k in per_item]
         fc = fp = cr = 0
         gold_at: dict = {}   # argument ranges -> gold types there
         run_at: dict = {}
@@ -236,7 +245,7 @@ def count(gold, run, *, by: list[str] | None = None, schema: EasySchema = DEFAUL
                 for x in items:
                     ok = x in matched
                     item = Item(t, x, n, genre, groups)
-                    for fn, acc in zip(bucket_fns, local):
+                    for fn, acc in item_fns:
                         label = fn(item)
                         c = acc.get(label)
                         if c is None:
@@ -247,7 +256,7 @@ def count(gold, run, *, by: list[str] | None = None, schema: EasySchema = DEFAUL
                     if side == 0:
                         cr += 1
                         fc += ok
-                        rel_confusion.add(t, t if ok else min(run_at.get(x, (MISSING,)), key=_type_order(schema)), i)
+                        rel_confusion.add(t, t if ok else min(run_at.get(x, (MISSING,)), key=type_order), i)
                         if not ok and error_list is not None:
                             error_list.append((i, "missed", t, item_text(t, x)))
                     else:
@@ -261,14 +270,19 @@ def count(gold, run, *, by: list[str] | None = None, schema: EasySchema = DEFAUL
         for rng, t in run_groups.items():
             if rng not in gold_groups:
                 group_confusion.add(EXTRA, t, i)
+        if cr or fp:
+            probe = Item("", (), n, genre, {})
+            for k in per_sentence:
+                local[k] = {attributes[k].bucket(probe): [cr, fp, fc, fc]}
         for counter, acc in zip(counters, local):
-            for label, c in acc.items():
-                for col, v in enumerate(c):
-                    if v:
-                        counter.add(i, label, col, v)
+            counter.add_counts(i, acc)
         headline.append((fc, fp, cr))
+    unknown = sorted(set(sentence_genres or ()) - set(keys))
+    if unknown:
+        raise InputError(f"a genre is given for {len(unknown)} sentence(s) the gold does not have: "
+                         + ", ".join(unknown[:10]) + (" ..." if len(unknown) > 10 else ""))
     rows = np.asarray(headline, dtype=np.int32).reshape(len(keys), 3)
-    tables = [(a, *counter.table(len(keys))) for a, counter in zip(attributes, counters)]
+    tables = buckets.tables_of(counters, len(keys))
     return Counts(KIND, buckets.SPAN_COLUMNS, keys, strata, HEADLINE_COLUMNS, rows, tables,
                   {"relations": rel_confusion, "groups": group_confusion}, error_list,
                   cell_signature("relations", MODE, MATCH, "micro", bootstrap, seed))
@@ -312,13 +326,14 @@ def document(counts: Counts, *, bootstrap: int = 1000, seed: int = stats.DEFAULT
 
 
 def confusion_documents(counts: Counts, schema: EasySchema = DEFAULT_SCHEMA) -> list[dict]:
+    ids = list(range(len(counts.keys)))
     return [
         counts.confusions["relations"].document(
             "relations", "per gold relation type: the run's relation on the same argument ranges (mode HYP); "
-            "missing: none; extra: run relations on arguments with no gold relation", schema.relation_types),
+            "missing: no run relation on those arguments; extra: run relations on arguments with no gold relation", schema.relation_types, ids),
         counts.confusions["groups"].document(
-            "groups", "per gold group type: the run's group on the same forms; missing: none; extra: run groups "
-            "where the gold has none", schema.group_types),
+            "groups", "per gold group type: the run's group on the same forms; missing: no run group there; extra: run groups "
+            "where the gold has none", schema.group_types, ids),
     ]
 
 

@@ -150,15 +150,10 @@ def count(gold_trees: Sequence, test_trees: Sequence, *, params=None, by: list[s
                                        f"{label or UNLABELLED} {s + 1}-{e}"))
         _confuse(confusion, i, gold, test, gf, tf)
         for counter, acc in zip(counters, local):
-            for label, c in acc.items():
-                for col, v in enumerate(c):
-                    if v:
-                        counter.add(i, label, col, v)
-    tables = [(a, *counter.table(n)) for a, counter in zip(attributes, counters)]
-    counts = Counts(KIND, buckets.SPAN_COLUMNS, keys, strata, HEADLINE_COLUMNS, headline, tables,
-                    {"labels": confusion}, error_list, run.head()["signature"])
-    counts.summary = run.finish()
-    return counts
+            counter.add_counts(i, acc)
+    tables = buckets.tables_of(counters, n)
+    return Counts(KIND, buckets.SPAN_COLUMNS, keys, strata, HEADLINE_COLUMNS, headline, tables,
+                  {"labels": confusion}, error_list, run.head()["signature"], run.finish())
 
 
 def _confuse(confusion, i: int, gold: list, test: list, gf: list, tf: list) -> None:
@@ -204,9 +199,10 @@ def document(counts: Counts, *, bootstrap: int = 1000, seed: int = stats.DEFAULT
 
 
 def confusion_documents(counts: Counts) -> list[dict]:
+    ids = list(range(len(counts.keys)))
     return [counts.confusions["labels"].document(
         "labels", "per gold bracket label: the run's label on the same span; missing: no run bracket there; "
-        "extra: run brackets on spans with no gold bracket")]
+        "extra: run brackets on spans with no gold bracket", ids=ids)]
 
 
 def read(gold_path, test_path, *, params=None, fmt: str | None = None, layout: str | None = None) -> dict:
