@@ -2,6 +2,7 @@
 per view (the first request of a result without one computes and keeps it), for whoever :mod:`.access` lets in."""
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from django.http import Http404
@@ -119,32 +120,34 @@ def errors_context(user, campaign: Campaign, pk: int) -> dict:
     if ra.analysis is None:
         return {"campaign": campaign, "run": ra.run, "analysis": None}
     mine = ra.analysis.index
-    lists = [[tuple(e) for e in mine.get("errors", [])]]
+    others = []
     for run in access.visible_runs(user, campaign, ra.run.scope):
         if run.pk == ra.run.pk:
             continue
         result = access.visible_result(user, run)
         other = store.analysis_of(result) if result is not None else None
         if other is not None and other.index.get("kind") == mine.get("kind"):
-            lists.append([tuple(e) for e in other.index.get("errors", [])])
-    if len(lists) == 1:  # no other run to share an error with: every error is this run's alone
+            others.append(other.index)
+    if not others:  # no other run to share an error with: every error is this run's alone (read the first only)
         listed = [{"sentence": e[0], "what": e[1], "label": e[2], "item": e[3], "runs": ["0"]}
-                  for e in dict.fromkeys(lists[0])]
-        found = {"threshold": 2, "hard": [], "single_run": {"0": len(listed)}, "only": {"0": listed[:ERROR_LIMIT]},
-                 "labels": []}
-    else:
-        found = common_errors(lists, names=[str(k) for k in range(len(lists))], limit=ERROR_LIMIT)
+                  for e in mine.first_errors(ERROR_LIMIT)]
+        shared = {"runs": 1, "errors": mine.error_count(), "threshold": 2, "hard_count": 0,
+                  "alone_count": mine.error_count(), "hard": [], "alone": _error_rows(listed), "labels": []}
+        return {"campaign": campaign, "run": ra.run, "analysis": ra.analysis, "shared": shared}
+    lists = [[tuple(e) for e in index.get("errors", [])] for index in [mine, *others]]
+    found = common_errors(lists, names=[str(k) for k in range(len(lists))], limit=ERROR_LIMIT)
     mine_set = set(lists[0])
-
-    def rows(listed):
-        return [{"key": e["sentence"], "what": f"{e['what']}: {e['item']}", "runs": len(e["runs"])} for e in listed]
-
+    made = Counter(e for errors in lists for e in set(errors))  # how many runs make each error
     hard = [e for e in found["hard"] if (e["sentence"], e["what"], e["label"], e["item"]) in mine_set]
     shared = {"runs": len(lists), "errors": len(mine_set), "threshold": found["threshold"],
-              "hard_count": sum(1 for e in found["hard"] if (e["sentence"], e["what"], e["label"], e["item"]) in mine_set),
-              "alone_count": found["single_run"]["0"], "hard": rows(hard), "alone": rows(found["only"]["0"]),
-              "labels": found["labels"] if len(lists) > 1 else []}
+              "hard_count": sum(1 for e in mine_set if made[e] >= found["threshold"]),
+              "alone_count": found["single_run"]["0"], "hard": _error_rows(hard), "alone": _error_rows(found["only"]["0"]),
+              "labels": found["labels"]}
     return {"campaign": campaign, "run": ra.run, "analysis": ra.analysis, "shared": shared}
+
+
+def _error_rows(listed) -> list[dict]:
+    return [{"key": e["sentence"], "what": f"{e['what']}: {e['item']}", "runs": len(e["runs"])} for e in listed]
 
 
 def sentences_context(user, campaign: Campaign, pk: int, query) -> dict:

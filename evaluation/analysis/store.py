@@ -61,6 +61,7 @@ def pack(index: dict) -> bytes:
     for error in index.get("errors", []):
         blocks.setdefault(position.get(error[0], 0) // ERROR_BLOCK, []).append(error)
     parts["meta"]["error_blocks"] = sorted(blocks)
+    parts["meta"]["error_count"] = sum(len(b) for b in blocks.values())
     parts.update({f"errors:{block}": errors for block, errors in sorted(blocks.items())})
     for name, table in index.get("buckets", {}).items():  # one part per bucket: a list reads one bucket's
         parts["meta"].setdefault("bucket_names", {})[name] = list(table)
@@ -100,7 +101,7 @@ class Index(Mapping):
             return [e for block in self.part("meta").get("error_blocks", []) for e in self.part(f"errors:{block}")]
         if key in BIG_PARTS:
             return self.part(key)
-        if key in ("error_blocks", "bucket_names"):
+        if key in ("error_blocks", "bucket_names", "error_count"):
             raise KeyError(key)
         return self.part("meta")[key]
 
@@ -115,7 +116,20 @@ class Index(Mapping):
         return [e for e in self.part(f"errors:{block}") if e[0] == key]
 
     def _names(self) -> list[str]:
-        return [k for k in self.part("meta") if k not in ("error_blocks", "bucket_names")] + ["buckets", *BIG_PARTS]
+        return [k for k in self.part("meta") if k not in ("error_blocks", "bucket_names", "error_count")] + [
+            "buckets", *BIG_PARTS]
+
+    def error_count(self) -> int:
+        return self.part("meta").get("error_count", 0)
+
+    def first_errors(self, n: int) -> list:
+        """The first ``n`` errors in corpus order (reading only the blocks that hold them)."""
+        out = []
+        for block in self.part("meta").get("error_blocks", []):
+            if len(out) >= n:
+                break
+            out.extend(self.part(f"errors:{block}"))
+        return out[:n]
 
     def __iter__(self):
         return iter(self._names())
