@@ -35,6 +35,7 @@ ROUTES = {
     "evaluation.tasks.validate_consensus_run": SCORING,
     "evaluation.lab.tasks.run_error_lab_job": SIGNIFICANCE,
     "evaluation.bundle_tasks.build_bundle": SIGNIFICANCE,
+    "evaluation.analysis.tasks.analyse_result": SIGNIFICANCE,
 }
 
 

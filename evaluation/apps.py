@@ -14,6 +14,7 @@ class EvaluationConfig(AppConfig):
         from evaluation import kinds
         # Every feature's Celery tasks, registered with the worker (Celery's autodiscovery looks for a
         # top-level ``tasks`` module, which this app no longer has).
+        from evaluation.analysis import tasks as analysis_tasks
         from evaluation.bundle import tasks as bundle_tasks  # noqa: F401
         from evaluation.consensus import tasks as consensus_tasks
         from evaluation.lab import tasks as lab_tasks  # noqa: F401
@@ -28,5 +29,6 @@ class EvaluationConfig(AppConfig):
         # What follows a test run's scoring, in this order (the pipeline sends, it imports neither).
         signals.test_result_stored.connect(significance.on_test_result_stored, dispatch_uid="significance")
         signals.test_result_stored.connect(consensus_tasks.on_test_result_stored, dispatch_uid="consensus")
+        signals.test_result_stored.connect(analysis_tasks.on_test_result_stored, dispatch_uid="analysis")
         # What the design aid and the ranking read of a significance set, computed once it is stored.
         significance.set_stored.connect(significance_pages.on_set_stored, dispatch_uid="significance-pages")

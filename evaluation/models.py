@@ -369,3 +369,24 @@ class SignificanceSummary(models.Model):
 
     def __str__(self) -> str:
         return f"summary of significance set {self.set_id} ({self.figure or 'set'})"
+
+
+class RunAnalysis(models.Model):
+    """A result's analysis (issue 38): its figures broken down by attributes of the items, computed once per result
+    and analysis schema by its kind (:meth:`evaluation.kinds.contract.Kind.analyse`), never per page view.
+
+    ``document`` is the library's analysis document (``docs/metrics/analysis.md``: bucket tables with intervals,
+    confusions), what the explorer's pages draw and the publication bundle carries; ``index`` is zlib-compressed
+    JSON (:mod:`evaluation.analysis.store`): per bucket and confusion cell the sentences behind it and their
+    counts, and the run's errors item by item, read only by the pages that need them.
+    """
+
+    result = models.ForeignKey(Result, on_delete=models.CASCADE, related_name="analyses")
+    schema = models.CharField(max_length=40)
+    created_at = models.DateTimeField(auto_now_add=True)
+    seconds = models.FloatField(default=0, help_text=_("How long computing it took"))
+    document = models.JSONField()
+    index = models.BinaryField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["result", "schema"], name="one_analysis_per_result_schema")]

@@ -14,6 +14,7 @@ NAMES = {
     "evaluation.bundle_tasks.build_bundle", "evaluation.lab.tasks.run_error_lab_job",
     # added since (issue 39): the significance pages' summary
     "evaluation.significance_tasks.precompute_pages",
+    "evaluation.analysis.tasks.analyse_result",  # issue 38: a new task, not a moved one
 }
 
 

@@ -11,12 +11,14 @@ nothing more, so that one archive serves everyone once the campaign is published
   figures follow from its rows (:func:`parseval.evaluation.figure_sets.recipe_document`);
 * the per-sentence rows only once the gold is released: their keys are the test sentences
   (docs/threat-model.md);
+* each run's analysis (``analysis/``, ``docs/metrics/analysis.md``: buckets, intervals, confusions, the
+  sentences behind each number) only once the gold is released, for the same reason (issue 38);
 * the runs' files only where the campaign's ``bundle_run_files`` says the teams agreed to it.
   Every scored run published in the snapshot is treated alike, whoever's team it is, so a
   consensus pseudo-run, an ordinary run of the campaign, brings its treebank as its file.
 
 Everything is read; nothing stored is written but the bundle itself (results and snapshots are
-immutable). The same state gives the same bytes (:mod:`parseval.evaluation.bundle_format`), so a rebuild
+immutable), and a run's analysis when it was never computed (:mod:`evaluation.analysis.store`, kept once). The same state gives the same bytes (:mod:`parseval.evaluation.bundle_format`), so a rebuild
 that changes nothing stores nothing new.
 
 At full scale (a hundred million words, a dozen runs) the rows and the run files are GBs: no member
@@ -44,7 +46,9 @@ from campaign import audit, kinds, visibility
 from campaign.models import Campaign, Run
 from campaign.services.runs import staging_dir
 from parseval.evaluation import bundle_format as fmt
+from evaluation.analysis import store as analysis_store
 from evaluation.consensus import runs as consensus_runs
+from evaluation.kinds.analysis import full_document
 from parseval.evaluation import figure_sets
 from evaluation.models import PublicationBundle, Result
 from evaluation.results.sentence_rows import RowsUnavailable, rows_of
@@ -57,6 +61,9 @@ logger = logging.getLogger(__name__)
 BUNDLE_TASK = kinds.BUNDLE_TASK
 NO_ROWS_BEFORE_GOLD = ("the per-sentence rows are given out at the gold release: their keys list the test "
                        "sentences")
+ANALYSIS_DIR = "analysis/"
+NO_ANALYSIS_BEFORE_GOLD = ("the analyses are given out at the gold release: they list the test sentences behind "
+                           "every number")
 NO_RUN_FILES = "the campaign does not publish the runs' files (its bundle_run_files setting)"
 
 
@@ -123,6 +130,7 @@ def build_members(campaign: Campaign, *, spool: Path, base_url: str = "") -> tup
                     out, list(rows.keys), list(rows.strata), rows.rows))
         else:
             doc["rows_missing"] = NO_ROWS_BEFORE_GOLD
+        _analysis_member(doc, result, members, spool, gold_released)
         if campaign.bundle_run_files:
             member = f"{fmt.RUNS_DIR}{name}/{doc['file']['name']}"
             try:
@@ -169,6 +177,23 @@ def build_members(campaign: Campaign, *, spool: Path, base_url: str = "") -> tup
     return members, meta
 
 
+def _analysis_member(doc: dict, result: Result, members: dict, spool: Path, gold_released: bool) -> None:
+    """The run's analysis document as a member (after the gold release), its name in ``doc["analysis"]``; else
+    why there is none in ``doc["analysis_missing"]``."""
+    doc["analysis"] = None
+    if not gold_released:
+        doc["analysis_missing"] = NO_ANALYSIS_BEFORE_GOLD
+        return
+    kept = analysis_store.analysis_of(result)
+    if kept is None:
+        doc["analysis_missing"] = "the run has no analysis (its kind or track gives none, or its files are gone)"
+        return
+    name = f"{ANALYSIS_DIR}{doc['name']}.json"
+    document = full_document(kept.document, kept.index)
+    members[name] = fmt.spooled(spool / f"{doc['name']}.analysis.json", lambda out: out.write(fmt.json_bytes(document)))
+    doc["analysis"] = name
+
+
 def _consensus_treebank(campaign: Campaign, published_runs: set[int]) -> dict | None:
     """The whole-corpus consensus treebank of the published consensus run, always in the bundle (it is the
     platform's product, not a team's file): ``{member, run, sha256, file}``, or None."""
@@ -191,8 +216,9 @@ def _stored_file(field) -> fmt.FileMember:
 
 
 def _readme(campaign: Campaign, meta: dict) -> str:
-    rows = ("Per-sentence rows: rows/ (one table per run)." if meta["gold_released"]
-            else f"No per-sentence rows: {NO_ROWS_BEFORE_GOLD}.")
+    rows = ("Per-sentence rows: rows/ (one table per run); analyses: analysis/ (one document per run, "
+            "docs/metrics/analysis.md)." if meta["gold_released"]
+            else f"No per-sentence rows: {NO_ROWS_BEFORE_GOLD}; no analyses: {NO_ANALYSIS_BEFORE_GOLD}.")
     files = "The runs' files: runs/." if meta["run_files"] else f"No run files: {NO_RUN_FILES}."
     return (f"# {campaign.name}: publication bundle\n\n"
             f"The results of the campaign as published on {meta['snapshot']['published']} "

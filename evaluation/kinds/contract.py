@@ -53,6 +53,19 @@ class Combined:
     mean_agreement: float | None = None
 
 
+@dataclass
+class Analysis:
+    """What :meth:`Kind.analyse` computed for one result (issue 38), stored once by :mod:`evaluation.analysis.store`.
+
+    ``document``: the library's analysis document (``docs/metrics/analysis.md``), with the confusions the kind
+    adds; ``index``: what the explorer reads to go from a number to its sentences
+    (:mod:`evaluation.kinds.analysis` builds it: sentence keys and genres, per bucket the sentences and their
+    counts, per confusion cell its sentences, and the run's errors item by item)."""
+
+    document: dict
+    index: dict
+
+
 class Kind(ABC):
     #: The stored ``Campaign.kind`` value and the registry key.
     name: str = ""
@@ -254,6 +267,21 @@ class Kind(ABC):
         """The key ``(aggregation, layer, mode, match, type)`` of the one figure, in results scored with
         ``parameters``, that weighs runs by their development scores and picks the oracle's run sentence by
         sentence (the best per-sentence value of that figure). Default: none."""
+        return None
+
+    # -- the analysis explorer (evaluation.analysis) -------------------------------------------
+    def analyse(self, result) -> Analysis | None:
+        """The analysis of ``result`` (:class:`Analysis`): its figures by attributes of the items, with the sentences
+        behind every bucket and confusion cell, computed once per result by :mod:`evaluation.analysis.store` (worker
+        code: it reads gold). Raise :class:`evaluation.results.sentence_rows.RowsUnavailable` when the run's files or
+        its gold are gone. Default: None, the kind has no analysis (the explorer says so)."""
+        return None
+
+    def sentence_svg(self, result, key: str, labels: dict | None = None) -> str | None:
+        """The sentence ``key`` ("document/sentence id") of ``result``'s run drawn beside its gold as one server-side
+        ``<svg>`` (:mod:`evaluation.kinds.sentence_svg`), the missing and wrong items marked, captioned with
+        ``labels`` (translated by the caller); None when the sentence is not one of the result's. Reads gold: the
+        caller decides who may see it. Default: None."""
         return None
 
     def diagnostics_page(self, request, run):

@@ -323,8 +323,27 @@ def team_views(client: Client, api, campaign, run: Run, upload_body: str) -> dic
         "live status": client.get(f"/runs/{run.pk}/status/").content.decode(),
         "campaign page": client.get(f"/campaigns/{campaign.slug}/").content.decode(),
         "run results page": client.get(f"/results/{campaign.slug}/runs/{run.pk}/").content.decode(),
+        **analysis_views(client, campaign, run),
     }
     return {name: mask(body, campaign, runs) for name, body in views.items()}
+
+
+def analysis_views(client: Client, campaign, run: Run, who: str = "") -> dict[str, str]:
+    """The analysis explorer's routes of one run (issue 38): before the gold release a test run's analysis is
+    nobody's but the organisers', so every one answers the same in both campaigns. Fetched with the status code."""
+    base = f"/results/{campaign.slug}/runs/{run.pk}/analysis"
+    first = GoldSentence.objects.filter(sentence__document__campaign=campaign).order_by(
+        "sentence__document__order", "sentence__position").first()  # the same sentence in both campaigns
+    key = f"{first.sentence.document.name}/{first.sentence.sid}" if first else ""
+    routes = {"analysis page": (f"{base}/", {}), "analysis JSON": (f"{base}.json", {}),
+              "analysis confusions": (f"{base}/confusions/", {}), "analysis errors": (f"{base}/errors/", {}),
+              "analysis sentences": (f"{base}/sentences/", {"by": "sentence_length", "bucket": "1-10"}),
+              "analysis sentence": (f"{base}/sentence/", {"key": key})}
+    out = {}
+    for name, (url, params) in routes.items():
+        response = client.get(url, params)
+        out[name + who] = f"{response.status_code} {response.content.decode()}"
+    return out
 
 
 def campaign_views(entry: dict) -> dict[str, str]:
@@ -344,8 +363,15 @@ def campaign_views(entry: dict) -> dict[str, str]:
         "significance (API, public)": public.get(f"/api/campaigns/{slug}/significance/").content.decode(),
         "ranking page (public)": public.get(f"/results/{slug}/ranking/").content.decode(),
         "campaign page (public)": public.get(f"/campaigns/{slug}/").content.decode(),
+        "analysis comparison page": _status_body(client.get(f"/results/{slug}/analysis/compare/{a}/{b}/")),
+        "analysis comparison page (public)": _status_body(public.get(f"/results/{slug}/analysis/compare/{a}/{b}/")),
+        **(analysis_views(public, campaign, runs[0], " (public)") if runs else {}),
     }
     return {**entry["waiting"], **{name: mask(body, campaign, runs) for name, body in views.items()}}
+
+
+def _status_body(response) -> str:
+    return f"{response.status_code} {response.content.decode()}"
 
 
 def collect_campaigns(campaigns: dict) -> dict:
@@ -458,7 +484,8 @@ def test_a_team_cannot_tell_test_sentences_from_the_others(workers, tmp_path):
     kinds_n = len({k for k, _ in seen})
     print(f"\nindistinguishability: {kinds_n} kinds, {len(seen)} kind x payload pairs, {compared} responses "
           f"compared per side ({2 * compared} fetched)")
-    assert kinds_n == 4 and compared == len(seen) * 8 + kinds_n * 10
+    # per run: 8 responses and the analysis explorer's 6 routes; per campaign: 10 and the explorer's 2 + 6 (public)
+    assert kinds_n == 4 and compared == len(seen) * 14 + kinds_n * 18
 
 
 def test_self_test_catches_a_planted_difference(workers, tmp_path):
@@ -491,7 +518,29 @@ def test_self_test_catches_a_planted_difference(workers, tmp_path):
     assert any(name.startswith("run (API)") for name in found), found
     assert any(name.startswith("live status") for name in found), found
 
-    # 2. a single figure of one run's validation report
+    # 2. a planted analysis of one run, shown as the explorer shows it once the gold is out: caught; under the
+    # real rule (before the gold release) nothing of it is shown, in either campaign
+    from evaluation.analysis import store as analysis_store
+    from evaluation.models import Result, RunAnalysis
+
+    for side, run in entry["runs"].items():
+        result = Result.objects.filter(run=run).order_by("-pk").first()
+        RunAnalysis.objects.filter(result=result).delete()
+        marker = "PLANTED-T-4QX" if side == "T" else "PLANTED-N-7RW"
+        RunAnalysis.objects.create(result=result, schema=analysis_store.SCHEMA, index=analysis_store.pack(
+            {"kind": "trees", "keys": [], "genres": [], "columns": [], "buckets": {}, "confusions": {},
+             "errors": []}), document={"schema": analysis_store.SCHEMA, "signature": marker, "attributes": [],
+                                       "headline": {}, "explorer": {}})
+    quiet = collect(runs)[("constituency", "depth-at-bound")]
+    assert not differences(quiet["T"], quiet["N"])
+    with mock.patch("evaluation.analysis.access.visible_result",
+                    side_effect=lambda user, run: Result.objects.filter(run=run).order_by("-pk").first()):
+        leaky = collect(runs)[("constituency", "depth-at-bound")]
+    found = differences(leaky["T"], leaky["N"])
+    assert any(name.startswith("analysis page") for name in found), found
+    assert any(name.startswith("analysis JSON") for name in found), found
+
+    # 3. a single figure of one run's validation report
     run_t = entry["runs"]["T"]
     report = dict(run_t.validation_report, sentences=run_t.validation_report["sentences"] + 1)
     Run.objects.filter(pk=run_t.pk).update(validation_report=report)

@@ -37,6 +37,7 @@ from parseval.evaluation.deps.errorlab import labels_in_text
 from evaluation.pipeline.services import GoldMismatch
 
 from ..sentence import Parsed, SentenceKind, bootstrap_parameters
+from . import analysis as tree_analysis
 
 logger = logging.getLogger(__name__)
 NULL_TAG = "-NONE-"
@@ -175,6 +176,15 @@ class ConstituencyKind(SentenceKind):
         if "evalb" in self.metrics_of(parameters):
             return ("micro", "evalb", "", "", ALL)
         return super().consensus_figure(parameters)
+
+    # -- the analysis explorer ------------------------------------------------------------------
+    def analyse(self, result):
+        """The library's bucket analysis of the trees (evalb's matching), with its sentences."""
+        return tree_analysis.analyse(self, result)
+
+    def sentence_svg(self, result, key: str, labels: dict | None = None):
+        """The gold tree beside the run's, the brackets that differ marked."""
+        return tree_analysis.sentence_svg(self, result, key, labels or {})
 
     def score_metric(self, metric: str, gold: list, test: list, params: dict):
         if metric == DEPENDENCY and not params.get("head_rules"):

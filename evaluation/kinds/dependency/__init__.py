@@ -50,7 +50,7 @@ from ..sentence import Parsed, SentenceKind, bootstrap_parameters
 from ..contract import Progress, RunSetup
 from ..documents import RunCheck
 from ..gold import gold_checksum, read_gold_file, run_subset_gold
-from . import tracks
+from . import analysis as dep_analysis, tracks
 
 METRIC = "dependency"
 RAW_SUFFIX = ".txt"
@@ -315,6 +315,15 @@ class DependencyKind(SentenceKind):
             raise RowsUnavailable("the gold changed since this result was scored")
         _, rows = score_rows(counts)
         return [f"{d}/{s}" for d, s, _ in where], [g for _, _, g in where], np.asarray(rows, dtype=np.float64)
+
+    # -- the analysis explorer ------------------------------------------------------------------
+    def analyse(self, result):
+        """The library's bucket analysis of the run (gold-tokens track; None for raw text), with its sentences."""
+        return dep_analysis.analyse(self, result)
+
+    def sentence_svg(self, result, key: str, labels: dict | None = None):
+        """The sentence's gold arcs above its words, the run's below."""
+        return dep_analysis.sentence_svg(self, result, key, labels or {})
 
 
 __all__ = ["DependencyKind"]

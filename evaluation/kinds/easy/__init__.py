@@ -22,7 +22,7 @@ from parseval.evaluation.stats import ALL
 
 from ..contract import Combined, RunSetup
 from ..documents import DocumentKind, RunCheck
-from . import consensus, conllu as easy_conllu, gold as easy_gold, pages, shards, validation
+from . import analysis as easy_analysis, consensus, conllu as easy_conllu, gold as easy_gold, pages, shards, validation
 from .corpus import import_corpus
 from .figures import easy_figures
 from .options import campaign_schema, scoring_parameters
@@ -193,6 +193,15 @@ class EasyKind(DocumentKind):
         return {"engine": "easy", "matches": list(params.get("matches") or MATCHES),
                 "modes": list(params.get("modes") or MODES), "schema": campaign_schema(result.run.campaign).to_dict(),
                 "converter": (result.parameters or {}).get("converter") or result.run.converter or None}
+
+    # -- the analysis explorer ------------------------------------------------------------------
+    def analyse(self, result):
+        """The library's bucket analysis of the relations (HYP EQUAL), with its sentences."""
+        return easy_analysis.analyse(result, campaign_schema(result.run.campaign))
+
+    def sentence_svg(self, result, key: str, labels: dict | None = None):
+        """Groups as brackets over the forms, relations as arcs: the gold's above, the run's below."""
+        return easy_analysis.sentence_svg(result, key, campaign_schema(result.run.campaign), labels or {})
 
     def campaign_page(self, request, campaign):
         return pages.campaign_page(request, campaign)
