@@ -12,7 +12,7 @@ from campaign.subsets import missing_document_message
 from parseval.evaluation.deps import udvalidate
 
 from ..documents import RunCheck
-from . import conllu as easy_conllu
+from . import conllu as easy_conllu, run_index
 
 
 def begin(check: RunCheck) -> None:
@@ -47,19 +47,29 @@ def check_document(check: RunCheck, doc, path: Path | None, cover: dict[str, set
         else:
             run_file = None
     if run_file is not None:
-        # named as the team named it: the unpacked copy has a temporary name
-        check.problems.extend(validate_run(run_file, expected, schema=schema, warnings=check.warnings,
-                                           name=f"{doc.name}.xml"))
-        check.problems.extend(implausible_sentences(
-            io.BytesIO(check.state["converted"][doc.name]) if check.state["conllu"] else path, expected,
-            name=f"{doc.name}.xml"))
+        # named as the team named it: the unpacked copy has a temporary name; the sentences read are kept as
+        # scoring reads them (the run's index, :mod:`.run_index`)
+        indexer = run_index.indexer(check, doc.name, schema)
+        found = validate_run(run_file, expected, schema=schema, warnings=check.warnings, name=f"{doc.name}.xml",
+                             index=indexer)
+        check.problems.extend(found)
+        # A second pass over the file for the relations per sentence, unless the sentences just read show that
+        # none has too many (in a file read without problems they hold every relation element): the same
+        # problems, one pass fewer.
+        if found or indexer.implausible(expected):
+            check.problems.extend(implausible_sentences(
+                io.BytesIO(check.state["converted"][doc.name]) if check.state["conllu"] else path, expected,
+                name=f"{doc.name}.xml"))
+        indexer.freeze()
     return len(expected)
 
 
 def end(check: RunCheck) -> None:
-    """The EASY XML a valid CoNLL-U run was converted to is kept: scoring reads it."""
+    """The EASY XML a valid CoNLL-U run was converted to is kept: scoring reads it. So is the run's index."""
     if check.state["conllu"] and not check.problems:
         easy_conllu.store_converted(check.run, check.state["converted"])
+    if not check.problems:
+        run_index.store(check, check.setup.context["schema"])
 
 
 def report_fields(check: RunCheck, schema: EasySchema) -> dict:
