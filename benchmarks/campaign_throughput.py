@@ -30,6 +30,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import sys
 import tempfile
 import threading
@@ -241,6 +242,8 @@ def main(argv=None) -> int:
     ap.add_argument("--keep", action="store_true", help="keep the scratch directory and database")
     args = ap.parse_args(argv)
     args.repo = args.repo.resolve()
+    # stopped by a signal (a background job ignores SIGINT): the stack, the database and the folder go all the same
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     started = time.time()
     zips = run_zips(args.already + args.runs, args.damaged_every, skip=args.already)
