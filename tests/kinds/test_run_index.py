@@ -99,3 +99,19 @@ def test_an_invalid_run_gets_no_index_and_its_report_is_unchanged(campaign, alic
     problems = run.validation_report["problems"]
     assert [(p["file"], p["sentence"], p["element"]) for p in problems] == [("general_elda.xml", "E1", "E1F1")]
     assert not run.file.storage.exists(_index_name(run))
+
+
+def test_the_corpus_text_is_read_once_per_process_for_every_run(campaign, alice):
+    from evaluation.kinds.easy import validation
+
+    validation._corpus_forms.clear()
+    team = factories.make_team(campaign, alice)
+    with mock.patch.object(validation, "read_document", wraps=validation.read_document) as read:
+        for name in ("first", "second"):
+            run = stored_run(campaign, team, alice, factories.gold_run_zip(), "run.zip", name=name)
+            with mock.patch("evaluation.pipeline.tasks.enqueue_scoring"):
+                from evaluation.pipeline.tasks import validate_run
+                assert validate_run.apply(args=[run.pk]).get() == "queued"
+    assert read.call_count == len(factories.SMALL_EASY_FILES)  # the second run's validation read none
+    run.refresh_from_db()
+    assert run.validation_report["valid"] and run.validation_report["sentences"] > 0
