@@ -178,11 +178,12 @@ def stack_env(args, var: Path, db_url: str, *, broker: bool = True) -> dict:
     return env
 
 
-def start_stack(stack: Stack, args, redis_cmd: list[str], *, broker: bool = True, tag: str = "stack") -> None:
-    """Redis, gunicorn (3 workers), a Celery worker per queue as the compose file runs them (validation 1,
-    scoring ``args.scoring_concurrency``, significance 1, periodic 1) and beat; without ``broker``, gunicorn
-    alone (SQLite, tasks in the web process)."""
-    if broker:
+def start_stack(stack: Stack, args, redis_cmd: list[str], *, broker: bool = True, tag: str = "stack",
+                with_redis: bool = True) -> None:
+    """Redis (unless ``with_redis`` is false: started before), gunicorn (3 workers), a Celery worker per queue as
+    the compose file runs them (validation 1, scoring ``args.scoring_concurrency``, significance 1, periodic 1)
+    and beat; without ``broker``, gunicorn alone (SQLite, tasks in the web process)."""
+    if broker and with_redis:
         stack.start("redis", redis_cmd)
         for _ in range(50):
             if redis_ping(args.redis_port):

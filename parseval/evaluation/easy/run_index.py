@@ -251,9 +251,10 @@ class IndexedRunDocument:
 
     def read(self, expected: dict | None) -> "tuple[list[tuple], dict] | None":
         """``(sentences, layers)``: per sentence ``(id, parts, warnings said always, warnings said where scored)``
-        in file order; None when the file must be read instead: the index is unreadable, or a sentence's forms
-        differ from ``expected`` (``{sentence id: ((form id, text), ...)}``, the gold's), whose problems only
-        the file's reading reports."""
+        in file order, the parts built only for the sentences of ``expected`` (``{sentence id: ((form id, text),
+        ...)}``, the gold's: the only ones scoring may want); None when the file must be read instead: the index
+        is unreadable, or a sentence's forms differ from the gold's, whose problems only the file's reading
+        reports."""
         try:
             a = self.run.arrays(self.i)
             n = int(a["form_off"].shape[0]) - 1
@@ -270,12 +271,15 @@ class IndexedRunDocument:
             said[pos][1 if only_scored else 0].append((message, line, sentence, element))
         out = []
         for i, sid in enumerate(sids):
-            f0, f1 = form_off[i], form_off[i + 1]
-            prefix = sid + "F"
-            forms = tuple((prefix + str(k), texts[j]) for k, j in enumerate(range(f0, f1), 1))
             exp = expected.get(sid) if expected is not None else None
-            if exp is not None and forms != tuple(exp):
+            if exp is None:  # no gold: read, never scored (scoring wants the sentences of ``expected`` only)
+                out.append((sid, None, said[i][0], said[i][1]))
+                continue
+            f0, f1 = form_off[i], form_off[i + 1]
+            # the gold's forms, numbered <sid>F1.. as the index's are: the same texts, or the file is read
+            if len(exp) != f1 - f0 or any(text != e[1] for text, e in zip(texts[f0:f1], exp)):
                 return None
+            forms = tuple(exp)
             gs = [(start, end, gtypes[t]) for start, end, t in groups[g_off[i]:g_off[i + 1]]]
             rels = [(rtypes[r_type[r]], tuple(_target(x) for x in args[a_off[r]:a_off[r + 1]]))
                     for r in range(r_off[i], r_off[i + 1])]
