@@ -94,8 +94,8 @@ TASK_LINE = re.compile(r"Task [\w.]+\[[0-9a-f-]+\] (received|succeeded)")
 class Stack:
     """The processes of the stack; each is started again by :meth:`supervise` if it dies (like compose)."""
 
-    def __init__(self, args, var: Path, env: dict):
-        self.args, self.var, self.env = args, var, env
+    def __init__(self, args, var: Path, env: dict, repo: Path = REPO):
+        self.args, self.var, self.env, self.repo = args, var, env, repo
         self.procs: dict[str, subprocess.Popen] = {}
         self.commands: dict[str, list[str]] = {}
         self.restarts = Counter()
@@ -105,7 +105,7 @@ class Stack:
     def start(self, name: str, command: list[str], env: dict | None = None) -> subprocess.Popen:
         self.commands[name] = command
         log = open(self.var / f"{name}.log", "ab")
-        proc = subprocess.Popen(command, cwd=REPO, env=env or self.env, stdout=log, stderr=subprocess.STDOUT,
+        proc = subprocess.Popen(command, cwd=self.repo, env=env or self.env, stdout=log, stderr=subprocess.STDOUT,
                                 start_new_session=True)
         self.procs[name] = proc
         return proc
@@ -160,14 +160,58 @@ def redis_ping(port: int) -> bool:
     return subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True, text=True).stdout.strip() == "PONG"
 
 
+def stack_env(args, var: Path, db_url: str, *, broker: bool = True) -> dict:
+    """The environment of the stack's processes: production settings (no development mode) on loopback, the
+    upload throttles lifted, the broker and cache on the stack's own Redis (``args.redis_port``)."""
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "DATABASE_URL": db_url,
+           "PARSEVAL_VAR_DIR": str(var), "DJANGO_DEBUG": "0", "DJANGO_SECRET_KEY": "load-faults-" + uuid.uuid4().hex,
+           "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost", "PARSEVAL_THROTTLE_UPLOADS": "100000/hour",
+           "PARSEVAL_THROTTLE_ANON": "1000000/minute", "PARSEVAL_THROTTLE_USER": "1000000/minute"}
+    env.pop("PARSEVAL_DEVELOPMENT", None)
+    if broker:
+        url = f"redis://127.0.0.1:{args.redis_port}/0"
+        env.update({"CELERY_BROKER_URL": url, "CELERY_RESULT_BACKEND": url,
+                    "CACHE_URL": f"redis://127.0.0.1:{args.redis_port}/1", "CELERY_TASK_ALWAYS_EAGER": "0"})
+    else:
+        for key in ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "CACHE_URL"):
+            env.pop(key, None)
+    return env
+
+
+def start_stack(stack: Stack, args, redis_cmd: list[str], *, broker: bool = True, tag: str = "stack",
+                with_redis: bool = True) -> None:
+    """Redis (unless ``with_redis`` is false: started before), gunicorn (3 workers), a Celery worker per queue as
+    the compose file runs them (validation 1, scoring ``args.scoring_concurrency``, significance 1, periodic 1)
+    and beat; without ``broker``, gunicorn alone (SQLite, tasks in the web process)."""
+    if broker and with_redis:
+        stack.start("redis", redis_cmd)
+        for _ in range(50):
+            if redis_ping(args.redis_port):
+                break
+            time.sleep(0.1)
+    stack.start("web", [PY, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{args.web_port}",
+                        "--workers", "3", "--timeout", "120"])
+    if not broker:
+        return
+    for role, queue_list, concurrency in (("validation", "validation", 1),
+                                          ("scoring", "scoring", args.scoring_concurrency),
+                                          ("significance", "significance", 1),
+                                          ("periodic", "celery", 1)):
+        stack.start(f"worker-{role}", [PY, "-m", "celery", "-A", "config", "worker", "--loglevel", "INFO",
+                                       "-Q", queue_list, "--concurrency", str(concurrency),
+                                       "-n", f"{role}-{tag}@%h"])
+    stack.start("beat", [PY, "-m", "celery", "-A", "config", "beat", "--loglevel", "INFO",
+                         "--schedule", str(stack.var / "beat-schedule")])
+
+
 # -- scratch database and fixtures ---------------------------------------------------------------------
 
-def scratch_database(args, var: Path) -> str:
+def scratch_database(args, var: Path, name: str | None = None) -> str:
     if args.db == "sqlite":
         return f"sqlite:///{var / 'db.sqlite3'}"
     import psycopg
 
-    name = f"parseval_loadfaults_{os.getpid()}"
+    name = name or f"parseval_loadfaults_{os.getpid()}"
     with psycopg.connect(args.pg_admin_url, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
         conn.execute(f'CREATE DATABASE "{name}"')
@@ -223,8 +267,8 @@ print("JSON:" + json.dumps({"runs": [[pk, s, n, r, u.timestamp(), c.timestamp(),
 """
 
 
-def django_shell(env: dict, code: str) -> str:
-    out = subprocess.run([PY, "manage.py", "shell", "-c", code], cwd=REPO, env=env, capture_output=True, text=True)
+def django_shell(env: dict, code: str, repo: Path = REPO) -> str:
+    out = subprocess.run([PY, "manage.py", "shell", "-c", code], cwd=repo, env=env, capture_output=True, text=True)
     if out.returncode:
         raise SystemExit(f"manage.py shell failed:\n{out.stderr}")
     return [line for line in out.stdout.splitlines() if line.startswith("JSON:")][-1][5:]
@@ -897,20 +941,9 @@ def main() -> None:
 
     var = Path(tempfile.mkdtemp(prefix="load-faults-"))
     db_url = scratch_database(args, var)
-    broker = f"redis://127.0.0.1:{args.redis_port}/0"
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "DATABASE_URL": db_url,
-           "PARSEVAL_VAR_DIR": str(var), "DJANGO_DEBUG": "0", "DJANGO_SECRET_KEY": "load-faults-" + uuid.uuid4().hex,
-           "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost", "PARSEVAL_THROTTLE_UPLOADS": "100000/hour",
-           "PARSEVAL_THROTTLE_ANON": "1000000/minute", "PARSEVAL_THROTTLE_USER": "1000000/minute"}
-    env.pop("PARSEVAL_DEVELOPMENT", None)
+    env = stack_env(args, var, db_url, broker=args.db == "postgres")
     if {"sharded", "shard"} & set(args.scenarios):
         env["PARSEVAL_SHARD_SENTENCES"] = str(SHARD_SENTENCES)
-    if args.db == "postgres":
-        env.update({"CELERY_BROKER_URL": broker, "CELERY_RESULT_BACKEND": broker, "CACHE_URL": f"redis://127.0.0.1:{args.redis_port}/1",
-                    "CELERY_TASK_ALWAYS_EAGER": "0"})
-    else:
-        for key in ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "CACHE_URL"):
-            env.pop(key, None)
     stack = Stack(args, var, env)
     stop = threading.Event()
     try:
@@ -920,24 +953,7 @@ def main() -> None:
         args.burst_slug, args.burst_id = fixtures["burst_slug"], fixtures["burst_id"]
         redis_cmd = ["redis-server", "--port", str(args.redis_port), "--bind", "127.0.0.1", "--dir", str(var),
                      "--appendonly", "yes", "--save", ""]
-        if args.db == "postgres":
-            stack.start("redis", redis_cmd)
-            for _ in range(50):
-                if redis_ping(args.redis_port):
-                    break
-                time.sleep(0.1)
-        stack.start("web", [PY, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{args.web_port}",
-                            "--workers", "3", "--timeout", "120"])
-        if args.db == "postgres":
-            for role, queue_list, concurrency in (("validation", "validation", 1),
-                                                  ("scoring", "scoring", args.scoring_concurrency),
-                                                  ("significance", "significance", 1),
-                                                  ("periodic", "celery", 1)):
-                stack.start(f"worker-{role}", [PY, "-m", "celery", "-A", "config", "worker", "--loglevel", "INFO",
-                                               "-Q", queue_list, "--concurrency", str(concurrency),
-                                               "-n", f"{role}-loadfaults{os.getpid()}@%h"])
-            stack.start("beat", [PY, "-m", "celery", "-A", "config", "beat", "--loglevel", "INFO",
-                                 "--schedule", str(var / "beat-schedule")])
+        start_stack(stack, args, redis_cmd, broker=args.db == "postgres", tag=f"loadfaults{os.getpid()}")
         base = f"http://127.0.0.1:{args.web_port}"
         wait_http(base + "/accounts/login/", 60)
         time.sleep(3)  # the workers connect

@@ -14,9 +14,26 @@ package, never the other way (docs/architecture.md).
   :mod:`parseval.evaluation` (engines, metrics and their registry, statistics, signatures, consensus,
   publication bundles and ``reproduce``).
 """
-from parseval.api import Result, score_deps, score_easy, score_trees
 from parseval.evaluation.version import SCORER_VERSION
 
 __version__ = SCORER_VERSION
 
 __all__ = ["Result", "SCORER_VERSION", "__version__", "score_deps", "score_easy", "score_trees"]
+
+_API = ("Result", "score_deps", "score_easy", "score_trees")
+
+
+def __getattr__(name: str):
+    """The API's names, imported when first asked for: ``parseval easy`` (the command line imports this package
+    first) then loads the EASY scorer alone, not every engine the API reaches."""
+    if name in _API:
+        from parseval import api
+
+        value = getattr(api, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'parseval' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -9,6 +9,7 @@ from evaluation.results.sentence_rows import RowsUnavailable
 
 from .conllu import scored_files
 from .gold import scoring_gold
+from .run_index import scored_documents
 
 
 def easy_rows(result: Result, schema) -> tuple[list[str], list[str], np.ndarray]:
@@ -19,9 +20,11 @@ def easy_rows(result: Result, schema) -> tuple[list[str], list[str], np.ndarray]
         raise RowsUnavailable("the gold changed since this result was scored")
     params = result.document.get("parameters") or {}
     try:
-        with scored_files(run) as files:  # a CoNLL-U run's converted XML
+        with scored_files(run) as files:  # a CoNLL-U run's converted XML; read from the run's index where stored
+            run_docs = scored_documents(run, files, schema, gold_docs,
+                                        converter=run.converter if run.converted_file else "")
             plan, gold, counting = count_sentences(
-                gold_docs, {name: files[name] for name in gold_docs if name in files}, genres,
+                gold_docs, run_docs, genres,
                 matches=params.get("matches") or (), modes=params.get("modes") or (), schema=schema)
     except FileNotFoundError as exc:
         raise RowsUnavailable(f"the run's file is gone ({exc.filename})") from None

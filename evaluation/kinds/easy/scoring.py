@@ -10,7 +10,7 @@ from parseval.evaluation.easy.scoring import score_corpus
 from evaluation.pipeline.services import NoGold
 
 from ..contract import Progress
-from . import conllu as easy_conllu
+from . import conllu as easy_conllu, run_index
 from .gold import scoring_gold
 from .options import scoring_parameters
 
@@ -25,13 +25,15 @@ def score_run_files(run, files: dict[str, Path], schema: EasySchema, progress: P
     params = params or scoring_parameters(run.campaign)
     if easy_conllu.is_conllu_run(files):  # what is scored is the EASY XML validation converted and kept
         with easy_conllu.converted_files(run, staging_dir()) as converted:
-            return easy_conllu.mark_converted(_score(gold_docs, converted, genres, checksum, params, schema,
+            run_docs = run_index.scored_documents(run, converted, schema, gold_docs, converter=run.converter)
+            return easy_conllu.mark_converted(_score(gold_docs, run_docs, genres, checksum, params, schema,
                                                      progress), run.converter)
-    return _score(gold_docs, files, genres, checksum, params, schema, progress)
+    return _score(gold_docs, run_index.scored_documents(run, files, schema, gold_docs), genres, checksum, params,
+                  schema, progress)
 
 
-def _score(gold_docs, files, genres, checksum, params, schema, progress) -> dict:
-    run_docs = {name: files[name] for name in gold_docs if name in files}
+def _score(gold_docs, run_docs, genres, checksum, params, schema, progress) -> dict:
+    """``run_docs``: each document's index, as validation kept it, or its file (:mod:`.run_index`)."""
     return score_corpus(gold_docs, run_docs, genres, matches=params["matches"], modes=params["modes"],
                         bootstrap=params["bootstrap"], seed=params["seed"], gold_sha256=checksum,
                         progress=progress, schema=schema)

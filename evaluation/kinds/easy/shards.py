@@ -18,7 +18,7 @@ from parseval.evaluation.easy.shards import ShardCounts, count_shard, merge, spl
 
 from ..contract import RunSetup
 from ..gold import gold_checksum, read_gold_file, run_subset_gold
-from . import conllu as easy_conllu
+from . import conllu as easy_conllu, run_index
 from .gold import gold_index, gold_sentence_ids
 
 
@@ -45,15 +45,16 @@ def score_shard(run, files: dict[str, Path], setup: RunSetup, documents: list[st
     if list(gold_docs) != list(documents):
         raise ValueError(f"the gold of the shard's documents changed since the shards were planned: {documents}")
 
-    def count(run_files):
-        return count_shard(gold_docs, {n: run_files[n] for n in gold_docs if n in run_files}, genres,
+    def count(run_files, converter=""):  # each document read from the run's index where stored
+        return count_shard(gold_docs, run_index.scored_documents(run, run_files, schema, gold_docs,
+                                                                 converter=converter), genres,
                            matches=params["matches"], modes=params["modes"], schema=schema)
 
     # A shard's files may hold none of its documents; the stored conversion then says the run is CoNLL-U.
     converted = easy_conllu.is_conllu_run(files) or run.converted_file  # the EASY XML validation converted, kept
     if converted:
         with easy_conllu.converted_files(run, staging_dir(), documents=names) as converted_files:
-            counts = count(converted_files)
+            counts = count(converted_files, run.converter)
     else:
         counts = count(files)
     extra = {"whole": {}, "kept": {}}

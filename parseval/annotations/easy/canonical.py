@@ -45,7 +45,7 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass
-from xml.sax.saxutils import quoteattr
+from parseval.annotations.xmltext import quoteattr
 
 from lxml import etree
 

@@ -60,6 +60,7 @@ def validate_run(
     max_problems: int | None = DEFAULT_MAX_PROBLEMS,
     warnings: list | None = None,
     name: str | None = None,
+    index=None,
 ) -> list[Problem]:
     """Every problem of a run file against the corpus (or gold) ``reference``.
 
@@ -68,6 +69,11 @@ def validate_run(
     of the reference that the run lacks are reported in ``warnings`` (they
     score as empty output). ``name`` is the file's name in messages
     (default: its base name). Returns ``[]`` when the run is valid.
+
+    ``index`` (a path or file ``run`` only): an object that keeps the sentences as scoring reads them
+    (:class:`parseval.evaluation.easy.run_index.DocumentIndexer`): every sentence is then built
+    (``parts``) and given to ``index.sentence(sentence, warnings said so far)``, and the warnings of the
+    report are those ``index.end(warnings said, info)`` returns. Problems are the same either way.
     """
     sink = ProblemSink(max_problems)
     warnings = [] if warnings is None else warnings
@@ -89,10 +95,19 @@ def validate_run(
     else:
         file = name or source_name(run)
         ids: list[str] = []
-        for _ in iter_sentences(run, schema=schema, gold=False, problems=sink, warnings=warnings, name=file,
-                                want=lambda sid: False, expected_forms=expected, expected_complete=True,
-                                seen=ids):
-            pass
+        if index is None:
+            for _ in iter_sentences(run, schema=schema, gold=False, problems=sink, warnings=warnings, name=file,
+                                    want=lambda sid: False, expected_forms=expected, expected_complete=True,
+                                    seen=ids):
+                pass
+        else:
+            said: list[Problem] = []
+            info: dict = {}
+            for s in iter_sentences(run, schema=schema, gold=False, problems=sink, warnings=said, name=file,
+                                    expected_forms=expected, expected_complete=True, seen=ids, info=info,
+                                    parts=True):
+                index.sentence(s, said)
+            warnings.extend(index.end(said, info))
         seen = set(ids)
     missing = [sid for sid in expected if sid not in seen]
     if missing:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 import os
-from xml.sax.saxutils import escape, quoteattr
+from parseval.annotations.xmltext import escape, quoteattr
 
 from .model import Document, Sentence
 from .schema import DEFAULT_SCHEMA, EasySchema

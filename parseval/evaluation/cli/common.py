@@ -7,7 +7,6 @@ from typing import Callable
 
 from parseval.annotations.errors import InputError
 from parseval.evaluation import stats
-from parseval.evaluation.metrics.base import value_at, with_intervals
 
 
 def write_text(text: str, output: str | None) -> None:
@@ -40,6 +39,8 @@ def add_bootstrap_arguments(parser) -> None:
 
 def bootstrap_intervals(doc: dict, metric, rows, bootstrap: int, seed: int, strata=None) -> dict:
     """``doc`` with ``X_ci`` beside every ratio figure of ``metric`` (one stratum unless ``strata`` are given)."""
+    from parseval.evaluation.metrics.base import value_at, with_intervals  # the metric registry: `easy` needs none
+
     if bootstrap < 0:
         raise InputError("--bootstrap must be >= 0")
     strata = strata if strata is not None else ["all"] * len(rows)
@@ -54,6 +55,8 @@ def bootstrap_intervals(doc: dict, metric, rows, bootstrap: int, seed: int, stra
 def intervals_report(doc: dict, metric) -> str:
     """The bootstrap intervals :func:`bootstrap_intervals` put in ``doc``, as text (percentages, as the
     reports print their figures); "" when there are none."""
+    from parseval.evaluation.metrics.base import value_at  # the metric registry: `easy` needs none
+
     boot = doc.get("bootstrap")
     rows = [(key, value_at(doc, key), value_at(doc, f"{key}_ci")) for key in metric.ratios]
     rows = [r for r in rows if r[1] is not None]

@@ -28,6 +28,7 @@ from .files import genre_of
 from .gold_index import IndexedDocument
 from .ranges import MATCHES, MODES, HypothesisView, ReferenceView
 from .row_spill import CountRows, RowSpill, Segment
+from .run_index import IndexedRunDocument, replay
 from .warning_log import MAX_WARNINGS, GoldWarnings, WarningLog, as_dicts
 
 LAYERS = ("constituents", "relations")
@@ -424,9 +425,20 @@ class _Counting:
                       else None)
         expected = text if text is not None else gold_forms
         ids: list[str] = []
+        indexed = None
+        if isinstance(run, IndexedRunDocument):  # the run's index, as validation kept it; else its file
+            indexed = run.read(gold_forms) if text is None else None
+            run = run.path
         if isinstance(run, Document):
             file, info = run.name, None
             sentences = self._read_document(run, expected, text, gold_sents, file, ids)
+        elif indexed is not None:
+            file = source_name(run)
+            if document_key(file) != key:
+                file = f"{key}.xml"
+            kept, info = indexed
+            wanted = (lambda sid, _g=gold_sents: sid in _g) if gold_sents is not None else (lambda sid: False)
+            sentences = replay(kept, file, wanted, self.warnings, ids)
         else:
             file = source_name(run)
             if document_key(file) != key:
