@@ -6,6 +6,8 @@ see: pairs are shown only between runs of the visible table.
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from django.http import Http404, JsonResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _, ngettext
@@ -22,6 +24,7 @@ from parseval.evaluation.stats import ALL
 from evaluation.results.text import decimal, for_programs, percent
 from evaluation.results.views import _campaign_or_404
 from campaign.models import Campaign
+from evaluation.models import Result
 from evaluation.consensus import runs as consensus_runs
 from evaluation.consensus.views import can_download_treebank
 
@@ -270,11 +273,7 @@ def significance_document(user, campaign, figure: str | None = None) -> dict:
     computed = significance.visible_significance(user, campaign)
     if computed is None:
         return {"computed": None, "pairs": []}
-    pairs = computed.pairs.filter(result_a__in=list(by_result), result_b__in=list(by_result)).order_by(
-        "figure", "result_a", "result_b").values(*significance.HEADLINE_FIELDS)
-    if figure:
-        pairs = pairs.filter(figure=figure)
-    pairs = list(pairs)
+    pairs = significance.stored_headlines(computed, list(by_result), figure or None)
     heads = disclosure.limit_headlines({k: significance.headline(p, 1, computed.alpha) for k, p in enumerate(pairs)},
                                        user, campaign)
     out = []
@@ -321,14 +320,19 @@ def design_page(request, slug: str):
     context = {"campaign": campaign, "computed": computed, "pairs": [], "rows": [], "figures": []}
     if computed is None or not computed.sentences:
         return render(request, "results/design.html", context)
-    figures = sorted(set(computed.pairs.values_list("figure", flat=True)))
+    figures = significance.stored_figures(computed)
+    if not figures:
+        return render(request, "results/design.html", context)
     figure = request.GET.get("figure")
     if figure not in figures:
         figure = next((f for f in ("micro|relations|HYP|EQUAL", "micro|evalb||", "micro|deps-las||") if f in figures),
                       figures[0])
     # the pairs' per-cell tables are large: only the chosen pair's is read (pair_tables below)
-    stored = list(computed.pairs.filter(figure=figure).defer("cells")
-                  .select_related("result_a__run__team", "result_b__run__team").order_by("result_a", "result_b"))
+    stored = significance.stored_headlines(computed, figure=figure)
+    named = Result.objects.select_related("run__team").in_bulk(
+        {r[k] for r in stored for k in ("result_a_id", "result_b_id")})
+    stored = [SimpleNamespace(result_a_id=r["result_a_id"], result_b_id=r["result_b_id"],
+                              result_a=named[r["result_a_id"]], result_b=named[r["result_b_id"]]) for r in stored]
     choices = [(f"{p.result_a_id}-{p.result_b_id}", f"{p.result_a.run.name} vs {p.result_b.run.name}", p)
                for p in stored]
     wanted = request.GET.get("pair")
