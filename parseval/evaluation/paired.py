@@ -266,12 +266,28 @@ def _stratum_figures(figures: FigureSet, sums: list[np.ndarray]) -> np.ndarray:
     return _figures(figures, np.concatenate(sums, axis=0)).reshape(s, r, -1)
 
 
+RUNS_AT_ONCE = 16  # runs resampled in one matrix product: a hundred runs' resampled sums never all in memory
+
+
 def _resampled(x: np.ndarray, draws, figures: FigureSet) -> np.ndarray:
     """The figures of the shared resamples: shape (strata, keys, runs, resamples), genres then ALL.
 
-    One matrix product per genre for every run at once: resampling counts (B, n_g) times the genre's rows
-    laid side by side (n_g, runs × c). Integer rows are multiplied in float32, exact while sums stay below 2**24.
+    One matrix product per genre for :data:`RUNS_AT_ONCE` runs at once: resampling counts (B, n_g) times the
+    genre's rows laid side by side (n_g, runs × c). Integer rows are multiplied in float32, exact while sums
+    stay below 2**24 (a run's figures are then the same whichever runs it is resampled with).
     """
+    runs = x.shape[0]
+    if runs <= RUNS_AT_ONCE:
+        return _resampled_runs(x, draws, figures)
+    first = _resampled_runs(x[:RUNS_AT_ONCE], draws, figures)
+    out = np.empty(first.shape[:2] + (runs,) + first.shape[3:])
+    out[:, :, :RUNS_AT_ONCE] = first
+    for start in range(RUNS_AT_ONCE, runs, RUNS_AT_ONCE):
+        out[:, :, start:start + RUNS_AT_ONCE] = _resampled_runs(x[start:start + RUNS_AT_ONCE], draws, figures)
+    return out
+
+
+def _resampled_runs(x: np.ndarray, draws, figures: FigureSet) -> np.ndarray:
     runs, _, c = x.shape
     exact32 = np.issubdtype(x.dtype, np.integer)
     sums, total = [], None
@@ -331,10 +347,12 @@ def _pair_variances(f: np.ndarray, ia: np.ndarray, ib: np.ndarray) -> np.ndarray
     f = f.reshape(s * k, r, b)
     defined = ~np.isnan(f)
     scale = float(2 ** _quantum_bits(b))
-    q = np.rint(np.where(defined, f, 0.0) * scale)
+    z = np.where(defined, f, 0.0)
+    z *= scale
+    np.rint(z, out=z)
     count = defined.sum(axis=2)
-    centre = np.rint(q.sum(axis=2) / np.maximum(count, 1))[..., None]  # exact integer sums
-    z = np.where(defined, q - centre, 0.0)
+    z -= np.rint(z.sum(axis=2) / np.maximum(count, 1))[..., None]  # centred: exact integer sums
+    z[~defined] = 0.0
     exact = ((f >= 0) | ~defined).all(axis=(1, 2)) & ((f <= 1) | ~defined).all(axis=(1, 2))
     if not exact.all():  # figures beyond [0, 1] (none of the platform's): floating point, centred exactly
         with warnings.catch_warnings():
@@ -351,8 +369,10 @@ def _pair_variances(f: np.ndarray, ia: np.ndarray, ib: np.ndarray) -> np.ndarray
         u = np.where(in_cover, ia, ib)  # each pair as (u, c), c in the cover: a difference's variance is its
         c = np.where(in_cover, ib, ia)  # opposite's
         col = np.searchsorted(cover, c)
-        zc = z[:, cover]                                  # (sk, C, B)
-        zz = (z @ zc.transpose(0, 2, 1))[:, u, col]       # Σ_t z_u z_c: (sk, pairs)
+        if 2 * len(cover) > r:  # most runs: the whole Gram matrix, without copying the columns
+            zz = (z @ z.transpose(0, 2, 1))[:, u, c]      # Σ_t z_u z_c: (sk, pairs)
+        else:
+            zz = (z @ z[:, cover].transpose(0, 2, 1))[:, u, col]
         full = defined.all(axis=(1, 2))
         if full.any():
             sq, total = (z[full] * z[full]).sum(axis=2), z[full].sum(axis=2)
