@@ -8,15 +8,17 @@ it times :func:`evaluation.significance.sets.compute` (every pair, every figure:
 paired bootstrap resamples, Holm across pairs, Benjamini–Hochberg across each table, agreement across genres,
 stored) for 20 runs (190 pairs) and for 100 runs (4,950 pairs) computed at once (nothing stored before), and
 the computation after one more run arrives (101 runs: the 100 pairs it adds; the others kept), each with
-its wall time, the CPU time of this process, the peak memory (RSS) of the process so far and the load
-average (1 minute) beside it. It checks that the same seed gives the same set, byte for byte, and that the
-set extended by one run is the one computed at once. The database is dropped at the end.
+its wall time, the CPU time of this process, the resident memory before and its peak during the
+computation (Linux: VmHWM, reset before each) and the load average (1 minute) beside it. It checks that
+the same seed gives the same set, byte for byte, and that the set extended by one run is the one computed
+at once. The database is dropped at the end.
 
     .venv/bin/python benchmarks/significance_speed.py [--runs 20 100] [--more 1]
 """
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import resource
 import sys
@@ -38,16 +40,39 @@ def measured(label: str, campaign, table: list) -> object:
     from evaluation.significance import sets as significance
 
     load = os.getloadavg()[0]
+    gc.collect()
+    before = _status("VmRSS")
+    _reset_peak()
     t0, c0 = time.perf_counter(), time.process_time()
     computed = significance.compute(campaign)
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak = _status("VmHWM")
     n = len(computed.results)
-    table.append((label, n, n * (n - 1) // 2, computed.stored, seconds, cpu, peak, load, os.getloadavg()[0]))
+    table.append((label, n, n * (n - 1) // 2, computed.stored, seconds, cpu, before, peak, load,
+                  os.getloadavg()[0]))
     print(f"{label}: {n} runs, {computed.stored:,} stored differences: {seconds:.1f} s wall, {cpu:.1f} s CPU, "
-          f"peak RSS so far {peak:.0f} MiB (load average {load:.1f} before, {os.getloadavg()[0]:.1f} after)",
-          flush=True)
+          f"RSS {before:.0f} MiB before, peak {peak:.0f} MiB during (load average {load:.1f} before, "
+          f"{os.getloadavg()[0]:.1f} after)", flush=True)
     return computed
+
+
+def _reset_peak() -> None:
+    """Resets the process's peak RSS (VmHWM), so that each computation's own peak is read (Linux)."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        pass
+
+
+def _status(field: str) -> float:
+    """VmRSS or VmHWM of this process in MiB (Linux); the peak RSS so far elsewhere."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def main(argv=None) -> int:
@@ -97,11 +122,12 @@ def main(argv=None) -> int:
                 failed |= not same
                 print(f"the set extended run by run {'is' if same else 'is NOT'} the set computed at once, byte for byte")
             print(f"\n{'computation':<18}{'runs':>5}{'pairs':>7}{'stored':>9}{'wall (s)':>10}{'CPU (s)':>9}"
-                  f"{'peak MiB':>10}{'load before/after':>19}")
-            for label, n, pairs, stored, seconds, cpu, peak, load0, load1 in table:
-                print(f"{label:<18}{n:>5}{pairs:>7}{stored:>9}{seconds:>10.1f}{cpu:>9.1f}{peak:>10.0f}"
+                  f"{'RSS before':>12}{'peak':>7}{'load before/after':>19}")
+            for label, n, pairs, stored, seconds, cpu, before, peak, load0, load1 in table:
+                print(f"{label:<18}{n:>5}{pairs:>7}{stored:>9}{seconds:>10.1f}{cpu:>9.1f}{before:>12.0f}{peak:>7.0f}"
                       f"{load0:>12.1f} / {load1:.1f}")
-            print(f"{os.cpu_count()} cores; peak RSS is the process's so far (setting up included)")
+            print(f"{os.cpu_count()} cores; RSS in MiB: before the computation (the set-up's engine run and rows "
+                  f"included) and its peak during it")
             connections.close_all()
     finally:
         web_results._admin_sql(f"DROP DATABASE IF EXISTS {web_results.DB_NAME}")
