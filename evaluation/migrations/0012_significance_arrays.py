@@ -15,6 +15,8 @@ def drop_sets_and_ask_again(apps, schema_editor):
     SignificanceSet = apps.get_model("evaluation", "SignificanceSet")
     SignificanceRequest = apps.get_model("evaluation", "SignificanceRequest")
     campaigns = sorted(set(SignificanceSet.objects.values_list("campaign_id", flat=True)))
+    if schema_editor.connection.vendor == "postgresql":  # checked now: the tables are altered next, in this transaction
+        schema_editor.execute("SET CONSTRAINTS ALL IMMEDIATE")
     SignificanceSet.objects.all().delete()
     for campaign_id in campaigns:
         marker, _ = SignificanceRequest.objects.get_or_create(campaign_id=campaign_id)
@@ -31,8 +33,8 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.DeleteModel(name='PairedDifference'),
         migrations.RunPython(drop_sets_and_ask_again, migrations.RunPython.noop),
+        migrations.DeleteModel(name='PairedDifference'),
         migrations.AddField(
             model_name='significanceset',
             name='stored',
