@@ -21,12 +21,14 @@ Pages never compute a test: they read the newest set (:func:`latest_set`).
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
 import math
 import time
 from collections import Counter
+from collections.abc import Mapping
 
 import numpy as np
 from django.db import transaction
@@ -37,7 +39,7 @@ from campaign.models import Campaign
 from parseval.evaluation import paired, stats
 from parseval.evaluation.figure_sets import figure_id
 from evaluation.models import Result, SignificanceFigure, SignificanceRequest, SignificanceSet, SignificanceTable
-from evaluation.significance import packing
+from evaluation.significance import packing, run_cache
 from evaluation.results.sentence_rows import RowsUnavailable, rows_of
 from evaluation.results.summaries import latest_result_ids, scored_runs
 from parseval.evaluation.signature import make_signature
@@ -105,10 +107,8 @@ def compute(campaign: Campaign) -> SignificanceSet:
     # One result has nothing to be compared with: its rows are not computed until a second one comes.
     candidates = Result.objects.filter(pk__in=result_ids if len(result_ids) >= 2 else [])
     for result in candidates.select_related("run__campaign").order_by("pk"):
-        try:
-            run_rows = rows_of(result)
-            run_rows.rows = _compact(run_rows.rows)
-            loaded[result.pk] = (result, run_rows)
+        try:  # the test sentences only: a run's rows are read when its figures are not kept (run_cache)
+            loaded[result.pk] = (result, run_cache.sentences(result))
         except RowsUnavailable as exc:
             skipped.append({"result": result.pk, "reason": str(exc)})
     kept: dict = {}
@@ -199,10 +199,42 @@ def _add_tables(campaign, context: str, ordered: dict, strata, figures, options:
                if any(a not in present.get((fid, b), ()) for fid in fids)]
     if not missing:
         return
-    runs = {pk: rows.rows for pk, (_, rows) in ordered.items()}
+    results = {pk: result for pk, (result, _) in ordered.items()}
+    prepared = None
+    if options["method"] == "ar":  # every pair shuffled from the two runs' rows
+        runs = {pk: _compact(rows_of(result).rows) for pk, result in results.items()}
+    else:
+        # Each run's figures kept per result and context (run_cache): computed once, the first time the result
+        # is compared; its rows read only then, one run at a time, or for the rare cells whose resamples never
+        # vary (paired._constant_differences).
+        runs = _LazyRows(results)
+        draws = functools.cache(lambda: paired.shared_draws(strata, drawn, options["seed"]))
+        strata_count = len(set(strata)) + 1
+
+        def prepared(pk):
+            return run_cache.run_figures(results[pk], context, figures, strata_count, draws,
+                                         lambda: _compact(rows_of(results[pk]).rows))
     for part in paired.compare_parts(runs, strata, figures, method=options["method"], resamples=drawn,
-                                     seed=options["seed"], pairs=missing):
+                                     seed=options["seed"], pairs=missing, prepared=prepared):
         _store(_table_rows(campaign, context, part, options["alpha"], present))
+
+
+class _LazyRows(Mapping):
+    """``{result id: its rows}``, each read when first asked for (and kept for this computation)."""
+
+    def __init__(self, results: dict):
+        self.results, self.read = results, {}
+
+    def __getitem__(self, pk):
+        if pk not in self.read:
+            self.read[pk] = _compact(rows_of(self.results[pk]).rows)
+        return self.read[pk]
+
+    def __iter__(self):
+        return iter(self.results)
+
+    def __len__(self):
+        return len(self.results)
 
 
 def _table_rows(campaign, context: str, compared: paired.Compared, alpha: float,

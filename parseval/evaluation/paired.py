@@ -192,7 +192,8 @@ def compare_arrays(runs: Mapping[Hashable, np.ndarray], strata: Sequence[str],
 def compare_parts(runs: Mapping[Hashable, np.ndarray], strata: Sequence[str],
                   figures: FigureSet | Sequence[FigureSet], *, method: str = "bootstrap",
                   resamples: int = DEFAULT_RESAMPLES, seed: int = stats.DEFAULT_SEED,
-                  pairs: Sequence[tuple] | None = None) -> Iterator[Compared]:
+                  pairs: Sequence[tuple] | None = None,
+                  prepared: Callable[[Hashable], RunFigures] | None = None) -> Iterator[Compared]:
     """Every pair of ``runs`` on every figure and stratum, one :class:`Compared` per figure set, so that a
     caller storing the results holds one figure set's pairs at a time (a hundred runs: 4,950 pairs).
 
@@ -211,9 +212,10 @@ def compare_parts(runs: Mapping[Hashable, np.ndarray], strata: Sequence[str],
     if resamples < 2:
         raise ValueError("at least two resamples are needed")
     names = list(runs)
-    shapes = {np.shape(runs[n]) for n in names}
-    if len(shapes) > 1 or any(len(runs[n]) != len(strata) for n in names):
-        raise ValueError("the runs' rows must cover the same sentences in the same order")
+    if prepared is None:  # with ``prepared`` the rows are read only where needed (they may be loaded on access)
+        shapes = {np.shape(runs[n]) for n in names}
+        if len(shapes) > 1 or any(len(runs[n]) != len(strata) for n in names):
+            raise ValueError("the runs' rows must cover the same sentences in the same order")
     labels = np.array(list(strata), dtype=object)
     genres = sorted(set(strata))
     where = [np.flatnonzero(labels == g) for g in genres]
@@ -226,10 +228,21 @@ def compare_parts(runs: Mapping[Hashable, np.ndarray], strata: Sequence[str],
     index = {n: i for i, n in enumerate(names)}
     ia = np.array([index[x] for x, _ in pairs], dtype=np.intp)
     ib = np.array([index[y] for _, y in pairs], dtype=np.intp)
-    # The draws are made once and shared by every figure set and run (resampling counts are exact in float32).
-    draws = [(g, idx, w.astype(np.float32)) for g, idx, w in stats.resampling_weights(strata, resamples, seed)] \
-        if method == "bootstrap" else []
-    for part in split(figures):
+    parts = split(figures)
+    kept: dict = {}
+    if method == "bootstrap":
+        if prepared is None:
+            draws = shared_draws(strata, resamples, seed)
+            kept = {n: run_figures(runs[n], figures, draws) for n in names}
+            prepared = kept.__getitem__
+        prepared_runs = [prepared(n) for n in names]
+        if all(r.fixed is not None for r in prepared_runs):
+            yield from _compare_prepared(prepared_runs, names, runs, pairs, ia, ib, parts, genres, where, resamples)
+            return
+        kept = {}
+    # approximate randomisation, or a figure beyond [0, 1] (none of the platform's): every run's rows at once
+    draws = shared_draws(strata, resamples, seed) if method == "bootstrap" else []
+    for part in parts:
         cols = part.columns
         x = np.stack([runs[n] if cols is None else runs[n][:, cols] for n in names])  # (runs, sentences, c)
         point = _stratum_figures(part, [x[:, idx].sum(axis=1, dtype=np.float64) for idx in where]
@@ -238,7 +251,7 @@ def compare_parts(runs: Mapping[Hashable, np.ndarray], strata: Sequence[str],
         if method == "bootstrap":
             se = np.sqrt(_pair_variances(_resampled(x, draws, part), ia, ib, overwrite=True))
             p = normal_p(diff, se)
-            _constant_differences(p, diff, se, x, ia, ib, where, 1.0 / (resamples + 1))
+            _constant_differences(p, diff, se, lambda i, x=x: x[i], ia, ib, where, 1.0 / (resamples + 1))
             low, high = diff - Z_CI * se, diff + Z_CI * se
         else:
             p = np.stack([_randomised(x[i], x[j], labels, genres, part, resamples, seed) for i, j in zip(ia, ib)],
@@ -248,14 +261,120 @@ def compare_parts(runs: Mapping[Hashable, np.ndarray], strata: Sequence[str],
         yield Compared(pairs, genres + [stats.ALL], part.keys, *arrays[:4], p=arrays[4], resamples=resamples)
 
 
-def _constant_differences(p, diff, se, x, ia, ib, where, floor: float) -> None:
+def shared_draws(strata, resamples: int, seed: int) -> list:
+    """The draws shared by every run and figure set (resampling counts are exact in float32)."""
+    return [(g, idx, w.astype(np.float32)) for g, idx, w in stats.resampling_weights(strata, resamples, seed)]
+
+
+UNDEFINED = np.iinfo(np.int32).min  # a resampled figure undefined in a resample, in :attr:`RunFigures.fixed`
+
+
+@dataclass
+class RunFigures:
+    """What the pairs need of one run under the bootstrap, whatever the other runs: a function of the run's
+    rows, the figures, the seed, the number of resamples and the sentences only.
+
+    ``point``: the figures of every stratum (genres then ``ALL``), shape (strata, keys of every figure set).
+    ``fixed``: the resampled figures, rounded to multiples of 2**-bits (:func:`_quantum_bits`) and centred on
+    a multiple of it, counted in those units (int32; :data:`UNDEFINED` where a figure is undefined), one
+    row per figure set, stratum and key (figure set by figure set, then strata, then keys), one column per
+    resample; None when some figure lies outside [0, 1] (the pairs are then computed from the rows).
+    """
+
+    point: np.ndarray
+    fixed: np.ndarray | None
+
+
+def figure_rows(figures: FigureSet | Sequence[FigureSet], strata_count: int) -> list[tuple[int, int]]:
+    """The rows of :attr:`RunFigures.fixed` of each figure set: (first, end)."""
+    out, start = [], 0
+    for part in split(figures):
+        end = start + strata_count * len(part.keys)
+        out.append((start, end))
+        start = end
+    return out
+
+
+def run_figures(rows: np.ndarray, figures: FigureSet | Sequence[FigureSet], draws) -> RunFigures:
+    """One run's :class:`RunFigures` from its rows and the shared draws (:func:`shared_draws`)."""
+    points, fixed, exact_all = [], [], True
+    genres_where = [idx for _, idx, _ in draws]
+    for part in split(figures):
+        cols = part.columns
+        x = (rows if cols is None else rows[:, cols])[None]
+        points.append(_stratum_figures(part, [x[:, idx].sum(axis=1, dtype=np.float64) for idx in genres_where]
+                                       + [x.sum(axis=1, dtype=np.float64)])[:, 0])   # (strata, keys)
+        f = _resampled(x, draws, part)                                                # (strata, keys, 1, B)
+        s, k, _, b = f.shape
+        f = f.reshape(s * k, b)
+        defined = ~np.isnan(f)
+        if not (((f >= 0) | ~defined).all() and ((f <= 1) | ~defined).all()):
+            exact_all = False
+            continue
+        z = np.where(defined, f, 0.0)
+        z *= float(2 ** _quantum_bits(b))
+        np.rint(z, out=z)
+        count = defined.sum(axis=1)
+        z -= np.rint(z.sum(axis=1) / np.maximum(count, 1))[:, None]  # as _pair_variances centres them
+        z = z.astype(np.int32)
+        z[~defined] = UNDEFINED
+        fixed.append(z)
+    return RunFigures(np.concatenate(points, axis=1), np.concatenate(fixed, axis=0) if exact_all else None)
+
+
+ROWS_BYTES = 48 * 2 ** 20  # float64 figures of the runs multiplied at once: rows of a figure set taken in chunks
+
+
+def _compare_prepared(prepared: list[RunFigures], names, runs, pairs, ia, ib, parts, genres, where,
+                      resamples: int):
+    """:func:`compare_parts` from the runs' :class:`RunFigures`: the rows of a run are read only for the rare
+    cells where the resamples never vary (:func:`_constant_differences`)."""
+    strata = len(genres) + 1
+    r, b = len(prepared), resamples
+    scale = float(2 ** _quantum_bits(b))
+    loaded: dict[int, np.ndarray] = {}
+
+    def rows_of(i: int, cols) -> np.ndarray:
+        if i not in loaded:
+            loaded[i] = np.asarray(runs[names[i]])
+        return loaded[i] if cols is None else loaded[i][:, cols]
+
+    offset = 0
+    for part, (first, end) in zip(parts, figure_rows(parts, strata)):
+        k = len(part.keys)
+        point = np.stack([run.point[:, offset:offset + k] for run in prepared], axis=1)  # (strata, runs, keys)
+        offset += k
+        diff = point[:, ia] - point[:, ib]
+        var = np.full((end - first, len(ia)), np.nan)
+        step = max(1, ROWS_BYTES // (8 * max(r, 1) * b))
+        for lo in range(first, end, step):
+            hi = min(end, lo + step)
+            z = np.empty((hi - lo, r, b))
+            for i, run in enumerate(prepared):
+                z[:, i] = run.fixed[lo:hi]
+            defined = z != UNDEFINED
+            z[~defined] = 0.0
+            var[lo - first:hi - first] = _gram_variances(z, defined, ia, ib, b)
+        var = np.maximum(var, 0.0) / (scale * scale)
+        se = np.sqrt(var.reshape(strata, k, -1).transpose(0, 2, 1))
+        p = normal_p(diff, se)
+        _constant_differences(p, diff, se, lambda i, cols=part.columns: rows_of(i, cols), ia, ib, where,
+                              1.0 / (resamples + 1))
+        low, high = diff - Z_CI * se, diff + Z_CI * se
+        arrays = [np.moveaxis(v, 1, 0) for v in (diff, se, low, high, p)]
+        yield Compared(pairs, genres + [stats.ALL], part.keys, *arrays[:4], p=arrays[4], resamples=resamples)
+
+
+def _constant_differences(p, diff, se, rows_of, ia, ib, where, floor: float) -> None:
     """Where the resamples never vary yet the runs differ (se = 0, d ≠ 0), p is the counted bootstrap's own
     answer, 1 / (B + 1), when the runs' rows differ on at least two sentences of the stratum: they differ by
     the same amount everywhere, which every resample repeats. On one sentence only (a single item decides the
     figure) there is nothing to resample and p stays undefined. Such cells are rare: looked at one by one."""
     for s_, pair, key in zip(*np.nonzero((se == 0) & (diff != 0) & ~np.isnan(diff))):
-        rows = x[:, where[s_]] if s_ < len(where) else x
-        differing = np.any(rows[ia[pair]] != rows[ib[pair]], axis=1).sum()
+        a, b = rows_of(ia[pair]), rows_of(ib[pair])
+        if s_ < len(where):
+            a, b = a[where[s_]], b[where[s_]]
+        differing = np.any(a != b, axis=1).sum()
         if differing >= 2:
             p[s_, pair, key] = floor
 
@@ -367,7 +486,17 @@ def _pair_variances(f: np.ndarray, ia: np.ndarray, ib: np.ndarray, *, overwrite:
         scale_rows = np.where(exact, scale, 1.0)[:, None]
     else:
         scale_rows = scale
-    var = np.full((s * k, len(ia)), np.nan)
+    var = _gram_variances(z, defined, ia, ib, b)
+    var = np.maximum(var, 0.0) / (scale_rows * scale_rows)  # rounding can leave a tiny negative for identical runs
+    return var.reshape(s, k, -1).transpose(0, 2, 1)
+
+
+def _gram_variances(z: np.ndarray, defined: np.ndarray, ia: np.ndarray, ib: np.ndarray, b: int) -> np.ndarray:
+    """Variance over the resamples of z[:, a] − z[:, b] for every pair, shape (rows, pairs): ``z`` (rows, runs,
+    B) centred figures, 0 where undefined (``defined`` False). Products of fixed-point figures: exact integers
+    whatever the order of summation (:func:`_pair_variances`); only the columns of :func:`_cover` multiplied."""
+    r = z.shape[1]
+    var = np.full((z.shape[0], len(ia)), np.nan)
     if len(ia):
         cover = _cover(ia, ib)
         in_cover = np.isin(ib, cover)
@@ -397,8 +526,7 @@ def _pair_variances(f: np.ndarray, ia: np.ndarray, ib: np.ndarray, *, overwrite:
             s2 = z2m_uc + z2m_cu - 2 * zz[holes]
             with np.errstate(divide="ignore", invalid="ignore"):
                 var[holes] = np.where(n >= 2, (s2 - s1 * s1 / np.maximum(n, 1)) / (n - 1), np.nan)
-    var = np.maximum(var, 0.0) / (scale_rows * scale_rows)  # rounding can leave a tiny negative for identical runs
-    return var.reshape(s, k, -1).transpose(0, 2, 1)
+    return var
 
 
 def _randomised(a, b, labels, genres, figures, resamples, seed) -> np.ndarray:
