@@ -108,18 +108,21 @@ def sentences(result: Result) -> RunRows:
 
 
 class StoredRows:
-    """The fixed-point figures of one entry, read a chunk of rows at a time from the memory-mapped file, which
-    is unmapped after each read: a hundred runs' figures are never all resident."""
+    """The fixed-point figures of one entry, read a chunk of rows at a time from the file (no mapping kept
+    open): a hundred runs' figures are never all resident."""
 
-    def __init__(self, path: Path, shape: tuple[int, int]):
-        self.path, self.shape = path, shape
+    def __init__(self, path: Path, shape: tuple[int, int], offset: int):
+        self.path, self.shape, self.offset = path, shape, offset
 
     def __getitem__(self, rows: slice) -> np.ndarray:
-        mapped = np.load(self.path, mmap_mode="r", allow_pickle=False)
-        try:
-            return np.array(mapped[rows])
-        finally:
-            del mapped
+        start, stop, _ = rows.indices(self.shape[0])
+        width = self.shape[1]
+        out = np.empty((max(stop - start, 0), width), dtype=np.int32)
+        with open(self.path, "rb") as fh:
+            fh.seek(self.offset + start * width * 4)
+            if fh.readinto(memoryview(out).cast("B")) != out.nbytes:
+                raise OSError(f"{self.path.name}: shorter than its header says")
+        return out
 
 
 def run_figures(result: Result, context: str, figures, strata_count: int, draws: Callable,
@@ -138,8 +141,11 @@ def run_figures(result: Result, context: str, figures, strata_count: int, draws:
     crc = zlib.crc32(fixed.data)
     if _write(stem.with_suffix(".npy"), lambda fh: np.save(fh, fixed, allow_pickle=False)) and _write(
             stem.with_suffix(".meta.npz"), lambda fh: np.savez(
-                fh, key=np.array(key), point=computed.point, crc=np.array(crc, dtype=np.uint32))):
-        return paired.RunFigures(computed.point, StoredRows(stem.with_suffix(".npy"), fixed.shape))
+                fh, key=np.array(key), point=computed.point, sums=computed.sums,
+                crc=np.array(crc, dtype=np.uint32))):
+        found = _load(stem, key, figures, strata_count)  # read back as any later computation will
+        if found is not None:
+            return found
     return computed
 
 
@@ -150,16 +156,17 @@ def _load(stem: Path, key: str, figures, strata_count: int) -> paired.RunFigures
             if str(z["key"]) != key:
                 logger.warning("significance cache %s: of another key, not used", meta.name)
                 return None
-            point, crc = np.array(z["point"]), int(z["crc"])
+            point, sums, crc = np.array(z["point"]), np.array(z["sums"]), int(z["crc"])
         mapped = np.load(data, mmap_mode="r", allow_pickle=False)
         try:
             rows = paired.figure_rows(figures, strata_count)[-1][1] if paired.split(figures) else 0
             keys = len(paired.keys_of(figures))
             if (mapped.dtype != np.int32 or mapped.ndim != 2 or mapped.shape[0] != rows
-                    or point.shape != (strata_count, keys) or zlib.crc32(mapped.data) != crc):
+                    or point.shape != (strata_count, keys) or sums.shape != (2, rows)
+                    or zlib.crc32(mapped.data) != crc):
                 logger.warning("significance cache %s: damaged, not used", data.name)
                 return None
-            shape = mapped.shape
+            shape, offset = mapped.shape, mapped.offset
         finally:
             del mapped
     except FileNotFoundError:
@@ -167,4 +174,4 @@ def _load(stem: Path, key: str, figures, strata_count: int) -> paired.RunFigures
     except Exception as exc:  # half written, truncated, unreadable: computed again
         logger.warning("significance cache %s not used: %s", stem.name, exc)
         return None
-    return paired.RunFigures(point, StoredRows(data, shape))
+    return paired.RunFigures(point, StoredRows(data, shape, offset), sums)

@@ -283,6 +283,13 @@ class RunFigures:
 
     point: np.ndarray
     fixed: np.ndarray | None
+    sums: np.ndarray | None = None  # (2, rows): Σ z² and Σ z of each row of ``fixed`` (undefined counted as 0)
+
+
+def fixed_sums(fixed: np.ndarray) -> np.ndarray:
+    """:attr:`RunFigures.sums` of fixed-point figures (exact integers in float64)."""
+    z = np.where(fixed == UNDEFINED, 0, fixed).astype(np.float64)
+    return np.stack([np.einsum("rb,rb->r", z, z), z.sum(axis=1)])
 
 
 def figure_rows(figures: FigureSet | Sequence[FigureSet], strata_count: int) -> list[tuple[int, int]]:
@@ -319,7 +326,10 @@ def run_figures(rows: np.ndarray, figures: FigureSet | Sequence[FigureSet], draw
         z = z.astype(np.int32)
         z[~defined] = UNDEFINED
         fixed.append(z)
-    return RunFigures(np.concatenate(points, axis=1), np.concatenate(fixed, axis=0) if exact_all else None)
+    if not exact_all:
+        return RunFigures(np.concatenate(points, axis=1), None)
+    fixed = np.concatenate(fixed, axis=0)
+    return RunFigures(np.concatenate(points, axis=1), fixed, fixed_sums(fixed))
 
 
 ROWS_BYTES = 48 * 2 ** 20  # float64 figures of the runs multiplied at once: rows of a figure set taken in chunks
@@ -350,11 +360,20 @@ def _compare_prepared(prepared: list[RunFigures], names, runs, pairs, ia, ib, pa
         for lo in range(first, end, step):
             hi = min(end, lo + step)
             z = np.empty((hi - lo, r, b))
+            defined = None
             for i, run in enumerate(prepared):
-                z[:, i] = run.fixed[lo:hi]
-            defined = z != UNDEFINED
-            z[~defined] = 0.0
-            var[lo - first:hi - first] = _gram_variances(z, defined, ia, ib, b)
+                chunk = run.fixed[lo:hi]
+                missing = chunk == UNDEFINED
+                if missing.any():
+                    if defined is None:
+                        defined = np.ones(z.shape, dtype=bool)
+                    defined[:, i] = ~missing
+                    chunk[missing] = 0
+                z[:, i] = chunk
+            sums = None
+            if all(run.sums is not None for run in prepared):
+                sums = tuple(np.stack([run.sums[j, lo:hi] for run in prepared], axis=1) for j in (0, 1))
+            var[lo - first:hi - first] = _gram_variances(z, defined, ia, ib, b, sums)
         var = np.maximum(var, 0.0) / (scale * scale)
         se = np.sqrt(var.reshape(strata, k, -1).transpose(0, 2, 1))
         p = normal_p(diff, se)
@@ -491,10 +510,13 @@ def _pair_variances(f: np.ndarray, ia: np.ndarray, ib: np.ndarray, *, overwrite:
     return var.reshape(s, k, -1).transpose(0, 2, 1)
 
 
-def _gram_variances(z: np.ndarray, defined: np.ndarray, ia: np.ndarray, ib: np.ndarray, b: int) -> np.ndarray:
+def _gram_variances(z: np.ndarray, defined: np.ndarray | None, ia: np.ndarray, ib: np.ndarray, b: int,
+                    sums: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Variance over the resamples of z[:, a] − z[:, b] for every pair, shape (rows, pairs): ``z`` (rows, runs,
     B) centred figures, 0 where undefined (``defined`` False). Products of fixed-point figures: exact integers
-    whatever the order of summation (:func:`_pair_variances`); only the columns of :func:`_cover` multiplied."""
+    whatever the order of summation (:func:`_pair_variances`); only the columns of :func:`_cover` multiplied.
+    ``defined`` None: every figure defined. ``sums``: each run's Σ z² and Σ z per row, shape (rows, runs),
+    when already known (exact integers: the same values)."""
     r = z.shape[1]
     var = np.full((z.shape[0], len(ia)), np.nan)
     if len(ia):
@@ -507,9 +529,12 @@ def _gram_variances(z: np.ndarray, defined: np.ndarray, ia: np.ndarray, ib: np.n
             zz = (z @ z.transpose(0, 2, 1))[:, u, c]      # Σ_t z_u z_c: (sk, pairs)
         else:
             zz = (z @ z[:, cover].transpose(0, 2, 1))[:, u, col]
-        full = defined.all(axis=(1, 2))
+        full = np.ones(z.shape[0], dtype=bool) if defined is None else defined.all(axis=(1, 2))
         if full.any():
-            sq, total = np.einsum("srb,srb->sr", z, z)[full], z.sum(axis=2)[full]  # no copy of z
+            if sums is None:
+                sq, total = np.einsum("srb,srb->sr", z, z)[full], z.sum(axis=2)[full]  # no copy of z
+            else:
+                sq, total = sums[0][full], sums[1][full]
             s1 = total[:, u] - total[:, c]
             s2 = sq[:, u] + sq[:, c] - 2 * zz[full]
             var[full] = (s2 - s1 * s1 / b) / (b - 1)
