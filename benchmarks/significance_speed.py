@@ -10,7 +10,8 @@ stored) for 20 runs (190 pairs) and for 100 runs (4,950 pairs) computed at once 
 the computation after one more run arrives (101 runs: the 100 pairs it adds; the others kept, and the other
 runs' figures read from the per-result cache, evaluation/significance/run_cache.py), each with
 its wall time, the CPU time of this process, the resident memory before and its peak during the
-computation (Linux: VmHWM, reset before each) and the load average (1 minute) beside it. A computation "at
+computation (Linux: VmHWM, reset before each), each computation in a process of its own as the significance
+worker runs it, and the load average (1 minute) beside it. A computation "at
 once" starts from nothing: no stored pair and no kept figures. It checks that the same seed gives the same
 set, byte for byte (computed again with every run's figures kept: kept and recomputed figures give the same
 set), and that the set extended by one run is the one computed at once from nothing. The database is
@@ -21,10 +22,11 @@ dropped at the end.
 from __future__ import annotations
 
 import argparse
-import gc
+import json
 import os
 import resource
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -40,24 +42,45 @@ web_results.DB_NAME = os.environ.get("BENCH_DB", "parseval_bench_significance")
 
 
 def measured(label: str, campaign, table: list) -> object:
-    """One computation, timed: wall, CPU of this process, peak RSS so far, load average beside it."""
-    from evaluation.significance import sets as significance
+    """One computation in a process of its own, as the significance worker runs it (Django set up, then
+    :func:`compute`): wall, CPU of the computation, that process's resident memory before it and its peak
+    during it, the load average beside it. This process's own memory (the set-up's engine run, the rows it
+    hands out) is not counted."""
+    from evaluation.models import SignificanceSet
 
     load = os.getloadavg()[0]
-    gc.collect()
-    before = _status("VmRSS")
-    _reset_peak()
-    t0, c0 = time.perf_counter(), time.process_time()
-    computed = significance.compute(campaign)
-    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
-    peak = _status("VmHWM")
+    child = subprocess.run([sys.executable, "-c", CHILD, str(campaign.pk)], check=True, capture_output=True,
+                           text=True, cwd=REPO)
+    out = json.loads(child.stdout.strip().splitlines()[-1])
+    computed = SignificanceSet.objects.get(pk=out["set"])
     n = len(computed.results)
+    seconds, cpu, before, peak = out["wall"], out["cpu"], out["before"], out["peak"]
     table.append((label, n, n * (n - 1) // 2, computed.stored, seconds, cpu, before, peak, load,
                   os.getloadavg()[0]))
     print(f"{label}: {n} runs, {computed.stored:,} stored differences: {seconds:.1f} s wall, {cpu:.1f} s CPU, "
           f"RSS {before:.0f} MiB before, peak {peak:.0f} MiB during (load average {load:.1f} before, "
           f"{os.getloadavg()[0]:.1f} after)", flush=True)
     return computed
+
+
+CHILD = """
+import gc, json, os, sys, time
+sys.path.insert(0, os.getcwd())
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+import django
+django.setup()
+from benchmarks.significance_speed import _reset_peak, _status
+from campaign.models import Campaign
+from evaluation.significance import sets
+campaign = Campaign.objects.get(pk=int(sys.argv[1]))
+gc.collect()
+before = _status("VmRSS")
+_reset_peak()
+t0, c0 = time.perf_counter(), time.process_time()
+computed = sets.compute(campaign)
+print(json.dumps({"set": computed.pk, "wall": time.perf_counter() - t0, "cpu": time.process_time() - c0,
+                  "before": before, "peak": _status("VmHWM")}))
+"""
 
 
 def _reset_peak() -> None:
@@ -135,8 +158,8 @@ def main(argv=None) -> int:
             for label, n, pairs, stored, seconds, cpu, before, peak, load0, load1 in table:
                 print(f"{label:<18}{n:>5}{pairs:>7}{stored:>9}{seconds:>10.1f}{cpu:>9.1f}{before:>12.0f}{peak:>7.0f}"
                       f"{load0:>12.1f} / {load1:.1f}")
-            print(f"{os.cpu_count()} cores; RSS in MiB: before the computation (the set-up's engine run and rows "
-                  f"included) and its peak during it")
+            print(f"{os.cpu_count()} cores; RSS in MiB of the computing process (Django set up): before the "
+                  f"computation and its peak during it")
             connections.close_all()
     finally:
         web_results._admin_sql(f"DROP DATABASE IF EXISTS {web_results.DB_NAME}")
