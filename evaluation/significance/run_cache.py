@@ -125,13 +125,13 @@ class StoredRows:
         return out
 
 
-def run_figures(result: Result, context: str, figures, strata_count: int, draws: Callable,
+def run_figures(result: Result, context: str, figures, strata_count: int, sentence_count: int, draws: Callable,
                 rows: Callable[[], np.ndarray]) -> paired.RunFigures:
     """The result's :class:`~parseval.evaluation.paired.RunFigures` in ``context``: the kept entry, or computed
     from ``rows()`` with ``draws()`` (:func:`parseval.evaluation.paired.shared_draws`) and kept."""
     key = _key_text([FORMAT, "figures", fingerprint(result), context])
     stem = cache_dir() / f"{result.pk}-{_digest(key)}"
-    found = _load(stem, key, figures, strata_count)
+    found = _load(stem, key, figures, strata_count, sentence_count)
     if found is not None:
         return found
     computed = paired.run_figures(rows(), figures, draws())
@@ -141,28 +141,30 @@ def run_figures(result: Result, context: str, figures, strata_count: int, draws:
     crc = zlib.crc32(fixed.data)
     if _write(stem.with_suffix(".npy"), lambda fh: np.save(fh, fixed, allow_pickle=False)) and _write(
             stem.with_suffix(".meta.npz"), lambda fh: np.savez(
-                fh, key=np.array(key), point=computed.point, sums=computed.sums,
+                fh, key=np.array(key), point=computed.point, sums=computed.sums, digests=computed.digests,
                 crc=np.array(crc, dtype=np.uint32))):
-        found = _load(stem, key, figures, strata_count)  # read back as any later computation will
+        found = _load(stem, key, figures, strata_count, sentence_count)  # read back as any later computation will
         if found is not None:
             return found
     return computed
 
 
-def _load(stem: Path, key: str, figures, strata_count: int) -> paired.RunFigures | None:
+def _load(stem: Path, key: str, figures, strata_count: int, sentence_count: int) -> paired.RunFigures | None:
     meta, data = stem.with_suffix(".meta.npz"), stem.with_suffix(".npy")
     try:
         with np.load(meta, allow_pickle=False) as z:
             if str(z["key"]) != key:
                 logger.warning("significance cache %s: of another key, not used", meta.name)
                 return None
-            point, sums, crc = np.array(z["point"]), np.array(z["sums"]), int(z["crc"])
+            point, sums, digests, crc = (np.array(z["point"]), np.array(z["sums"]), np.array(z["digests"]),
+                                         int(z["crc"]))
         mapped = np.load(data, mmap_mode="r", allow_pickle=False)
         try:
             rows = paired.figure_rows(figures, strata_count)[-1][1] if paired.split(figures) else 0
             keys = len(paired.keys_of(figures))
             if (mapped.dtype != np.int32 or mapped.ndim != 2 or mapped.shape[0] != rows
                     or point.shape != (strata_count, keys) or sums.shape != (2, rows)
+                    or digests.shape != (len(paired.split(figures)), sentence_count)
                     or zlib.crc32(mapped.data) != crc):
                 logger.warning("significance cache %s: damaged, not used", data.name)
                 return None
@@ -174,4 +176,4 @@ def _load(stem: Path, key: str, figures, strata_count: int) -> paired.RunFigures
     except Exception as exc:  # half written, truncated, unreadable: computed again
         logger.warning("significance cache %s not used: %s", stem.name, exc)
         return None
-    return paired.RunFigures(point, StoredRows(data, shape, offset), sums)
+    return paired.RunFigures(point, StoredRows(data, shape, offset), sums, digests)

@@ -205,14 +205,13 @@ def _add_tables(campaign, context: str, ordered: dict, strata, figures, options:
         runs = {pk: _compact(rows_of(result).rows) for pk, result in results.items()}
     else:
         # Each run's figures kept per result and context (run_cache): computed once, the first time the result
-        # is compared; its rows read only then, one run at a time, or for the rare cells whose resamples never
-        # vary (paired._constant_differences).
+        # is compared, its rows read only then, one run at a time.
         runs = _LazyRows(results)
         draws = functools.cache(lambda: paired.shared_draws(strata, drawn, options["seed"]))
         strata_count = len(set(strata)) + 1
 
         def prepared(pk):
-            return run_cache.run_figures(results[pk], context, figures, strata_count, draws,
+            return run_cache.run_figures(results[pk], context, figures, strata_count, len(strata), draws,
                                          lambda: _compact(rows_of(results[pk]).rows))
     for part in paired.compare_parts(runs, strata, figures, method=options["method"], resamples=drawn,
                                      seed=options["seed"], pairs=missing, prepared=prepared):

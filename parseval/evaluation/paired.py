@@ -284,12 +284,20 @@ class RunFigures:
     point: np.ndarray
     fixed: np.ndarray | None
     sums: np.ndarray | None = None  # (2, rows): Σ z² and Σ z of each row of ``fixed`` (undefined counted as 0)
+    digests: np.ndarray | None = None  # (figure sets, sentences): :func:`row_digests` of each set's columns
 
 
-def fixed_sums(fixed: np.ndarray) -> np.ndarray:
-    """:attr:`RunFigures.sums` of fixed-point figures (exact integers in float64)."""
-    z = np.where(fixed == UNDEFINED, 0, fixed).astype(np.float64)
-    return np.stack([np.einsum("rb,rb->r", z, z), z.sum(axis=1)])
+_DIGEST = np.random.default_rng(20260).integers(1, 2 ** 63, size=4096, dtype=np.uint64) | np.uint64(1)
+
+
+def row_digests(rows: np.ndarray) -> np.ndarray:
+    """One 64-bit digest per row (Σ row[j]·w[j] mod 2**64, fixed odd random w): two runs' rows differ on a
+    sentence when their digests differ (the same rows, the same digest; distinct rows collide with a chance
+    of about 2**-63), so that :func:`_constant_differences` needs no rows."""
+    width = rows.shape[1]
+    weights = _DIGEST[:width] if width <= len(_DIGEST) else np.resize(_DIGEST, width)
+    with np.errstate(over="ignore"):
+        return (rows.astype(np.uint64) * weights).sum(axis=1, dtype=np.uint64)
 
 
 def figure_rows(figures: FigureSet | Sequence[FigureSet], strata_count: int) -> list[tuple[int, int]]:
@@ -304,11 +312,12 @@ def figure_rows(figures: FigureSet | Sequence[FigureSet], strata_count: int) -> 
 
 def run_figures(rows: np.ndarray, figures: FigureSet | Sequence[FigureSet], draws) -> RunFigures:
     """One run's :class:`RunFigures` from its rows and the shared draws (:func:`shared_draws`)."""
-    points, fixed, exact_all = [], [], True
+    points, fixed, sums, digests, exact_all = [], [], [], [], True
     genres_where = [idx for _, idx, _ in draws]
     for part in split(figures):
         cols = part.columns
         x = (rows if cols is None else rows[:, cols])[None]
+        digests.append(row_digests(x[0]))
         points.append(_stratum_figures(part, [x[:, idx].sum(axis=1, dtype=np.float64) for idx in genres_where]
                                        + [x.sum(axis=1, dtype=np.float64)])[:, 0])   # (strata, keys)
         f = _resampled(x, draws, part)                                                # (strata, keys, 1, B)
@@ -323,34 +332,28 @@ def run_figures(rows: np.ndarray, figures: FigureSet | Sequence[FigureSet], draw
         np.rint(z, out=z)
         count = defined.sum(axis=1)
         z -= np.rint(z.sum(axis=1) / np.maximum(count, 1))[:, None]  # as _pair_variances centres them
+        z[~defined] = 0.0
+        sums.append(np.stack([np.einsum("rb,rb->r", z, z), z.sum(axis=1)]))  # exact integers
         z = z.astype(np.int32)
         z[~defined] = UNDEFINED
         fixed.append(z)
     if not exact_all:
         return RunFigures(np.concatenate(points, axis=1), None)
-    fixed = np.concatenate(fixed, axis=0)
-    return RunFigures(np.concatenate(points, axis=1), fixed, fixed_sums(fixed))
+    return RunFigures(np.concatenate(points, axis=1), np.concatenate(fixed, axis=0), np.concatenate(sums, axis=1),
+                      np.stack(digests))
 
 
-ROWS_BYTES = 48 * 2 ** 20  # float64 figures of the runs multiplied at once: rows of a figure set taken in chunks
+ROWS_BYTES = 16 * 2 ** 20  # float64 figures of the runs multiplied at once: rows of a figure set taken in chunks
 
 
 def _compare_prepared(prepared: list[RunFigures], names, runs, pairs, ia, ib, parts, genres, where,
                       resamples: int):
-    """:func:`compare_parts` from the runs' :class:`RunFigures`: the rows of a run are read only for the rare
-    cells where the resamples never vary (:func:`_constant_differences`)."""
+    """:func:`compare_parts` from the runs' :class:`RunFigures`, without their rows."""
     strata = len(genres) + 1
     r, b = len(prepared), resamples
     scale = float(2 ** _quantum_bits(b))
-    loaded: dict[int, np.ndarray] = {}
-
-    def rows_of(i: int, cols) -> np.ndarray:
-        if i not in loaded:
-            loaded[i] = np.asarray(runs[names[i]])
-        return loaded[i] if cols is None else loaded[i][:, cols]
-
     offset = 0
-    for part, (first, end) in zip(parts, figure_rows(parts, strata)):
+    for number, (part, (first, end)) in enumerate(zip(parts, figure_rows(parts, strata))):
         k = len(part.keys)
         point = np.stack([run.point[:, offset:offset + k] for run in prepared], axis=1)  # (strata, runs, keys)
         offset += k
@@ -377,7 +380,7 @@ def _compare_prepared(prepared: list[RunFigures], names, runs, pairs, ia, ib, pa
         var = np.maximum(var, 0.0) / (scale * scale)
         se = np.sqrt(var.reshape(strata, k, -1).transpose(0, 2, 1))
         p = normal_p(diff, se)
-        _constant_differences(p, diff, se, lambda i, cols=part.columns: rows_of(i, cols), ia, ib, where,
+        _constant_differences(p, diff, se, lambda i, n=number: prepared[i].digests[n], ia, ib, where,
                               1.0 / (resamples + 1))
         low, high = diff - Z_CI * se, diff + Z_CI * se
         arrays = [np.moveaxis(v, 1, 0) for v in (diff, se, low, high, p)]
@@ -388,12 +391,14 @@ def _constant_differences(p, diff, se, rows_of, ia, ib, where, floor: float) -> 
     """Where the resamples never vary yet the runs differ (se = 0, d ≠ 0), p is the counted bootstrap's own
     answer, 1 / (B + 1), when the runs' rows differ on at least two sentences of the stratum: they differ by
     the same amount everywhere, which every resample repeats. On one sentence only (a single item decides the
-    figure) there is nothing to resample and p stays undefined. Such cells are rare: looked at one by one."""
+    figure) there is nothing to resample and p stays undefined. Such cells are rare: looked at one by one.
+    ``rows_of(i)``: run i's rows, or one digest per row (:func:`row_digests`)."""
     for s_, pair, key in zip(*np.nonzero((se == 0) & (diff != 0) & ~np.isnan(diff))):
         a, b = rows_of(ia[pair]), rows_of(ib[pair])
         if s_ < len(where):
             a, b = a[where[s_]], b[where[s_]]
-        differing = np.any(a != b, axis=1).sum()
+        differs = a != b
+        differing = (differs.any(axis=1) if differs.ndim > 1 else differs).sum()
         if differing >= 2:
             p[s_, pair, key] = floor
 
