@@ -42,15 +42,17 @@ web_results.DB_NAME = os.environ.get("BENCH_DB", "parseval_bench_significance")
 
 
 def measured(label: str, campaign, table: list) -> object:
-    """One computation in a process of its own, as the significance worker runs it (Django set up, then
-    :func:`compute`): wall, CPU of the computation, that process's resident memory before it and its peak
+    """One computation in a process of its own, as the significance worker runs it (Django set up, one BLAS
+    thread, then :func:`compute`): wall, CPU of the computation, that process's resident memory before it and its peak
     during it, the load average beside it. This process's own memory (the set-up's engine run, the rows it
     hands out) is not counted."""
     from evaluation.models import SignificanceSet
 
     load = os.getloadavg()[0]
+    # one BLAS thread, as config/celery.py sets for every worker process
+    env = {**os.environ, **{name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}}
     child = subprocess.run([sys.executable, "-c", CHILD, str(campaign.pk)], check=True, capture_output=True,
-                           text=True, cwd=REPO)
+                           text=True, cwd=REPO, env=env)
     out = json.loads(child.stdout.strip().splitlines()[-1])
     computed = SignificanceSet.objects.get(pk=out["set"])
     n = len(computed.results)

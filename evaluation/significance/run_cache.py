@@ -83,14 +83,15 @@ def _write(path: Path, write: Callable) -> bool:
         Path(name).unlink(missing_ok=True)
 
 
-def sentences(result: Result) -> RunRows:
-    """The result's test sentences (keys and genres, ``rows`` None): kept, or read from its stored rows."""
+def sentences(result: Result) -> tuple[RunRows, dict]:
+    """The result's test sentences (keys and genres, ``rows`` None) and its parameters (its document's): kept,
+    or read from its stored rows and its document."""
     key = _key_text([FORMAT, "sentences", fingerprint(result)])
     path = cache_dir() / f"{result.pk}-{_digest(key)}.sentences.npz"
     try:
         with np.load(path, allow_pickle=False) as z:
             if str(z["key"]) == key:
-                return RunRows(z["keys"], z["strata"], None)
+                return RunRows(z["keys"], z["strata"], None), json.loads(str(z["parameters"]))
             logger.warning("significance cache %s: of another result, not used", path.name)
     except FileNotFoundError:
         pass
@@ -103,8 +104,10 @@ def sentences(result: Result) -> RunRows:
     else:
         found = rows_of(result)  # computed and kept (RowsUnavailable when it cannot be)
         keys, strata = found.keys, found.strata
-    _write(path, lambda fh: np.savez(fh, key=np.array(key), keys=keys, strata=strata))
-    return RunRows(keys, strata, None)
+    parameters = (result.document or {}).get("parameters") or {}
+    _write(path, lambda fh: np.savez(fh, key=np.array(key), keys=keys, strata=strata,
+                                     parameters=np.array(json.dumps(parameters, sort_keys=True))))
+    return RunRows(keys, strata, None), parameters
 
 
 class StoredRows:

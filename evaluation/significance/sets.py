@@ -106,9 +106,12 @@ def compute(campaign: Campaign) -> SignificanceSet:
     loaded, skipped = {}, []
     # One result has nothing to be compared with: its rows are not computed until a second one comes.
     candidates = Result.objects.filter(pk__in=result_ids if len(result_ids) >= 2 else [])
-    for result in candidates.select_related("run__campaign").order_by("pk"):
+    parameters = {}
+    # Not the results' documents (the engine's whole output: megabytes each), read once per result (run_cache).
+    for result in candidates.select_related("run__campaign").defer("document").order_by("pk"):
         try:  # the test sentences only: a run's rows are read when its figures are not kept (run_cache)
-            loaded[result.pk] = (result, run_cache.sentences(result))
+            sentences_of, parameters[result.pk] = run_cache.sentences(result)
+            loaded[result.pk] = (result, sentences_of)
         except RowsUnavailable as exc:
             skipped.append({"result": result.pk, "reason": str(exc)})
     kept: dict = {}
@@ -117,7 +120,7 @@ def compute(campaign: Campaign) -> SignificanceSet:
     # Runs of different tracks of a dependency campaign are not comparable: each track is compared within.
     by_track: dict[str, dict] = {}
     for pk, entry in loaded.items():
-        by_track.setdefault((entry[0].document.get("parameters") or {}).get("track") or "", {})[pk] = entry
+        by_track.setdefault((parameters.get(pk) or {}).get("track") or "", {})[pk] = entry
 
     # No transaction is held over the computation (on SQLite, one writer at a time, it kept the web's uploads
     # and the scoring worker waiting past their busy timeout; on PostgreSQL it pinned a snapshot for minutes):
@@ -135,7 +138,7 @@ def compute(campaign: Campaign) -> SignificanceSet:
                 continue
             ordered = dict(sorted(group.items()))
             first_result, first_rows = next(iter(ordered.values()))
-            figures = kinds.get(first_result.metric).paired_figures(first_result)
+            figures = kinds.get(first_result.metric).paired_figures(first_result)  # its document read: one
             strata = list(first_rows.strata)
             sentences = {**{str(g): n for g, n in Counter(strata).items()}, stats.ALL: len(strata)}
             drawn = options["resamples"]
