@@ -216,8 +216,10 @@ def _add_tables(campaign, context: str, ordered: dict, strata, figures, options:
         def prepared(pk):
             return run_cache.run_figures(results[pk], context, figures, strata_count, len(strata), draws,
                                          lambda: _compact(rows_of(results[pk]).rows))
+    missing.sort(key=lambda pair: (pair[1], pair[0]))  # by second run: a block of pairs holds its whole tables
     for part in paired.compare_parts(runs, strata, figures, method=options["method"], resamples=drawn,
-                                     seed=options["seed"], pairs=missing, prepared=prepared):
+                                     seed=options["seed"], pairs=missing, prepared=prepared,
+                                     pairs_at_once=PAIRS_AT_ONCE):
         _store(_table_rows(campaign, context, part, options["alpha"], present))
 
 
@@ -237,6 +239,9 @@ class _LazyRows(Mapping):
 
     def __len__(self):
         return len(self.results)
+
+
+PAIRS_AT_ONCE = 1000  # pairs of one figure set tested and stored at a time (a hundred runs: 4,950)
 
 
 def _table_rows(campaign, context: str, compared: paired.Compared, alpha: float,

@@ -193,12 +193,18 @@ def compare_parts(runs: Mapping[Hashable, np.ndarray], strata: Sequence[str],
                   figures: FigureSet | Sequence[FigureSet], *, method: str = "bootstrap",
                   resamples: int = DEFAULT_RESAMPLES, seed: int = stats.DEFAULT_SEED,
                   pairs: Sequence[tuple] | None = None,
-                  prepared: Callable[[Hashable], RunFigures] | None = None) -> Iterator[Compared]:
+                  prepared: Callable[[Hashable], RunFigures] | None = None,
+                  pairs_at_once: int | None = None) -> Iterator[Compared]:
     """Every pair of ``runs`` on every figure and stratum, one :class:`Compared` per figure set, so that a
     caller storing the results holds one figure set's pairs at a time (a hundred runs: 4,950 pairs).
 
     ``pairs``: only these (a, b) (a − b), e.g. the pairs a new run adds to those already computed; only the
     runs they name are resampled. By default every pair, in the mapping's order.
+
+    ``prepared``: each run's :class:`RunFigures` by name (e.g. kept on disk), instead of computing them from
+    ``runs``, whose rows are then read only for approximate randomisation or a figure outside [0, 1].
+    ``pairs_at_once``: with ``prepared``, a figure set's pairs are yielded in blocks of about that many
+    (pairs with the same second run kept in one block), so that a caller holds one block at a time.
 
     Under the bootstrap every pair sees the same resamples (one seeded draw of sentences per genre, shared
     by all runs and figure sets: they depend on the seed and the sentences only), so each run is resampled
@@ -237,7 +243,8 @@ def compare_parts(runs: Mapping[Hashable, np.ndarray], strata: Sequence[str],
             prepared = kept.__getitem__
         prepared_runs = [prepared(n) for n in names]
         if all(r.fixed is not None for r in prepared_runs):
-            yield from _compare_prepared(prepared_runs, names, runs, pairs, ia, ib, parts, genres, where, resamples)
+            yield from _compare_prepared(prepared_runs, names, runs, pairs, ia, ib, parts, genres, where, resamples,
+                                         pairs_at_once)
             return
         kept = {}
     # approximate randomisation, or a figure beyond [0, 1] (none of the platform's): every run's rows at once
@@ -347,7 +354,7 @@ ROWS_BYTES = 16 * 2 ** 20  # float64 figures of the runs multiplied at once: row
 
 
 def _compare_prepared(prepared: list[RunFigures], names, runs, pairs, ia, ib, parts, genres, where,
-                      resamples: int):
+                      resamples: int, pairs_at_once: int | None = None):
     """:func:`compare_parts` from the runs' :class:`RunFigures`, without their rows."""
     strata = len(genres) + 1
     r, b = len(prepared), resamples
@@ -357,7 +364,6 @@ def _compare_prepared(prepared: list[RunFigures], names, runs, pairs, ia, ib, pa
         k = len(part.keys)
         point = np.stack([run.point[:, offset:offset + k] for run in prepared], axis=1)  # (strata, runs, keys)
         offset += k
-        diff = point[:, ia] - point[:, ib]
         var = np.full((end - first, len(ia)), np.nan)
         step = max(1, ROWS_BYTES // (8 * max(r, 1) * b))
         for lo in range(first, end, step):
@@ -378,13 +384,32 @@ def _compare_prepared(prepared: list[RunFigures], names, runs, pairs, ia, ib, pa
                 sums = tuple(np.stack([run.sums[j, lo:hi] for run in prepared], axis=1) for j in (0, 1))
             var[lo - first:hi - first] = _gram_variances(z, defined, ia, ib, b, sums)
         var = np.maximum(var, 0.0) / (scale * scale)
-        se = np.sqrt(var.reshape(strata, k, -1).transpose(0, 2, 1))
-        p = normal_p(diff, se)
-        _constant_differences(p, diff, se, lambda i, n=number: prepared[i].digests[n], ia, ib, where,
-                              1.0 / (resamples + 1))
-        low, high = diff - Z_CI * se, diff + Z_CI * se
-        arrays = [np.moveaxis(v, 1, 0) for v in (diff, se, low, high, p)]
-        yield Compared(pairs, genres + [stats.ALL], part.keys, *arrays[:4], p=arrays[4], resamples=resamples)
+        se_all = np.sqrt(var.reshape(strata, k, -1).transpose(0, 2, 1))  # (strata, pairs, keys)
+        del var
+        for lo, hi in _pair_blocks(pairs, pairs_at_once):
+            diff = point[:, ia[lo:hi]] - point[:, ib[lo:hi]]
+            se = se_all[:, lo:hi]
+            p = normal_p(diff, se)
+            _constant_differences(p, diff, se, lambda i, n=number: prepared[i].digests[n], ia[lo:hi], ib[lo:hi],
+                                  where, 1.0 / (resamples + 1))
+            low, high = diff - Z_CI * se, diff + Z_CI * se
+            arrays = [np.moveaxis(v, 1, 0) for v in (diff, se, low, high, p)]
+            yield Compared(pairs[lo:hi], genres + [stats.ALL], part.keys, *arrays[:4], p=arrays[4],
+                           resamples=resamples)
+
+
+def _pair_blocks(pairs: list[tuple], size: int | None) -> list[tuple[int, int]]:
+    """Consecutive blocks of about ``size`` pairs (all when None), never cutting between two pairs with the
+    same second run."""
+    if not size or len(pairs) <= size:
+        return [(0, len(pairs))]
+    out, start = [], 0
+    for k in range(1, len(pairs)):
+        if k - start >= size and pairs[k][1] != pairs[k - 1][1]:
+            out.append((start, k))
+            start = k
+    out.append((start, len(pairs)))
+    return out
 
 
 def _constant_differences(p, diff, se, rows_of, ia, ib, where, floor: float) -> None:
