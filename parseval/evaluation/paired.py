@@ -469,7 +469,8 @@ def _resampled_runs(x: np.ndarray, draws, figures: FigureSet) -> np.ndarray:
         total = s if total is None else total + s
     sums.append(total)
     b = total.shape[0]
-    out = _figures(figures, np.concatenate(sums, axis=0).reshape(-1, c))  # (strata·B·runs, keys)
+    # stratum by stratum: the figures' temporaries for one stratum's resamples at a time (row-wise: the same)
+    out = np.stack([_figures(figures, s.reshape(-1, c)) for s in sums])  # (strata, B·runs, keys)
     return out.reshape(len(sums), b, runs, -1).transpose(0, 3, 2, 1)
 
 
