@@ -45,11 +45,13 @@ from benchmarks.web_results import _admin_sql, _setup_django  # noqa: E402
 
 def build(runs: int):
     """The campaign, its organiser, and one significance set over every pair of its runs."""
-    import itertools
     import random
 
     from campaign.models import CampaignState
-    from evaluation.models import PairedDifference, SignificanceSet
+    import numpy as np
+
+    from evaluation.models import SignificanceFigure, SignificanceSet, SignificanceTable
+    from evaluation.significance import packing
     from tests.results import builders as b
 
     organiser = b.user("organiser")
@@ -67,16 +69,28 @@ def build(runs: int):
                                               alpha=0.05, signature="bench", results=[r.pk for r in results],
                                               sentences=sentences)
     rng = random.Random(1)
+    # stored as the worker stores them (evaluation.significance.sets): a row per figure (every pair's headline)
+    # and a row per figure and second result (the pairs' genre x type cells)
+    ids = sorted(r.pk for r in results)
+    pairs = len(ids) * (len(ids) - 1) // 2
     rows = []
-    for a, bb in itertools.combinations(results, 2):
-        for figure in figures:
-            values = [[[rng.uniform(-0.05, 0.05), rng.random(), rng.random(), rng.uniform(0.001, 0.02)]
-                       for _ in types] for _ in genres]
-            rows.append(PairedDifference(set=computed, result_a=a, result_b=bb, figure=figure, diff=0.01,
-                                         ci_low=-0.01, ci_high=0.03, p_value=0.2, p_holm=0.4, se=0.01, family=1,
-                                         cells={"genres": genres, "types": types, "values": values},
-                                         cells_family=len(genres) * len(types)))
-    PairedDifference.objects.bulk_create(rows, batch_size=200)
+    for figure in figures:
+        SignificanceFigure.objects.create(
+            set=computed, figure=figure, context="bench", results=ids, family=pairs,
+            heads=packing.pack({"heads": np.array([[0.01, 0.01, 0.2]] * pairs), "p_holm": np.full(pairs, 0.4),
+                                "agreement": np.zeros((pairs, 7), dtype=np.int32)}))
+        for j, bb in enumerate(ids[1:], start=1):
+            cells = np.array([[[[rng.uniform(-0.05, 0.05) for _ in types] for _ in genres],
+                               [[rng.uniform(0.001, 0.02) for _ in types] for _ in genres],
+                               [[rng.random() for _ in types] for _ in genres]] for _ in range(j)],
+                             dtype=np.float32)
+            rows.append(SignificanceTable(
+                campaign=campaign, context="bench", figure=figure, result_b_id=bb, others=ids[:j], strata=genres,
+                types=types, heads=packing.pack({"heads": np.array([[0.01, 0.01, 0.2]] * j),
+                                                 "agreement": np.zeros((j, 7), dtype=np.int32)}),
+                cells=packing.pack({"cells": cells})))
+    SignificanceTable.objects.bulk_create(rows, batch_size=200)
+    rows = [None] * (pairs * len(figures))  # the (pair, figure) tables stored
     return campaign, organiser, results, len(rows), computed
 
 

@@ -127,7 +127,7 @@ def time_significance(campaign, label: str) -> float:
     computed = significance.compute(campaign)
     seconds = time.perf_counter() - t0
     pairs = len(computed.results) * (len(computed.results) - 1) // 2
-    print(f"\nsignificance, {label}: {pairs} pairs x {computed.pairs.count() // max(pairs, 1)} figures, "
+    print(f"\nsignificance, {label}: {pairs} pairs x {computed.stored // max(pairs, 1)} figures, "
           f"{computed.resamples} resamples ({computed.signature}): {seconds:.1f} s")
     return seconds
 

@@ -204,6 +204,7 @@ class SignificanceSet(models.Model):
                                  help_text=_("Test sentences per genre (and ALL) the runs were compared on"))
     complete = models.BooleanField(default=True, help_text=_(
         "False while a computation is still storing its pairs: readers never see such a set"))
+    stored = models.PositiveIntegerField(default=0)  # (pair, figure) headlines with a difference
 
     class Meta:
         ordering = ["-created_at", "-pk"]
@@ -261,37 +262,50 @@ class SignificanceRequest(CoalescedRequest):
         return f"significance of {self.campaign_id}: requested {self.requested}, computed {self.computed}"
 
 
-class PairedDifference(models.Model):
-    """Run A minus run B on one figure (one page table), over all genres and types, and cell by cell.
+class SignificanceFigure(models.Model):
+    """One figure (one page table) of a significance set, for every pair of one track: packed arrays.
 
-    The headline (all genres, all types) is one claim with one p-value: ``p_holm`` is Holm-adjusted across
-    the ``family`` pairs of the campaign (of one track) for this figure, and ``significant`` is
-    ``p_holm < alpha``; ranking, comparison page and API all read it. ``se`` is the difference's standard
-    error (bootstrap), from which the minimum detectable effect is derived. ``cells`` holds the genre × type
-    table other than the headline: ``{"genres": [...], "types": [...], "values": [[[diff, p, p_bh, se] per type]
-    per genre]}`` (the interval is diff ± 1.96 se), ``p_bh`` Benjamini–Hochberg-adjusted (false discovery rate)
-    across the ``cells_family`` defined cells of this table. ``agreement`` counts the genres where each run
-    is better (Dror et al. 2017).
+    ``results``: the result ids compared, ascending; the pairs are (results[i], results[j]) for i < j in that
+    order (pair k of :func:`evaluation.significance.sets.pair_index`), each a − b. ``heads`` (packed by
+    :mod:`evaluation.significance.packing`): per pair the raw headline difference, standard error and p-value
+    (all genres, all types), the Holm-adjusted p-value across the pairs (``family`` of them: those with a
+    p-value) and the agreement across genres. ``context`` names what a pair's values depend on besides its
+    two runs (method, resamples, seed, sentences, figures, α): pairs of the same context are reused as runs
+    arrive.
     """
 
-    set = models.ForeignKey(SignificanceSet, on_delete=models.CASCADE, related_name="pairs")
-    result_a = models.ForeignKey(Result, on_delete=models.CASCADE, related_name="+")
-    result_b = models.ForeignKey(Result, on_delete=models.CASCADE, related_name="+")
-    figure = models.CharField(max_length=100, help_text=_("aggregation|layer|mode|match"))
-    diff = models.FloatField(null=True)
-    ci_low = models.FloatField(null=True)
-    ci_high = models.FloatField(null=True)
-    p_value = models.FloatField(null=True)
-    p_holm = models.FloatField(null=True)
-    significant = models.BooleanField(default=False)
-    cells = models.JSONField(default=dict)
-    se = models.FloatField(null=True)
-    family = models.PositiveIntegerField(default=0, help_text=_("Pairs in the Holm family of the headline p-value"))
-    cells_family = models.PositiveIntegerField(default=0, help_text=_("Cells in the Benjamini–Hochberg family"))
-    agreement = models.JSONField(default=dict, blank=True)
+    set = models.ForeignKey(SignificanceSet, on_delete=models.CASCADE, related_name="figures")
+    track = models.CharField(max_length=40, blank=True)
+    figure = models.CharField(max_length=100)
+    context = models.CharField(max_length=64)
+    results = models.JSONField(default=list)
+    family = models.PositiveIntegerField(default=0)
+    heads = models.BinaryField()
 
     class Meta:
-        indexes = [models.Index(fields=["set", "figure"]), models.Index(fields=["set", "result_a", "result_b"])]
+        constraints = [models.UniqueConstraint(fields=["set", "track", "figure"], name="significance_figure_once")]
+        indexes = [models.Index(fields=["set", "figure"])]
+
+
+class SignificanceTable(models.Model):
+    """One figure's genre × type tables of the pairs (a, result_b), a in ``others`` (each a < result_b): per
+    pair the raw headline (``heads``: difference, standard error, p-value, agreement across genres) and the
+    cells (``cells``: difference, standard error, p-value per genre and type), packed by
+    :mod:`evaluation.significance.packing`. Computed once per ``context`` and shared by the sets of that
+    context that compare both results: a new run adds its rows, the others are kept as they are."""
+
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="+")
+    context = models.CharField(max_length=64)
+    figure = models.CharField(max_length=100)
+    result_b = models.ForeignKey(Result, on_delete=models.CASCADE, related_name="+")
+    others = models.JSONField(default=list)
+    strata = models.JSONField(default=list)
+    types = models.JSONField(default=list)
+    heads = models.BinaryField()
+    cells = models.BinaryField()
+
+    class Meta:
+        indexes = [models.Index(fields=["context", "result_b", "figure"]), models.Index(fields=["campaign"])]
 
 
 class ConsensusSetting(CoalescedRequest):

@@ -11,7 +11,7 @@ One claim, one stored p-value, one family:
 * the headline difference of a pair on a figure (all genres, all types) is
   Holm-adjusted across every pair of the campaign (within a track) for that
   figure: family-wise error control, what the ranking's clusters, the
-  comparison page's headline and the API all read (``PairedDifference.p_holm``);
+  comparison page's headline and the API all read (``p_holm`` of :func:`headline`);
 * the other cells of a comparison table (one pair, one figure, genre × type)
   are exploratory: Benjamini–Hochberg adjusted (false discovery rate) across
   that table's cells (``cells``), the headline cell left out of that family
@@ -21,22 +21,26 @@ Pages never compute a test: they read the newest set (:func:`latest_set`).
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
 import math
 import time
 from collections import Counter
+from collections.abc import Mapping
 
 import numpy as np
 from django.db import transaction
 from django.dispatch import Signal
+from django.db.models import Q
 
 from campaign import audit, kinds, visibility
 from campaign.models import Campaign
 from parseval.evaluation import paired, stats
 from parseval.evaluation.figure_sets import figure_id
-from evaluation.models import PairedDifference, Result, SignificanceRequest, SignificanceSet
+from evaluation.models import Result, SignificanceFigure, SignificanceRequest, SignificanceSet, SignificanceTable
+from evaluation.significance import packing, run_cache
 from evaluation.results.sentence_rows import RowsUnavailable, rows_of
 from evaluation.results.summaries import latest_result_ids, scored_runs
 from parseval.evaluation.signature import make_signature
@@ -97,18 +101,21 @@ def _comparable(loaded: dict[int, tuple[Result, object]]) -> tuple[dict, list[di
 
 
 def compute(campaign: Campaign) -> SignificanceSet:
-    """Every pair of the campaign's results table, on every figure, stored as one new set."""
+    """Every pair of the campaign's results table, on every figure, as one new set: the pairs already computed
+    in the same context are kept as they are, only the pairs a new run adds are computed, and the corrections
+    are recomputed over the raw values of every pair (:func:`_store_figures`)."""
     started = time.perf_counter()
     options = settings_of(campaign)
     result_ids = sorted(latest_result_ids(list(scored_runs(campaign))).values())
     loaded, skipped = {}, []
     # One result has nothing to be compared with: its rows are not computed until a second one comes.
     candidates = Result.objects.filter(pk__in=result_ids if len(result_ids) >= 2 else [])
-    for result in candidates.select_related("run__campaign").order_by("pk"):
-        try:
-            run_rows = rows_of(result)
-            run_rows.rows = _compact(run_rows.rows)
-            loaded[result.pk] = (result, run_rows)
+    parameters = {}
+    # Not the results' documents (the engine's whole output: megabytes each), read once per result (run_cache).
+    for result in candidates.select_related("run__campaign").defer("document").order_by("pk"):
+        try:  # the test sentences only: a run's rows are read when its figures are not kept (run_cache)
+            sentences_of, parameters[result.pk] = run_cache.sentences(result)
+            loaded[result.pk] = (result, sentences_of)
         except RowsUnavailable as exc:
             skipped.append({"result": result.pk, "reason": str(exc)})
     kept: dict = {}
@@ -117,39 +124,35 @@ def compute(campaign: Campaign) -> SignificanceSet:
     # Runs of different tracks of a dependency campaign are not comparable: each track is compared within.
     by_track: dict[str, dict] = {}
     for pk, entry in loaded.items():
-        by_track.setdefault((entry[0].document.get("parameters") or {}).get("track") or "", {})[pk] = entry
+        by_track.setdefault((parameters.get(pk) or {}).get("track") or "", {})[pk] = entry
 
-    # The rows are stored as they come (a hundred runs' 198,000 rows never held in memory), each batch in its
-    # own short transaction, into a set marked incomplete that no reader picks (:func:`latest_set`). No
-    # transaction is held over the computation: on SQLite, one writer at a time, it kept the web's uploads and
-    # the scoring worker waiting past their busy timeout; on PostgreSQL it pinned a snapshot for minutes.
+    # No transaction is held over the computation (on SQLite, one writer at a time, it kept the web's uploads
+    # and the scoring worker waiting past their busy timeout; on PostgreSQL it pinned a snapshot for minutes):
+    # each figure set's new tables are written in their own short transaction, the new set is marked
+    # incomplete (no reader picks it: :func:`latest_set`) until :func:`_replace` swaps it in.
     computed = SignificanceSet.objects.create(campaign=campaign, method=options["method"], resamples=resamples,
                                               seed=options["seed"], alpha=options["alpha"], signature="",
                                               complete=False)
-    checksum = hashlib.sha256()
     try:
-        for group in by_track.values():
+        for track, group in sorted(by_track.items()):
             group, more = _comparable(group)
             skipped += more
             kept.update(group)
             if len(group) < 2:
                 continue
-            first = next(iter(group.values()))[0]
-            figures = kinds.get(first.metric).paired_figures(first)
             ordered = dict(sorted(group.items()))
-            strata = list(next(iter(ordered.values()))[1].strata)
+            first_result, first_rows = next(iter(ordered.values()))
+            figures = kinds.get(first_result.metric).paired_figures(first_result)  # its document read: one
+            strata = list(first_rows.strata)
             sentences = {**{str(g): n for g, n in Counter(strata).items()}, stats.ALL: len(strata)}
             drawn = options["resamples"]
             if options["method"] == "ar":  # a counted p-value must be able to reach its families' strictest step
                 drawn = max(drawn, paired.shuffles_needed(_largest_family(len(ordered), figures, strata),
                                                           options["alpha"]))
             resamples = max(resamples, drawn)
-            for part in paired.compare_parts({pk: r.rows for pk, (_, r) in ordered.items()}, strata, figures,
-                                             method=options["method"], resamples=drawn, seed=options["seed"]):
-                rows = _pair_rows(part, options["alpha"])
-                _store(rows, computed)
-                for row in rows:
-                    checksum.update(_canonical(row))
+            context = _context(options, drawn, first_result.gold_sha256, first_rows, figures)
+            _add_tables(campaign, context, ordered, strata, figures, options, drawn)
+            computed.stored += _store_figures(computed, track, context, list(ordered), figures)
     except BaseException:
         SignificanceSet.objects.filter(pk=computed.pk).delete()  # a killed worker's leftovers: see _replace
         raise
@@ -157,64 +160,268 @@ def compute(campaign: Campaign) -> SignificanceSet:
     computed.signature = signature(options["method"], resamples, options["seed"], options["alpha"])
     computed.results, computed.skipped, computed.sentences = sorted(kept), skipped, sentences
     computed.seconds = time.perf_counter() - started
-    _replace(campaign, computed, {pk: result for pk, (result, _) in kept.items()}, checksum.hexdigest())
+    _replace(campaign, computed, {pk: result for pk, (result, _) in kept.items()})
     set_stored.send(sender=SignificanceSet, computed=computed)
     return computed
 
 
-def _replace(campaign: Campaign, computed: SignificanceSet, results: dict[int, Result], checksum: str) -> None:
+FORMAT = 1  # of the stored tables and of what a context names: a new format is a new context
+
+
+def _context(options: dict, drawn: int, gold_sha256: str, rows, figures) -> str:
+    """What a pair's stored values depend on besides its two results: the test, its draws (the seed, the
+    number of resamples, the sentences and their genres), the figures and α (the agreement across genres).
+    Pairs of one context are computed once; a new context (another seed, gold, figure...) recomputes all."""
+    digest = hashlib.sha256()
+    digest.update(json.dumps([FORMAT, options["method"], drawn, options["seed"], options["alpha"], gold_sha256,
+                              [list(map(str, k)) for k in paired.keys_of(figures)]]).encode())
+    digest.update(np.ascontiguousarray(rows.keys).astype(str).tobytes())
+    digest.update(np.ascontiguousarray(rows.strata).astype(str).tobytes())
+    return digest.hexdigest()
+
+
+def pair_index(i: int, j: int, n: int) -> int:
+    """The place of pair (results[i], results[j]), i < j, among the n·(n − 1)/2 pairs of n results."""
+    return i * (2 * n - i - 1) // 2 + (j - i - 1)
+
+
+AGREEMENT = ("genres", "a_better", "b_better", "a_better_bonferroni", "a_better_fisher", "b_better_bonferroni",
+             "b_better_fisher")
+
+
+def _figure_ids(figures) -> list[str]:
+    """The page tables the figures fill (those with an all-types column: a headline)."""
+    return [fid for fid, (types, _) in _tables(paired.keys_of(figures)).items() if stats.ALL in types]
+
+
+def _add_tables(campaign, context: str, ordered: dict, strata, figures, options: dict, drawn: int) -> None:
+    """Computes and stores the pairs of ``ordered`` not yet stored in ``context``: those of the runs that came
+    since, none for a run withdrawn (its pairs are left out of the set: :func:`_store_figures`)."""
+    ids = list(ordered)
+    present: dict[tuple[str, int], set[int]] = {}
+    for figure, b, others in SignificanceTable.objects.filter(context=context, result_b__in=ids).values_list(
+            "figure", "result_b", "others"):
+        present.setdefault((figure, b), set()).update(others)
+    fids = _figure_ids(figures)
+    missing = [(a, b) for i, a in enumerate(ids) for b in ids[i + 1:]
+               if any(a not in present.get((fid, b), ()) for fid in fids)]
+    if not missing:
+        return
+    results = {pk: result for pk, (result, _) in ordered.items()}
+    prepared = None
+    if options["method"] == "ar":  # every pair shuffled from the two runs' rows
+        runs = {pk: _compact(rows_of(result).rows) for pk, result in results.items()}
+    else:
+        # Each run's figures kept per result and context (run_cache): computed once, the first time the result
+        # is compared, its rows read only then, one run at a time.
+        runs = _LazyRows(results)
+        draws = functools.cache(lambda: paired.shared_draws(strata, drawn, options["seed"]))
+        strata_count = len(set(strata)) + 1
+
+        def prepared(pk):
+            return run_cache.run_figures(results[pk], context, figures, strata_count, len(strata), draws,
+                                         lambda: _compact(rows_of(results[pk]).rows))
+    missing.sort(key=lambda pair: (pair[1], pair[0]))  # by second run: a block of pairs holds its whole tables
+    for part in paired.compare_parts(runs, strata, figures, method=options["method"], resamples=drawn,
+                                     seed=options["seed"], pairs=missing, prepared=prepared,
+                                     pairs_at_once=PAIRS_AT_ONCE):
+        _store(_table_rows(campaign, context, part, options["alpha"], present))
+
+
+class _LazyRows(Mapping):
+    """``{result id: its rows}``, each read when first asked for (and kept for this computation)."""
+
+    def __init__(self, results: dict):
+        self.results, self.read = results, {}
+
+    def __getitem__(self, pk):
+        if pk not in self.read:
+            self.read[pk] = _compact(rows_of(self.results[pk]).rows)
+        return self.read[pk]
+
+    def __iter__(self):
+        return iter(self.results)
+
+    def __len__(self):
+        return len(self.results)
+
+
+PAIRS_AT_ONCE = 1000  # pairs of one figure set tested and stored at a time (a hundred runs: 4,950)
+
+
+def _table_rows(campaign, context: str, compared: paired.Compared, alpha: float,
+                present: dict) -> list[SignificanceTable]:
+    """One row per figure and second result: the raw values of its pairs not yet stored."""
+    strata = compared.strata
+    s_all = strata.index(stats.ALL)
+    genres = [s for s in range(len(strata)) if s != s_all]
+    by_b: dict[int, list[int]] = {}
+    for k, (a, b) in enumerate(compared.pairs):
+        by_b.setdefault(b, []).append(k)
+    out = []
+    for fid, (types, index) in _tables(compared.keys).items():
+        if stats.ALL not in types:
+            continue
+        index = np.array(index)
+        t_all = types.index(stats.ALL)
+        diff, se, p = (getattr(compared, f)[:, :, index] for f in ("diff", "se", "p"))
+        agreement = _agreement(diff[:, genres, t_all], se[:, genres, t_all], p[:, genres, t_all], alpha)
+        heads = np.stack([diff[:, s_all, t_all], se[:, s_all, t_all], p[:, s_all, t_all]], axis=1)
+        cells = np.stack([diff, se, p], axis=1).astype(np.float32)  # (pairs, 3, strata, types)
+        for b, ks in by_b.items():
+            have = present.get((fid, b), set())
+            ks = [k for k in ks if compared.pairs[k][0] not in have]
+            if not ks:
+                continue
+            out.append(SignificanceTable(
+                campaign=campaign, context=context, figure=fid, result_b_id=b,
+                others=[compared.pairs[k][0] for k in ks], strata=list(strata), types=list(types),
+                heads=packing.pack({"heads": heads[ks], "agreement": agreement[ks]}),
+                cells=packing.pack({"cells": cells[ks]})))
+    return out
+
+
+def _store(rows: list[SignificanceTable]) -> None:
+    with transaction.atomic():
+        SignificanceTable.objects.bulk_create(rows, batch_size=200)
+
+
+def _store_figures(computed: SignificanceSet, track: str, context: str, ids: list[int], figures) -> int:
+    """The set's figure rows of one track: every pair's raw headline, read from the stored tables, and the
+    Holm correction across the pairs of each figure recomputed over them. Returns the pairs × figures with a
+    difference."""
+    n = len(ids)
+    where = {pk: i for i, pk in enumerate(ids)}
+    count = n * (n - 1) // 2
+    arrays = {fid: (np.full((count, 3), np.nan), np.zeros((count, len(AGREEMENT)), dtype=np.int32))
+              for fid in _figure_ids(figures)}
+    tables = SignificanceTable.objects.filter(context=context, result_b__in=ids).order_by("pk")
+    for figure, b, others, blob in tables.values_list("figure", "result_b", "others", "heads"):
+        if figure not in arrays:
+            continue
+        unpacked = packing.unpack(blob)
+        heads, agreement = arrays[figure]
+        j = where[b]
+        for row, a in enumerate(others):
+            i = where.get(a)
+            if i is not None and i < j:
+                k = pair_index(i, j, n)
+                heads[k] = unpacked["heads"][row]
+                agreement[k] = unpacked["agreement"][row]
+    stored, rows = 0, []
+    for fid, (heads, agreement) in arrays.items():
+        p_holm = paired.holm_adjust(heads[:, 2])  # the family: every pair of this figure (with a p-value)
+        stored += int((~np.isnan(heads[:, 0])).sum())
+        rows.append(SignificanceFigure(set=computed, track=track, figure=fid, context=context, results=ids,
+                                       family=int((~np.isnan(heads[:, 2])).sum()), heads=packing.pack(
+                                           {"heads": heads, "p_holm": p_holm, "agreement": agreement})))
+    with transaction.atomic():
+        SignificanceFigure.objects.bulk_create(rows, batch_size=100)
+    return stored
+
+
+def _replace(campaign: Campaign, computed: SignificanceSet, results: dict[int, Result]) -> None:
     """In one short transaction: the new set becomes the campaign's, the sets before the one it replaces are
-    removed (with their rows), and the audit log records what the computation compared.
+    removed (with their figure rows), the tables no kept set reads are removed, and the audit log records
+    what the computation compared.
 
     Readers see the old set or the new one, whole: the new one is invisible until marked complete, and the
-    one it replaces is kept until the next computation, for a reader that took it just before this commit. The campaign's row is locked first, so that two computations of
-    one campaign (a redelivery beside a new request) replace one after the other, never leaving two sets.
-    Nothing that outlives a set refers to it: the published snapshot and the bundle carry their own frozen
-    copy of what they show, and the design aid's cache is keyed by the set's id. The audit keeps what
-    reproduces a set (the results and runs, scorer versions, gold, method, resamples, seed, signature) and
-    the checksum of its rows, not the rows themselves."""
+    one it replaces is kept until the next computation, for a reader that took it just before this commit
+    (with the tables it reads). The campaign's row is locked first, so that two computations of one campaign
+    (a redelivery beside a new request) replace one after the other, never leaving two sets. Nothing that
+    outlives a set refers to it: the published snapshot and the bundle carry their own frozen copy of what
+    they show, and the design aid's cache is keyed by the set's id. The audit keeps what reproduces a set
+    (the results and runs, scorer versions, gold, method, resamples, seed, signature) and the checksum of its
+    headlines, not the rows themselves."""
+    checksum = set_checksum(computed)
     with transaction.atomic():
         Campaign.objects.select_for_update().filter(pk=campaign.pk).exists()
         computed.complete = True
         computed.save(update_fields=["resamples", "signature", "results", "skipped", "sentences", "seconds",
-                                     "complete"])
+                                     "complete", "stored"])
         # Every other set of the campaign but the one just replaced: older complete ones, and the incomplete
         # leftovers of a killed worker. The set just replaced stays until the next computation, because a page
         # reads a set and then its pairs in separate queries: one that took the old set just before this commit
         # still finds its pairs. Storage stays bounded by two sets per campaign.
         others = SignificanceSet.objects.filter(campaign=campaign).exclude(pk=computed.pk)
-        replaced = others.filter(complete=True).order_by("-created_at", "-pk").values_list("pk", flat=True).first()
-        superseded = list(others.exclude(pk=replaced).values_list("pk", flat=True))
-        PairedDifference.objects.filter(set__in=superseded).delete()
-        SignificanceSet.objects.filter(pk__in=superseded).delete()
+        replaced = others.filter(complete=True).order_by("-created_at", "-pk").first()
+        superseded = list(others.exclude(pk=getattr(replaced, "pk", None)).values_list("pk", flat=True))
+        SignificanceSet.objects.filter(pk__in=superseded).delete()  # with their figure rows
+        needed = Q(pk__in=[])
+        for kept_set in (computed, replaced):
+            if kept_set is not None:
+                for context in set(kept_set.figures.values_list("context", flat=True)):
+                    needed |= Q(context=context, result_b__in=kept_set.results)
+        SignificanceTable.objects.filter(campaign=campaign).exclude(needed).delete()
         audit.record(SIGNIFICANCE_COMPUTED, campaign=campaign, target=f"significance set {computed.pk}", details={
             "set": computed.pk, "results": sorted(results), "runs": sorted(r.run_id for r in results.values()),
             "scorer_versions": sorted({r.scorer_version for r in results.values()}),
             "gold_sha256": sorted({r.gold_sha256 for r in results.values()}),
             "method": computed.method, "resamples": computed.resamples, "seed": computed.seed,
             "alpha": computed.alpha, "signature": computed.signature, "skipped": computed.skipped,
-            "pairs": PairedDifference.objects.filter(set=computed).count(), "checksum": checksum,
-            "superseded": superseded})
+            "pairs": computed.stored, "checksum": checksum, "superseded": superseded})
 
 
-def _canonical(row: PairedDifference) -> bytes:
-    """A stored row as canonical JSON, for the set's checksum (the same rows give the same checksum)."""
-    return json.dumps([row.result_a_id, row.result_b_id, row.figure, row.diff, row.ci_low, row.ci_high,
-                       row.p_value, row.p_holm, row.significant, row.se, row.family, row.cells_family,
-                       row.agreement, row.cells], sort_keys=True, separators=(",", ":")).encode() + b"\n"
+def _set_header(computed: SignificanceSet) -> bytes:
+    return json.dumps([computed.method, computed.resamples, computed.seed, computed.alpha, computed.signature,
+                       sorted(computed.results), computed.skipped, computed.sentences], sort_keys=True,
+                      separators=(",", ":")).encode() + b"\n"
 
 
-def _store(rows: list[PairedDifference], computed: SignificanceSet) -> None:
-    for row in rows:
-        row.set = computed
-    PairedDifference.objects.bulk_create(rows, batch_size=1000)
+def _figure_bytes(row: SignificanceFigure) -> bytes:
+    arrays = packing.unpack(row.heads)
+    return (json.dumps([row.track, row.figure, row.context, row.results, row.family],
+                       separators=(",", ":")).encode() + b"\n"
+            + b"".join(np.ascontiguousarray(arrays[name]).tobytes() for name in ("heads", "p_holm", "agreement")))
+
+
+def set_checksum(computed: SignificanceSet) -> str:
+    """SHA-256 of the set's settings, results and every pair's headline on every figure (raw values, Holm
+    correction, agreement), in a canonical order: the same runs and seed give the same checksum. The cells are
+    a function of the pair and its context, which the figure rows name."""
+    digest = hashlib.sha256(_set_header(computed))
+    for row in computed.figures.order_by("track", "figure"):
+        digest.update(_figure_bytes(row))
+    return digest.hexdigest()
+
+
+def set_bytes(computed: SignificanceSet) -> bytes:
+    """The whole set serialised canonically: settings, results, every figure's headlines and every pair's
+    table (raw cell values), pairs in result order. Two sets of the same runs and settings give the same bytes,
+    however their pairs were computed (at once, or as runs arrived)."""
+    out = [_set_header(computed)]
+    for row in computed.figures.order_by("track", "figure"):
+        out.append(_figure_bytes(row))
+        ids = row.results
+        for j, b in enumerate(ids):
+            cells = _pair_cells(row.context, row.figure, b, set(ids[:j]))
+            for a in ids[:j]:
+                out.append(f"{a}-{b}\n".encode() + cells[a].tobytes())
+    return b"".join(out)
+
+
+def _pair_cells(context: str, figure: str, b: int, wanted: set[int]) -> dict[int, np.ndarray]:
+    """``{a: cells (3, strata, types)}`` of the pairs (a, b) of one figure, a in ``wanted``."""
+    out = {}
+    for others, blob in SignificanceTable.objects.filter(context=context, figure=figure, result_b=b).order_by(
+            "pk").values_list("others", "cells"):
+        if not wanted.intersection(others):
+            continue
+        cells = packing.unpack(blob)["cells"]
+        for row, a in enumerate(others):
+            if a in wanted and a not in out:
+                out[a] = cells[row]
+    return out
 
 
 def _compact(rows: np.ndarray) -> np.ndarray:
-    """Count rows in 32 bits when they fit (a hundred runs of EASY rows: 1.1 GB instead of 2.2)."""
-    if np.issubdtype(rows.dtype, np.integer) and rows.dtype.itemsize > 4 and (
-            not rows.size or (rows.min() >= 0 and rows.max() < 2 ** 31)):
-        return rows.astype(np.int32)
+    """Count rows in the smallest unsigned type that holds them (a hundred runs of EASY rows in 8 bits: 280 MB
+    instead of 2.2 GB in 64); the resampling multiplies them in float32 either way."""
+    if np.issubdtype(rows.dtype, np.integer) and (not rows.size or rows.min() >= 0):
+        top = int(rows.max()) if rows.size else 0
+        for dtype in (np.uint8, np.uint16, np.int32):
+            if top <= np.iinfo(dtype).max:
+                return rows.astype(dtype, copy=False)
     return rows
 
 
@@ -233,55 +440,8 @@ def _tables(keys) -> dict[str, tuple[list[str], list[int]]]:
     return out
 
 
-def _pair_rows(compared: paired.Compared, alpha: float) -> list[PairedDifference]:
-    """One row per pair and figure: the headline (Holm across pairs) and the genre × type cells (BH across the
-    table), with the agreement across genres."""
-    strata = compared.strata
-    s_all = strata.index(stats.ALL)
-    genres = [s for s in range(len(strata)) if s != s_all]
-    n_pairs = len(compared.pairs)
-    out = []
-    for fid, (types, index) in _tables(compared.keys).items():
-        index = np.array(index)
-        t_all = types.index(stats.ALL) if stats.ALL in types else None
-        diff, se, low, high, p = (getattr(compared, f)[:, :, index] for f in ("diff", "se", "low", "high", "p"))
-        if t_all is None:
-            head_diff = head_p = head_se = head_low = head_high = np.full(n_pairs, np.nan)
-        else:
-            head_diff, head_se, head_p = diff[:, s_all, t_all], se[:, s_all, t_all], p[:, s_all, t_all]
-            head_low, head_high = low[:, s_all, t_all], high[:, s_all, t_all]
-        p_holm = paired.holm_adjust(head_p)  # the family: every pair of this figure
-        family = int((~np.isnan(head_p)).sum())
-        cell_p = p.copy()
-        if t_all is not None:
-            cell_p[:, s_all, t_all] = np.nan  # the headline has its own p-value, in its own family
-        p_bh = paired.bh_adjust(cell_p.reshape(n_pairs, -1)).reshape(cell_p.shape)
-        values = np.stack([np.round(diff, 6), _significant(p), _significant(p_bh), np.round(se, 6)], axis=-1)
-        if t_all is not None:
-            values[:, s_all, t_all] = np.nan  # stored once, as the headline
-        stored = values.astype(object)
-        stored[np.isnan(values)] = None  # JSON null, never NaN
-        agreement = (_agreement(diff[:, genres, t_all], se[:, genres, t_all], p[:, genres, t_all], alpha)
-                     if t_all is not None else [{}] * n_pairs)
-        families = (~np.isnan(cell_p)).reshape(n_pairs, -1).sum(axis=1).tolist()
-        tables = stored.tolist()
-        head_p_kept = [None if v != v else v for v in _significant(head_p).tolist()]
-        p_holm_kept = [None if v != v else v for v in _significant(p_holm).tolist()]
-        for i, (a, b) in enumerate(compared.pairs):
-            if t_all is None or math.isnan(head_diff[i]):
-                continue
-            p_head = p_holm_kept[i]
-            out.append(PairedDifference(
-                result_a_id=a, result_b_id=b, figure=fid, diff=_num(head_diff[i]),
-                ci_low=_num(head_low[i]), ci_high=_num(head_high[i]), p_value=head_p_kept[i], p_holm=p_head,
-                significant=p_head is not None and p_head < alpha, se=_num(head_se[i]), family=family,
-                cells_family=families[i], agreement=agreement[i],
-                cells={"genres": strata, "types": types, "values": tables[i]}))
-    return out
-
-
-def _agreement(diff: np.ndarray, se: np.ndarray, p: np.ndarray, alpha: float) -> list[dict]:
-    """Per pair, "A is better than B in k of N genres": the raw counts and the error-controlled ones (Dror et al.
+def _agreement(diff: np.ndarray, se: np.ndarray, p: np.ndarray, alpha: float) -> np.ndarray:
+    """Per pair (one row of :data:`AGREEMENT` counts), "A is better than B in k of N genres": the raw counts and the error-controlled ones (Dror et al.
     2017), from one-sided p-values per genre (arrays of shape (pairs, genres)), in each direction. Under
     approximate randomisation, which gives no standard error, the one-sided p is half the two-sided one in
     the observed direction."""
@@ -299,7 +459,7 @@ def _agreement(diff: np.ndarray, se: np.ndarray, p: np.ndarray, alpha: float) ->
     for side, one_sided in (("a", a_better), ("b", b_better)):
         for method in ("bonferroni", "fisher"):
             columns[f"{side}_better_{method}"] = paired.replicability_counts(one_sided, alpha, method)
-    return [dict(zip(columns, values)) for values in zip(*(c.tolist() for c in columns.values()))]
+    return np.stack([np.asarray(columns[name]) for name in AGREEMENT], axis=1).astype(np.int32)
 
 
 # -- reading (pages and the API: never a test computed here) -----------------------------------
@@ -312,17 +472,72 @@ HEADLINE_FIELDS = ("result_a_id", "result_b_id", "figure", "diff", "ci_low", "ci
                    "significant", "se", "family", "cells_family", "agreement")
 
 
+def _p_kept(value) -> float | None:
+    """A p-value as shown: 6 significant digits; None when undefined."""
+    value = float(value)
+    return None if math.isnan(value) else float(_significant(np.float64(value)))
+
+
+def _head_row(a: int, b: int, figure: str, heads: np.ndarray, p_holm: float, agreement: np.ndarray, family: int,
+              alpha: float) -> dict:
+    """A pair's stored headline as a row of :data:`HEADLINE_FIELDS`: the interval is diff ± 1.96 se."""
+    diff, se, p = (float(v) for v in heads)
+    low = high = None
+    if not math.isnan(se):
+        low, high = _num(diff - paired.Z_CI * se), _num(diff + paired.Z_CI * se)
+    p_head = _p_kept(p_holm)
+    return {"result_a_id": a, "result_b_id": b, "figure": figure, "diff": _num(diff), "ci_low": low,
+            "ci_high": high, "p_value": _p_kept(p), "p_holm": p_head,
+            "significant": p_head is not None and p_head < alpha, "se": _num(se), "family": family,
+            "cells_family": None, "agreement": dict(zip(AGREEMENT, (int(v) for v in agreement)))}
+
+
+def _figure_heads(row, alpha: float, result_ids=None) -> list[dict]:
+    """The headline rows of one figure row, between ``result_ids`` (all when None), in result order; pairs
+    without a difference (undefined in both runs) left out."""
+    arrays = packing.unpack(row["heads"])
+    ids = row["results"]
+    n = len(ids)
+    wanted = None if result_ids is None else set(result_ids)
+    chosen = [(i, pk) for i, pk in enumerate(ids) if wanted is None or pk in wanted]
+    out = []
+    for x, (i, a) in enumerate(chosen):
+        for j, b in chosen[x + 1:]:
+            k = pair_index(i, j, n)
+            if math.isnan(arrays["heads"][k, 0]):
+                continue
+            out.append(_head_row(a, b, row["figure"], arrays["heads"][k], arrays["p_holm"][k],
+                                 arrays["agreement"][k], row["family"], alpha))
+    return out
+
+
+def stored_figures(computed: SignificanceSet | None) -> list[str]:
+    """The figures (page tables) the set has tests for, sorted."""
+    if computed is None:
+        return []
+    return sorted(set(computed.figures.values_list("figure", flat=True)))
+
+
+def stored_headlines(computed: SignificanceSet | None, result_ids=None, figure: str | None = None) -> list[dict]:
+    """Every stored headline (rows of :data:`HEADLINE_FIELDS`) between ``result_ids`` (all when None), of
+    ``figure`` (all when None), ordered by figure, then results."""
+    if computed is None:
+        return []
+    rows = computed.figures.all() if figure is None else computed.figures.filter(figure=figure)
+    out = []
+    for row in rows.values("figure", "results", "family", "heads"):
+        out += _figure_heads(row, computed.alpha, result_ids)
+    out.sort(key=lambda r: (r["figure"], r["result_a_id"], r["result_b_id"]))
+    return out
+
+
 def headline_pairs(computed: SignificanceSet | None, figure: str, result_ids) -> dict[tuple[int, int], dict]:
     """``{(a, b): headline}`` (see :func:`headline`) for both orders of every pair of ``result_ids`` (one query).
 
     The difference is always the first result minus the second.
     """
-    if computed is None:
-        return {}
-    ids = list(result_ids)
-    rows = computed.pairs.filter(figure=figure, result_a__in=ids, result_b__in=ids).values(*HEADLINE_FIELDS)
     out = {}
-    for r in rows:
+    for r in stored_headlines(computed, list(result_ids), figure):
         a, b = r["result_a_id"], r["result_b_id"]
         out[(a, b)] = headline(r, 1, computed.alpha)
         out[(b, a)] = headline(r, -1, computed.alpha)
@@ -357,33 +572,58 @@ def swapped(agreement: dict) -> dict:
 def pair_tables(computed: SignificanceSet | None, a: int, b: int, figures: list[str] | None = None) -> dict[str, dict]:
     """``{figure: {"headline": headline, "cells": {genre: {type: cell}}, "cells_family": n}}`` of result ``a``
     minus result ``b``: the headline is the pair's stored headline (the family of every pair of the figure),
-    each other cell ``{diff, ci, se, p, p_bh, significant}`` (Benjamini–Hochberg across the table).
-    ``figures``: only those (a pair's tables of every figure are large)."""
+    each other cell ``{diff, ci, se, p, p_bh, significant}`` (Benjamini–Hochberg across the table, recomputed
+    here over the stored raw p-values). ``figures``: only those."""
     if computed is None:
         return {}
-    pairs = computed.pairs if figures is None else computed.pairs.filter(figure__in=figures)
-    sign, rows = 1, list(pairs.filter(result_a=a, result_b=b).values(*HEADLINE_FIELDS, "cells"))
-    if not rows:
-        sign, rows = -1, list(pairs.filter(result_a=b, result_b=a).values(*HEADLINE_FIELDS, "cells"))
+    low, high = min(a, b), max(a, b)
+    sign = 1 if a == low else -1
+    rows = computed.figures.all() if figures is None else computed.figures.filter(figure__in=figures)
+    heads, contexts = {}, {}
+    for row in rows.values("figure", "results", "family", "heads", "context"):
+        if low in row["results"] and high in row["results"]:
+            found = _figure_heads(row, computed.alpha, [low, high])
+            if found:
+                heads[row["figure"]] = found[0]
+                contexts.setdefault(row["context"], []).append(row["figure"])
     out = {}
-    for row in rows:
-        cells: dict[str, dict[str, dict]] = {}
-        stored = row["cells"] or {}
-        for genre, values in zip(stored.get("genres", []), stored.get("values", [])):
-            for type_, c in zip(stored["types"], values):
-                if c is None or c[0] is None:  # undefined in both runs, or the headline (stored as the pair's)
-                    continue
-                cell = dict(zip(CELL_FIELDS, c))
-                half = None if cell["se"] is None else paired.Z_CI * cell["se"]
-                cells.setdefault(genre, {})[type_] = {
-                    **headline({"diff": cell["diff"], "ci_low": None if half is None else round(cell["diff"] - half, 6),
-                                "ci_high": None if half is None else round(cell["diff"] + half, 6), "se": cell["se"],
-                                "p_value": cell["p"], "p_holm": None, "significant": None}, sign, computed.alpha),
-                    "p_bh": cell["p_bh"], "significant": cell["p_bh"] is not None and cell["p_bh"] < computed.alpha}
-        head = headline(row, sign, computed.alpha)
-        cells.setdefault(stats.ALL, {})[stats.ALL] = head
-        out[row["figure"]] = {"headline": head, "cells": cells, "cells_family": row["cells_family"]}
+    for context, names in contexts.items():
+        tables = SignificanceTable.objects.filter(context=context, result_b=high, figure__in=names).order_by("pk")
+        for figure, others, strata, types, blob in tables.values_list("figure", "others", "strata", "types",
+                                                                      "cells"):
+            if figure in out or low not in others:
+                continue
+            cells = packing.unpack(blob)["cells"][others.index(low)].astype(np.float64)  # (3, strata, types)
+            head = headline(heads[figure], sign, computed.alpha)
+            table, family = _cells(cells, strata, types, sign, computed.alpha)
+            table.setdefault(stats.ALL, {})[stats.ALL] = head
+            out[figure] = {"headline": head, "cells": table, "cells_family": family}
     return out
+
+
+def _cells(cells: np.ndarray, strata: list[str], types: list[str], sign: int,
+           alpha: float) -> tuple[dict[str, dict[str, dict]], int]:
+    """A pair's genre × type table but the headline, with the Benjamini–Hochberg correction across its cells."""
+    diff, se, p = cells
+    p = p.copy()
+    s_all, t_all = strata.index(stats.ALL), types.index(stats.ALL)
+    p[s_all, t_all] = np.nan  # the headline has its own p-value, in its own family
+    p_bh = paired.bh_adjust(p.reshape(-1)).reshape(p.shape)
+    family = int((~np.isnan(p)).sum())
+    out: dict[str, dict[str, dict]] = {}
+    for s_, genre in enumerate(strata):
+        for t, type_ in enumerate(types):
+            d = _num(diff[s_, t])
+            if d is None or (s_ == s_all and t == t_all):  # undefined in both runs, or the headline
+                continue
+            e = _num(se[s_, t])
+            bh = _p_kept(p_bh[s_, t])
+            out.setdefault(genre, {})[type_] = {
+                **headline({"diff": d, "ci_low": None if e is None else _num(d - paired.Z_CI * e),
+                            "ci_high": None if e is None else _num(d + paired.Z_CI * e), "se": e,
+                            "p_value": _p_kept(p[s_, t]), "p_holm": None, "significant": None}, sign, alpha),
+                "p_bh": bh, "significant": bh is not None and bh < alpha}
+    return out, family
 
 
 def ranking(scores: dict[int, float | None], pairs: dict[tuple[int, int], dict]) -> list[paired.Ranked]:
@@ -439,5 +679,6 @@ def served_significance(user, campaign: Campaign, document: dict) -> dict:
     return dict(document, pairs=pairs)
 
 
-__all__ = ["SIGNIFICANCE_TASK", "compute", "enqueue", "headline", "headline_pairs", "latest_set", "pair_tables", "ranking", "served_significance",
+__all__ = ["SIGNIFICANCE_TASK", "compute", "enqueue", "headline", "headline_pairs", "latest_set", "pair_tables",
+           "ranking", "served_significance", "set_bytes", "set_checksum", "stored_figures", "stored_headlines",
            "visible_significance"]

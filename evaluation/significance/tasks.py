@@ -41,5 +41,5 @@ def compute_significance(self, campaign_id: int, requested: int | None = None) -
     covers = marker.requested if marker is not None else 0  # what this computation will have seen
     computed = significance.compute(campaign)
     SignificanceRequest.mark_computed(campaign_id, covers)
-    return (f"{computed.pairs.count()} paired differences over {len(computed.results)} results "
+    return (f"{computed.stored} paired differences over {len(computed.results)} results "
             f"(requests up to {covers})")

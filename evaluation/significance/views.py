@@ -291,11 +291,7 @@ def significance_document(user, campaign, figure: str | None = None) -> dict:
     computed = significance.visible_significance(user, campaign)
     if computed is None:
         return {"computed": None, "pairs": []}
-    pairs = computed.pairs.filter(result_a__in=list(by_result), result_b__in=list(by_result)).order_by(
-        "figure", "result_a", "result_b").values(*significance.HEADLINE_FIELDS)
-    if figure:
-        pairs = pairs.filter(figure=figure)
-    pairs = list(pairs)
+    pairs = significance.stored_headlines(computed, list(by_result), figure or None)
     heads = disclosure.limit_headlines({k: significance.headline(p, 1, computed.alpha) for k, p in enumerate(pairs)},
                                        user, campaign)
     out = []

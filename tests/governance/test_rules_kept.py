@@ -19,6 +19,7 @@ from __future__ import annotations
 import io
 import zipfile
 
+import numpy as np
 import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.test import Client
@@ -30,7 +31,8 @@ from evaluation.consensus import runs as consensus_runs
 from evaluation.results import disclosure
 from evaluation.bundle import publication as publication_bundle
 from evaluation.significance import sets as significance
-from evaluation.models import PairedDifference, SignificanceSet
+from evaluation.models import SignificanceFigure, SignificanceSet, SignificanceTable
+from evaluation.significance import packing
 from evaluation.results.summaries import visible_results
 
 from . import walker
@@ -152,14 +154,26 @@ def planted_world(tmp_path):
     computed.sentences = {"ALL": SENTENCES_ALL, **dict(zip(genres, SENTENCES_GENRES))}
     computed.results = sorted(r.pk for r in world.results.values())
     computed.save(update_fields=["sentences", "results"])
-    cells = {"genres": ["ALL", *genres], "types": ["ALL"],
-             "values": [[None]] + [[[DIFF, P_VALUE, P_BH, SE]] for _ in genres]}
-    for a, b in (("A", "B"), ("consensus", "A"), ("consensus", "B")):
-        PairedDifference.objects.create(
-            set=computed, result_a=world.results[a], result_b=world.results[b], figure=FIGURE, diff=DIFF,
-            ci_low=DIFF - 0.02, ci_high=DIFF + 0.02, p_value=P_VALUE, p_holm=P_HOLM, significant=True, se=SE,
-            family=3, cells_family=len(genres), cells=cells,
-            agreement={"genres": len(genres), "a_better": len(genres), "b_better": 0})
+    # Stored as the worker stores them (evaluation.significance.sets): a row per figure with every pair's
+    # headline (raw difference, standard error, p, Holm-adjusted p, agreement), a row per figure and second
+    # result with the pairs' cells. Every genre cell has the p-value P_BH: Benjamini-Hochberg over equal
+    # p-values keeps them, so the comparison table shows P_BH.
+    ids = sorted(r.pk for r in world.results.values())
+    strata = ["ALL", *genres]
+    pairs = len(ids) * (len(ids) - 1) // 2
+    agreement = [len(genres), len(genres), 0, 0, 0, 0, 0]
+    SignificanceFigure.objects.create(set=computed, figure=FIGURE, context="planted", results=ids, family=3,
+                                      heads=packing.pack({"heads": np.array([[DIFF, SE, P_VALUE]] * pairs),
+                                                          "p_holm": np.full(pairs, P_HOLM),
+                                                          "agreement": np.array([agreement] * pairs, dtype=np.int32)}))
+    cell = [[[np.nan]] + [[DIFF]] * len(genres), [[np.nan]] + [[SE]] * len(genres),
+            [[np.nan]] + [[P_BH]] * len(genres)]
+    for j, b in enumerate(ids[1:], start=1):
+        SignificanceTable.objects.create(
+            campaign=campaign, context="planted", figure=FIGURE, result_b_id=b, others=ids[:j], strata=strata,
+            types=["ALL"], heads=packing.pack({"heads": np.array([[DIFF, SE, P_VALUE]] * j),
+                                               "agreement": np.array([agreement] * j, dtype=np.int32)}),
+            cells=packing.pack({"cells": np.array([cell] * j, dtype=np.float32)}))
     return world, genres
 
 

@@ -15,7 +15,8 @@ from campaign.admin_forms import check_metrics
 from campaign.management.commands.demo_figures import Command
 from campaign.models import RunStatus
 from parseval.evaluation import metrics
-from evaluation.models import PairedDifference, ResultCell, SignificanceSet
+from evaluation.models import ResultCell, SignificanceSet
+from evaluation.significance import sets as significance
 from evaluation.results.text import percent
 from tests import factories
 
@@ -90,11 +91,11 @@ def test_results_page_shows_and_explains_the_layer(client, tree_campaign, scored
 def test_paired_tests_and_demo_figures_read_the_layer(scored):
     other, gold = scored
     computed = SignificanceSet.objects.latest()
-    unl = PairedDifference.objects.get(set=computed, figure="micro|evalb-unlabelled||")
-    lab = PairedDifference.objects.get(set=computed, figure="micro|evalb||")
+    [unl] = significance.stored_headlines(computed, figure="micro|evalb-unlabelled||")
+    [lab] = significance.stored_headlines(computed, figure="micro|evalb||")
     # the same spans: no unlabelled difference; the labels: a large labelled one
-    assert unl.diff == 0.0 and not unl.significant
-    assert abs(lab.diff) > 0.9 and lab.significant
+    assert unl["diff"] == 0.0 and not unl["significant"]
+    assert abs(lab["diff"]) > 0.9 and lab["significant"]
     out = StringIO()
     command = Command(stdout=out)
     command.constituency(other.campaign.slug)

@@ -39,6 +39,14 @@ def assert_one_p_value(client, slug: str, run_a: int, run_b: int, figure: str) -
     return pair
 
 
+def headline_row(computed, figure: str) -> dict:
+    """The one pair's stored headline on ``figure`` (a row of ``sets.HEADLINE_FIELDS``)."""
+    from evaluation.significance.sets import stored_headlines
+
+    [row] = stored_headlines(computed, figure=figure)
+    return row
+
+
 def computations(campaign) -> int:
     """The significance computations stored for ``campaign``: each one replaces the set, and is audited."""
     from campaign.models import AuditEntry

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation.models import PairedDifference, ResultCell, SignificanceSet
+from evaluation.models import ResultCell, SignificanceSet, SignificanceTable
 from evaluation.significance import sets as significance
 
-from .helpers import assert_one_p_value, gold_and_damaged
+from .helpers import assert_one_p_value, gold_and_damaged, headline_row
 
 
 @pytest.fixture
@@ -22,20 +22,23 @@ def test_scoring_a_run_stores_the_paired_tests(scored):
     assert computed.results == sorted([ra.pk, rb.pk])
     assert computed.signature.startswith(
         "metric:paired-bs|n:1000|seed:12345|strata:genre|p:normal|corr:holm-pairs+bh-cells|alpha:0.05")
-    row = PairedDifference.objects.get(set=computed, figure="micro|evalb||")
+    row = headline_row(computed, "micro|evalb||")
     # The difference is the stored figures' difference: the statistics layer sums the same rows.
     fa = ResultCell.objects.get(result=ra, layer="evalb", genre="ALL").f
     fb = ResultCell.objects.get(result=rb, layer="evalb", genre="ALL").f
-    sign = 1 if row.result_a_id == ra.pk else -1
+    sign = 1 if row["result_a_id"] == ra.pk else -1
     assert fa == 1.0 and fb < 1.0
-    assert sign * row.diff == pytest.approx(fa - fb, abs=1e-6)
-    assert row.significant and row.p_holm < 0.05
+    assert sign * row["diff"] == pytest.approx(fa - fb, abs=1e-6)
+    assert row["significant"] and row["p_holm"] < 0.05
     # one pair only: Holm across the campaign's pairs changes nothing
-    assert row.p_holm == row.p_value
-    assert set(row.cells["genres"]) == {"news", "wiki", "ALL"} and row.cells["genres"][-1] == "ALL"
-    assert row.family == 1
-    # the headline cell is not stored twice: the table's family is the other cells (two genres, one type each)
-    assert row.cells["values"][2][0] == [None] * 4 and row.cells_family == 2
+    assert row["p_holm"] == row["p_value"]
+    [stored] = SignificanceTable.objects.filter(figure="micro|evalb||", result_b=max(ra.pk, rb.pk))
+    assert set(stored.strata) == {"news", "wiki", "ALL"} and stored.strata[-1] == "ALL"
+    assert row["family"] == 1
+    # the headline cell is counted once: the table's family is the other cells (two genres, one type each)
+    table = significance.pair_tables(computed, ra.pk, rb.pk, ["micro|evalb||"])["micro|evalb||"]
+    assert table["cells_family"] == 2 and set(table["cells"]) == {"news", "wiki", "ALL"}
+    assert table["cells"]["ALL"] == {"ALL": table["headline"]}
     # the test sentences per genre, for the minimum detectable effect and the design aid
     assert set(computed.sentences) == {"news", "wiki", "ALL"}
     assert computed.sentences["news"] + computed.sentences["wiki"] == computed.sentences["ALL"] > 0
@@ -70,11 +73,14 @@ def test_a_team_cannot_compare_runs_it_may_not_see(scored, client, alice):
 def test_the_task_recomputes_from_kept_rows(scored):
     good, _ = scored
     first = significance.latest_set(good.campaign)
-    first_p = list(first.pairs.order_by("figure").values_list("figure", "p_value"))
+    first_p = [(r["figure"], r["p_value"]) for r in significance.stored_headlines(first)]
+    first_bytes = significance.set_bytes(first)
+    SignificanceTable.objects.all().delete()  # every pair computed again, not reused
     again = significance.compute(good.campaign)
     assert significance.latest_set(good.campaign) == again  # replaced: the old one only until the next
     # seeded: the same p-values from the rows kept at the first computation
-    assert list(again.pairs.order_by("figure").values_list("figure", "p_value")) == first_p
+    assert [(r["figure"], r["p_value"]) for r in significance.stored_headlines(again)] == first_p
+    assert significance.set_bytes(again) == first_bytes
 
 
 def test_the_api_serves_the_same_document(scored, client, organiser):
@@ -123,10 +129,10 @@ def test_the_design_aid_for_organisers(scored, client, organiser, alice):
     assert 'id="design-link"' in client.get(f"/console/{slug}/").content.decode()
     page = client.get(f"/results/{slug}/design/?figure=micro|evalb||&target=2").content.decode()
     computed = significance.latest_set(good.campaign)
-    row = PairedDifference.objects.get(set=computed, figure="micro|evalb||")
+    row = headline_row(computed, "micro|evalb||")
     # over all genres: the sentences now, scaled by (MDE / 2 points)²
     n = computed.sentences["ALL"]
     from parseval.evaluation import design
-    expected = design.needed(n, row.se, 0.02)
+    expected = design.needed(n, row["se"], 0.02)
     assert f'<tr data-stratum="ALL"><th scope="row">All genres</th><td>{n}</td>' in page
     assert f'data-needed="{expected}"' in page

@@ -9,9 +9,12 @@ import pytest
 from parseval.annotations.easy import read_document, write_document
 from campaign import demo
 from campaign.models import RunStatus
-from evaluation.models import PairedDifference, ResultCell, SentenceRows, SignificanceSet
+from evaluation.models import ResultCell, SentenceRows, SignificanceSet
+from evaluation.significance import sets as significance
 from tests import factories
 from tests.web.helpers import stored_run
+
+from .helpers import headline_row
 
 
 @pytest.fixture(autouse=True)
@@ -41,25 +44,27 @@ def test_easy_pairs_match_the_stored_figures(db, storage, alice, bob, django_cap
     computed = SignificanceSet.objects.latest()
     assert computed.results == sorted([ra.pk, rb.pk]) and computed.skipped == []
     # constituents in 5 ways and relations in 3 modes x 5 = 15 ways, micro and macro: (5 + 15) x 2 = 40 figures
-    assert computed.pairs.count() == 40
-    row = PairedDifference.objects.get(set=computed, figure="micro|relations|HYP|EQUAL")
-    sign = 1 if row.result_a_id == ra.pk else -1
+    assert computed.stored == 40 == len(significance.stored_headlines(computed))
+    row = headline_row(computed, "micro|relations|HYP|EQUAL")
+    sign = 1 if row["result_a_id"] == ra.pk else -1
 
     def f(result, **where):
         return ResultCell.objects.get(result=result, layer="relations", mode="HYP", match="EQUAL", **where).f
 
-    assert sign * row.diff == pytest.approx(f(ra, genre="ALL", type="ALL", aggregation="micro")
-                                            - f(rb, genre="ALL", type="ALL", aggregation="micro"), abs=1e-6)
-    genre = row.cells["genres"][0]
-    cell = row.cells["values"][0][row.cells["types"].index("ALL")]
-    assert sign * cell[0] == pytest.approx(
+    assert sign * row["diff"] == pytest.approx(f(ra, genre="ALL", type="ALL", aggregation="micro")
+                                               - f(rb, genre="ALL", type="ALL", aggregation="micro"), abs=1e-6)
+    table = significance.pair_tables(computed, row["result_a_id"], row["result_b_id"],
+                                     ["micro|relations|HYP|EQUAL"])["micro|relations|HYP|EQUAL"]
+    genre = sorted(g for g in table["cells"] if g != "ALL")[0]
+    cell = table["cells"][genre]["ALL"]
+    assert sign * cell["diff"] == pytest.approx(
         f(ra, genre=genre, type="ALL", aggregation="micro") - f(rb, genre=genre, type="ALL", aggregation="micro"),
         abs=1e-6)
-    macro = PairedDifference.objects.get(set=computed, figure="macro|relations|HYP|EQUAL")
-    assert sign * macro.diff == pytest.approx(f(ra, genre="ALL", type="ALL", aggregation="macro")
+    macro = headline_row(computed, "macro|relations|HYP|EQUAL")
+    assert sign * macro["diff"] == pytest.approx(f(ra, genre="ALL", type="ALL", aggregation="macro")
                                               - f(rb, genre="ALL", type="ALL", aggregation="macro"), abs=1e-6)
     # the gold copy is perfect, the perturbed run is not: the headline difference is significant
-    assert row.significant
+    assert row["significant"]
     # the rows are kept, one per gold sentence, sorted by document/sentence id
     kept = SentenceRows.objects.get(result=ra)
     with np.load(io.BytesIO(bytes(kept.data))) as z:

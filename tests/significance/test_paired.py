@@ -231,3 +231,32 @@ def test_a_difference_the_resamples_never_vary_gets_the_counted_bootstrap_p():
     comp = paired_test(a, b, ["g"] * 10, ACCURACY, resamples=100, seed=2)
     assert comp.diff["ALL"][0] == 1.0 and comp.se["ALL"][0] == 0.0
     assert comp.p["ALL"][0] == pytest.approx(1 / 101) and comp.p["g"][0] == pytest.approx(1 / 101)
+
+
+def test_pairs_in_blocks_and_pairs_from_kept_figures_are_the_pairs_at_once():
+    rng = np.random.default_rng(4)
+    n = 120
+    strata = ["a", "b", "c"][:1] * 40 + ["b"] * 40 + ["c"] * 40
+    runs = {}
+    for r in range(6):
+        total = rng.integers(1, 4, size=n)
+        runs[r] = np.stack([rng.binomial(total, 0.4 + 0.08 * r), total], axis=1).astype(np.uint8)
+    pairs = sorted(((x, y) for x in range(6) for y in range(x + 1, 6)), key=lambda p: (p[1], p[0]))
+    whole, = paired.compare_parts(runs, strata, ACCURACY, resamples=100, seed=3, pairs=pairs)
+    blocks = list(paired.compare_parts(runs, strata, ACCURACY, resamples=100, seed=3, pairs=pairs, pairs_at_once=4))
+    # 15 pairs by second run: 1, 2, 3, 4, 5 pairs; blocks of at least 4 cut where the second run changes
+    assert [len(c.pairs) for c in blocks] == [6, 4, 5]
+    for field in ("diff", "se", "p"):
+        assert np.concatenate([getattr(c, field) for c in blocks]).tobytes() == getattr(whole, field).tobytes()
+    # a run's kept figures: the same bytes each time they are computed
+    draws = paired.shared_draws(strata, 100, 3)
+    alone, beside = paired.run_figures(runs[2], ACCURACY, draws), paired.run_figures(runs[2], ACCURACY, draws)
+    assert alone.fixed.dtype == np.int32 and alone.fixed.shape == (4, 100)  # 3 genres and ALL, 100 resamples
+    assert alone.fixed.tobytes() == beside.fixed.tobytes() and alone.sums.tobytes() == beside.sums.tobytes()
+    assert (alone.sums[0] == (alone.fixed.astype(np.float64) ** 2).sum(axis=1)).all()  # Σ z², exact
+    # a pair computed from the kept figures of its two runs alone is the pair computed among six
+    kept = {r: paired.run_figures(runs[r], ACCURACY, draws) for r in (1, 4)}
+    (one,) = paired.compare_parts(runs, strata, ACCURACY, resamples=100, seed=3, pairs=[(1, 4)],
+                                  prepared=kept.__getitem__)
+    k = pairs.index((1, 4))
+    assert one.se[0].tobytes() == whole.se[k].tobytes() and one.p[0].tobytes() == whole.p[k].tobytes()

@@ -14,7 +14,7 @@ from django.db import connection
 
 from campaign.models import AuditEntry
 from evaluation.significance import sets as significance
-from evaluation.models import PairedDifference, SignificanceSet
+from evaluation.models import SignificanceFigure, SignificanceSet, SignificanceTable
 
 from .helpers import gold_and_damaged
 
@@ -37,16 +37,18 @@ def test_after_several_computations_the_tables_hold_the_current_set_and_the_one_
     # the current set, and the one it replaced for a reader that took it just before (nothing older)
     assert set(SignificanceSet.objects.filter(campaign=good.campaign)) == {computed, replaced}
     assert significance.latest_set(good.campaign) == computed
-    stored = PairedDifference.objects.filter(set__campaign=good.campaign)
-    assert stored.count() == computed.pairs.count() + replaced.pairs.count() > 0
+    stored = SignificanceFigure.objects.filter(set__campaign=good.campaign)
+    assert stored.count() == computed.figures.count() + replaced.figures.count() > 0
     assert set(stored.values_list("set", flat=True)) == {computed.pk, replaced.pk}
+    # the pairs' tables are shared by the two sets (the same runs, the same context): stored once
+    assert SignificanceTable.objects.filter(campaign=good.campaign).count() == computed.figures.count()
 
 
 def test_a_reader_holding_the_replaced_set_still_reads_its_pairs(scored):
     good, bad = scored
     held = significance.compute(good.campaign)
     significance.compute(good.campaign)  # replaced between a page's two queries: its pairs are still there
-    assert held.pairs.count() > 0
+    assert significance.stored_headlines(held) and significance.pair_tables(held, *held.results)
 
 
 def test_the_audit_records_each_computation_runs_seed_scorer_version_and_checksum(scored):
@@ -74,10 +76,11 @@ def test_a_killed_computation_leaves_the_previous_set_and_no_half_one(scored, mo
     good, _ = scored
     before = significance.latest_set(good.campaign)
     calls, store = [], significance._store
+    SignificanceTable.objects.all().delete()  # the pairs are computed again
 
-    def dies(rows, computed):  # one row stored, then the worker dies
-        calls.append(computed.pk)
-        store(rows[:1], computed)
+    def dies(rows):  # one row stored, then the worker dies
+        calls.append(len(rows))
+        store(rows[:1])
         raise MemoryError("killed midway")
 
     monkeypatch.setattr(significance, "_store", dies)
@@ -95,13 +98,13 @@ def test_readers_during_a_replacement_see_the_old_set_or_the_new_one_whole(score
     one deleted, not yet committed), sees the old set with all its rows; once committed, the new one."""
     good, _ = scored
     old = significance.latest_set(good.campaign)
-    old_rows = old.pairs.count()
+    old_rows = significance.set_bytes(old)
     seen = []
 
     def read():
         try:
             current = significance.latest_set(good.campaign)
-            seen.append((current.pk, current.pairs.count()))
+            seen.append((current.pk, significance.set_bytes(current)))
         finally:
             connection.close()
 
@@ -124,6 +127,6 @@ def test_readers_during_a_replacement_see_the_old_set_or_the_new_one_whole(score
     read_after = seen
 
     assert seen_during == [(old.pk, old_rows)]
-    assert read_after == [(computed.pk, computed.pairs.count())] and computed.pk != old.pk
+    assert read_after == [(computed.pk, significance.set_bytes(computed))] and computed.pk != old.pk
     # the old set is kept, whole, until the next computation: a reader that took it still reads its pairs
-    assert SignificanceSet.objects.get(pk=old.pk).pairs.count() == old_rows
+    assert significance.set_bytes(SignificanceSet.objects.get(pk=old.pk)) == old_rows

@@ -1,0 +1,182 @@
+"""Per result, what the paired tests need of its run, computed once and kept on the worker's disk.
+
+A pair's values depend on its two runs through each run's :class:`~parseval.evaluation.paired.RunFigures`
+only: its point figures per stratum and its centred fixed-point resampled figures (int32; exact integers,
+so that figures kept and figures recomputed give the same sums, bit for bit). Computing them resamples the
+run's rows (about 0.16 s of CPU per EASY run); a new run's pairs need those of every run already there. So
+they are kept, per result and context, as numpy files under the var folder (``var/cache/significance``, or
+``PARSEVAL_SIGNIFICANCE_CACHE_DIR``), which the significance worker reads memory-mapped, a chunk of rows at
+a time, so that a hundred runs' figures are never all in memory.
+
+* The key of an entry: the result (its id, creation time, run checksum, gold checksum, scorer version,
+  kind) and the context of the pairs (:func:`evaluation.significance.sets._context`: method, resamples,
+  seed, figures, gold, the test sentences and their genres), with :data:`FORMAT`. The file's name holds a
+  digest of it, the entry the key itself: an entry of another key (another database's result of the same
+  id, a changed context) is not used.
+* An entry is a cache: one missing, half written, damaged (its CRC-32, checked when opened, differs) or of
+  another key is ignored and the figures are computed again from the rows and written again. Two workers
+  writing one entry write the same bytes, each under a temporary name renamed into place.
+* The test sentences of a result (its rows' keys and genres) are kept the same way, so that a computation
+  whose runs are all kept reads no run's rows at all.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import logging
+import os
+import tempfile
+import zlib
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+from django.conf import settings
+
+from evaluation.models import Result, SentenceRows
+from evaluation.results.sentence_rows import RunRows, rows_of
+from parseval.evaluation import paired
+
+logger = logging.getLogger(__name__)
+
+FORMAT = 1
+
+
+def cache_dir() -> Path:
+    path = Path(getattr(settings, "PARSEVAL_SIGNIFICANCE_CACHE_DIR", None)
+                or Path(settings.VAR_DIR) / "cache" / "significance")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def fingerprint(result: Result) -> list:
+    """What names a result's rows: they are computed once per result and never change."""
+    return [result.pk, result.created_at.isoformat(), result.run.sha256, result.gold_sha256, result.scorer_version,
+            result.metric]
+
+
+def _digest(key) -> str:
+    return hashlib.sha256(json.dumps(key, separators=(",", ":")).encode()).hexdigest()[:32]
+
+
+def _key_text(key) -> str:
+    return json.dumps(key, separators=(",", ":"))
+
+
+def _write(path: Path, write: Callable) -> bool:
+    """``write(file object)`` to a temporary file renamed to ``path``; False when it cannot be stored."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=".partial-", dir=path.parent)
+    except OSError as exc:
+        logger.warning("significance cache %s not stored: %s", path.name, exc)
+        return False
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
+        os.replace(name, path)
+        return True
+    except OSError as exc:  # a cache: the computation goes on without it
+        logger.warning("significance cache %s not stored: %s", path.name, exc)
+        return False
+    finally:
+        Path(name).unlink(missing_ok=True)
+
+
+def sentences(result: Result) -> tuple[RunRows, dict]:
+    """The result's test sentences (keys and genres, ``rows`` None) and its parameters (its document's): kept,
+    or read from its stored rows and its document."""
+    key = _key_text([FORMAT, "sentences", fingerprint(result)])
+    path = cache_dir() / f"{result.pk}-{_digest(key)}.sentences.npz"
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            if str(z["key"]) == key:
+                return RunRows(z["keys"], z["strata"], None), json.loads(str(z["parameters"]))
+            logger.warning("significance cache %s: of another result, not used", path.name)
+    except FileNotFoundError:
+        pass
+    except Exception as exc:  # damaged or half written: read again
+        logger.warning("significance cache %s not used: %s", path.name, exc)
+    stored = SentenceRows.objects.filter(result=result).values_list("data", flat=True).first()
+    if stored is not None:  # the keys and genres only, not the rows
+        with np.load(io.BytesIO(bytes(stored)), allow_pickle=False) as z:
+            keys, strata = z["keys"], z["strata"]
+    else:
+        found = rows_of(result)  # computed and kept (RowsUnavailable when it cannot be)
+        keys, strata = found.keys, found.strata
+    parameters = (result.document or {}).get("parameters") or {}
+    _write(path, lambda fh: np.savez(fh, key=np.array(key), keys=keys, strata=strata,
+                                     parameters=np.array(json.dumps(parameters, sort_keys=True))))
+    return RunRows(keys, strata, None), parameters
+
+
+class StoredRows:
+    """The fixed-point figures of one entry, read a chunk of rows at a time from the file (no mapping kept
+    open): a hundred runs' figures are never all resident."""
+
+    def __init__(self, path: Path, shape: tuple[int, int], offset: int):
+        self.path, self.shape, self.offset = path, shape, offset
+
+    def __getitem__(self, rows: slice) -> np.ndarray:
+        start, stop, _ = rows.indices(self.shape[0])
+        width = self.shape[1]
+        out = np.empty((max(stop - start, 0), width), dtype=np.int32)
+        with open(self.path, "rb") as fh:
+            fh.seek(self.offset + start * width * 4)
+            if fh.readinto(memoryview(out).cast("B")) != out.nbytes:
+                raise OSError(f"{self.path.name}: shorter than its header says")
+        return out
+
+
+def run_figures(result: Result, context: str, figures, strata_count: int, sentence_count: int, draws: Callable,
+                rows: Callable[[], np.ndarray]) -> paired.RunFigures:
+    """The result's :class:`~parseval.evaluation.paired.RunFigures` in ``context``: the kept entry, or computed
+    from ``rows()`` with ``draws()`` (:func:`parseval.evaluation.paired.shared_draws`) and kept."""
+    key = _key_text([FORMAT, "figures", fingerprint(result), context])
+    stem = cache_dir() / f"{result.pk}-{_digest(key)}"
+    found = _load(stem, key, figures, strata_count, sentence_count)
+    if found is not None:
+        return found
+    computed = paired.run_figures(rows(), figures, draws())
+    if computed.fixed is None:  # a figure beyond [0, 1]: not kept (the pairs are computed from the rows)
+        return computed
+    fixed = np.ascontiguousarray(computed.fixed)
+    crc = zlib.crc32(fixed.data)
+    if _write(stem.with_suffix(".npy"), lambda fh: np.save(fh, fixed, allow_pickle=False)) and _write(
+            stem.with_suffix(".meta.npz"), lambda fh: np.savez(
+                fh, key=np.array(key), point=computed.point, sums=computed.sums, digests=computed.digests,
+                crc=np.array(crc, dtype=np.uint32))):
+        found = _load(stem, key, figures, strata_count, sentence_count)  # read back as any later computation will
+        if found is not None:
+            return found
+    return computed
+
+
+def _load(stem: Path, key: str, figures, strata_count: int, sentence_count: int) -> paired.RunFigures | None:
+    meta, data = stem.with_suffix(".meta.npz"), stem.with_suffix(".npy")
+    try:
+        with np.load(meta, allow_pickle=False) as z:
+            if str(z["key"]) != key:
+                logger.warning("significance cache %s: of another key, not used", meta.name)
+                return None
+            point, sums, digests, crc = (np.array(z["point"]), np.array(z["sums"]), np.array(z["digests"]),
+                                         int(z["crc"]))
+        mapped = np.load(data, mmap_mode="r", allow_pickle=False)
+        try:
+            rows = paired.figure_rows(figures, strata_count)[-1][1] if paired.split(figures) else 0
+            keys = len(paired.keys_of(figures))
+            if (mapped.dtype != np.int32 or mapped.ndim != 2 or mapped.shape[0] != rows
+                    or point.shape != (strata_count, keys) or sums.shape != (2, rows)
+                    or digests.shape != (len(paired.split(figures)), sentence_count)
+                    or zlib.crc32(mapped.data) != crc):
+                logger.warning("significance cache %s: damaged, not used", data.name)
+                return None
+            shape, offset = mapped.shape, mapped.offset
+        finally:
+            del mapped
+    except FileNotFoundError:
+        return None
+    except Exception as exc:  # half written, truncated, unreadable: computed again
+        logger.warning("significance cache %s not used: %s", stem.name, exc)
+        return None
+    return paired.RunFigures(point, StoredRows(data, shape, offset), sums, digests)
