@@ -34,8 +34,14 @@ constituency: the error lab's insertions (``parseval.evaluation.deps.errorlab``,
 every error type, four rounds) and label noise with flattened phrases.
 
 For EASY it also counts, on the held-out sentences, the correct relations of
-the relation vote itself (in HYP's range space) and how many of them the
-written file loses (0 at thresholds of one half or more; docs/consensus.md).
+the relation vote itself (in HYP's range space), made writable as the
+combination makes it (``EasyConsensus.votes``), and prints "agreed relations
+lost in writing": that count minus the written file's, read back and scored
+in HYP (0 at every threshold; docs/consensus.md); beside it, how many correct
+relations of the plain vote were re-mapped when it was made writable, and how
+many re-mapped ones are correct. ``--lost-at G,R`` measures this at fixed
+equal-weight thresholds too; ``--exponents``/``--thresholds`` narrow the
+tuning grid (quick tries on a loaded machine).
 
     PARSEVAL_DEVELOPMENT=1 .venv/bin/python -m benchmarks.consensus_quality [--kind easy|deps|trees] [--mix NAME]
 """
@@ -58,6 +64,8 @@ os.environ.setdefault("PARSEVAL_DEVELOPMENT", "1")
 REPO = Path(__file__).resolve().parent.parent
 MIXES = ("real+rates", "dominant", "equal", "demo", "held-back")
 DOCUMENTS = 0  # EASY: the first N documents only (0: all; --documents, for quick tries)
+GRID: dict = {}  # tuning grid overrides (--exponents, --thresholds)
+LOST_AT: list = []  # EASY: extra (groups, relations) thresholds, equal weights, for the lost-in-writing count
 
 
 def _setup():
@@ -162,7 +170,7 @@ def easy_mix(mix: str, tmp: Path) -> dict:
     split = {name: _easy_split(docs, development) for name, docs in runs.items()}
     started = time.perf_counter()
     dev_figures, evaluate_dev = tuning.easy_evaluator(gold_dev, [d for d, _ in split.values()])
-    tuned = tuning.tune("easy", dev_figures, evaluate_dev)
+    tuned = tuning.tune("easy", dev_figures, evaluate_dev, **GRID)
     took = time.perf_counter() - started
     held_runs = [h for _, h in split.values()]
     _, evaluate_held = tuning.easy_evaluator(gold_held, held_runs)
@@ -173,21 +181,24 @@ def easy_mix(mix: str, tmp: Path) -> dict:
         relation_shares = None if all(relations) or not any(relations) else \
             normalised([w if has else 0.0 for w, has in zip(setting.weights, relations)], len(relations))
         maps = [{d.name: d.sentence_map() for d in docs} for docs in held_runs]
-        out = []
+        out, votes = [], {}
         for g in gold_held:
             combined = Document(name=g.name, attributes=dict(g.attributes))
             for s in g.sentences:
-                combined.sentences.append(easy.combine_sentence(
+                result = easy.combine_sentence(
                     s, [m[g.name].get(s.id) for m in maps], setting.weights, relation_weights=relation_shares,
                     group_threshold=setting.threshold["groups"],
-                    relation_threshold=setting.threshold["relations"]).sentence)
+                    relation_threshold=setting.threshold["relations"])
+                combined.sentences.append(result.sentence)
+                votes[g.name, s.id] = result.votes
             out.append(combined)
-        return out, relation_shares or setting.weights
+        return out, relation_shares or setting.weights, votes
 
-    def lost(setting) -> tuple[int, int, int]:
-        """(correct relations of the vote; of those, how many the written and read-back file lacks; correct
-        relations of the file that the vote did not have), compared in HYP's range space."""
-        docs, shares = consensus_docs(setting)
+    def lost(setting) -> tuple[int, int, int, int, int]:
+        """(correct relations of the vote made writable; of those, how many the written and read-back file
+        lacks; correct relations of the file that the vote did not have; correct relations of the plain vote
+        re-mapped when made writable; correct re-mapped relations), compared in HYP's range space."""
+        docs, shares, writable = consensus_docs(setting)
         folder = tmp / f"easy-{mix}-{setting.weighting}-{len(list(tmp.iterdir()))}"
         folder.mkdir()
         for d in docs:
@@ -195,18 +206,22 @@ def easy_mix(mix: str, tmp: Path) -> dict:
         written = {d.name: read_document(folder / Path(d.name).with_suffix(".xml").name, gold=False).sentence_map()
                    for d in docs}
         maps = [{d.name: d.sentence_map() for d in docs_} for docs_ in held_runs]
-        voted = missing = gained = 0
+        voted = missing = gained = remapped = remapped_right = 0
         for g in gold_held:
             for s in g.sentences:
                 ballots = [(w, easy.relation_ranges(m[g.name][s.id]).keys()) for w, m in zip(shares, maps)
                            if s.id in m[g.name] and w > 0]
                 right = set(easy.relation_ranges(s))
-                votes = set(kept(tally(ballots), setting.threshold["relations"])) & right
+                plain = set(kept(tally(ballots), setting.threshold["relations"]))
+                vote = set(writable[g.name, s.id])
+                remapped += len((plain - vote) & right)
+                remapped_right += len((vote - plain) & right)
+                votes = vote & right
                 found = set(easy.relation_ranges(written[g.name][s.id])) & right
                 voted += len(votes)
                 missing += len(votes - found)
                 gained += len(found - votes)
-        return voted, missing, gained
+        return voted, missing, gained, remapped, remapped_right
 
     majority = tuning.Setting("equal", normalised(None, len(runs)), (("groups", 0.5), ("relations", 0.5)))
     if tuned.fallback:
@@ -220,7 +235,10 @@ def easy_mix(mix: str, tmp: Path) -> dict:
     oracle = _f(stacked[per_sentence.argmax(0), np.arange(stacked.shape[1])].sum(0))
     return {"tuned": tuned, "consensus": consensus, "majority": evaluate_held(majority)[0],
             "runs": {name: _f(rows.sum(0)) for name, rows in singles.items()}, "oracle": oracle,
-            "lost_majority": lost(majority), "lost_tuned": lost_tuned, "took": took}
+            "lost_majority": lost(majority), "lost_tuned": lost_tuned, "took": took,
+            "lost_at": [(f"equal, groups {g:g}, relations {r:g}",
+                         lost(tuning.Setting("equal", normalised(None, len(runs)),
+                                             (("groups", g), ("relations", r))))) for g, r in LOST_AT]}
 
 
 # -- dependencies and constituency ----------------------------------------------------------------------------
@@ -435,9 +453,18 @@ def main(argv=None) -> int:
     parser.add_argument("--kind", choices=sorted(CASES), action="append")
     parser.add_argument("--mix", choices=MIXES, action="append")
     parser.add_argument("--documents", type=int, default=0, help="EASY: the first N documents only (quick tries)")
+    parser.add_argument("--exponents", help="tuning grid: the weighting exponents, comma-separated")
+    parser.add_argument("--thresholds", help="tuning grid: the thresholds, comma-separated")
+    parser.add_argument("--lost-at", action="append", default=[], metavar="G,R",
+                        help="EASY: also count the relations lost in writing at these equal-weight thresholds")
     args = parser.parse_args(argv)
     global DOCUMENTS
     DOCUMENTS = args.documents
+    if args.exponents:
+        GRID["exponents"] = tuple(float(x) for x in args.exponents.split(","))
+    if args.thresholds:
+        GRID["thresholds"] = tuple(float(x) for x in args.thresholds.split(","))
+    LOST_AT.extend(tuple(float(x) for x in pair.split(",")) for pair in args.lost_at)
     _setup()
     table = []
     for kind in args.kind or list(CASES):
@@ -458,11 +485,13 @@ def main(argv=None) -> int:
                 print(f"  {name:<28} {100 * value:7.2f}   (development {100 * dev:.2f}){mark}")
             print(f"  {'oracle (with the gold)':<28} {100 * out['oracle']:7.2f}")
             if "lost_majority" in out:
-                for which, counts in (("equal majority", out["lost_majority"]), ("tuned", out["lost_tuned"])):
+                for which, counts in [("equal majority", out["lost_majority"]), ("tuned", out["lost_tuned"]),
+                                      *out["lost_at"]]:
                     if counts is not None:
-                        voted, missing, gained = counts
-                        print(f"  correct relations of the vote lost in writing, {which}: {missing} of {voted}"
-                              f" (correct relations the file gains: {gained})")
+                        voted, missing, gained, remapped, remapped_right = counts
+                        print(f"  agreed relations lost in writing, {which}: {missing} of {voted}"
+                              f" (the file gains {gained}; made writable, the plain vote's correct relations"
+                              f" re-mapped: {remapped}, re-mapped relations correct: {remapped_right})")
             table.append((kind, mix, out["consensus"], out["majority"], best, out["oracle"], _describe(tuned, names)))
     print(f"\n{'kind':<6} {'mix':<11} {'tuned':>7} {'majority':>9} {'best run':>9} {'oracle':>7} {'gain':>6}  chosen")
     for kind, mix, consensus, majority, best, oracle, chosen in table:

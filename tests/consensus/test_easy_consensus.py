@@ -190,12 +190,15 @@ def test_the_written_consensus_scores_in_hyp_what_the_vote_scores():
         return int(counting.rows.fc[:, off:off + len(plan.rel_types)].sum())
 
     rng = random.Random(37)
-    untyped_spans = found_in_all = 0
-    for trial in range(10):
+    untyped_spans = found_in_all = remapped_in_all = 0
+    for trial in range(20):
         n_runs = rng.choice([3, 4, 5])
         weights = normalised([rng.choice([1, 1, 2, 3]) for _ in range(n_runs)], n_runs)
-        # any thresholds a tuning may keep from one half up (tuning.THRESHOLDS): every kept range is writable
-        group_threshold, relation_threshold = rng.choice([0.5, 0.6, 0.7]), rng.choice([0.5, 0.55, 0.65])
+        # any thresholds a tuning may keep (tuning.THRESHOLDS): from one half up every kept range is
+        # writable as voted; below it the vote is made writable (re-keyed by what HYP reads) before scoring
+        high = trial % 2 == 0
+        group_threshold = rng.choice([0.5, 0.6, 0.7] if high else [0.2, 0.3, 0.35, 0.45])
+        relation_threshold = rng.choice([0.5, 0.55, 0.65] if high else [0.2, 0.25, 0.3, 0.45])
         gold, runs, consensus = [], [[] for _ in range(n_runs)], []
         vote_found = 0
         agreed_without_type = 0
@@ -219,7 +222,13 @@ def test_the_written_consensus_scores_in_hyp_what_the_vote_scores():
             # the vote itself, scored directly in range space against the gold's relations
             voted = kept(tally((w, easy.relation_ranges(s).keys()) for w, s in zip(weights, votes_of)),
                          relation_threshold)
-            vote_found += len(set(voted) & set(easy.relation_ranges(g)))
+            if high:  # nothing to re-map: the writable vote is the plain vote
+                assert written.votes == voted, (trial, sid)
+            else:
+                remapped_in_all += len(set(voted) - set(written.votes))
+            # the written sentence read back holds exactly the writable vote's relations
+            assert set(easy.relation_ranges(written.sentence)) == set(written.votes), (trial, sid)
+            vote_found += len(set(written.votes) & set(easy.relation_ranges(g)))
             groups = kept(tally((w, [(x.type, x.start, x.end) for x in s.groups]) for w, s in zip(weights, votes_of)),
                           group_threshold)
             spans = {(a, b) for _, a, b in groups}
@@ -234,6 +243,7 @@ def test_the_written_consensus_scores_in_hyp_what_the_vote_scores():
         assert hyp_equal_found(Document("d", gold), Document("d", consensus)) == vote_found, f"trial {trial}"
     assert found_in_all > 0
     assert untyped_spans > 0, "the draws must include agreed spans with no majority group type"
+    assert remapped_in_all > 0, "the draws below one half must include relations re-mapped in the vote"
 
 
 def test_groups_added_for_agreed_spans_never_overlap_at_low_thresholds():
@@ -252,3 +262,26 @@ def test_groups_added_for_agreed_spans_never_overlap_at_low_thresholds():
         assert [g.id for g in result.sentence.groups] == [f"E1G{k}" for k in range(1, len(spans) + 1)]
         ids = {g.id for g in result.sentence.groups} | {f.id for f in result.sentence.forms} | {"E1F0"}
         assert all(set(r.args.values()) <= ids for r in result.sentence.relations)
+
+
+def test_overlapping_voted_groups_below_one_half_keep_the_heavier_and_re_map_the_vote():
+    # Weights 7:8:5 normalised: A 0.35, B 0.40, C 0.25; both thresholds 0.3.
+    # A: [Les chats]GN (0,2), SUJ-V(sujet=G1 -> range (0,2), verbe="dorment" -> (3,4): no group covers it).
+    # B: [chats noirs]GN (1,3), no relation.  C: nothing.
+    a = sentence([("GN", 0, 2)], [("SUJ-V", {"sujet": "E1G1", "verbe": "E1F4"})])
+    b = sentence([("GN", 1, 3)])
+    c = sentence([])
+    weights = normalised([7, 8, 5], 3)
+    assert weights == pytest.approx((0.35, 0.40, 0.25))
+    result = easy.combine_sentence(corpus(), [a, b, c], weights, group_threshold=0.3, relation_threshold=0.3)
+    # Candidates GN(0,2) 0.35 > 0.3 and GN(1,3) 0.40 > 0.3 share "chats": an EASY file cannot hold both,
+    # so the heavier is kept: GN(1,3), 0.40 against 0.35.
+    assert [(g.type, g.start, g.end) for g in result.sentence.groups] == [("GN", 1, 3)]
+    assert result.agreement["E1G1"] == pytest.approx(0.40)
+    # The relation (0.35 > 0.3) voted sujet (0,2): no kept group has that span, and it cannot become one
+    # (it overlaps GN(1,3)); it is re-mapped to the kept group sharing most forms, GN(1,3), and the vote
+    # holds the relation as HYP will read it: sujet (1,3), verbe (3,4) ("dorment" is in no kept group).
+    assert result.votes == {("SUJ-V", (("sujet", (1, 3)), ("verbe", (3, 4)))): pytest.approx(0.35)}
+    (rel,) = result.sentence.relations
+    assert rel.args == {"sujet": "E1G1", "verbe": "E1F4"}
+    assert set(easy.relation_ranges(result.sentence)) == set(result.votes)

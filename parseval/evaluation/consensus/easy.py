@@ -20,10 +20,17 @@ Per sentence:
    group points at that group; a one-form range at that form; a range that
    could not be written (below a threshold of one half only) at the chosen
    group sharing most forms with it (leftmost on a tie), or, sharing none, at
-   its first form. Two kept relations that map onto the
-   same targets are written once, with the larger agreement. The extra
-   children (``s-o``, ``a-propager``) are taken by vote among the relation's
-   supporters.
+   its first form. The extra children (``s-o``, ``a-propager``) are taken by
+   vote among the relation's supporters.
+3. **The vote is made writable before it is scored or written.** Every kept
+   relation is re-keyed by the ranges HYP will read from its written targets
+   (a group its range; a form the chosen group covering it, or itself; the
+   null argument the empty range), so a relation re-mapped in step 2 is
+   re-mapped *in the vote*, and two kept relations falling on the same ranges
+   are one relation with the larger agreement. :attr:`EasyConsensus.votes` is
+   that vote: the written file read back in HYP has exactly its relations, at
+   every threshold. From a threshold of one half up nothing is re-mapped, so
+   it equals the plain vote.
 
 Ids follow the corpus: forms as in the corpus, groups ``<sentence>G<k>`` in
 text order, relations ``<sentence>R<k>`` in the order they were first
@@ -49,6 +56,8 @@ class EasyConsensus:
 
     sentence: Sentence
     agreement: dict[str, float] = field(default_factory=dict)
+    #: the writable relation vote, ``{relation_ranges key: agreement}``: what the written sentence holds in HYP
+    votes: dict = field(default_factory=dict)
 
 
 def relation_ranges(s: Sentence) -> dict:
@@ -164,18 +173,30 @@ def combine_sentence(corpus: Sentence, runs: Sequence[Sentence | None], weights:
         out.groups.append(g)
         agreement[g.id] = group_votes[(gtype, start, end)]
 
+    # what HYP reads from each written target: a group its range, a form the group covering it or itself
+    read_back: dict = {corpus.null_id: None}
+    for g in out.groups:
+        read_back[g.id] = (g.start, g.end)
+    cover = [None] * len(corpus.forms)
+    for g in out.groups:
+        for p in range(g.start, g.end):
+            cover[p] = (g.start, g.end)
+    for p, f in enumerate(corpus.forms):
+        read_back[f.id] = cover[p] or (p, p + 1)
     written: dict[tuple, int] = {}
+    votes: dict = {}
     for key, weight in kept_relations.items():
         rtype, args = key
         supporters = [(w, items[key]) for w, items in proposals if key in items]
         first = supporters[0][1]
         by_role = dict(args)
         targets = {role: _target(by_role[role], corpus, out.groups) for role in first.args}
-        mapped = (rtype, tuple(targets.items()))
-        if mapped in written:  # two voted ranges fell on the same consensus targets
+        mapped = (rtype, tuple(sorted((role, read_back[t]) for role, t in targets.items())))
+        if mapped in written:  # two voted relations fall on the same ranges once written: one relation
             previous = out.relations[written[mapped]]
-            agreement[previous.id] = max(agreement[previous.id], weight)
+            agreement[previous.id] = votes[mapped] = max(agreement[previous.id], weight)
             continue
+        votes[mapped] = weight
         extras = {}
         for tag in dict.fromkeys(t for _, r in supporters for t in r.extras):
             choice = winner(tally((w, [tuple(sorted(r.extras[tag].items()))])
@@ -185,4 +206,4 @@ def combine_sentence(corpus: Sentence, runs: Sequence[Sentence | None], weights:
         written[mapped] = len(out.relations)
         out.relations.append(rel)
         agreement[rel.id] = weight
-    return EasyConsensus(out, agreement)
+    return EasyConsensus(out, agreement, votes)
