@@ -24,3 +24,24 @@ def stored_bytes(folder: Path) -> tuple[bytes, bytes]:
     made = split(counts, document)
     index = pack(made.index)
     return json.dumps(made.document, sort_keys=True).encode("utf-8"), index
+
+
+def fingerprint(document: bytes, index: bytes) -> dict:
+    """sha256 of the document and of each of the index's compressed parts, but for the errors' parts that of
+    their errors in sorted order: within a sentence the library lists its errors in the order of a set of
+    argument ranges, whose hash depends on the process when an argument is null (``hash(None)``), so that order
+    (and the errors' compressed sizes, thus the header's offsets) differs between two processes, before as after."""
+    import hashlib
+    import zlib
+
+    from evaluation.analysis import store
+    size = int.from_bytes(index[4:8], "big")
+    header = json.loads(index[8:8 + size].decode("utf-8"))
+    start, parts = 8 + size, {}
+    for name, (offset, length) in header.items():
+        blob = index[start + offset:start + offset + length]
+        if name.startswith("errors:"):
+            blob = json.dumps(sorted(json.loads(zlib.decompress(blob))), ensure_ascii=False).encode("utf-8")
+        parts[name] = hashlib.sha256(blob).hexdigest()
+    return {"document": hashlib.sha256(document).hexdigest(), "document_bytes": len(document),
+            "magic": index[:4] == store.MAGIC, "part_names": list(header), "parts": parts}
