@@ -62,7 +62,7 @@ import django
 django.setup()
 from evaluation.kinds.analysis import split
 from evaluation.analysis.store import pack
-made = split(counts, document)
+made = split(counts, document, compact=True)
 index = pack(made.index)
 wall, cpu = time.perf_counter() - t, time.process_time() - c
 peak = hwm()

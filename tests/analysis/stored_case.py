@@ -9,8 +9,9 @@ FILES = ("general_elda-c00.xml", "litteraire_1-c00.xml", "oral_delic_1-c00.xml")
 BOOTSTRAP, SEED = 50, 12345
 
 
-def stored_bytes(folder: Path) -> tuple[bytes, bytes]:
-    """``(document JSON, index)`` of the perturbed run of three files of the reference (benchmarks/easy_corpus.py)."""
+def stored_bytes(folder: Path, compact: bool = True) -> tuple[bytes, bytes]:
+    """``(document JSON, index)`` of the perturbed run of three files of the reference (benchmarks/easy_corpus.py),
+    as the kinds' ``analyse`` make it (``compact``), else with every part in lists first."""
     from benchmarks.easy_corpus import build
     from evaluation.analysis.store import pack
     from evaluation.kinds.analysis import split
@@ -21,7 +22,7 @@ def stored_bytes(folder: Path) -> tuple[bytes, bytes]:
     run = [folder / "run" / name for name in FILES]
     counts = easy_buckets.count(gold, run, errors=True, bootstrap=BOOTSTRAP, seed=SEED)
     document = easy_buckets.document(counts, bootstrap=BOOTSTRAP, seed=SEED, confusions=True)
-    made = split(counts, document)
+    made = split(counts, document, compact=compact)
     index = pack(made.index)
     return json.dumps(made.document, sort_keys=True).encode("utf-8"), index
 

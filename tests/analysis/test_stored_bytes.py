@@ -18,3 +18,11 @@ def test_the_stored_document_and_index_are_unchanged(tmp_path):
     assert made["magic"] and len(expected["parts"]) > 20
     assert {k: v for k, v in made.items() if k != "parts"} == {k: v for k, v in expected.items() if k != "parts"}
     assert made["parts"] == expected["parts"]
+
+
+def test_the_compact_index_is_packed_as_the_same_bytes(tmp_path):
+    """In one process (the errors in one order): the compact index, written part by part, and the index of
+    lists give the very same bytes."""
+    compact = stored_bytes(tmp_path / "a")
+    lists = stored_bytes(tmp_path / "b", compact=False)
+    assert compact[0] == lists[0] and compact[1] == lists[1]
