@@ -75,7 +75,10 @@ class Errors(Sequence):
         """``(block, [errors])`` of the sentences ``block * size ...`` in order, when the errors are in sentence
         order (the library lists them so), else None."""
         raw, keys = self.raw, self.keys
-        if any(raw[j][0] > raw[j + 1][0] for j in range(len(raw) - 1)):
+        order = getattr(raw, "sentences", None)  # the library's ErrorList: its sentences alone
+        if order is None:
+            order = [e[0] for e in raw]
+        if any(order[j] > order[j + 1] for j in range(len(order) - 1)):
             return None
 
         def gen():
