@@ -45,35 +45,70 @@ BIG_PARTS = ("confusions", "errors")  # their own parts; every bucket table too;
 ERROR_BLOCK = 1000  # the errors are kept in parts of this many sentences: a sentence view reads one
 
 
+def _plain(value):
+    """``value`` with numpy arrays and arrays of the ``array`` module as lists (JSON's), the rest as is."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if hasattr(value, "tolist") and not isinstance(value, (list, tuple)):
+        return value.tolist()
+    return value
+
+
 def _compressed(value) -> bytes:
     """``value`` as zlib-compressed JSON (one part at a time: the largest part's text is what is held)."""
-    return zlib.compress(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8"), 6)
+    return zlib.compress(json.dumps(_plain(value), separators=(",", ":"), ensure_ascii=False).encode("utf-8"), 6)
+
+
+def _compressed_confusions(confusions: dict) -> bytes:
+    """The confusions part as :func:`_compressed` writes it, its JSON text made and compressed a table at a time
+    (the same bytes: zlib's output does not depend on how its input is cut)."""
+    packer = zlib.compressobj(6)
+    out, first = [packer.compress(b"{")], True
+    for name, cells in confusions.items():
+        text = ("" if first else ",") + json.dumps(name, ensure_ascii=False) + ":" + json.dumps(
+            _plain(cells), separators=(",", ":"), ensure_ascii=False)
+        out.append(packer.compress(text.encode("utf-8")))
+        first = False
+    out.append(packer.compress(b"}"))
+    out.append(packer.flush())
+    return b"".join(out)
 
 
 def pack(index: dict) -> bytes:
     """The index (:mod:`evaluation.kinds.analysis`) in parts, each compressed JSON, so that a page reads only
     what it needs: the sentence keys and genres ("meta"), one attribute's buckets, the confusions, the errors.
-    ``MAGIC``, the header's length (4 bytes), the header (JSON: each part's offset and length), the parts."""
-    parts = {"meta": {k: v for k, v in index.items() if k != "buckets" and k not in BIG_PARTS}}
-    parts["confusions"] = index.get("confusions", {})
-    position = {key: i for i, key in enumerate(index.get("keys", []))}
-    blocks: dict[int, list] = {}
-    for error in index.get("errors", []):
-        blocks.setdefault(position.get(error[0], 0) // ERROR_BLOCK, []).append(error)
-    parts["meta"]["error_blocks"] = sorted(blocks)
-    parts["meta"]["error_count"] = sum(len(b) for b in blocks.values())
-    parts.update({f"errors:{block}": errors for block, errors in sorted(blocks.items())})
+    ``MAGIC``, the header's length (4 bytes), the header (JSON: each part's offset and length), the parts.
+
+    Each part is made and compressed in turn, so that only one part's JSON is held at a time; a compact index
+    (``split(..., compact=True)``: numpy arrays, :class:`evaluation.kinds.analysis.Errors`) is written as the
+    same bytes as its lists."""
+    meta = {k: v for k, v in index.items() if k != "buckets" and k not in BIG_PARTS}
+    blobs: dict[str, bytes] = {"meta": b"", "confusions": _compressed_confusions(index.get("confusions", {}))}
+    errors = index.get("errors", [])
+    streamed = errors.blocks(ERROR_BLOCK) if hasattr(errors, "blocks") else None
+    if streamed is None:
+        position = {key: i for i, key in enumerate(index.get("keys", []))}
+        grouped: dict[int, list] = {}
+        for error in errors:
+            grouped.setdefault(position.get(error[0], 0) // ERROR_BLOCK, []).append(error)
+        streamed = sorted(grouped.items())
+    error_blocks, error_count = [], 0
+    for block, part in streamed:
+        error_blocks.append(block)
+        error_count += len(part)
+        blobs[f"errors:{block}"] = _compressed(part)
+    meta["error_blocks"], meta["error_count"] = sorted(error_blocks), error_count
     for name, table in index.get("buckets", {}).items():  # one part per bucket: a list reads one bucket's
-        parts["meta"].setdefault("bucket_names", {})[name] = list(table)
-        parts.update({f"bucket:{name}\t{bucket}": entry for bucket, entry in table.items()})
-    blobs, header, offset = [], {}, 0
-    for name, value in parts.items():
-        blob = _compressed(value)
+        meta.setdefault("bucket_names", {})[name] = list(table)
+        for bucket, entry in table.items():
+            blobs[f"bucket:{name}\t{bucket}"] = _compressed(entry)
+    blobs["meta"] = _compressed(meta)
+    header, offset = {}, 0
+    for name, blob in blobs.items():
         header[name] = [offset, len(blob)]
-        blobs.append(blob)
         offset += len(blob)
     head = json.dumps(header, ensure_ascii=False).encode("utf-8")
-    return MAGIC + len(head).to_bytes(4, "big") + head + b"".join(blobs)
+    return MAGIC + len(head).to_bytes(4, "big") + head + b"".join(blobs.values())
 
 
 class Index(Mapping):

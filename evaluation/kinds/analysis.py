@@ -21,6 +21,8 @@ what :func:`parseval.evaluation.bucket_pairs.compare` reads.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from parseval.evaluation import buckets as registry
@@ -32,27 +34,85 @@ CONFUSION_SEPARATOR = "\t"
 FIGURES = {"deps": ("uas", "las", "precision", "f"), "easy": registry.SPAN_FIGURES, "trees": registry.SPAN_FIGURES}
 
 
-def bucket_entries(labels, rows: np.ndarray, width: int) -> dict[str, dict]:
-    """``{bucket: {"s": positions, "c": counts}}`` of one attribute from its (sentences x buckets*width) matrix."""
+def bucket_entries(labels, rows: np.ndarray, width: int, *, compact: bool = False) -> dict[str, dict]:
+    """``{bucket: {"s": positions, "c": counts}}`` of one attribute from its (sentences x buckets*width) matrix;
+    ``compact``: as numpy arrays (a few bytes an entry, not a Python int's 8 to 36), turned into lists only as
+    the store writes each bucket (:func:`evaluation.analysis.store.pack`)."""
     out = {}
     for k, label in enumerate(labels):
         block = np.asarray(rows[:, width * k:width * (k + 1)])
         where = np.flatnonzero(block.any(axis=1))
-        out[label] = {"s": where.tolist(), "c": block[where].ravel().tolist()}  # flat: no list per sentence
+        if compact:
+            out[label] = {"s": where.astype(np.int32), "c": block[where].ravel()}
+        else:
+            out[label] = {"s": where.tolist(), "c": block[where].ravel().tolist()}  # flat: no list per sentence
     return out
 
 
-def split(counts, document: dict) -> Analysis:
+class Errors(Sequence):
+    """The index's ``errors`` without a list per error: the library's ``(sentence, what, label, item)`` read as
+    ``[key, what, label, item]`` when asked for (:func:`evaluation.analysis.store.pack` writes them a block of
+    sentences at a time)."""
+
+    def __init__(self, keys: list[str], errors):
+        self.keys, self.raw = keys, errors if errors is not None else []
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[j] for j in range(*k.indices(len(self)))]
+        s, what, label, item = self.raw[k]
+        return [self.keys[s], what, label, item]
+
+    def __iter__(self):
+        keys = self.keys
+        for s, what, label, item in self.raw:
+            yield [keys[s], what, label, item]
+
+    def blocks(self, size: int):
+        """``(block, [errors])`` of the sentences ``block * size ...`` in order, when the errors are in sentence
+        order (the library lists them so), else None."""
+        raw, keys = self.raw, self.keys
+        order = getattr(raw, "sentences", None)  # the library's ErrorList: its sentences alone
+        if order is None:
+            order = [e[0] for e in raw]
+        if any(order[j] > order[j + 1] for j in range(len(order) - 1)):
+            return None
+
+        def gen():
+            block, part = None, []
+            for s, what, label, item in raw:
+                if s // size != block:
+                    if part:
+                        yield block, part
+                    block, part = s // size, []
+                part.append([keys[s], what, label, item])
+            if part:
+                yield block, part
+        return gen()
+
+
+def split(counts, document: dict, *, compact: bool = False) -> Analysis:
     """The stored document (the library's, without its sentence lists, with the ``explorer`` block the pages
-    read) and the index (see the module) of one result's counts."""
+    read) and the index (see the module) of one result's counts.
+
+    ``compact`` (what the kinds' ``analyse`` use): the index holds the sentence lists and counts as numpy
+    arrays, the confusion cells' sentences as the library's arrays and the errors as :class:`Errors`, each
+    turned into JSON's lists only as :func:`evaluation.analysis.store.pack` writes its part, one part at a
+    time: what is stored is the same bytes, and a 40,000-sentence EASY run's index is never all in Python
+    lists at once (about 140 MB of them)."""
     kind, width = counts.kind, len(counts.columns)
-    tables = {a.name: bucket_entries(labels, rows, width) for a, labels, rows in counts.tables}
+    tables = {a.name: bucket_entries(labels, rows, width, compact=compact) for a, labels, rows in counts.tables}
     for attribute in document.get("attributes", []):
         for bucket in attribute["buckets"]:
             bucket.pop("sentences", None)
             entry = tables.get(attribute["name"], {}).get(bucket["bucket"])
             if entry is not None:
                 entry["e"] = bucket.pop("error_sentences", [])
+                if compact:
+                    entry["e"] = np.asarray(entry["e"], dtype=np.int32)
     for table in document.get("confusions", []):
         for row in table.get("rows", []):
             for cell in (row.get("cells") or {}).values():
@@ -60,11 +120,14 @@ def split(counts, document: dict) -> Analysis:
     document.pop("sentence_ids", None)
     document["explorer"] = {"counts": list(counts.columns), "figures": list(FIGURES.get(kind, ())),
                             "figure": {"name": PAIR_FIGURES[kind][0]}}
-    confusions = {name: {f"{gold}{CONFUSION_SEPARATOR}{run}": list(cell[1])
+    confusions = {name: {f"{gold}{CONFUSION_SEPARATOR}{run}": cell[1] if compact else list(cell[1])
                          for (gold, run), cell in confusion.cells.items()}
                   for name, confusion in counts.confusions.items()}
     keys = list(counts.keys)
-    errors = [[keys[s], what, label, item] for s, what, label, item in (counts.errors or [])]
+    if compact:
+        errors = Errors(keys, counts.errors)
+    else:
+        errors = [[keys[s], what, label, item] for s, what, label, item in (counts.errors or [])]
     index = {"kind": kind, "keys": keys, "genres": list(counts.strata), "columns": list(counts.columns),
              "buckets": tables,
              "confusions": confusions, "errors": errors}

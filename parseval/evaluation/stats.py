@@ -177,12 +177,13 @@ RESAMPLE_BUDGET = 2_000_000
 
 
 def resampled_sums(matrices: Sequence[np.ndarray], strata: Sequence[str], bootstrap: int,
-                   seed: int) -> Iterator[tuple[str, tuple[np.ndarray, ...]]]:
+                   seed: int, budget: int = RESAMPLE_BUDGET) -> Iterator[tuple[str, tuple[np.ndarray, ...]]]:
     """Per genre (sorted), the column sums of ``bootstrap`` resamples of its rows: arrays of shape (B, columns).
 
     The same draws as :func:`resampling_weights`, taken a few resamples at a time (:data:`RESAMPLE_BUDGET`;
     see :func:`resample_counts`), so that
-    memory does not grow with B times the corpus size. The sums are the same numbers.
+    memory does not grow with B times the corpus size. The sums are the same numbers. ``budget``: the draws held
+    at a time (the same numbers whatever it is; a smaller one holds less, a little slower).
     """
     if not all(np.issubdtype(x.dtype, np.integer) for x in matrices):
         # float rows: a product's rounding may depend on the shape of the operands; keep them whole
@@ -195,11 +196,11 @@ def resampled_sums(matrices: Sequence[np.ndarray], strata: Sequence[str], bootst
         idx = np.flatnonzero(labels == genre)
         n = len(idx)
         # the genre's rows in float32 (exact while the sums stay below 2**24), a block of columns at a time
-        width = max(1, RESAMPLE_BUDGET // n)
+        width = max(1, budget // n)
         whole = all(x.shape[1] <= width for x in matrices)
         rows = [x[idx].astype(np.float32) for x in matrices] if whole else None
         parts = []
-        chunk = max(1, RESAMPLE_BUDGET // n)
+        chunk = max(1, budget // n)
         for start in range(0, bootstrap, chunk):
             weights = resample_counts(rng, n, min(chunk, bootstrap - start)).astype(np.float32)
             if whole:

@@ -24,7 +24,7 @@ def analyse(kind, result) -> Analysis | None:
                                 keys=[f"{d}/{s}" for d, s, _ in where], errors=True)
     document = tree_buckets.document(counts, bootstrap=int(params.get("bootstrap", 1000)),
                                      seed=int(params.get("seed", stats.DEFAULT_SEED)), confusions=True)
-    return analysis.split(counts, document)
+    return analysis.split(counts, document, compact=True)
 
 
 def sentence_svg(kind, result, key: str, labels: dict) -> str | None:

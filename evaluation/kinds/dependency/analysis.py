@@ -23,7 +23,7 @@ def analyse(kind, result) -> Analysis | None:
                                 errors=True)
     document = deps_buckets.document(counts, bootstrap=int(params.get("bootstrap", 1000)),
                                      seed=int(params.get("seed", stats.DEFAULT_SEED)), confusions=True)
-    return analysis.split(counts, document)
+    return analysis.split(counts, document, compact=True)
 
 
 def sentence_svg(kind, result, key: str, labels: dict) -> str | None:

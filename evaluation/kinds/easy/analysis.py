@@ -30,7 +30,7 @@ def analyse(result, schema) -> Analysis | None:
     except FileNotFoundError as exc:
         raise RowsUnavailable(f"the run's file is gone ({exc.filename})") from None
     document = easy_buckets.document(counts, bootstrap=bootstrap, seed=seed, confusions=True, schema=schema)
-    return analysis.split(counts, document)
+    return analysis.split(counts, document, compact=True)
 
 
 def _layer(sentence, roles) -> tuple[list, list]:

@@ -216,7 +216,7 @@ def count(gold, run, *, by: list[str] | None = None, schema: EasySchema = DEFAUL
     type_order = _type_order(schema)
     keys, strata, headline = [], [], []
     rel_confusion, group_confusion = Confusion(), Confusion()
-    error_list: list | None = [] if errors else None
+    error_list = buckets.ErrorList() if errors else None
     empty: frozenset = frozenset()
     for i, (key, genre, ref, hyp) in enumerate(sentence_pairs(gold, run, schema=schema, genres=genres,
                                                                sentence_genres=sentence_genres)):
