@@ -135,3 +135,19 @@ def test_the_pairwise_page_reads_each_bucket(explorer_world):
     assert set(readings[1:]) <= {"better_a", "too_few"} and "better_a" in readings
     link = re.search(r'href="([^"]*/sentences/\?by=arc_length&amp;bucket=[^"]*)"', html).group(1)
     assert _client().get(link.replace("&amp;", "&")).status_code == 200
+
+
+@pytest.mark.parametrize("path, target", [
+    ("/results/{slug}/runs/{pk}/analysis/sentence/", "/results/{slug}/runs/{pk}/analysis/"),
+    ("/results/{slug}/runs/{pk}/analysis/sentences/", "/results/{slug}/runs/{pk}/analysis/"),
+    ("/results/{slug}/analysis/compare/{pk}/{other}/sentences/?by=relation",
+     "/results/{slug}/analysis/compare/{pk}/{other}/"),
+])
+def test_a_sentence_address_without_its_query_goes_back_to_its_page_whatever_the_run(explorer_world, path, target):
+    """Its answer depends on the address alone: a run that exists and one that does not read alike."""
+    campaign, _users, runs = explorer_world
+    slug = campaign.slug
+    for pk in (runs["A"].pk, 999999):
+        response = _client().get(path.format(slug=slug, pk=pk, other=pk + 1))
+        assert response.status_code == 302
+        assert response["Location"] == target.format(slug=slug, pk=pk, other=pk + 1)

@@ -77,6 +77,7 @@ def test_one_easy_upload_resolves_its_kind_once_per_step_and_campaign_never_call
     # The two steps as the validation and scoring queues' workers run them (the scoring task is sent by name).
     with mock.patch("evaluation.pipeline.tasks.enqueue_scoring") as send_scoring, \
             mock.patch("evaluation.significance.sets.enqueue") as enqueue, \
+            mock.patch("evaluation.analysis.tasks.kinds.enqueue") as ask_analysis, \
             mock.patch.object(easy_kind, "campaign_schema", side_effect=real_schema) as schema:
         modules, crossings = trace_route(lambda: outcomes.append(validate_run.apply(args=[run.pk]).get()))
         validated = schema.call_count
@@ -90,6 +91,9 @@ def test_one_easy_upload_resolves_its_kind_once_per_step_and_campaign_never_call
     print(len(modules), "modules:", ", ".join(sorted(modules)))
     send_scoring.assert_called_once_with(run.pk)
     enqueue.assert_called_once_with(campaign.pk)  # the results table changed
+    # the analysis is a step of its own (the significance queue's), asked for once and not run inside scoring
+    from evaluation.analysis.tasks import ANALYSIS_TASK
+    ask_analysis.assert_called_once_with(ANALYSIS_TASK, run.results.get().pk)
     lookups = {k: n for k, n in crossings.items() if k.endswith("campaign.kinds:for_campaign")}
     assert lookups == {"evaluation.pipeline.tasks:_validate -> campaign.kinds:for_campaign": 1,
                        "evaluation.pipeline.tasks:_score -> campaign.kinds:for_campaign": 1}  # once per step
