@@ -80,6 +80,33 @@ with open(out, "w") as fh:
 """
 
 
+# The scoring as the scoring worker runs it, like for like with the analysis child: Django and the apps loaded
+# first, then the same command's code in the process (the worker and the command share the engine).
+_SCORE_CHILD = r"""
+import json, os, sys
+gold, run, out = sys.argv[1:4]
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+def status(field):
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith(field + ":")) / 1024.0
+import django
+django.setup()
+loaded = status("VmRSS")
+from parseval.__main__ import main
+main(["easy", "--gold", gold, "--run", run, "--json", out])
+print(json.dumps({"loaded": loaded, "peak": status("VmHWM")}))
+"""
+
+
+def score_child(gold: Path, run: Path, out: Path) -> dict:
+    env = dict(os.environ, DJANGO_SETTINGS_MODULE="config.settings", PARSEVAL_DEVELOPMENT="1",
+               DATABASE_URL=f"{SERVER}/{DB_NAME}", PARSEVAL_VAR_DIR=str(out.parent / "var"), PYTHONPATH=str(REPO))
+    proc = subprocess.run([sys.executable, "-c", _SCORE_CHILD, str(gold), str(run), str(out)], cwd=REPO, env=env,
+                          capture_output=True, text=True)
+    if proc.returncode:
+        raise SystemExit(f"the scoring failed:\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
 def analyse_child(gold: Path, run: Path, out: Path) -> dict:
     env = dict(os.environ, DJANGO_SETTINGS_MODULE="config.settings", PARSEVAL_DEVELOPMENT="1",
                DATABASE_URL=f"{SERVER}/{DB_NAME}", PARSEVAL_VAR_DIR=str(out.parent / "var"))
@@ -176,10 +203,14 @@ def main(argv=None) -> int:
         scoring = run_command(["easy", "--gold", str(gold), "--run", str(run), "--json", str(folder / "score.json")])
         print(f"scoring (python -m evaluation easy, 20 ways, bootstrap 1000): {scoring['cpu']:.1f} CPU s, "
               f"{scoring['wall']:.1f} s wall, peak {scoring['rss_mb']:.0f} MB")
+        in_django = score_child(gold, run, folder / "score-django.json")
+        print(f"scoring in a process with Django and the apps loaded, as the scoring worker: peak "
+              f"{in_django['peak']:.0f} MB (Django and the apps: {in_django['loaded']:.0f} MB before scoring)")
         stored = analyse_child(gold, run, folder / "analysis.json")
         print(f"analysis (computed once per result: counts, errors, confusions, bootstrap 1000, split): "
               f"{stored['cpu']:.1f} CPU s, {stored['wall']:.1f} s wall, peak {stored['peak']:.0f} MB "
-              f"({stored['peak'] / scoring['rss_mb']:.2f}x the scoring's; Django and the apps loaded before computing: "
+              f"({stored['peak'] / scoring['rss_mb']:.2f}x the scoring command's, "
+              f"{stored['peak'] / in_django['peak']:.2f}x the scoring's with Django loaded; Django and the apps loaded before computing: "
               f"{stored['loaded']:.0f} MB, so the computing adds {stored['peak'] - stored['loaded']:.0f} MB; the "
               f"library's counts and document: {stored['library_cpu']:.1f} CPU s, peak {stored['library_peak']:.0f} "
               f"MB); stored: document "
