@@ -20,7 +20,7 @@ spent per run, the peak memory of each worker's processes, and the load average 
 counts: the figures are this run's, not the host's best). Nothing is asserted.
 
     .venv/bin/python benchmarks/campaign_throughput.py --runs 24 --already 0
-    .venv/bin/python benchmarks/campaign_throughput.py --runs 50 --already 50 --repo /work/main   # another checkout
+    .venv/bin/python benchmarks/campaign_throughput.py --runs 50 --already 50 --repo ../other-checkout   # the same harness on another version
 """
 from __future__ import annotations
 
