@@ -29,7 +29,6 @@ import io
 import json
 import os
 import random
-import shutil
 import signal
 import sys
 import tempfile
@@ -46,8 +45,8 @@ if __package__ in (None, ""):
 
 from benchmarks.easy_corpus import REF, other_writer, perturb  # noqa: E402
 from benchmarks.load_faults import (  # noqa: E402
-    REPO, Stack, children, django_shell, drop_scratch_database, multipart, redis_ping, scratch_database, stack_env,
-    start_stack, wait_http,
+    REPO, Stack, children, django_shell, multipart, redis_ping, scratch_database, stack_env,
+    start_stack, tear_down, wait_http,
 )
 
 QUEUES = ("validation", "scoring", "significance", "celery")
@@ -340,12 +339,7 @@ def main(argv=None) -> int:
         report(args, watch, accepted, refused, burst, t0, uploaded_at, cpu, peaks, load0, loads)
     finally:
         stop.set()
-        stack.stop_all()
-        drop_scratch_database(args, db_url)
-        if args.keep:
-            print(f"kept {var}")
-        else:
-            shutil.rmtree(var, ignore_errors=True)
+        tear_down(args, stack, db_url, var)
     return 0
 
 

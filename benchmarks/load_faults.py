@@ -228,6 +228,17 @@ def drop_scratch_database(args, url: str) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+def tear_down(args, stack, db_url: str, var) -> None:
+    """What every run of the stack ends with, whatever happened: the processes stopped, the scratch database
+    dropped, the folder removed (or named, with ``--keep``)."""
+    stack.stop_all()
+    drop_scratch_database(args, db_url)
+    if args.keep:
+        print(f"kept {var}")
+    else:
+        shutil.rmtree(var, ignore_errors=True)
+
+
 SETUP = """
 import json, sys
 from rest_framework.authtoken.models import Token
@@ -974,12 +985,7 @@ def main() -> None:
         outage_report(args, outcomes, load)
     finally:
         stop.set()
-        stack.stop_all()
-        drop_scratch_database(args, db_url)
-        if args.keep:
-            print(f"kept {var}")
-        else:
-            shutil.rmtree(var, ignore_errors=True)
+        tear_down(args, stack, db_url, var)
 
 
 if __name__ == "__main__":
