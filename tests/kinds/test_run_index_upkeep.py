@@ -45,7 +45,22 @@ def _indexes(run) -> list[str]:
                   if n.startswith(base + ".") and n.endswith(".index.npz"))
 
 
+@pytest.fixture
+def campaign_on_object_storage(db, s3_storage):
+    return factories.make_easy_campaign(metrics={"bootstrap": 20}, runs_per_team=10)
+
+
 def test_indexes_no_scoring_reads_go_and_the_others_stay(campaign, alice, django_capture_on_commit_callbacks):
+    _indexes_no_scoring_reads_go(campaign, alice, django_capture_on_commit_callbacks)
+
+
+def test_on_object_storage_too(campaign_on_object_storage, alice, django_capture_on_commit_callbacks):
+    from campaign.stored_files import stored_path
+    run = _indexes_no_scoring_reads_go(campaign_on_object_storage, alice, django_capture_on_commit_callbacks)
+    assert stored_path(run.file) is None  # the bucket's listing and deletion, not the file system's
+
+
+def _indexes_no_scoring_reads_go(campaign, alice, django_capture_on_commit_callbacks) -> Run:
     team = factories.make_team(campaign, alice)
     kept, withdrawn, deleted, left, gone = (_validated(campaign, team, alice, name) for name in
                                             ("kept", "withdrawn", "deleted", "withdrawn, left", "file gone"))
@@ -82,6 +97,7 @@ def test_indexes_no_scoring_reads_go_and_the_others_stay(campaign, alice, django
     with mock.patch.object(run_index, "IndexedRun", wraps=run_index.IndexedRun) as read:
         assert run_index.load(kept, campaign_schema(campaign)) is not None  # scoring's reading of it
     assert read.call_count == 1
+    return kept
 
 
 def test_a_schema_that_cannot_be_read_keeps_every_key(campaign, alice):
