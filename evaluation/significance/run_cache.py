@@ -39,7 +39,7 @@ from typing import Callable
 import numpy as np
 from django.conf import settings
 
-from evaluation.models import Result, SentenceRows, SignificanceFigure
+from evaluation.models import Result, SentenceRows, SignificanceFigure, SignificanceSet
 from evaluation.results.sentence_rows import RunRows, rows_of
 from parseval.evaluation import paired
 
@@ -281,8 +281,13 @@ def sweep(limit: int | None = None, *, now: float | None = None) -> dict:
     results = {r.pk: fingerprint(r) for r in Result.objects.filter(pk__in=[pk for pk in pks if isinstance(pk, int)])
                .select_related("run").only("pk", "created_at", "run__sha256", "gold_sha256", "scorer_version",
                                            "metric")}
-    compared = {(context, pk) for context, ids in SignificanceFigure.objects.values_list("context", "results")
-                for pk in ids or ()}
+    # Per set its results and its contexts (a track's each), not every figure row's list of results: at a
+    # hundred runs those are thousands of rows of a hundred ids
+    contexts: dict[int, set] = {}
+    for set_id, context in SignificanceFigure.objects.values_list("set_id", "context").distinct():
+        contexts.setdefault(set_id, set()).add(context)
+    compared = {(context, pk) for set_id, ids in SignificanceSet.objects.filter(pk__in=list(contexts))
+                .values_list("pk", "results") for context in contexts[set_id] for pk in ids or ()}
     kept = []
     for stem, files in entries.items():
         size = sum(s for _, s, _ in files)
