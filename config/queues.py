@@ -11,7 +11,8 @@
   pending computation per campaign (:mod:`evaluation.significance.tasks`), the organisers'
   error-lab jobs and the publication bundle: slow analysis that must not hold up scoring.
 * ``periodic``: beat's short periodic tasks (the recovery sweep, :mod:`evaluation.pipeline.recovery`, the shards'
-  watch, :func:`evaluation.pipeline.sharding.watch_shards`, and the scheduled transitions), on the default queue, with a worker of its own: a validation or a scoring that
+  watch, :func:`evaluation.pipeline.sharding.watch_shards`, the scheduled transitions and the disk upkeep,
+  :mod:`evaluation.upkeep`), on the default queue, with a worker of its own: a validation or a scoring that
   hangs cannot stop the sweep that would recover it. Any task without a route lands here too.
 
 Queue names carry ``PARSEVAL_QUEUE_PREFIX`` (empty in production) and are read at each call, so a

@@ -179,6 +179,10 @@ GOLD_ROOT = VAR_DIR / "gold"
 # Local copies of stored files for readers that need a path (object storage only), keyed by checksum.
 PARSEVAL_FILE_CACHE_DIR = Path(os.environ.get("PARSEVAL_FILE_CACHE_DIR") or VAR_DIR / "cache" / "files")
 PARSEVAL_FILE_CACHE_BYTES = int(os.environ.get("PARSEVAL_FILE_CACHE_BYTES", str(4 * 1024 * 1024 * 1024)))
+# The significance worker's per-result figures (evaluation.significance.run_cache, about 9 MB per EASY result and
+# context): past this size the least recently used go, at the sweep that follows each computation.
+PARSEVAL_SIGNIFICANCE_CACHE_BYTES = int(os.environ.get("PARSEVAL_SIGNIFICANCE_CACHE_BYTES",
+                                                       str(4 * 1024 * 1024 * 1024)))
 
 # Uploads: stream to disk above 2.5 MB; hard limits per run are campaign settings.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
@@ -279,6 +283,12 @@ CELERY_BEAT_SCHEDULE = {
     "scoring-shards": {
         "task": "evaluation.sharding.watch_shards",
         "schedule": PARSEVAL_SHARD_WATCH_SECONDS,
+    },
+    # Stored files and caches no reader will use again: run indexes of withdrawn, deleted or re-keyed runs,
+    # this host's significance figures of results and contexts no set compares (evaluation.upkeep).
+    "storage-upkeep": {
+        "task": "evaluation.upkeep.sweep_caches",
+        "schedule": float(os.environ.get("PARSEVAL_UPKEEP_SWEEP_SECONDS", "3600")),
     },
     # Scheduled campaign dates (opens_at, deadline, release, publication...) take effect within a minute.
     "campaign-scheduled-transitions": {

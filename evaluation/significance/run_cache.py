@@ -18,6 +18,10 @@ a time, so that a hundred runs' figures are never all in memory.
   writing one entry write the same bytes, each under a temporary name renamed into place.
 * The test sentences of a result (its rows' keys and genres) are kept the same way, so that a computation
   whose runs are all kept reads no run's rows at all.
+* :func:`sweep` bounds the folder: it removes the entries whose result no longer has that fingerprint (or is
+  gone), the figures whose result and context no significance set still compares, and then, past
+  ``PARSEVAL_SIGNIFICANCE_CACHE_BYTES``, the least recently used (an entry read is touched). An entry used
+  within the task's time limit is never removed: a computation may be reading it.
 """
 from __future__ import annotations
 
@@ -27,6 +31,7 @@ import json
 import logging
 import os
 import tempfile
+import time
 import zlib
 from pathlib import Path
 from typing import Callable
@@ -34,7 +39,7 @@ from typing import Callable
 import numpy as np
 from django.conf import settings
 
-from evaluation.models import Result, SentenceRows
+from evaluation.models import Result, SentenceRows, SignificanceFigure, SignificanceSet
 from evaluation.results.sentence_rows import RunRows, rows_of
 from parseval.evaluation import paired
 
@@ -91,6 +96,7 @@ def sentences(result: Result) -> tuple[RunRows, dict]:
     try:
         with np.load(path, allow_pickle=False) as z:
             if str(z["key"]) == key:
+                _touch(path)
                 return RunRows(z["keys"], z["strata"], None), json.loads(str(z["parameters"]))
             logger.warning("significance cache %s: of another result, not used", path.name)
     except FileNotFoundError:
@@ -179,4 +185,142 @@ def _load(stem: Path, key: str, figures, strata_count: int, sentence_count: int)
     except Exception as exc:  # half written, truncated, unreadable: computed again
         logger.warning("significance cache %s not used: %s", stem.name, exc)
         return None
+    _touch(meta)
     return paired.RunFigures(point, StoredRows(data, shape, offset), sums, digests)
+
+
+def _touch(path: Path) -> None:
+    """Used now: the last to go when the folder is past its bound (:func:`sweep`)."""
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+
+
+# -- the folder's bound ---------------------------------------------------------------------------------------
+
+PARTIAL = ".partial-"
+SUFFIXES = (".sentences.npz", ".meta.npz", ".npy")
+
+
+def _entries(folder: Path) -> tuple[dict[str, list], list]:
+    """``{stem: [(path, size, mtime), ...]}`` of the folder's entries (an entry's figures are two files, its
+    sentences one), and the temporary files of writers (``(path, size, mtime)``)."""
+    entries: dict[str, list] = {}
+    partial = []
+    with os.scandir(folder) as found:
+        for item in found:
+            try:
+                st = item.stat(follow_symlinks=False)
+            except FileNotFoundError:  # removed meanwhile
+                continue
+            if not item.is_file(follow_symlinks=False):
+                continue
+            record = (Path(item.path), st.st_size, st.st_mtime)
+            if item.name.startswith(PARTIAL):
+                partial.append(record)
+                continue
+            for suffix in SUFFIXES:
+                if item.name.endswith(suffix):
+                    stem = item.name[:-len(suffix)]
+                    stem += ".sentences" if suffix == ".sentences.npz" else ""
+                    entries.setdefault(stem, []).append(record)
+                    break
+    return entries, partial
+
+
+def _entry_key(files: list) -> list | None:
+    """An entry's key (``[FORMAT, what, fingerprint, context...]``), None when it cannot be read (half of a
+    figures entry, a damaged file)."""
+    keyed = [path for path, _, _ in files if path.name.endswith(".npz")]
+    if len(keyed) != 1 or (keyed[0].name.endswith(".meta.npz") and len(files) != 2):
+        return None
+    try:
+        with np.load(keyed[0], allow_pickle=False) as z:
+            key = json.loads(str(z["key"]))
+    except Exception:
+        return None
+    return key if isinstance(key, list) and len(key) >= 3 else None
+
+
+def _live(key: list, results: dict, compared: set) -> bool:
+    if key[0] != FORMAT or not isinstance(key[2], list) or not key[2]:
+        return False
+    pk = key[2][0]
+    if results.get(pk) != key[2]:  # gone, or another result of that id (another database)
+        return False
+    if key[1] == "sentences":
+        return True
+    return key[1] == "figures" and len(key) == 4 and (key[3], pk) in compared
+
+
+def sweep(limit: int | None = None, *, now: float | None = None) -> dict:
+    """Remove the entries no computation will read again, then the least recently used past ``limit`` bytes
+    (``PARSEVAL_SIGNIFICANCE_CACHE_BYTES``); what it found and removed, in entries and bytes.
+
+    Removed: an entry whose result is gone or is another (its fingerprint differs), of another
+    :data:`FORMAT`, unreadable, or half of one; figures whose result and context no stored significance set
+    compares (a set's context changes with its seed, resamples, gold, figures or test sentences; a re-scored
+    run's results are new ones); a writer's temporary file. Every entry is safe to remove (it is computed
+    again when needed), but none used within the task's time limit is: a computation running may be reading
+    it, or may have written it for a set not stored yet."""
+    limit = settings.PARSEVAL_SIGNIFICANCE_CACHE_BYTES if limit is None else limit
+    now = time.time() if now is None else now
+    recent = now - settings.CELERY_TASK_TIME_LIMIT
+    entries, partial = _entries(cache_dir())
+    total = sum(size for files in entries.values() for _, size, _ in files) + sum(s for _, s, _ in partial)
+    outcome = {"entries": len(entries), "bytes": total, "stale": 0, "evicted": 0}
+    removed = 0
+    for path, size, mtime in partial:
+        if mtime < recent:  # its writer died: a live writer renames it within the task's time limit
+            path.unlink(missing_ok=True)
+            removed += size
+    keys = {stem: _entry_key(files) for stem, files in entries.items()
+            if max(mtime for _, _, mtime in files) < recent}
+    pks = {key[2][0] for key in keys.values() if key and isinstance(key[2], list) and key[2]}
+    results = {r.pk: fingerprint(r) for r in Result.objects.filter(pk__in=[pk for pk in pks if isinstance(pk, int)])
+               .select_related("run").only("pk", "created_at", "run__sha256", "gold_sha256", "scorer_version",
+                                           "metric")}
+    # Per set its results and its contexts (a track's each), not every figure row's list of results: at a
+    # hundred runs those are thousands of rows of a hundred ids
+    contexts: dict[int, set] = {}
+    for set_id, context in SignificanceFigure.objects.values_list("set_id", "context").distinct():
+        contexts.setdefault(set_id, set()).add(context)
+    compared = {(context, pk) for set_id, ids in SignificanceSet.objects.filter(pk__in=list(contexts))
+                .values_list("pk", "results") for context in contexts[set_id] for pk in ids or ()}
+    kept = []
+    for stem, files in entries.items():
+        size = sum(s for _, s, _ in files)
+        if stem in keys and (keys[stem] is None or not _live(keys[stem], results, compared)):
+            _remove(files)
+            removed += size
+            outcome["stale"] += 1
+        else:
+            kept.append((max(mtime for _, _, mtime in files), size, files))
+    left = total - removed
+    for mtime, size, files in sorted(kept, key=lambda e: e[0]):
+        if left <= limit:
+            break
+        if mtime >= recent:
+            continue
+        _remove(files)
+        left -= size
+        outcome["evicted"] += 1
+    outcome["bytes_left"] = left
+    return outcome
+
+
+def _remove(files: list) -> None:
+    # the key's file first: a reader that finds the figures without it computes them again
+    for path, _, _ in sorted(files, key=lambda f: not f[0].name.endswith(".npz")):
+        path.unlink(missing_ok=True)
+
+
+def sweep_safely() -> dict | None:
+    """:func:`sweep` after a computation: a sweep that fails (a database away) is logged, never the task's
+    failure; the next one does its work."""
+    try:
+        return sweep()
+    except Exception:
+        logger.warning("significance cache not swept", exc_info=True)
+        return None

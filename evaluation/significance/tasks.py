@@ -21,7 +21,7 @@ import logging
 from celery import shared_task
 
 from campaign.models import Campaign
-from evaluation.significance import sets as significance
+from evaluation.significance import run_cache, sets as significance
 from evaluation.models import SignificanceRequest
 from evaluation.pipeline.worker import TASK_OPTIONS
 
@@ -41,5 +41,6 @@ def compute_significance(self, campaign_id: int, requested: int | None = None) -
     covers = marker.requested if marker is not None else 0  # what this computation will have seen
     computed = significance.compute(campaign)
     SignificanceRequest.mark_computed(campaign_id, covers)
+    run_cache.sweep_safely()  # this worker's disk, where the figures of every computation are kept
     return (f"{computed.stored} paired differences over {len(computed.results)} results "
             f"(requests up to {covers})")

@@ -29,9 +29,10 @@ def stored_bytes(folder: Path, compact: bool = True) -> tuple[bytes, bytes]:
 
 def fingerprint(document: bytes, index: bytes) -> dict:
     """sha256 of the document and of each of the index's compressed parts, but for the errors' parts that of
-    their errors in sorted order: within a sentence the library lists its errors in the order of a set of
-    argument ranges, whose hash depends on the process when an argument is null (``hash(None)``), so that order
-    (and the errors' compressed sizes, thus the header's offsets) differs between two processes, before as after."""
+    their errors in sorted order: the fixture was first made when, within a sentence, the library listed its
+    errors in the order of a set of argument ranges, whose hash depended on the process when an argument was null
+    (``hash(None)``). They now follow a total order of their own (``test_deterministic_bytes`` compares the
+    whole bytes of processes with different hash seeds); the errors compared sorted still say the same errors."""
     import hashlib
     import zlib
 

@@ -8,10 +8,16 @@ half written, damaged or of another key is not used, and the run's files are rea
 (:class:`~parseval.evaluation.easy.gold_index.IndexUnreadable`); one that cannot be stored leaves scoring
 to read the files. Two deliveries of the same validation write the same bytes under the same name: the
 second copy is deleted (:func:`.gold._store`).
+
+An index no scoring will read goes (:func:`remove`, :func:`sweep`): a deleted or withdrawn run's (a re-score
+validates again, which stores it again), one whose run file is no longer there, and one of another key (an
+older scorer or converter version, another guide's schema).
 """
 from __future__ import annotations
 
 import logging
+import posixpath
+import re
 
 from parseval.annotations.easy import EasySchema
 from parseval.evaluation.easy.gold_index import IndexUnreadable
@@ -26,6 +32,10 @@ logger = logging.getLogger(__name__)
 
 def index_name(run, key: str) -> str:
     return f"{run.file.name}.{key[:16]}.index.npz"
+
+
+# <run file>.<the key's first 16 hexadecimal digits>.index.npz (index_name)
+STORED = re.compile(r"^(?P<file>.+)\.(?P<key>[0-9a-f]{16})\.index\.npz$")
 
 
 def key_of(run, schema: EasySchema, converter: str = "") -> str:
@@ -70,3 +80,65 @@ def scored_documents(run, files: dict, schema: EasySchema, names, *, converter: 
     """``{document: the index's document or its path}`` for the documents ``names`` of ``files`` (scoring's
     run documents), from the run's index where it is stored."""
     return indexed_documents(load(run, schema, converter), files, [n for n in names if n in files])
+
+
+def current_keys(run, schema: EasySchema) -> set[str]:
+    """The keys, as in the files' names, of the indexes the run's scoring may read: that of its uploaded file
+    and, for a run converted from CoNLL-U, that of its conversion's converter."""
+    keys = {key_of(run, schema)[:16]}
+    if run.converter:
+        keys.add(key_of(run, schema, run.converter)[:16])
+    return keys
+
+
+def remove(storage, file_name: str, keep: set[str] = frozenset()) -> int:
+    """Delete the indexes stored beside the run file ``file_name`` but those whose key is in ``keep``; how
+    many. The run file itself is left alone."""
+    folder, base = posixpath.split(file_name)
+    try:
+        _, names = storage.listdir(folder)
+    except FileNotFoundError:  # the file system's answer for a folder that is gone (a bucket lists nothing)
+        return 0
+    removed = 0
+    for name in names:
+        found = STORED.match(name)
+        if found and found["file"] == base and found["key"] not in keep:
+            storage.delete(posixpath.join(folder, name))
+            removed += 1
+    return removed
+
+
+def sweep(storage, runs: dict[str, tuple], root: str = "runs") -> dict:
+    """Delete the indexes under ``root`` (the runs' folders, ``runs/<campaign>/<team>/``) that no scoring will
+    read: ``runs`` is ``{run file name: (run, its campaign's schema)}`` of every run the database holds, the
+    schema None for a campaign of another kind (nothing reads an index there) and False where it cannot be
+    read (every key kept). An index is kept only beside a run file that is there, of a run not withdrawn,
+    with one of its :func:`current_keys`. Counts of the indexes found and deleted, by reason."""
+    outcome = {"indexes": 0, "orphaned": 0, "withdrawn": 0, "stale": 0}
+    folders = [root]
+    while folders:
+        folder = folders.pop()
+        try:
+            subfolders, names = storage.listdir(folder)
+        except FileNotFoundError:
+            continue
+        folders += [posixpath.join(folder, d) for d in subfolders if not d.startswith(".")]
+        present = set(names)
+        for name in names:
+            found = STORED.match(name)
+            if not found:
+                continue
+            outcome["indexes"] += 1
+            file_name = posixpath.join(folder, found["file"])
+            run, schema = runs.get(file_name, (None, None))
+            if run is None or found["file"] not in present:
+                reason = "orphaned"  # its run was deleted, or its file
+            elif run.withdrawn_at is not None:
+                reason = "withdrawn"
+            elif schema is not False and (schema is None or found["key"] not in current_keys(run, schema)):
+                reason = "stale"
+            else:
+                continue
+            storage.delete(posixpath.join(folder, name))
+            outcome[reason] += 1
+    return outcome

@@ -194,6 +194,11 @@ def _range_text(r) -> str:
     return str(r[0] + 1) if r[1] == r[0] + 1 else f"{r[0] + 1}-{r[1]}"
 
 
+def _argument_order(args: tuple) -> tuple:
+    """A total order of argument tuples: a null argument before any range (ranges start at 0)."""
+    return tuple((-1, -1) if a is None else a for a in args)
+
+
 def item_text(rtype: str, args: tuple) -> str:
     """A relation as text: ``SUJ-V(1-2, 3)``, form positions 1-based, ``∅`` the null argument."""
     return f"{rtype}({', '.join(_range_text(a) for a in args)})"
@@ -242,7 +247,9 @@ def count(gold, run, *, by: list[str] | None = None, schema: EasySchema = DEFAUL
                                                         (1, hrels, rels, run_groups, 3, 1)):
             for t, items in own.items():
                 matched = other.get(t, empty)
-                for x in items:
+                # a set of argument ranges iterates in hash order, and hash(None) (a null argument) differs
+                # from one process to the next: the errors and the confusion cells follow an order of their own
+                for x in sorted(items, key=_argument_order):
                     ok = x in matched
                     item = Item(t, x, n, genre, groups)
                     for fn, acc in item_fns:

@@ -1,0 +1,112 @@
+"""Run indexes that no scoring will read are removed (evaluation/upkeep.py, evaluation/kinds/easy/run_index.py):
+a withdrawn run's and a deleted run's at once, and by the sweep those left behind, those whose run file is
+gone, those of another key; the index of a run in play is kept, and scoring still reads it."""
+from __future__ import annotations
+
+import posixpath
+from unittest import mock
+
+import pytest
+from django.core.files.base import ContentFile
+from django.core.management import call_command
+from django.utils import timezone
+
+from campaign.models import Run
+from campaign.services.runs import withdraw_run
+from evaluation import upkeep
+from evaluation.kinds.easy import run_index
+from evaluation.kinds.easy.options import campaign_schema
+from tests import factories
+from tests.web.helpers import stored_run
+
+
+@pytest.fixture
+def campaign(db, storage):
+    return factories.make_easy_campaign(metrics={"bootstrap": 20}, runs_per_team=10)
+
+
+def _validated(campaign, team, user, name) -> Run:
+    run = stored_run(campaign, team, user, factories.gold_run_zip(), "run.zip", name=name)
+    with mock.patch("evaluation.pipeline.tasks.enqueue_scoring"):
+        from evaluation.pipeline.tasks import validate_run
+        assert validate_run.apply(args=[run.pk]).get() == "queued"
+    run.refresh_from_db()
+    assert _indexes(run) == [_current(run)]
+    return run
+
+
+def _current(run) -> str:
+    return run_index.index_name(run, run_index.key_of(run, campaign_schema(run.campaign)))
+
+
+def _indexes(run) -> list[str]:
+    folder, base = posixpath.split(run.file.name)
+    return sorted(posixpath.join(folder, n) for n in run.file.storage.listdir(folder)[1]
+                  if n.startswith(base + ".") and n.endswith(".index.npz"))
+
+
+@pytest.fixture
+def campaign_on_object_storage(db, s3_storage):
+    return factories.make_easy_campaign(metrics={"bootstrap": 20}, runs_per_team=10)
+
+
+def test_indexes_no_scoring_reads_go_and_the_others_stay(campaign, alice, django_capture_on_commit_callbacks):
+    _indexes_no_scoring_reads_go(campaign, alice, django_capture_on_commit_callbacks)
+
+
+def test_on_object_storage_too(campaign_on_object_storage, alice, django_capture_on_commit_callbacks):
+    from campaign.stored_files import stored_path
+    run = _indexes_no_scoring_reads_go(campaign_on_object_storage, alice, django_capture_on_commit_callbacks)
+    assert stored_path(run.file) is None  # the bucket's listing and deletion, not the file system's
+
+
+def _indexes_no_scoring_reads_go(campaign, alice, django_capture_on_commit_callbacks) -> Run:
+    team = factories.make_team(campaign, alice)
+    kept, withdrawn, deleted, left, gone = (_validated(campaign, team, alice, name) for name in
+                                            ("kept", "withdrawn", "deleted", "withdrawn, left", "file gone"))
+    storage = kept.file.storage
+    assert len({r.file.name for r in (kept, withdrawn, deleted, left, gone)}) == 5
+
+    with django_capture_on_commit_callbacks(execute=True):
+        withdraw_run(withdrawn, user=alice)  # at once, once committed
+    assert _indexes(withdrawn) == []
+    with django_capture_on_commit_callbacks(execute=True):
+        name = deleted.file.name
+        deleted.delete()
+    assert _indexes(deleted) == [] and storage.exists(name)  # the run file itself is left alone
+
+    # What the sweep is for: a withdrawal recorded without the signal, a run file removed, an older scorer's
+    # index, an index of a run the database no longer has.
+    Run.objects.filter(pk=left.pk).update(withdrawn_at=timezone.now())
+    storage.delete(gone.file.name)
+    with storage.open(_current(kept), "rb") as fh:
+        data = fh.read()
+    stale = f"{kept.file.name}.0123456789abcdef.index.npz"
+    orphan = posixpath.join(posixpath.dirname(kept.file.name), "feedfacefeedface.zip.0123456789abcdef.index.npz")
+    other = f"{kept.file.name}.not-an-index.npz"  # not named as an index: not the sweep's
+    for planted in (stale, orphan, other):
+        storage.save(planted, ContentFile(data))
+
+    call_command("sweep_caches", "--only", "run-indexes")
+    assert _indexes(kept) == [_current(kept)]
+    assert _indexes(left) == [] and _indexes(gone) == []
+    assert not storage.exists(stale) and not storage.exists(orphan) and storage.exists(other)
+    assert storage.exists(kept.file.name) and storage.exists(left.file.name)
+
+    assert upkeep.sweep_run_indexes() == {"indexes": 1, "orphaned": 0, "withdrawn": 0, "stale": 0}
+    with mock.patch.object(run_index, "IndexedRun", wraps=run_index.IndexedRun) as read:
+        assert run_index.load(kept, campaign_schema(campaign)) is not None  # scoring's reading of it
+    assert read.call_count == 1
+    return kept
+
+
+def test_a_schema_that_cannot_be_read_keeps_every_key(campaign, alice):
+    run = _validated(campaign, factories.make_team(campaign, alice), alice, "kept")
+    storage = run.file.storage
+    with storage.open(_current(run), "rb") as fh:
+        storage.save(f"{run.file.name}.0123456789abcdef.index.npz", ContentFile(fh.read()))
+    with mock.patch.object(upkeep, "campaign_schema", side_effect=ValueError("malformed")):
+        assert upkeep.sweep_run_indexes()["stale"] == 0
+    assert len(_indexes(run)) == 2
+    assert upkeep.sweep_run_indexes()["stale"] == 1
+    assert _indexes(run) == [_current(run)]
