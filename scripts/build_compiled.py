@@ -24,7 +24,7 @@ from parseval.annotations.compiled import MANIFEST, built_from, is_fresh, source
 
 # run once per sentence of a corpus; each package's guard finds whatever was built beside its sources
 MODULES = ("parseval.annotations.easy.canonical", "parseval.evaluation.easy.ranges", "parseval.evaluation.easy.matching",
-           "parseval.evaluation.easy.counting")
+           "parseval.evaluation.easy.counting", "parseval.evaluation.trees.evalb_scan")
 
 
 def source_of(name: str) -> Path:
