@@ -273,7 +273,8 @@ def test_the_one_walk_reader_reads_as_the_array_reader(name):
     gold, test = _pairs(600, seed=len(name) + 7)
     odd = ["(S (NP (D le)) (N chat)))", "(S (NP (D le) (N chat)", ")(S (V va))", "  ", "", "(S\x00 (V va))",
            "( (S (V va)) )", "(S (X-1=2 (V va)) (VERYLONGLABEL-2 (V va)) (VERYLONGLA=2 (V va)) (VERYLONGLAB (V va)))",
-           "(S (V va) ) (S (V vient))", "(S (V  va))", "(S (V va)x)", "(S (V va) (PONCT .)) trailing"]
+           "(S (V va) ) (S (V vient))", "(S (V  va))", "(S (V va)x)", "(S (V va) (PONCT .)) trailing",
+           "(" * 300, "(" * 299 + "(A a)" + ")" * 299, "(A a)(B b)(C c)(D d)(E e)"]
     tables = evalb_batch.Tables(params)
     refused = 0
     for lines in (gold, test, odd):

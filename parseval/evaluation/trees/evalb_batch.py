@@ -173,15 +173,17 @@ def _scan(lines: list[bytes], tables: Tables):
     buf = bytearray(padded)  # writable, as the compiled walk's typed view wants
     length, words = np.zeros(k, np.int64), np.zeros(k, np.int64)
     indented, blank, bad = np.zeros(k, np.uint8), np.zeros(k, np.uint8), np.zeros(k, np.uint8)
-    most = n // 2 + 1  # a word takes 5 bytes at least ("(T w)"), a bracket 2
-    w_line, w_tag = np.empty(most, np.int32), np.empty(most, np.uint64)
-    w_start, w_len = np.empty(most, np.int64), np.empty(most, np.int64)
-    b_line, b_key = np.empty(most, np.int32), np.empty(most, np.uint64)
-    b_start, b_end = np.empty(most, np.int64), np.empty(most, np.int64)
+    # the walk writes without bounds checks: room for the most a block can hold, a word taking 5 bytes at
+    # least ("(T w)") and a bracket one (a line of "(" is refused only at its end)
+    most_words, most_brackets = n // 5 + 1, n + 1
+    w_line, w_tag = np.empty(most_words, np.int32), np.empty(most_words, np.uint64)
+    w_start, w_len = np.empty(most_words, np.int64), np.empty(most_words, np.int64)
+    b_line, b_key = np.empty(most_brackets, np.int32), np.empty(most_brackets, np.uint64)
+    b_start, b_end = np.empty(most_brackets, np.int64), np.empty(most_brackets, np.int64)
     nw, nb, refused = evalb_scan.scan(
         buf, n, tables.special, tables.special_delete.view(np.uint8), tables.special_len.view(np.uint8),
         length, words, indented, blank, bad, w_line, w_tag, w_start, w_len, b_line, b_key, b_start, b_end,
-        np.empty(most, np.int64))
+        np.empty(most_brackets, np.int64))
     if refused:
         return None, np.flatnonzero(bad)
     block = Block()
