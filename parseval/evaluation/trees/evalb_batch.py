@@ -31,6 +31,12 @@ case, with its messages), so the report is the same byte for byte; the tests
 compare the two paths on damaged treebank lines. Parameters whose matching
 depends on bracket order (overlapping EQ_LABEL pairs) or that repair quotes
 (QUOTE_LABEL) do not use this path at all (:func:`usable`).
+
+Where ``make install`` compiled it, ``parseval.evaluation.trees.evalb_scan``
+reads the block instead, in one walk over its bytes (the same arrays, the same
+lines refused): the sixty-odd array passes below were half of the command's
+time (0.56 of 1.1 s on the 43,054-pair benchmark); the walk and its set-up
+take 0.22 s.
 """
 from __future__ import annotations
 
