@@ -163,6 +163,7 @@ try:
     from . import evalb_scan
 except ImportError:  # its source declares C types through Cython's pure-Python names: without Cython, no walk
     evalb_scan = None
+_KINDS = bytearray(evalb_scan.KINDS) if evalb_scan is not None else None
 # The one-walk reader when it runs compiled; as Python it would be slower than the array operations.
 SCAN = evalb_scan is not None and is_compiled(evalb_scan)
 
@@ -173,27 +174,25 @@ def _scan(lines: list[bytes], tables: Tables):
     data = b"".join(lines)
     if not data.endswith(b"\n"):
         data += b"\n"
-    data = data.translate(_WS)
     n = len(data)
-    padded = data + bytes(16)
+    padded = data + bytes(16)  # other C-space than the line end is not made spaces: the walk knows it
     buf = bytearray(padded)  # writable, as the compiled walk's typed view wants
     length, words = np.zeros(k, np.int64), np.zeros(k, np.int64)
     indented, blank, bad = np.zeros(k, np.uint8), np.zeros(k, np.uint8), np.zeros(k, np.uint8)
-    # the walk writes without bounds checks: room for the most a block can hold, a word taking 5 bytes at
-    # least ("(T w)") and a bracket one (a line of "(" is refused only at its end)
-    most_words, most_brackets = n // 5 + 1, n + 1
+    # the walk writes without bounds checks: room for every ")" a word and every "(" a bracket
+    most_words, most_brackets = data.count(b")") + 1, data.count(b"(") + 1
     w_line, w_tag = np.empty(most_words, np.int32), np.empty(most_words, np.uint64)
     w_start, w_len = np.empty(most_words, np.int64), np.empty(most_words, np.int64)
     b_line, b_key = np.empty(most_brackets, np.int32), np.empty(most_brackets, np.uint64)
     b_start, b_end = np.empty(most_brackets, np.int64), np.empty(most_brackets, np.int64)
     nw, nb, refused = evalb_scan.scan(
-        buf, n, tables.special, tables.special_delete.view(np.uint8), tables.special_len.view(np.uint8),
+        buf, _KINDS, n, tables.special, tables.special_delete.view(np.uint8), tables.special_len.view(np.uint8),
         length, words, indented, blank, bad, w_line, w_tag, w_start, w_len, b_line, b_key, b_start, b_end,
         np.empty(most_brackets, np.int64))
     if refused:
         return None, np.flatnonzero(bad)
     block = Block()
-    block.u64 = np.ndarray((n + 1,), "<u8", buffer=padded, strides=(1,))
+    block.u64 = np.ndarray((n + 1,), "<u8", buffer=padded, strides=(1,))  # the same bytes where words are
     block.length, block.words = length, words
     block.indented, block.blank = indented.view(bool), blank.view(bool)
     b_class = tables.classes(b_key[:nb])

@@ -22,11 +22,15 @@ import cython
 KEY_BYTES = cython.declare(cython.long, 8)  # as evalb_batch: longer labels and words go the exact way
 MAX_WORD = cython.declare(cython.long, 64)
 SPAN = cython.declare(cython.long, 4096)
+# what evalb's read_line sees in a byte: a word byte, C-space, "(", ")", the line end
+WORD, SPACE, OPEN, CLOSE, END = 0, 1, 2, 3, 4
+KINDS = bytes(SPACE if b in b" \t\r\f\v" else OPEN if b == 40 else CLOSE if b == 41 else END if b == 10 else WORD
+              for b in range(256))
 
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-@cython.locals(buf=cython.uchar[:], n=cython.long, special=cython.ulong[:], special_delete=cython.uchar[:],
+@cython.locals(buf=cython.uchar[:], kinds=cython.uchar[:], n=cython.long, special=cython.ulong[:], special_delete=cython.uchar[:],
                special_len=cython.uchar[:], length=cython.long[:], words=cython.long[:], indented=cython.uchar[:],
                blank=cython.uchar[:], bad=cython.uchar[:], w_line=cython.int[:], w_tag=cython.ulong[:],
                w_start=cython.long[:], w_len=cython.long[:], b_line=cython.int[:], b_key=cython.ulong[:],
@@ -38,10 +42,10 @@ SPAN = cython.declare(cython.long, 4096)
                lo=cython.long, hi=cython.long, mid=cython.long, nspecial=cython.long, keep=cython.bint,
                count=cython.bint, any_bad=cython.bint, k=cython.long, first_word=cython.long,
                first_bracket=cython.long)
-def scan(buf, n, special, special_delete, special_len, length, words, indented, blank, bad, w_line, w_tag, w_start,
+def scan(buf, kinds, n, special, special_delete, special_len, length, words, indented, blank, bad, w_line, w_tag, w_start,
          w_len, b_line, b_key, b_start, b_end, stack):
-    """Read ``buf[:n]`` (lines ending with ``\\n``, C-space other than the line end already made spaces,
-    16 zero bytes after ``n``) into the arrays given: per line ``length``, ``words``, ``indented``, ``blank``
+    """Read ``buf[:n]`` (lines ending with ``\\n``, 16 zero bytes after ``n``; ``kinds``: :data:`KINDS`, the
+    kind of every byte) into the arrays given: per line ``length``, ``words``, ``indented``, ``blank``
     and ``bad`` (1: refused); per kept word ``w_line``, ``w_tag``, ``w_start``, ``w_len``; per bracket
     ``b_line``, ``b_key`` (its label's key after the cut), ``b_start``, ``b_end``. ``special``: the sorted
     keys of DELETE_LABEL and DELETE_LABEL_FOR_LENGTH tags, ``special_delete``/``special_len`` which.
@@ -53,7 +57,7 @@ def scan(buf, n, special, special_delete, special_len, length, words, indented, 
     i = 0
     any_bad = False
     while i < n:  # one line
-        indented[line] = buf[i] == 32
+        indented[line] = kinds[buf[i]] == SPACE
         sp = 0
         terms = 0
         kept_words = 0
@@ -63,30 +67,30 @@ def scan(buf, n, special, special_delete, special_len, length, words, indented, 
         first_word = nw
         first_bracket = nb
         while True:
-            c = buf[i]
-            if c == 10:
+            c = kinds[buf[i]]
+            if c == END:
                 break
-            if c == 32:
+            if c == SPACE:
                 i += 1
                 continue
             content = True
-            if c == 40:  # "(": a terminal "(TAG word)" or a bracket's opening
+            if c == OPEN:  # a terminal "(TAG word)" or a bracket's opening
                 label_start = i + 1
                 j = label_start
-                while buf[j] != 32 and buf[j] != 40 and buf[j] != 41 and buf[j] != 10:
+                while kinds[buf[j]] == WORD:
                     if buf[j] == 0:
                         refused = True
                     j += 1
                 label_len = j - label_start
-                if label_len > 0 and buf[j] == 32:
+                if label_len > 0 and kinds[buf[j]] == SPACE:
                     word_start = j + 1
                     j = word_start
-                    while buf[j] != 32 and buf[j] != 40 and buf[j] != 41 and buf[j] != 10:
+                    while kinds[buf[j]] == WORD:
                         if buf[j] == 0:
                             refused = True
                         j += 1
                     word_len = j - word_start
-                    if word_len > 0 and buf[j] == 41:  # a terminal
+                    if word_len > 0 and kinds[buf[j]] == CLOSE:  # a terminal
                         if label_len > KEY_BYTES or word_len > MAX_WORD:
                             refused = True
                         key = 0
@@ -120,9 +124,9 @@ def scan(buf, n, special, special_delete, special_len, length, words, indented, 
                         continue
                 # a bracket: after its label and spaces comes "(" and nothing else
                 j = label_start + label_len
-                while buf[j] == 32:
+                while kinds[buf[j]] == SPACE:
                     j += 1
-                if buf[j] != 40:
+                if kinds[buf[j]] != OPEN:
                     refused = True
                     break
                 cut = label_len
@@ -149,7 +153,7 @@ def scan(buf, n, special, special_delete, special_len, length, words, indented, 
                 nb += 1
                 i = j
                 continue
-            if c == 41:  # ")": a bracket's closing
+            if c == CLOSE:  # a bracket's closing
                 if sp == 0:
                     refused = True
                     break
@@ -162,7 +166,7 @@ def scan(buf, n, special, special_delete, special_len, length, words, indented, 
         if sp != 0 or kept_words >= SPAN or (terms == 0 and content):
             refused = True
         if refused:
-            while buf[i] != 10:
+            while kinds[buf[i]] != END:
                 i += 1
             bad[line] = 1
             any_bad = True
