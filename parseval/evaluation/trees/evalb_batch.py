@@ -179,8 +179,10 @@ def _scan(lines: list[bytes], tables: Tables):
     buf = bytearray(padded)  # writable, as the compiled walk's typed view wants
     length, words = np.zeros(k, np.int64), np.zeros(k, np.int64)
     indented, blank, bad = np.zeros(k, np.uint8), np.zeros(k, np.uint8), np.zeros(k, np.uint8)
-    # the walk writes without bounds checks: room for every ")" a word and every "(" a bracket
-    most_words, most_brackets = data.count(b")") + 1, data.count(b"(") + 1
+    # the walk writes without bounds checks: room for the most a block can hold, a word taking 5 bytes at
+    # least ("(T w)") and a bracket one (a line of "(" is refused only at its end); counting the block's
+    # brackets first would cost more than the untouched room
+    most_words, most_brackets = n // 5 + 1, n + 1
     w_line, w_tag = np.empty(most_words, np.int32), np.empty(most_words, np.uint64)
     w_start, w_len = np.empty(most_words, np.int64), np.empty(most_words, np.int64)
     b_line, b_key = np.empty(most_brackets, np.int32), np.empty(most_brackets, np.uint64)

@@ -23,7 +23,11 @@ KEY_BYTES = cython.declare(cython.long, 8)  # as evalb_batch: longer labels and 
 MAX_WORD = cython.declare(cython.long, 64)
 SPAN = cython.declare(cython.long, 4096)
 # what evalb's read_line sees in a byte: a word byte, C-space, "(", ")", the line end
-WORD, SPACE, OPEN, CLOSE, END = 0, 1, 2, 3, 4
+WORD = cython.declare(cython.uchar, 0)  # C constants when compiled: compared for every byte
+SPACE = cython.declare(cython.uchar, 1)
+OPEN = cython.declare(cython.uchar, 2)
+CLOSE = cython.declare(cython.uchar, 3)
+END = cython.declare(cython.uchar, 4)
 KINDS = bytes(SPACE if b in b" \t\r\f\v" else OPEN if b == 40 else CLOSE if b == 41 else END if b == 10 else WORD
               for b in range(256))
 
