@@ -22,9 +22,10 @@ sys.path.insert(0, str(ROOT))
 
 from parseval.annotations.compiled import MANIFEST, built_from, is_fresh, source_sha256  # noqa: E402
 
-# run once per sentence of a corpus; each package's guard finds whatever was built beside its sources
+# run once per sentence of a corpus (evalb_scan: over every byte of the evalb preset's files, with C types
+# declared by Cython's pure-Python names); each package's guard finds whatever was built beside its sources
 MODULES = ("parseval.annotations.easy.canonical", "parseval.evaluation.easy.ranges", "parseval.evaluation.easy.matching",
-           "parseval.evaluation.easy.counting")
+           "parseval.evaluation.easy.counting", "parseval.evaluation.trees.evalb_scan")
 
 
 def source_of(name: str) -> Path:

@@ -314,3 +314,22 @@ def test_raw_text_and_tokenisation_spell_the_gold_characters():
     assert chars == gold.characters
     assert [s for _, s in starts] == gold.sentence_names and [o for o, _ in starts] == [
         span.start for span in gold.sentences]
+
+
+def test_reading_and_scoring_leave_the_garbage_collector_as_they_found_it(tmp_path):
+    import gc
+
+    assert gc.isenabled()
+    score_files(GOLD, RAW)
+    assert gc.isenabled()
+    bad = tmp_path / "bad.conllu"
+    bad.write_text("1\tIl\t_\t_\t_\t_\t5\tnsubj\t_\t_\n\n", encoding="utf-8")
+    with pytest.raises(InputError):
+        score_files(GOLD, bad)
+    assert gc.isenabled()  # restored on the way out of a refusal too
+    gc.disable()
+    try:
+        parse_conll18(GOLD.read_text(encoding="utf-8"), file="g")
+        assert not gc.isenabled()  # a caller that had it off keeps it off
+    finally:
+        gc.enable()

@@ -11,6 +11,7 @@ import io
 import random
 import re
 
+import numpy as np
 import pytest
 
 from parseval.annotations.errors import InputError
@@ -260,3 +261,50 @@ def test_quote_label_and_overlapping_eq_labels_stay_pair_by_pair(shared_data):
     assert evalb_batch.usable(COLLINS)
     assert not evalb_batch.usable(load_prm(shared_data / "evalb-sample" / "new.prm"))  # QUOTE_LABEL
     assert not evalb_batch.usable(EvalbParams(eq_labels=(("A", "B"), ("B", "C"))))
+
+
+@pytest.mark.parametrize("name", sorted(PARAMS))
+def test_the_one_walk_reader_reads_as_the_array_reader(name):
+    """``evalb_scan`` (compiled where it was built, else as Python) refuses the same lines and gives the
+    same arrays as the array operations; brackets, only counted, may come in another order."""
+    from parseval.evaluation.trees import evalb_scan
+
+    params = PARAMS[name]
+    gold, test = _pairs(600, seed=len(name) + 7)
+    odd = ["(S (NP (D le)) (N chat)))", "(S (NP (D le) (N chat)", ")(S (V va))", "  ", "", "(S\x00 (V va))",
+           "( (S (V va)) )", "(S (X-1=2 (V va)) (VERYLONGLABEL-2 (V va)) (VERYLONGLA=2 (V va)) (VERYLONGLAB (V va)))",
+           "(S (V va) ) (S (V vient))", "(S (V  va))", "(S (V va)x)", "(S (V va) (PONCT .)) trailing",
+           "(" * 300, "(" * 299 + "(A a)" + ")" * 299, "(A a)(B b)(C c)(D d)(E e)",
+           "\t(S\t(V\tva)\r(N\fx)\v)", "(S (V\t\tva))", "\t", "\x0b(S (V va))"]
+    tables = evalb_batch.Tables(params)
+    refused = 0
+    for lines in (gold, test, odd):
+        for start in range(0, len(lines), 150):
+            raw = _raw(lines[start:start + 150])
+            raw[-1] = raw[-1].removesuffix(b"\n")  # a file's last line may have no line end
+            arrays, bad = evalb_batch._read_arrays(raw, tables)
+            walked, walked_bad = evalb_batch._scan(raw, tables)
+            assert (bad is None) == (walked_bad is None)
+            if bad is not None:
+                assert walked_bad.tolist() == bad.tolist()
+                refused += len(bad)
+                arrays, walked = evalb_batch._read_arrays([raw[i] for i in range(len(raw)) if i not in set(bad.tolist())],
+                                                          tables)[0], evalb_batch._scan(
+                    [raw[i] for i in range(len(raw)) if i not in set(bad.tolist())], tables)[0]
+            for field in ("length", "words", "indented", "blank", "w_line", "w_tag", "w_start", "w_len"):
+                a, b = getattr(arrays, field), getattr(walked, field)
+                assert a.dtype == b.dtype and a.tolist() == b.tolist(), field
+            order_a = np.lexsort((arrays.b_end, arrays.b_start, arrays.b_class, arrays.b_line))
+            order_b = np.lexsort((walked.b_end, walked.b_start, walked.b_class, walked.b_line))
+            for field in ("b_line", "b_class", "b_start", "b_end"):
+                a, b = getattr(arrays, field), getattr(walked, field)
+                assert a.dtype == b.dtype and a[order_a].tolist() == b[order_b].tolist(), field
+            # the words' bytes, eight at a time (the array reader made other C-space spaces, the walk reads it
+            # as it is: only the words are read from it)
+            for offset in range(0, int(arrays.w_len.max(initial=0)), 8):
+                some = arrays.w_len > offset
+                low = evalb_batch._LOW[np.minimum(arrays.w_len[some] - offset, 8)]
+                assert ((arrays.u64[arrays.w_start[some] + offset] & low).tolist()
+                        == (walked.u64[walked.w_start[some] + offset] & low).tolist())
+    assert refused >= 10
+    assert evalb_batch.SCAN == (evalb_scan.__loader__.__class__.__name__ == "ExtensionFileLoader")

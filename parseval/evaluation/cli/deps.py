@@ -5,11 +5,8 @@ the JSON ``totals`` carry ``X_ci: [low, high]`` beside every ratio figure ``X``.
 """
 from __future__ import annotations
 
-from parseval.annotations.conllu import read_conllu
 from parseval.annotations.errors import InputError
-from parseval.evaluation import metrics
 from parseval.evaluation.cli.common import add_bootstrap_arguments, bootstrap_intervals, intervals_report, write_result
-from parseval.evaluation.deps.metrics import PunctRule
 from parseval.evaluation.deps import conll18
 
 
@@ -49,6 +46,11 @@ def run(args) -> int:
             raise InputError(f"--preset conll18 has fixed rules (all words, universal relations, cycles "
                              f"refused): {', '.join(given)} cannot be combined with it")
         return write_result(conll18.score_files(args.gold, args.test), args.json, conll18.format_table)
+    # imported here: the preset above needs none of them, and the metric registry brings every metric's engine
+    from parseval.annotations.conllu import read_conllu
+    from parseval.evaluation import metrics
+    from parseval.evaluation.deps.metrics import PunctRule
+
     punct = PunctRule.parse(args.punct or "upos")
     check = not args.no_cycle_check
     gold = read_conllu(args.gold, check_cycles=check)

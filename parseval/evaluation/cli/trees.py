@@ -20,7 +20,6 @@ import sys
 import tempfile
 
 from parseval.annotations.errors import InputError
-from parseval.annotations.trees.transforms import make_transform
 from parseval.evaluation import metrics
 from parseval.evaluation.cli.common import add_bootstrap_arguments, bootstrap_intervals, intervals_report, write_json
 from parseval.evaluation.trees import read_pair, score_trees
@@ -61,7 +60,11 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     metric = metrics.get(args.metric)
     params = metric.from_args(args)
-    transform = make_transform(args.transform) if args.transform else None
+    transform = None
+    if args.transform:
+        from parseval.annotations.trees.transforms import make_transform  # head rules and all: only when asked
+
+        transform = make_transform(args.transform)
     if transform is not None:
         params["transform"] = transform
     # evalb's fast path reads text straight into its own structures: no trees to transform.

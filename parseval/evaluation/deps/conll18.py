@@ -33,7 +33,7 @@ from parseval.annotations.errors import InputError, Problem
 from parseval.evaluation.signature import make_signature
 
 from .alignment import align_words, first_difference, matched_pairs
-from .conll18_reader import Treebank, Word, read_conll18
+from .conll18_reader import Treebank, Word, collector_paused, read_conll18
 
 ROWS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas",
         "UAS", "LAS", "CLAS", "MLAS", "BLEX")
@@ -100,6 +100,11 @@ def rows_from_sums(sums) -> dict:
 
 def sentence_counts(gold: Treebank, test: Treebank) -> list[list[int]]:
     """One row of :data:`COLUMNS` per gold sentence. Raises :class:`InputError` if the texts differ."""
+    with collector_paused():
+        return _sentence_counts(gold, test)
+
+
+def _sentence_counts(gold: Treebank, test: Treebank) -> list[list[int]]:
     at = first_difference(gold.characters, test.characters)
     if at is not None:
         raise _mismatch(gold, test, at)
@@ -189,8 +194,9 @@ def _sentence_of(starts: list[int], sentences) -> list[int]:
 
 def score_conll18(gold: Treebank, test: Treebank) -> dict:
     """The thirteen rows (JSON-serialisable). Raises :class:`InputError` if the texts differ."""
-    counts = sentence_counts(gold, test)
-    sums = [sum(column) for column in zip(*counts)] if counts else [0] * len(COLUMNS)
+    with collector_paused():
+        counts = sentence_counts(gold, test)
+        sums = [sum(column) for column in zip(*counts)] if counts else [0] * len(COLUMNS)
     return conll18_document(rows_from_sums(sums), files={"gold": gold.file, "test": test.file})
 
 
@@ -207,7 +213,8 @@ def conll18_document(rows: dict, **extra) -> dict:
 
 def score_files(gold_path, test_path) -> dict:
     """Read two CoNLL-U files with the shared task's rules and score them."""
-    return score_conll18(read_conll18(gold_path), read_conll18(test_path))
+    with collector_paused():  # from the first word read to the last object freed (see collector_paused)
+        return score_conll18(read_conll18(gold_path), read_conll18(test_path))
 
 
 def format_table(result: dict) -> str:

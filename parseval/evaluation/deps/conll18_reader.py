@@ -43,7 +43,9 @@ this reader scores it.
 """
 from __future__ import annotations
 
+import gc
 from bisect import bisect_right
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -149,8 +151,30 @@ def _int(text: str) -> int | None:
         return None
 
 
+@contextmanager
+def collector_paused():
+    """The cyclic garbage collector off for a while (restored as it was on the way out).
+
+    Reading keeps two or three new container objects for every word (the word, its list of function
+    children, its token's range) and nothing of it is cyclic garbage; but each of the collector's
+    older-generation passes walks every object alive, so on a file of a million words the collector took
+    three fifths of the reading time and a fifth of the counting's. Nested uses are harmless."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def parse_conll18(text: str, *, file: str | None = None) -> Treebank:
     """Read CoNLL-U text with the shared task's rules (module docstring). Raises :class:`InputError`."""
+    with collector_paused():
+        return _parse_conll18(text, file)
+
+
+def _parse_conll18(text: str, file: str | None) -> Treebank:
     tb = Treebank(file)
     lines = _split_lines(text)
     chars: list[str] = []

@@ -17,6 +17,10 @@ from __future__ import annotations
 
 import os
 
+from parseval.annotations.compiled import guard as _guard
+
+_guard(__name__, __path__[0])  # before any module of the package is imported (see parseval/annotations/compiled.py)
+
 from parseval.annotations.trees.detect import read_sentences
 # The registry imports this package's engines (its submodules), never this module: it is read when scoring.
 from parseval.evaluation import metrics as registry

@@ -180,8 +180,9 @@ def _score_blocks(run: EvalbRun, gold_path, test_path, report, js, message, layo
             else:
                 gold_used = test_used = used
             for raw, used_lines, long_lines in ((gold_raw, gold_used, gold_long), (test_raw, test_used, test_long)):
-                long_lines.extend(first + i + 1 for i, line in enumerate(raw[:used_lines])
-                                  if len(line) > EVALB_LINE_BYTES)
+                if raw and max(map(len, raw)) > EVALB_LINE_BYTES:  # rare: the line by line look only then
+                    long_lines.extend(first + i + 1 for i, line in enumerate(raw[:used_lines])
+                                      if len(line) > EVALB_LINE_BYTES)
             if run.stopped or extra or len(gold_raw) < BLOCK:
                 break
         for name, lines in ((run.gold_file, gold_long), (run.test_file, test_long)):
@@ -223,13 +224,14 @@ def _text(raw: bytes) -> str:
 
 def _count_layout(raw: list[bytes], block, pairs: int, counter: LayoutCounter) -> None:
     """Count a block's lines for the layout check: the lines the block read as whole trees at once."""
-    whole = block.good & ~block.blank if block is not None else ()
+    rest = range(pairs, len(raw))
     if pairs:
+        whole = block.good & ~block.blank
         counter.balanced += int(whole.sum())
         counter.indented += int((whole & block.indented).sum())
-    for i, line in enumerate(raw):
-        if i >= pairs or not whole[i]:
-            counter.add(_text(line))
+        rest = (~whole).nonzero()[0].tolist() + list(rest)  # in file order, as the counter wants them
+    for i in rest:
+        counter.add(_text(raw[i]))
 
 
 def _score_lines(run: EvalbRun, gold_path, test_path, report, js, message, layouts) -> dict:
