@@ -14,8 +14,11 @@ RUN pip install -r requirements.txt
 
 COPY . .
 # The hottest scoring modules compiled from their source (parseval/annotations/compiled.py); the compiler leaves the image.
+# The bytecode is written here once: PYTHONDONTWRITEBYTECODE (above) and a read-only /app for the app user would
+# otherwise make every process compile the modules it imports from source.
 RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev \
     && python scripts/build_compiled.py --force \
+    && python -m compileall -q parseval evaluation campaign annotations config \
     && apt-get purge -y gcc libc6-dev && apt-get autoremove -y && rm -rf /var/lib/apt/lists/*
 # Static files are collected into the image (served by WhiteNoise). /data is the container's scratch (staging,
 # local copies of stored files); the stored files themselves are in the object store (docker-compose.yml).
