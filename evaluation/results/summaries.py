@@ -515,21 +515,28 @@ def _snapshot_json(user, campaign: Campaign, snapshot) -> bytes | None:
     """The snapshot's document with every cell: the database sends it with each run's cells as text
     (written as jsonb writes them, which is json.dumps' way but for non-ASCII characters, escaped here, and
     numbers of a tiny magnitude), the rest parsed and shaped as the slow way shapes it."""
-    token = f"cells-{uuid.uuid4().hex}-"
-    runs = "jsonb_array_elements(data->'runs') WITH ORDINALITY AS r(value, n)"
-    row = _in_database(snapshot.pk, f"""jsonb_typeof(data->'runs') = 'array' AND (SELECT bool_and(
-            jsonb_typeof(r.value) = 'object' AND jsonb_typeof(r.value->'cells') = 'array') FROM {runs}),
-        (SELECT jsonb_set(data, '{{runs}}', jsonb_agg(jsonb_set(r.value, '{{cells}}', to_jsonb(%s || (r.n - 1)::text))
-                                                      ORDER BY r.n)) FROM {runs})::text,
-        (SELECT array_agg((r.value->'cells')::text ORDER BY r.n) FROM {runs})""", [token])
-    if row is None or not row[0]:
-        return None  # no runs, or a run without a list of cells: the slow way
-    skeleton, texts = row[1], row[2]
-    if any(_EXPONENT_IN_PYTHON.search(t) for t in texts):
+    # The database's cut, the same for every reader (nothing in it is shaped for one), cached under the
+    # snapshot's id as the pages' cuts are (snapshot_data): a snapshot never changes.
+    key = f"results:snapshot:{snapshot.pk}:{snapshot.sha256}:cells-text"
+    cut = cache.get(key)
+    if cut is None:
+        token = f"cells-{uuid.uuid4().hex}-"
+        runs = "jsonb_array_elements(data->'runs') WITH ORDINALITY AS r(value, n)"
+        row = _in_database(snapshot.pk, f"""jsonb_typeof(data->'runs') = 'array' AND (SELECT bool_and(
+                jsonb_typeof(r.value) = 'object' AND jsonb_typeof(r.value->'cells') = 'array') FROM {runs}),
+            (SELECT jsonb_set(data, '{{runs}}', jsonb_agg(jsonb_set(r.value, '{{cells}}',
+                                                                    to_jsonb(%s || (r.n - 1)::text)) ORDER BY r.n))
+             FROM {runs})::text,
+            (SELECT array_agg((r.value->'cells')::text ORDER BY r.n) FROM {runs})""", [token])
+        if row is None or not row[0] or any(_EXPONENT_IN_PYTHON.search(t) for t in row[2]):
+            cut = ()  # off PostgreSQL, no runs, a run without a list of cells, a tiny number: the slow way
+        else:
+            cut = (token, row[1], [_NOT_ASCII.sub(_ascii_escaped, t) for t in row[2]])
+        cache.set(key, cut, timeout=24 * 3600)
+    if not cut:
         return None
-    texts = [_NOT_ASCII.sub(_ascii_escaped, t) for t in texts]
-    data = json.loads(skeleton)
-    return _spliced(user, campaign, "snapshot", data, texts, token)
+    token, skeleton, texts = cut
+    return _spliced(user, campaign, "snapshot", json.loads(skeleton), texts, token)
 
 
 # -- shaping the dict for tables and charts (works on snapshots and live data) --
