@@ -520,23 +520,50 @@ def _snapshot_json(user, campaign: Campaign, snapshot) -> bytes | None:
     key = f"results:snapshot:{snapshot.pk}:{snapshot.sha256}:cells-text"
     cut = cache.get(key)
     if cut is None:
-        token = f"cells-{uuid.uuid4().hex}-"
-        runs = "jsonb_array_elements(data->'runs') WITH ORDINALITY AS r(value, n)"
-        row = _in_database(snapshot.pk, f"""jsonb_typeof(data->'runs') = 'array' AND (SELECT bool_and(
-                jsonb_typeof(r.value) = 'object' AND jsonb_typeof(r.value->'cells') = 'array') FROM {runs}),
-            (SELECT jsonb_set(data, '{{runs}}', jsonb_agg(jsonb_set(r.value, '{{cells}}',
-                                                                    to_jsonb(%s || (r.n - 1)::text)) ORDER BY r.n))
-             FROM {runs})::text,
-            (SELECT array_agg((r.value->'cells')::text ORDER BY r.n) FROM {runs})""", [token])
-        if row is None or not row[0] or any(_EXPONENT_IN_PYTHON.search(t) for t in row[2]):
-            cut = ()  # off PostgreSQL, no runs, a run without a list of cells, a tiny number: the slow way
-        else:
-            cut = (token, row[1], [_NOT_ASCII.sub(_ascii_escaped, t) for t in row[2]])
+        cut = _snapshot_cut(snapshot) or ()  # (): the slow way, remembered as well
         cache.set(key, cut, timeout=24 * 3600)
     if not cut:
         return None
-    token, skeleton, texts = cut
-    return _spliced(user, campaign, "snapshot", json.loads(skeleton), texts, token)
+    token, top, entries, texts = cut
+    runs = [_jsonb_ordered(dict(json.loads(entry), cells=f"{token}{n}")) for n, entry in enumerate(entries)]
+    return _spliced(user, campaign, "snapshot", _jsonb_ordered(dict(json.loads(top), runs=runs)), texts, token)
+
+
+def _jsonb_ordered(data: dict) -> dict:
+    """``data``'s keys in jsonb's order (shorter first, then bytewise): where a key taken out by the database
+    goes back, as the whole snapshot read from jsonb has it."""
+    return dict(sorted(data.items(), key=lambda item: (len(item[0].encode("utf-8")), item[0].encode("utf-8"))))
+
+
+def _snapshot_cut(snapshot) -> tuple | None:
+    """``(token, the snapshot without its runs, each run without its cells, each run's cells)`` as JSON text,
+    the cells escaped as Python's json writes them; None off PostgreSQL, or for a snapshot the quick way
+    cannot write as the slow way does (no list of runs, a run without a list of cells, a tiny number)."""
+    from django.db import connections, router
+
+    connection = connections[router.db_for_read(PublishedSnapshot)]
+    if connection.vendor != "postgresql":
+        return None
+    table = PublishedSnapshot._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT jsonb_typeof(data->'runs'), (data - 'runs')::text FROM {table} WHERE id = %s",
+                       [snapshot.pk])
+        kind, top = cursor.fetchone()
+        if kind != "array":
+            return None
+        # Each run once, from one reading of the stored value (the runs' cells are most of its megabytes).
+        cursor.execute(f"""SELECT jsonb_typeof(r.value) = 'object' AND jsonb_typeof(r.value->'cells') = 'array',
+                (r.value - 'cells')::text, (r.value->'cells')::text
+            FROM {table} s, jsonb_array_elements(s.data->'runs') WITH ORDINALITY AS r(value, n)
+            WHERE s.id = %s ORDER BY r.n""", [snapshot.pk])
+        rows = cursor.fetchall()
+    if not rows or not all(row[0] for row in rows):
+        return None
+    texts = [row[2] for row in rows]
+    if any("0.0000" in t and _EXPONENT_IN_PYTHON.search(t) for t in texts):
+        return None
+    texts = [t if t.isascii() and "\x7f" not in t else _NOT_ASCII.sub(_ascii_escaped, t) for t in texts]
+    return f"cells-{uuid.uuid4().hex}-", top, [row[1] for row in rows], texts
 
 
 # -- shaping the dict for tables and charts (works on snapshots and live data) --
