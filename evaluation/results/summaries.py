@@ -265,12 +265,18 @@ def snapshot_runs(snapshot, run_id: int) -> dict:
     return data
 
 
-def _in_database(snapshot_pk: int, select: str, params: list) -> tuple | None:
-    """One row of ``select`` over the snapshot's stored ``data`` (a jsonb column), or None off PostgreSQL."""
+def _snapshots_database():
+    """The connection the snapshots are read from when it is PostgreSQL's (their ``data`` is jsonb), else None."""
     from django.db import connections, router
 
     connection = connections[router.db_for_read(PublishedSnapshot)]
-    if connection.vendor != "postgresql":
+    return connection if connection.vendor == "postgresql" else None
+
+
+def _in_database(snapshot_pk: int, select: str, params: list) -> tuple | None:
+    """One row of ``select`` over the snapshot's stored ``data`` (a jsonb column), or None off PostgreSQL."""
+    connection = _snapshots_database()
+    if connection is None:
         return None
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {select} FROM {PublishedSnapshot._meta.db_table} WHERE id = %s",
@@ -539,10 +545,8 @@ def _snapshot_cut(snapshot) -> tuple | None:
     """``(token, the snapshot without its runs, each run without its cells, each run's cells)`` as JSON text,
     the cells escaped as Python's json writes them; None off PostgreSQL, or for a snapshot the quick way
     cannot write as the slow way does (no list of runs, a run without a list of cells, a tiny number)."""
-    from django.db import connections, router
-
-    connection = connections[router.db_for_read(PublishedSnapshot)]
-    if connection.vendor != "postgresql":
+    connection = _snapshots_database()
+    if connection is None:
         return None
     table = PublishedSnapshot._meta.db_table
     with connection.cursor() as cursor:
@@ -553,7 +557,8 @@ def _snapshot_cut(snapshot) -> tuple | None:
             return None
         # Each run once, from one reading of the stored value (the runs' cells are most of its megabytes).
         cursor.execute(f"""SELECT jsonb_typeof(r.value) = 'object' AND jsonb_typeof(r.value->'cells') = 'array',
-                (r.value - 'cells')::text, (r.value->'cells')::text
+                CASE WHEN jsonb_typeof(r.value) = 'object' THEN (r.value - 'cells')::text END,
+                (r.value->'cells')::text
             FROM {table} s, jsonb_array_elements(s.data->'runs') WITH ORDINALITY AS r(value, n)
             WHERE s.id = %s ORDER BY r.n""", [snapshot.pk])
         rows = cursor.fetchall()
