@@ -5,10 +5,13 @@ created or changed here), and for each campaign (``--slug`` for some only) times
 in this process (server time: no network, no browser):
 
 * the campaign's results page, one per-genre page of each other way of scoring (EASY: ``?mode=&match=``),
-  each run's page, the results JSON,
+  each run's page, the results JSON (every cell, and one way's),
 * the ranking (default figure and every other figure), the comparison of two runs (every figure),
-  ``significance.json``,
+  ``significance.json`` (every figure, and one) and the API's significance document,
 * the design aid (first view, another target, every pair of the default figure), the consensus page,
+* the analysis explorer of the first two runs with a stored analysis (the explorer, by an attribute, the
+  JSON, the confusions, the errors, the sentences of the largest bucket, a sentence, the two runs compared
+  and the sentences of a bucket of that comparison); none is computed here,
 
 each the first time after the cache is cleared (``first``) and the median of ``--repeat`` more (``median``),
 in wall seconds and in CPU seconds of this process (``cpu``: the web's own work, which a busy host does not
@@ -36,9 +39,12 @@ def _setup() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ["DJANGO_DEBUG"] = "0"
     os.environ["DJANGO_LOG_LEVEL"] = "ERROR"
+    import logging
+
     import django
 
     django.setup()
+    logging.getLogger("django.request").setLevel(logging.ERROR)  # the 404s of pages anyone may not see
 
 
 def load() -> str:
@@ -46,23 +52,25 @@ def load() -> str:
 
 
 def pages(campaign) -> list[tuple[str, str, bool]]:
-    """``(label, url, organisers only)`` of every results page of ``campaign``."""
+    """``(label, url, organisers only)`` of every results page of ``campaign`` (every route of the results app
+    but the downloads of files: the bundle and the consensus treebank), and the API's significance document."""
     from urllib.parse import quote
 
-    from evaluation.models import PairedDifference
-    from evaluation.significance import sets as significance
+    from evaluation.analysis import store as analysis_store
+    from evaluation.models import Result
+    from evaluation.significance import precomputed, sets as significance
 
     base = f"/results/{campaign.slug}/"
     out = [("results", base, False), ("results JSON", base + "data.json", False)]
     if campaign.kind == "easy":
         for mode, match in (("DEFHYP", "FUZZY"), ("REF", "INCLUDE")):
             out.append((f"results {mode} {match}", f"{base}?mode={mode}&match={match}", False))
+        out.append(("results JSON DEFHYP FUZZY", f"{base}data.json?mode=DEFHYP&match=FUZZY", False))
     runs = list(campaign.runs.filter(results__isnull=False).distinct().order_by("pk").values_list("pk", flat=True))
     for pk in runs:
         out.append((f"run {pk}", f"{base}runs/{pk}/", False))
     computed = significance.latest_set(campaign)
-    figures = sorted(set(PairedDifference.objects.filter(set=computed).values_list("figure", flat=True))) \
-        if computed else []
+    figures = significance.stored_figures(computed)
     out.append(("ranking", base + "ranking/", False))
     for f in figures[:6]:
         out.append((f"ranking {f}", f"{base}ranking/?figure={quote(f)}", False))
@@ -71,14 +79,56 @@ def pages(campaign) -> list[tuple[str, str, bool]]:
         for f in figures[:4]:
             out.append((f"comparison {f}", f"{base}compare/{runs[0]}/{runs[-1]}/?figure={quote(f)}", False))
     out.append(("significance.json", base + "significance.json", False))
+    if figures:
+        out.append((f"significance.json {figures[0]}", f"{base}significance.json?figure={quote(figures[0])}", False))
+    out.append(("API significance", f"/api/campaigns/{campaign.slug}/significance/", False))
     out.append(("design aid", base + "design/", True))
     out.append(("design aid target 2", base + "design/?target=2", True))
-    if computed:
-        first = PairedDifference.objects.filter(set=computed).values_list("figure", flat=True).first()
-        pairs = PairedDifference.objects.filter(set=computed, figure=first).values_list("result_a", "result_b")
-        for a, b in list(pairs)[:4]:
-            out.append((f"design aid pair {a}-{b}", f"{base}design/?pair={a}-{b}", True))
+    if computed and figures:
+        row = precomputed.of_figure(computed, figures[0]) or {"pairs": []}
+        for pair in row["pairs"][:4]:
+            a, b = pair["a"], pair["b"]
+            out.append((f"design aid pair {a}-{b}", f"{base}design/?figure={quote(figures[0])}&pair={a}-{b}", True))
     out.append(("consensus", base + "consensus/", False))
+    # The analysis explorer of the first two runs with a stored analysis (none is computed here: a run without
+    # one would be computed by its first view, which is the worker's work, not a page's).
+    analysed = []
+    for pk in runs:
+        result = Result.objects.filter(run_id=pk).order_by("-created_at", "-pk").first()
+        kept = analysis_store.analysis_of(result, compute=False) if result else None
+        if kept is not None:
+            analysed.append((pk, kept))
+        if len(analysed) == 2:
+            break
+    for pk, kept in analysed:
+        explorer = f"{base}runs/{pk}/analysis"
+        attributes = [a["name"] for a in kept.document.get("attributes", [])]
+        out += [(f"analysis {pk}", f"{explorer}/", False), (f"analysis JSON {pk}", f"{explorer}.json", False),
+                (f"analysis confusions {pk}", f"{explorer}/confusions/", False),
+                (f"analysis errors {pk}", f"{explorer}/errors/", False)]
+        if attributes:
+            by = attributes[0]
+            out.append((f"analysis {pk} by {by}", f"{explorer}/?by={quote(by)}", False))
+            buckets = kept.index["buckets"].get(by) or {}
+            # the largest bucket: the longest list of sentences
+            bucket = max(buckets, key=lambda b: len(buckets[b]["s"]), default=None)
+            if bucket is not None:
+                out.append((f"analysis sentences {pk} {by}={bucket}",
+                            f"{explorer}/sentences/?by={quote(by)}&bucket={quote(bucket)}", False))
+        keys = kept.index["keys"]
+        if keys:
+            out.append((f"analysis sentence {pk}", f"{explorer}/sentence/?key={quote(keys[0])}", False))
+    if len(analysed) == 2:
+        (a, kept), (b, _kept) = analysed
+        attributes = [x["name"] for x in kept.document.get("attributes", [])]
+        compare = f"{base}analysis/compare/{a}/{b}/"
+        out.append((f"analysis compare {a}-{b}", compare, False))
+        if attributes:
+            buckets = kept.index["buckets"].get(attributes[0]) or {}
+            bucket = max(buckets, key=lambda x: len(buckets[x]["s"]), default=None)
+            if bucket is not None:
+                out.append((f"analysis compare sentences {a}-{b}",
+                            f"{compare}sentences/?by={quote(attributes[0])}&bucket={quote(bucket)}", False))
     return out
 
 

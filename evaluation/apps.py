@@ -23,6 +23,7 @@ class EvaluationConfig(AppConfig):
         from evaluation.lab import tasks as lab_tasks  # noqa: F401
         from evaluation.pipeline import recovery, sharding, signals, tasks  # noqa: F401
         from evaluation.provider import ResultsProvider
+        from evaluation.results import summaries
         from evaluation.significance import sets as significance, tasks as significance_tasks  # noqa: F401
         from evaluation.significance import precomputed as significance_pages
         from evaluation import upkeep
@@ -34,6 +35,7 @@ class EvaluationConfig(AppConfig):
         signals.test_result_stored.connect(significance.on_test_result_stored, dispatch_uid="significance")
         signals.test_result_stored.connect(consensus_tasks.on_test_result_stored, dispatch_uid="consensus")
         signals.test_result_stored.connect(analysis_tasks.on_test_result_stored, dispatch_uid="analysis")
+        signals.test_result_stored.connect(summaries.on_test_result_stored, dispatch_uid="results-cells-json")
         # What the design aid and the ranking read of a significance set, computed once it is stored.
         significance.set_stored.connect(significance_pages.on_set_stored, dispatch_uid="significance-pages")
         # A deleted or withdrawn run's stored indexes go with it (the periodic sweep, evaluation.upkeep, the rest).

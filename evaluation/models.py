@@ -94,6 +94,20 @@ class ResultCell(ImmutableModel):
         indexes = [models.Index(fields=["result", "layer", "mode", "match"])]
 
 
+class ResultCellsText(models.Model):
+    """A result's cells as the results JSON download writes them (:func:`evaluation.results.summaries.cells_json`),
+    kept once when the result is stored: the download with every cell writes each result's text from here
+    rather than building and serialising its thousands of cells per request. ``version``: the shape of the
+    text; a row of another version is written again."""
+
+    result = models.OneToOneField(Result, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    version = models.PositiveSmallIntegerField()
+    text = models.TextField()
+
+    def __str__(self) -> str:
+        return f"cells of result {self.result_id} as JSON"
+
+
 class PublishedSnapshot(ImmutableModel):
     """The results of a campaign frozen at publication; public pages read only this."""
 

@@ -18,6 +18,11 @@ from evaluation.models import Result
 from evaluation.results import summaries
 
 
+# The engine's whole output (megabytes of JSON each): what reads an analysis needs the result's id and kind, and
+# the errors page reads one result per run of the campaign.
+_UNREAD = ("document",)
+
+
 def may_see_analysis(user, run: Run) -> bool:
     """Whether ``user`` may read an analysis of ``run`` at all, before the results' own rule says which result."""
     campaign = run.campaign
@@ -35,7 +40,7 @@ def visible_result(user, run: Run) -> Result | None:
     if visibility.can_see_all_live_results(user, run.campaign) or visibility.can_see_own_scores(user, run):
         # the organisers' and the run's team's pages show its latest result (live): no results table to build
         return (Result.objects.filter(run=run).order_by("-created_at", "-pk")
-                .select_related("run__campaign", "run__team").first())
+                .select_related("run__campaign", "run__team").defer(*_UNREAD).first())
     visible = summaries.visible_run_result(user, run)
     if visible is None or visible.empty:
         return None
@@ -43,7 +48,8 @@ def visible_result(user, run: Run) -> Result | None:
     if not entries or not entries[0].get("cells"):
         return None
     rid = (entries[0].get("result") or {}).get("id")
-    return Result.objects.filter(pk=rid, run=run).select_related("run__campaign", "run__team").first() if rid else None
+    return (Result.objects.filter(pk=rid, run=run).select_related("run__campaign", "run__team").defer(*_UNREAD).first()
+            if rid else None)
 
 
 def visible_runs(user, campaign, scope: str) -> list[Run]:

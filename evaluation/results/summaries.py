@@ -13,11 +13,15 @@ results).
 from __future__ import annotations
 
 import json
+import logging
+import re
+import uuid
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Iterable
 
 from django.core.cache import cache
+from django.db import transaction
 from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 from django.utils.translation import gettext
@@ -31,6 +35,8 @@ from evaluation.results import disclosure
 from evaluation.results.disclosure import pooled
 from evaluation.models import PublishedSnapshot, Result, ResultCell
 from evaluation.results.text import percent
+
+logger = logging.getLogger(__name__)
 
 ALL = "ALL"
 
@@ -86,12 +92,14 @@ def _cell_dict(row: dict) -> dict:
     }
 
 
-def campaign_results(campaign: Campaign, runs=None, *, cells: Q | None = None) -> dict:
+def campaign_results(campaign: Campaign, runs=None, *, cells: Q | None = None, with_cells: bool = True) -> dict:
     """The campaign's results as a JSON-serialisable dict.
 
     ``runs`` defaults to :func:`scored_runs`; runs without a result are left
     out. ``cells`` optionally narrows the cells loaded (a page needs a few
     hundred of the thousands a result holds); the snapshot takes them all.
+    Without ``with_cells`` every run's ``cells`` is empty and none is read (:func:`served_results_json`
+    writes them from each result's kept text).
     """
     if runs is None:
         runs = scored_runs(campaign)
@@ -109,7 +117,7 @@ def campaign_results(campaign: Campaign, runs=None, *, cells: Q | None = None) -
     query = ResultCell.objects.filter(result_id__in=list(latest.values()))
     if cells is not None:
         query = query.filter(cells)
-    for row in query.order_by("pk").values("result_id", *_CELL_FIELDS):
+    for row in query.order_by("pk").values("result_id", *_CELL_FIELDS) if with_cells else ():
         cell_rows[row["result_id"]].append(_cell_dict(row))
 
     entries = []
@@ -257,12 +265,18 @@ def snapshot_runs(snapshot, run_id: int) -> dict:
     return data
 
 
-def _in_database(snapshot_pk: int, select: str, params: list) -> tuple | None:
-    """One row of ``select`` over the snapshot's stored ``data`` (a jsonb column), or None off PostgreSQL."""
+def _snapshots_database():
+    """The connection the snapshots are read from when it is PostgreSQL's (their ``data`` is jsonb), else None."""
     from django.db import connections, router
 
     connection = connections[router.db_for_read(PublishedSnapshot)]
-    if connection.vendor != "postgresql":
+    return connection if connection.vendor == "postgresql" else None
+
+
+def _in_database(snapshot_pk: int, select: str, params: list) -> tuple | None:
+    """One row of ``select`` over the snapshot's stored ``data`` (a jsonb column), or None off PostgreSQL."""
+    connection = _snapshots_database()
+    if connection is None:
         return None
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {select} FROM {PublishedSnapshot._meta.db_table} WHERE id = %s",
@@ -286,26 +300,49 @@ def _narrowed_in_database(snapshot_pk: int, mode: str, match: str) -> dict | Non
     return dict(json.loads(row[0]), runs=json.loads(row[1]))
 
 
-def visible_results(user, campaign: Campaign, *, way: tuple[str, str] | None = None) -> Visible:
-    """What ``user`` may see of the campaign's results; ``way`` (mode, match) narrows the cells to a page's."""
-    return _timed_for(user, campaign, _visible_results(user, campaign, way))
+def visible_results(user, campaign: Campaign, *, way: tuple[str, str] | None = None,
+                    with_cells: bool = True) -> Visible:
+    """What ``user`` may see of the campaign's results; ``way`` (mode, match) narrows the cells to a page's.
+    Without ``with_cells``, the same runs with no cell (every ``cells`` empty): for a document that names the
+    runs and their results but draws no figure of them (the significance document)."""
+    return _timed_for(user, campaign, _visible_results(user, campaign, way, with_cells))
 
 
-def _visible_results(user, campaign: Campaign, way: tuple[str, str] | None) -> Visible:
+def _visible_results(user, campaign: Campaign, way: tuple[str, str] | None, with_cells: bool = True) -> Visible:
     cells = page_cells_any_layer(*way) if way else None
     if visibility.can_see_all_live_results(user, campaign):
-        return Visible("live", campaign_results(campaign, cells=cells))
+        return Visible("live", campaign_results(campaign, cells=cells, with_cells=with_cells))
     if visibility.can_see_published_results(user, campaign):
         snapshot = latest_snapshot(campaign)
         if snapshot is not None:
-            return Visible("snapshot", disclosure.limit_results(snapshot_data(snapshot, way), campaign), snapshot)
+            data = snapshot_data(snapshot, way) if with_cells else snapshot_entries(snapshot)
+            return Visible("snapshot", disclosure.limit_results(data, campaign), snapshot)
         return Visible("none", None)
     team = visibility.team_of(user, campaign)
     if team is not None:
         own = [run for run in scored_runs(campaign).filter(team=team) if visibility.can_see_own_scores(user, run)]
         if own:
-            return Visible("own", disclosure.limit_results(campaign_results(campaign, own, cells=cells), campaign))
+            return Visible("own", disclosure.limit_results(campaign_results(campaign, own, cells=cells,
+                                                                            with_cells=with_cells), campaign))
     return Visible("none", None)
+
+
+def snapshot_entries(snapshot) -> dict:
+    """The snapshot's dict with every run's ``cells`` empty, cut by the database on PostgreSQL (a few kilobytes
+    of the megabytes), cached under the snapshot's id as :func:`snapshot_data`."""
+    key = f"results:snapshot:{snapshot.pk}:{snapshot.sha256}:entries"
+    data = cache.get(key)
+    if data is None:
+        row = _in_database(snapshot.pk, """(SELECT jsonb_set(data, '{runs}', coalesce(jsonb_agg(
+            jsonb_set(r.value, '{cells}', '[]'::jsonb) ORDER BY r.n), '[]'::jsonb))
+            FROM jsonb_array_elements(coalesce(data->'runs', '[]'::jsonb)) WITH ORDINALITY AS r(value, n))::text""",
+                           [])
+        if row is not None:
+            data = json.loads(row[0])
+        else:
+            data = dict(snapshot.data, runs=[dict(r, cells=[]) for r in snapshot.data.get("runs", [])])
+        cache.set(key, data, timeout=24 * 3600)
+    return data
 
 
 def visible_run_result(user, run: Run) -> Visible | None:
@@ -345,6 +382,193 @@ def served_results(user, campaign: Campaign, data: dict | None) -> dict | None:
         return data
     runs = [dict(run, result={k: v for k, v in run["result"].items() if k != "id"}) for run in data["runs"]]
     return dict(data, runs=runs)
+
+
+def served_results_json(user, campaign: Campaign) -> bytes:
+    """The body of the results JSON download with every cell (``{"source": ..., "data": ...}``): the same bytes
+    as ``JsonResponse({"source": visible.source, "data": served_results(user, campaign, visible.data)})`` over
+    :func:`visible_results`, without building or parsing the cells per request.
+
+    The cells are most of the document (5 MB for the EASY demo) and nothing that shapes the document for a
+    reader changes them unless the figures are limited (:func:`disclosure.limited`): the rest of the document
+    goes through the very functions of the slow way (:func:`visible_results`' limits, :func:`served_results`)
+    with each run's cells stood in for by a token, and each run's cells are written in as JSON text: a
+    snapshot's cut by the database, a live result's kept under its id (its cells never change). Limited
+    figures, a team's own runs, or a text the token does not stand in for exactly, take the slow way."""
+    if visibility.can_see_all_live_results(user, campaign):
+        fast = _live_json(user, campaign)
+    elif visibility.can_see_published_results(user, campaign) and not disclosure.limited(campaign):
+        snapshot = latest_snapshot(campaign)
+        fast = _snapshot_json(user, campaign, snapshot) if snapshot is not None else None
+    else:
+        fast = None
+    if fast is not None:
+        return fast
+    visible = visible_results(user, campaign)
+    return _dumps({"source": visible.source, "data": served_results(user, campaign, visible.data)})
+
+
+def _dumps(document) -> bytes:
+    from django.core.serializers.json import DjangoJSONEncoder
+
+    return json.dumps(document, cls=DjangoJSONEncoder).encode("utf-8")  # as JsonResponse writes it
+
+
+def _spliced(user, campaign: Campaign, source: str, data: dict, texts: list[str], token: str) -> bytes | None:
+    """``data`` (its runs' ``cells`` each the string ``token + n``) shaped for ``user`` as the slow way shapes
+    it, serialised, each token replaced by ``texts[n]``; None when a token is not found exactly once."""
+    if source == "snapshot":
+        data = disclosure.limit_results(data, campaign)
+    data = served_results(user, campaign, _timed_for(user, campaign, Visible(source, data)).data)
+    text = _dumps({"source": source, "data": data}).decode("utf-8")
+    parts = text.split(f'"{token}')
+    if len(parts) != len(texts) + 1:
+        return None
+    out = [parts[0]]
+    for part in parts[1:]:
+        number, quote, rest = part.partition('"')
+        if not number.isdigit() or not quote or int(number) >= len(texts):
+            return None
+        out += [texts[int(number)], rest]
+    return "".join(out).encode("utf-8")
+
+
+CELLS_TEXT_VERSION = 1  # the shape of ResultCellsText.text: _cell_dict's, serialised by _dumps
+
+
+def cells_json(result_ids: list[int]) -> dict[int, str]:
+    """``{result id: its cells as the JSON download writes them}`` (a list of :func:`_cell_dict`, by
+    :func:`_dumps`): kept once per result (:class:`~evaluation.models.ResultCellsText`, written when the result
+    is stored: :func:`on_test_result_stored`), and cached under the result's id; a result's cells are
+    immutable rows, so neither ever goes stale. A result without its text (stored before it was kept) has it
+    written here."""
+    from evaluation.models import ResultCellsText
+
+    keys = {rid: f"results:cells-json:{CELLS_TEXT_VERSION}:{rid}" for rid in result_ids}
+    cached = cache.get_many(list(keys.values()))
+    out = {rid: cached[key] for rid, key in keys.items() if key in cached}
+    wanted = [rid for rid in result_ids if rid not in out]
+    if wanted:
+        kept = dict(ResultCellsText.objects.filter(result_id__in=wanted, version=CELLS_TEXT_VERSION)
+                    .values_list("result_id", "text"))
+        missing = [rid for rid in wanted if rid not in kept]
+        if missing:
+            made = _cells_texts(missing)
+            ResultCellsText.objects.bulk_create(
+                [ResultCellsText(result_id=rid, version=CELLS_TEXT_VERSION, text=text) for rid, text in made.items()],
+                update_conflicts=True, unique_fields=["result"], update_fields=["version", "text"])
+            kept.update(made)
+        cache.set_many({keys[rid]: text for rid, text in kept.items()}, timeout=7 * 24 * 3600)
+        out.update(kept)
+    return out
+
+
+def _cells_texts(result_ids: list[int]) -> dict[int, str]:
+    """Each result's cells, read and serialised (what :func:`campaign_results` reads, for every cell)."""
+    rows: dict[int, list[dict]] = {rid: [] for rid in result_ids}
+    spelt: dict[str, str] = {}  # pooled(): the few spellings of genres and types, once each
+    query = ResultCell.objects.filter(result_id__in=result_ids).order_by("pk").values_list("result_id", *_CELL_FIELDS)
+    for rid, aggregation, layer, mode, match, genre, type_, fc, fp, cr, p, r, f, low, high in query:
+        # _cell_dict's dict, from the row's values at once (a fifth of the time otherwise)
+        if genre not in spelt:
+            spelt[genre] = pooled(genre)
+        if type_ not in spelt:
+            spelt[type_] = pooled(type_)
+        rows[rid].append({"aggregation": aggregation, "layer": layer, "mode": mode, "match": match,
+                          "genre": spelt[genre], "type": spelt[type_], "fc": fc, "fp": fp, "cr": cr, "p": p, "r": r,
+                          "f": f, "ci": [low, high] if low is not None or high is not None else None})
+    return {rid: _dumps(cells).decode("utf-8") for rid, cells in rows.items()}
+
+
+def on_test_result_stored(sender, run, **kwargs) -> None:
+    """A test run was scored (:data:`evaluation.pipeline.signals.test_result_stored`): its newest result's cells
+    kept as the JSON download writes them (:func:`cells_json`). Never fails the scoring: the download writes
+    them itself when they are not there."""
+    try:
+        with transaction.atomic():  # a failure here never spoils a transaction the sender holds
+            latest = latest_result_ids([run]).get(run.pk)
+            if latest is not None:
+                cells_json([latest])
+    except Exception:
+        logger.exception("could not keep the cells of run %s as JSON", run.pk)
+
+
+def _live_json(user, campaign: Campaign) -> bytes | None:
+    data = campaign_results(campaign, with_cells=False)
+    token = f"cells-{uuid.uuid4().hex}-"
+    ids = [entry["result"]["id"] for entry in data["runs"]]
+    texts = cells_json(ids)
+    runs = [dict(entry, cells=f"{token}{n}") for n, entry in enumerate(data["runs"])]
+    return _spliced(user, campaign, "live", dict(data, runs=runs), [texts[rid] for rid in ids], token)
+
+
+# A number the database writes as a decimal but Python's json as an exponent (0 < |x| < 1e-4: ``0.00001`` is
+# ``1e-05``): a snapshot holding one takes the slow way. In a string it only costs that.
+_EXPONENT_IN_PYTHON = re.compile(r"[\[:,] ?-?0\.0000")
+_NOT_ASCII = re.compile(r"[^\x00-\x7e]")  # json.dumps escapes DEL as well, jsonb does not
+
+
+def _ascii_escaped(match) -> str:
+    # json.dumps' ensure_ascii: \uXXXX in lower case, a surrogate pair beyond the basic plane
+    n = ord(match.group())
+    if n < 0x10000:
+        return f"\\u{n:04x}"
+    n -= 0x10000
+    return f"\\u{0xd800 | (n >> 10):04x}\\u{0xdc00 | (n & 0x3ff):04x}"
+
+
+def _snapshot_json(user, campaign: Campaign, snapshot) -> bytes | None:
+    """The snapshot's document with every cell: the database sends it with each run's cells as text
+    (written as jsonb writes them, which is json.dumps' way but for non-ASCII characters, escaped here, and
+    numbers of a tiny magnitude), the rest parsed and shaped as the slow way shapes it."""
+    # The database's cut, the same for every reader (nothing in it is shaped for one), cached under the
+    # snapshot's id as the pages' cuts are (snapshot_data): a snapshot never changes.
+    key = f"results:snapshot:{snapshot.pk}:{snapshot.sha256}:cells-text"
+    cut = cache.get(key)
+    if cut is None:
+        cut = _snapshot_cut(snapshot) or ()  # (): the slow way, remembered as well
+        cache.set(key, cut, timeout=24 * 3600)
+    if not cut:
+        return None
+    token, top, entries, texts = cut
+    runs = [_jsonb_ordered(dict(json.loads(entry), cells=f"{token}{n}")) for n, entry in enumerate(entries)]
+    return _spliced(user, campaign, "snapshot", _jsonb_ordered(dict(json.loads(top), runs=runs)), texts, token)
+
+
+def _jsonb_ordered(data: dict) -> dict:
+    """``data``'s keys in jsonb's order (shorter first, then bytewise): where a key taken out by the database
+    goes back, as the whole snapshot read from jsonb has it."""
+    return dict(sorted(data.items(), key=lambda item: (len(item[0].encode("utf-8")), item[0].encode("utf-8"))))
+
+
+def _snapshot_cut(snapshot) -> tuple | None:
+    """``(token, the snapshot without its runs, each run without its cells, each run's cells)`` as JSON text,
+    the cells escaped as Python's json writes them; None off PostgreSQL, or for a snapshot the quick way
+    cannot write as the slow way does (no list of runs, a run without a list of cells, a tiny number)."""
+    connection = _snapshots_database()
+    if connection is None:
+        return None
+    table = PublishedSnapshot._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT jsonb_typeof(data->'runs'), (data - 'runs')::text FROM {table} WHERE id = %s",
+                       [snapshot.pk])
+        kind, top = cursor.fetchone()
+        if kind != "array":
+            return None
+        # Each run once, from one reading of the stored value (the runs' cells are most of its megabytes).
+        cursor.execute(f"""SELECT jsonb_typeof(r.value) = 'object' AND jsonb_typeof(r.value->'cells') = 'array',
+                CASE WHEN jsonb_typeof(r.value) = 'object' THEN (r.value - 'cells')::text END,
+                (r.value->'cells')::text
+            FROM {table} s, jsonb_array_elements(s.data->'runs') WITH ORDINALITY AS r(value, n)
+            WHERE s.id = %s ORDER BY r.n""", [snapshot.pk])
+        rows = cursor.fetchall()
+    if not rows or not all(row[0] for row in rows):
+        return None
+    texts = [row[2] for row in rows]
+    if any("0.0000" in t and _EXPONENT_IN_PYTHON.search(t) for t in texts):
+        return None
+    texts = [t if t.isascii() and "\x7f" not in t else _NOT_ASCII.sub(_ascii_escaped, t) for t in texts]
+    return f"cells-{uuid.uuid4().hex}-", top, [row[1] for row in rows], texts
 
 
 # -- shaping the dict for tables and charts (works on snapshots and live data) --

@@ -5,7 +5,7 @@ Who sees which figures is decided by :mod:`campaign.visibility`, through
 """
 from __future__ import annotations
 
-from django.http import Http404, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404
 
 from campaign import kinds, visibility
@@ -38,6 +38,7 @@ def campaign_results_json(request, slug: str):
     """The same dict the page draws from, as the requesting user may see it."""
     campaign = _campaign_or_404(request.user, slug)
     # With mode and match, only what the page of that way draws; without, every cell.
-    way = summaries.way_selection(request.GET) if ("mode" in request.GET or "match" in request.GET) else None
-    visible = summaries.visible_results(request.user, campaign, way=way)
+    if "mode" not in request.GET and "match" not in request.GET:
+        return HttpResponse(summaries.served_results_json(request.user, campaign), content_type="application/json")
+    visible = summaries.visible_results(request.user, campaign, way=summaries.way_selection(request.GET))
     return JsonResponse({"source": visible.source, "data": summaries.served_results(request.user, campaign, visible.data)})

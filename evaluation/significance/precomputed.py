@@ -15,7 +15,10 @@ is stored (:data:`evaluation.significance.sets.set_stored`, sent last by
   over all genres, the standard error and the difference the current sentences detect with 80% power
   (:func:`parseval.evaluation.design.detectables`). Another pair's are read from its one stored table when
   the design aid first shows it, and cached under the set's id and stamp (:func:`genre_errors`): every
-  pair's at once would build every pair's whole genre × type table, minutes at a hundred runs.
+  pair's at once would build every pair's whole genre × type table, minutes at a hundred runs;
+* one row per figure (``doc:`` and the figure) for the significance document (``significance.json`` and the
+  API): every pair as the set stores it (run A the result listed first) with its headline, as JSON text
+  (:func:`document_pairs`); the document then limits them for its reader as before.
 
 Everything is read through the set's reading functions (:func:`~evaluation.significance.sets.pair_tables`),
 whatever the set's storage. The rows of a campaign's previous sets are removed when new ones are stored:
@@ -44,6 +47,7 @@ logger = logging.getLogger(__name__)
 
 VERSION = 1  # the shape of the stored values: rows of another version are never read
 PRECOMPUTE_TASK = "evaluation.significance_tasks.precompute_pages"
+DOCUMENT = "doc:"  # the rows of the significance document's pairs, one per figure ("doc:" + the figure)
 
 
 def stamp(computed: SignificanceSet) -> str:
@@ -94,10 +98,24 @@ def build(computed: SignificanceSet) -> dict[str, dict]:
         for figure, genres in _genres(computed, a, b, named, sentences).items():
             figures[figure]["genres"][pair_key(a, b)] = genres
     rows = {"": {"figures": sorted(figures), "runs": {str(k): v for k, v in runs.items()}, "sentences": sentences,
-                 "alpha": computed.alpha}}
+                 "alpha": computed.alpha, "document": True}}
     rows.update(figures)
     rows.update(pairs)
+    rows.update(_document_rows(computed))
     return rows
+
+
+def _document_rows(computed: SignificanceSet) -> dict[str, dict]:
+    """``{DOCUMENT + figure: {"pairs": text}}``: every pair of the figure as the significance document lists
+    it (:func:`document_pairs`), as JSON text: a string of the jsonb column keeps the bytes (its numbers and
+    its keys' order) that :func:`json.dumps` wrote, which the document must give back unchanged."""
+    out = {}
+    for figure in significance.stored_figures(computed):  # a figure at a time: 4,950 pairs each at 100 runs
+        pairs = [[r["result_a_id"], r["result_b_id"], significance.headline(r, 1, computed.alpha)]
+                 for r in significance.stored_headlines(computed, None, figure)]
+        if pairs:
+            out[DOCUMENT + figure] = {"pairs": json.dumps(pairs)}
+    return out
 
 
 def _genres(computed: SignificanceSet, a: int, b: int, figures: list[str], sentences: dict) -> dict[str, dict]:
@@ -143,6 +161,29 @@ def genre_errors(computed: SignificanceSet, row: dict, a: int, b: int, figure: s
         found = _genres(computed, a, b, [figure], sentences)[figure]
         cache.set(cache_key, found, timeout=7 * 24 * 3600)
     return found
+
+
+def document_pairs(computed: SignificanceSet | None, result_ids, figure: str | None = None) -> list[tuple] | None:
+    """``[(figure, result a, result b, headline)]`` between ``result_ids``, of ``figure`` (all when None): what
+    :func:`evaluation.significance.sets.stored_headlines` and :func:`~evaluation.significance.sets.headline`
+    give the significance document (each pair as it is stored, run A the result listed first; ordered by
+    figure, then results), read from the summary; None without one that holds them (being computed, or
+    stored before they were): the caller reads the set."""
+    if computed is None:
+        return None
+    mark = stamp(computed)
+    rows = SignificanceSummary.objects.filter(set_id=computed.pk, stamp=mark, version=VERSION)
+    head = rows.filter(figure="").values_list("data", flat=True).first()
+    if not head or not head.get("document"):
+        return None
+    rows = rows.filter(figure=DOCUMENT + figure) if figure else rows.filter(figure__startswith=DOCUMENT)
+    ids = set(result_ids)
+    out = []
+    # sorted here, as stored_headlines sorts: the database's collation may not order "|" as Python does
+    for name, data in sorted(rows.values_list("figure", "data")):
+        name = name[len(DOCUMENT):]
+        out += [(name, a, b, head) for a, b, head in json.loads(data["pairs"]) if a in ids and b in ids]
+    return out
 
 
 def pair_key(a: int, b: int) -> str:

@@ -285,21 +285,25 @@ def _diff_cell(cell: dict | None, *, headline: bool = False) -> dict:
 def significance_document(user, campaign, figure: str | None = None) -> dict:
     """The stored tests between the runs ``user`` may see: the set's signature and every pair's headline, the
     very values the ranking and the comparison pages show."""
-    visible = summaries.visible_results(user, campaign, way=("", ""))  # the pooled cells: names and ids
+    visible = summaries.visible_results(user, campaign, with_cells=False)  # the runs and their results, no figure
     runs = [] if visible.empty else visible.data["runs"]
     by_result = {r["result"]["id"]: r["run"] for r in runs}
     computed = significance.visible_significance(user, campaign)
     if computed is None:
         return {"computed": None, "pairs": []}
-    pairs = significance.stored_headlines(computed, list(by_result), figure or None)
-    heads = disclosure.limit_headlines({k: significance.headline(p, 1, computed.alpha) for k, p in enumerate(pairs)},
-                                       user, campaign)
+    # Every pair's headline is kept in the set's summary (precomputed.document_pairs); a set stored before that
+    # has its pairs read from the set, the same values.
+    pairs = precomputed.document_pairs(computed, by_result, figure or None)
+    if pairs is None:
+        pairs = [(p["figure"], p["result_a_id"], p["result_b_id"], significance.headline(p, 1, computed.alpha))
+                 for p in significance.stored_headlines(computed, list(by_result), figure or None)]
+    heads = disclosure.limit_headlines({k: p[3] for k, p in enumerate(pairs)}, user, campaign)
     out = []
     for k, head in heads.items():
-        p = pairs[k]
-        out.append({"figure": p["figure"], "run_a": by_result[p["result_a_id"]], "run_b": by_result[p["result_b_id"]],
-                    "result_a": p["result_a_id"], "result_b": p["result_b_id"], **head,
-                    "family_label": _("Holm, across the %(count)s pairs of this figure") % {"count": head["family"]}})
+        name, a, b = pairs[k][:3]
+        out.append({"figure": name, "run_a": by_result[a], "run_b": by_result[b], "result_a": a, "result_b": b,
+                    **head, "family_label": _("Holm, across the %(count)s pairs of this figure") % {
+                        "count": head["family"]}})
     return significance.served_significance(user, campaign, {
         # when the set was computed follows the last scoring: organisers only, until gold release
         "computed": {"signature": computed.signature, "created_at": computed.created_at.isoformat()

@@ -4,6 +4,7 @@ computed by a page, and a "being computed" page until the summary is there."""
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import re
 
@@ -175,3 +176,86 @@ def test_the_comparison_reads_the_chosen_figure_s_table_only(three_runs, client,
     body = lambda page: page[page.index("<main"):page.index("</main>")]  # noqa: E731
     assert body(summarised) == body(whole)
     assert len(re.findall(r'<tr data-figure="', body(whole))) > 1  # the summary lists every figure, not only one
+
+
+def _documents(client, slug: str, users, figure: str = "") -> dict:
+    """significance.json and the API's document, with and without a figure, as each of ``users`` gets them."""
+    out = {}
+    for name, user in users:
+        client.logout()
+        if user is not None:
+            client.force_login(user)
+        for query in ("", f"?figure={figure}", "?figure=micro|none||"):
+            out[(name, "json", query)] = client.get(f"/results/{slug}/significance.json{query}").content
+            out[(name, "api", query)] = client.get(f"/api/campaigns/{slug}/significance/{query}").content
+    return out
+
+
+def test_the_significance_document_reads_its_pairs_from_the_summary(three_runs, client, organiser, alice, bob,
+                                                                     monkeypatch):
+    """Every pair's headline is kept in the set's summary, one row per figure: each role gets the bytes the set's
+    own rows give (the same pairs, order, orientation, rounding and limits), without the set being read."""
+    from campaign import lifecycle
+    from campaign.models import CampaignState, TeamFigures
+
+    good, bad, light = three_runs
+    campaign = good.campaign
+    campaign.team_figures = TeamFigures.POOLED  # pairs shown to teams before the gold release, rounded
+    campaign.save(update_fields=["team_figures"])
+    computed = significance.latest_set(campaign)
+    rows = SignificanceSummary.objects.filter(set_id=computed.pk, figure__startswith=precomputed.DOCUMENT)
+    assert rows.filter(figure=precomputed.DOCUMENT + FIGURE).exists()
+    users = [("organiser", organiser), ("alice", alice), ("bob", bob), ("anyone", None)]
+    for state in (None, CampaignState.CLOSED, CampaignState.SCORED, CampaignState.RELEASED,
+                  CampaignState.PUBLISHED, CampaignState.GOLD_RELEASED):
+        if state is not None:
+            lifecycle.transition(campaign, state, actor=organiser)
+        with monkeypatch.context() as refused:
+            refused.setattr(significance, "stored_headlines", _refuse)  # read from the summary, not the set
+            read = _documents(client, campaign.slug, users, FIGURE)
+        with monkeypatch.context() as from_set:
+            from_set.setattr(precomputed, "document_pairs", lambda *args, **kwargs: None)
+            reference = _documents(client, campaign.slug, users, FIGURE)
+        assert read == reference, state
+        pairs = {key: len(json.loads(body)["pairs"]) for key, body in read.items()}
+        assert pairs[("organiser", "json", "")] == 3 * len(precomputed.of_set(computed)["figures"])
+        if state == CampaignState.PUBLISHED:  # before the gold release, anyone sees the pairs rounded
+            shown = json.loads(read[("anyone", "json", f"?figure={FIGURE}")])["pairs"]
+            full = json.loads(read[("organiser", "json", f"?figure={FIGURE}")])["pairs"]
+            assert len(shown) == 3 and all(p["diff"] == round(p["diff"], 3) for p in shown)
+            assert any(p["diff"] != round(p["diff"], 3) for p in full)
+
+
+def test_a_summary_without_the_document_s_rows_reads_the_set(three_runs, client, organiser):
+    """A summary stored before the document's rows were kept: the document is read from the set, the same."""
+    good, bad, light = three_runs
+    slug = good.campaign.slug
+    client.force_login(organiser)
+    kept = client.get(f"/results/{slug}/significance.json").content
+    computed = significance.latest_set(good.campaign)
+    SignificanceSummary.objects.filter(set_id=computed.pk, figure__startswith=precomputed.DOCUMENT).delete()
+    row = SignificanceSummary.objects.get(set_id=computed.pk, figure="")
+    row.data = {k: v for k, v in row.data.items() if k != "document"}
+    row.save()
+    assert precomputed.document_pairs(computed, computed.results) is None
+    assert client.get(f"/results/{slug}/significance.json").content == kept
+
+
+def test_a_new_run_s_pairs_are_in_the_document_once_its_set_is_stored(three_runs, client, organiser,
+                                                                        django_capture_on_commit_callbacks,
+                                                                        tree_gold):
+    good, bad, light = three_runs
+    campaign = good.campaign
+    client.force_login(organiser)
+    before = json.loads(client.get(f"/results/{campaign.slug}/significance.json?figure={FIGURE}").content)
+    assert len(before["pairs"]) == 3
+    dave = factories.make_user("dave")
+    team_d = factories.make_team(campaign, dave, name="Team D")
+    fourth = upload(campaign, team_d, dave, {p.name: damaged_trees(p, "ATTACH I", seed=3, per_type=6)
+                                             for p in tree_gold}, django_capture_on_commit_callbacks, name="fourth")
+    computed = significance.latest_set(campaign)
+    if precomputed.missing(computed) or len(computed.results) < 4:
+        computed = significance.compute(campaign)
+    after = json.loads(client.get(f"/results/{campaign.slug}/significance.json?figure={FIGURE}").content)
+    assert len(after["pairs"]) == 6 and any(fourth.pk in (p["run_a"], p["run_b"]) for p in after["pairs"])
+    assert after["computed"]["signature"] == computed.signature
