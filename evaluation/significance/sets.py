@@ -305,29 +305,49 @@ def _store(rows: list[SignificanceTable]) -> None:
 
 
 def _store_figures(computed: SignificanceSet, track: str, context: str, ids: list[int], figures) -> int:
-    """The set's figure rows of one track: every pair's raw headline, read from the stored tables, and the
-    Holm correction across the pairs of each figure recomputed over them. Returns the pairs × figures with a
-    difference."""
+    """The set's figure rows of one track: every pair's raw headline, and the Holm correction across the pairs
+    of each figure recomputed over them. Returns the pairs × figures with a difference.
+
+    A pair's raw headline depends on the pair and the context only, so the pairs of the newest set in the same
+    context (the set this one replaces) are taken from its figure rows as they are; only the others (a new
+    run's) are unpacked from the stored tables, those whose second run has a pair still to find."""
     n = len(ids)
-    where = {pk: i for i, pk in enumerate(ids)}
     count = n * (n - 1) // 2
-    arrays = {fid: (np.full((count, 3), np.nan), np.zeros((count, len(AGREEMENT)), dtype=np.int32))
-              for fid in _figure_ids(figures)}
-    tables = SignificanceTable.objects.filter(context=context, result_b__in=ids).order_by("pk")
+    first, second = np.triu_indices(n, 1)  # the order of pair_index
+    fids = _figure_ids(figures)
+    arrays = {fid: (np.full((count, 3), np.nan), np.zeros((count, len(AGREEMENT)), dtype=np.int32),
+                    np.zeros(count, dtype=bool)) for fid in fids}
+    previous = latest_set(computed.campaign)
+    if previous is not None:
+        rows = previous.figures.filter(track=track, context=context, figure__in=fids)
+        for figure, results, blob in rows.values_list("figure", "results", "heads"):
+            old = {pk: i for i, pk in enumerate(results)}
+            at = np.array([old.get(pk, -1) for pk in ids], dtype=np.int64)
+            both = (at[first] >= 0) & (at[second] >= 0)
+            i, j, m = at[first[both]], at[second[both]], len(results)  # i < j: both lists are sorted
+            unpacked = packing.unpack(blob)
+            heads, agreement, known = arrays[figure]
+            heads[both] = unpacked["heads"][i * (2 * m - i - 1) // 2 + (j - i - 1)]
+            agreement[both] = unpacked["agreement"][i * (2 * m - i - 1) // 2 + (j - i - 1)]
+            known[both] = True
+    wanted = sorted({ids[j] for _, _, known in arrays.values() for j in second[~known]})
+    where = {pk: i for i, pk in enumerate(ids)}
+    tables = SignificanceTable.objects.filter(context=context, result_b__in=wanted, figure__in=fids).order_by("pk")
     for figure, b, others, blob in tables.values_list("figure", "result_b", "others", "heads"):
-        if figure not in arrays:
-            continue
-        unpacked = packing.unpack(blob)
-        heads, agreement = arrays[figure]
+        heads, agreement, known = arrays[figure]
         j = where[b]
+        rows, ks = [], []
         for row, a in enumerate(others):
             i = where.get(a)
-            if i is not None and i < j:
-                k = pair_index(i, j, n)
-                heads[k] = unpacked["heads"][row]
-                agreement[k] = unpacked["agreement"][row]
+            if i is not None and i < j and not known[pair_index(i, j, n)]:
+                rows.append(row)
+                ks.append(pair_index(i, j, n))
+        if ks:
+            unpacked = packing.unpack(blob)
+            heads[ks] = unpacked["heads"][rows]
+            agreement[ks] = unpacked["agreement"][rows]
     stored, rows = 0, []
-    for fid, (heads, agreement) in arrays.items():
+    for fid, (heads, agreement, _) in arrays.items():
         p_holm = paired.holm_adjust(heads[:, 2])  # the family: every pair of this figure (with a p-value)
         stored += int((~np.isnan(heads[:, 0])).sum())
         rows.append(SignificanceFigure(set=computed, track=track, figure=fid, context=context, results=ids,
