@@ -104,7 +104,12 @@ def sentences(result: Result) -> tuple[RunRows, dict]:
     else:
         found = rows_of(result)  # computed and kept (RowsUnavailable when it cannot be)
         keys, strata = found.keys, found.strata
-    parameters = (result.document or {}).get("parameters") or {}
+    if "document" in result.get_deferred_fields():  # its parameters only: not the engine's whole output
+        # (megabytes), which would stay loaded on the result for the whole computation
+        parameters = Result.objects.filter(pk=result.pk).values_list("document__parameters", flat=True).first()
+    else:
+        parameters = (result.document or {}).get("parameters")
+    parameters = parameters or {}
     _write(path, lambda fh: np.savez(fh, key=np.array(key), keys=keys, strata=strata,
                                      parameters=np.array(json.dumps(parameters, sort_keys=True))))
     return RunRows(keys, strata, None), parameters

@@ -129,11 +129,16 @@ def compute(campaign: Campaign) -> SignificanceSet:
     # One result has nothing to be compared with: its rows are not computed until a second one comes.
     candidates = Result.objects.filter(pk__in=result_ids if len(result_ids) >= 2 else [])
     parameters = {}
+    distinct: list = []  # one copy of each list of test sentences (a hundred runs: one, not a hundred)
     # Not the results' documents (the engine's whole output: megabytes each), read once per result (run_cache).
     for result in candidates.select_related("run__campaign").defer("document").order_by("pk"):
         try:  # the test sentences only: a run's rows are read when its figures are not kept (run_cache)
             sentences_of, parameters[result.pk] = run_cache.sentences(result)
-            loaded[result.pk] = (result, sentences_of)
+            same = next((s for s in distinct if np.array_equal(s.keys, sentences_of.keys)
+                         and np.array_equal(s.strata, sentences_of.strata)), None)
+            if same is None:
+                distinct.append(sentences_of)
+            loaded[result.pk] = (result, sentences_of if same is None else same)
         except RowsUnavailable as exc:
             skipped.append({"result": result.pk, "reason": str(exc)})
     kept: dict = {}
