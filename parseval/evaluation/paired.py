@@ -321,13 +321,15 @@ def run_figures(rows: np.ndarray, figures: FigureSet | Sequence[FigureSet], draw
     """One run's :class:`RunFigures` from its rows and the shared draws (:func:`shared_draws`)."""
     points, fixed, sums, digests, exact_all = [], [], [], [], True
     genres_where = [idx for _, idx, _ in draws]
-    for part in split(figures):
+    parts = split(figures)
+    shared = _shared_sums(rows, parts, draws)
+    for part in parts:
         cols = part.columns
         x = (rows if cols is None else rows[:, cols])[None]
         digests.append(row_digests(x[0]))
         points.append(_stratum_figures(part, [x[:, idx].sum(axis=1, dtype=np.float64) for idx in genres_where]
                                        + [x.sum(axis=1, dtype=np.float64)])[:, 0])   # (strata, keys)
-        f = _resampled(x, draws, part)                                                # (strata, keys, 1, B)
+        f = _resampled(x, draws, part) if shared is None else _resampled_from(shared, part)  # (strata, keys, 1, B)
         s, k, _, b = f.shape
         f = f.reshape(s * k, b)
         defined = ~np.isnan(f)
@@ -348,6 +350,31 @@ def run_figures(rows: np.ndarray, figures: FigureSet | Sequence[FigureSet], draw
         return RunFigures(np.concatenate(points, axis=1), None)
     return RunFigures(np.concatenate(points, axis=1), np.concatenate(fixed, axis=0), np.concatenate(sums, axis=1),
                       np.stack(digests))
+
+
+def _shared_sums(rows: np.ndarray, parts: list[FigureSet], draws) -> tuple[np.ndarray, list[np.ndarray]] | None:
+    """Integer rows: the resampled sums of every column the figure sets read, genres then ALL, each (B, columns),
+    from one matrix product per genre for all figure sets at once (a figure set's own product has a few dozen
+    columns, too narrow for BLAS to run at its speed). Every sum is an exact integer (:func:`_resampled`), so
+    each figure set's columns are the sums its own product gives. None for other rows."""
+    if not np.issubdtype(rows.dtype, np.integer):
+        return None
+    used = (np.arange(rows.shape[1]) if any(part.columns is None for part in parts)
+            else np.unique(np.concatenate([np.asarray(part.columns) for part in parts])))
+    out, total = [], None
+    for _, idx, weights in draws:
+        s = (weights.astype(np.float32, copy=False) @ rows[np.ix_(idx, used)].astype(np.float32)).astype(np.float64)
+        out.append(s)
+        total = s if total is None else total + s
+    return used, out + [total]
+
+
+def _resampled_from(shared: tuple[np.ndarray, list[np.ndarray]], figures: FigureSet) -> np.ndarray:
+    """:func:`_resampled` of one run from its :func:`_shared_sums`: shape (strata, keys, 1, resamples)."""
+    used, sums = shared
+    where = np.arange(len(used)) if figures.columns is None else np.searchsorted(used, figures.columns)
+    out = np.stack([_figures(figures, s[:, where]) for s in sums])  # (strata, B, keys)
+    return out.reshape(len(sums), out.shape[1], 1, -1).transpose(0, 3, 2, 1)
 
 
 ROWS_BYTES = 16 * 2 ** 20  # float64 figures of the runs multiplied at once: rows of a figure set taken in chunks
