@@ -51,7 +51,6 @@ DEFAULT_RESAMPLES = 1000
 ALPHA = 0.05
 POWER = 0.80
 Z_CI = NormalDist().inv_cdf(1 - (1 - stats.CI_LEVEL) / 2)
-_erfc = np.frompyfunc(math.erfc, 1, 1)
 
 
 @dataclass(frozen=True)
@@ -146,7 +145,8 @@ def normal_p(diff, se, *, one_sided: bool = False, floor: float | None = None) -
         z = np.where(se > 0, (diff if one_sided else np.abs(diff)) / np.where(se > 0, se, 1.0), np.nan)
     known = ~np.isnan(z)
     p = np.full(z.shape, np.nan)
-    p[known] = _erfc(z[known] / math.sqrt(2.0)).astype(np.float64) * (0.5 if one_sided else 1.0)
+    scaled = (z[known] / math.sqrt(2.0)).tolist()  # math.erfc value by value (numpy has none): the same bits
+    p[known] = np.fromiter(map(math.erfc, scaled), dtype=np.float64, count=len(scaled)) * (0.5 if one_sided else 1.0)
     if not one_sided:
         p = np.where((se == 0) & (diff == 0), 1.0, p)
         if floor is not None:
@@ -373,8 +373,10 @@ def _resampled_from(shared: tuple[np.ndarray, list[np.ndarray]], figures: Figure
     """:func:`_resampled` of one run from its :func:`_shared_sums`: shape (strata, keys, 1, resamples)."""
     used, sums = shared
     where = np.arange(len(used)) if figures.columns is None else np.searchsorted(used, figures.columns)
-    out = np.stack([_figures(figures, s[:, where]) for s in sums])  # (strata, B, keys)
-    return out.reshape(len(sums), out.shape[1], 1, -1).transpose(0, 3, 2, 1)
+    b = sums[0].shape[0]
+    # every stratum's resamples in one call (figures are computed row by row: the same values)
+    out = _figures(figures, np.concatenate([s[:, where] for s in sums]))  # (strata·B, keys)
+    return out.reshape(len(sums), b, 1, -1).transpose(0, 3, 2, 1)
 
 
 ROWS_BYTES = 16 * 2 ** 20  # float64 figures of the runs multiplied at once: rows of a figure set taken in chunks
