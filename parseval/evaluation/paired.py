@@ -353,26 +353,32 @@ def run_figures(rows: np.ndarray, figures: FigureSet | Sequence[FigureSet], draw
 
 
 def _shared_sums(rows: np.ndarray, parts: list[FigureSet], draws) -> tuple[np.ndarray, list[np.ndarray]] | None:
-    """Integer rows: the resampled sums of every column the figure sets read, genres then ALL, each (B, columns),
-    from one matrix product per genre for all figure sets at once (a figure set's own product has a few dozen
-    columns, too narrow for BLAS to run at its speed). Every sum is an exact integer (:func:`_resampled`), so
-    each figure set's columns are the sums its own product gives. None for other rows."""
-    if not np.issubdtype(rows.dtype, np.integer):
+    """Integer rows: the resampled sums of the columns the figure sets read, genres then ALL, each (B, distinct
+    columns), and for each column read (sorted) the index of its sums. One matrix product per genre for every
+    figure set at once (a set's own product has a few dozen columns, too narrow for BLAS to run at its speed),
+    each distinct column once (an EASY run's 780 columns hold about 300 distinct ones: the gold's counts
+    recur in every way). Every sum is an exact integer (:func:`_resampled`), so each figure set's columns are
+    the sums its own product gives. None for other rows."""
+    if not np.issubdtype(rows.dtype, np.integer) or not rows.size:
         return None
     used = (np.arange(rows.shape[1]) if any(part.columns is None for part in parts)
             else np.unique(np.concatenate([np.asarray(part.columns) for part in parts])))
+    by_column = np.ascontiguousarray(rows[:, used].T)  # each column's values as one byte string, to group equal ones
+    _, first, column = np.unique(by_column.view(np.dtype((np.void, by_column.shape[1] * by_column.itemsize))).ravel(),
+                                 return_index=True, return_inverse=True)
+    distinct = by_column[first].T
     out, total = [], None
     for _, idx, weights in draws:
-        s = (weights.astype(np.float32, copy=False) @ rows[np.ix_(idx, used)].astype(np.float32)).astype(np.float64)
+        s = (weights.astype(np.float32, copy=False) @ distinct[idx].astype(np.float32)).astype(np.float64)
         out.append(s)
         total = s if total is None else total + s
-    return used, out + [total]
+    return (used, column.reshape(-1)), out + [total]
 
 
-def _resampled_from(shared: tuple[np.ndarray, list[np.ndarray]], figures: FigureSet) -> np.ndarray:
+def _resampled_from(shared: tuple, figures: FigureSet) -> np.ndarray:
     """:func:`_resampled` of one run from its :func:`_shared_sums`: shape (strata, keys, 1, resamples)."""
-    used, sums = shared
-    where = np.arange(len(used)) if figures.columns is None else np.searchsorted(used, figures.columns)
+    (used, column), sums = shared
+    where = column if figures.columns is None else column[np.searchsorted(used, figures.columns)]
     b = sums[0].shape[0]
     # every stratum's resamples in one call (figures are computed row by row: the same values)
     out = _figures(figures, np.concatenate([s[:, where] for s in sums]))  # (strata·B, keys)
