@@ -226,8 +226,9 @@ def _add_tables(campaign, context: str, ordered: dict, strata, figures, options:
             "figure", "result_b", "others"):
         present.setdefault((figure, b), set()).update(others)
     fids = _figure_ids(figures)
-    missing = [(a, b) for i, a in enumerate(ids) for b in ids[i + 1:]
-               if any(a not in present.get((fid, b), ()) for fid in fids)]
+    # the runs a whose pair (a, b) is stored on every figure
+    complete = {b: set.intersection(*(present.get((fid, b), set()) for fid in fids)) if fids else set() for b in ids}
+    missing = [(a, b) for i, a in enumerate(ids) for b in ids[i + 1:] if fids and a not in complete[b]]
     if not missing:
         return
     results = {pk: result for pk, (result, _) in ordered.items()}
