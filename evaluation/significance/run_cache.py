@@ -3,7 +3,7 @@
 A pair's values depend on its two runs through each run's :class:`~parseval.evaluation.paired.RunFigures`
 only: its point figures per stratum and its centred fixed-point resampled figures (int32; exact integers,
 so that figures kept and figures recomputed give the same sums, bit for bit). Computing them resamples the
-run's rows (about 0.16 s of CPU per EASY run); a new run's pairs need those of every run already there. So
+run's rows (about 0.11 s of CPU per EASY run); a new run's pairs need those of every run already there. So
 they are kept, per result and context, as numpy files under the var folder (``var/cache/significance``, or
 ``PARSEVAL_SIGNIFICANCE_CACHE_DIR``), which the significance worker reads memory-mapped, a chunk of rows at
 a time, so that a hundred runs' figures are never all in memory.
