@@ -131,10 +131,11 @@ _HEADLINE = ('{"diff": %s, "ci": %s, "se": %s, "p": %s, "p_holm": %s, "significa
 
 
 def _numbers(values: np.ndarray) -> list[str]:
-    """Floats as json.dumps writes them (their repr), NaN as null (None in the headline)."""
+    """Floats as json.dumps writes them (their repr; an infinity as Infinity), NaN as null (None in the
+    headline)."""
     out = list(map(repr, values.tolist()))
-    for k in np.flatnonzero(np.isnan(values)):
-        out[k] = "null"
+    for k in np.flatnonzero(~np.isfinite(values)):
+        out[k] = "null" if np.isnan(values[k]) else json.dumps(float(values[k]))
     return out
 
 
