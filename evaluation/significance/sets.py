@@ -99,8 +99,11 @@ def _significant(p: np.ndarray) -> np.ndarray:
     normal = p > 1e-290  # below, the scale would overflow: kept as it is
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         digits = 5 - np.floor(np.log10(np.where(normal, p, 1.0)))
-        exponents, where = np.unique(digits, return_inverse=True)
-        scale = np.array([10.0 ** np.float64(e) for e in exponents])[where].reshape(digits.shape)
+        if np.ndim(digits):
+            exponents, where = np.unique(digits, return_inverse=True)
+            scale = np.array([10.0 ** np.float64(e) for e in exponents])[where].reshape(digits.shape)
+        else:
+            scale = 10.0 ** digits
         return np.where(normal, np.round(p * scale) / scale, p)
 
 
