@@ -32,10 +32,13 @@ import hashlib
 import itertools
 import json
 import logging
+from typing import Iterator
 
+import numpy as np
 from celery import shared_task
 from django.conf import settings
-from django.db import transaction
+from django.db import connections, router, transaction
+from django.utils import timezone
 
 from campaign import kinds
 from evaluation.models import Result, SignificanceSet, SignificanceSummary
@@ -61,6 +64,13 @@ def stamp(computed: SignificanceSet) -> str:
 def build(computed: SignificanceSet) -> dict[str, dict]:
     """``{"": the set's row, figure: the figure's row, "pair:a-b": the pair's row}`` (see the module's
     docstring), from the stored set."""
+    return {key: json.loads(text) for key, text in _texts(_gather(computed))}
+
+
+def _gather(computed: SignificanceSet) -> dict:
+    """What the summary's rows are written from, read from the stored set: the set's row, and per figure its
+    pairs' headlines as columns (:func:`evaluation.significance.sets.headline_columns`) and the genres of
+    the pair the design aid opens on."""
     results = sorted(computed.results or [])
     runs = {r.pk: {"run": r.run_id, "name": r.run.name, "synthetic": r.run.synthetic,
                    "consensus": r.run.team.system}
@@ -79,43 +89,93 @@ def build(computed: SignificanceSet) -> dict[str, dict]:
             if found:  # else a pair left out (skipped, or scored on other gold): the next one
                 names.update(found)
                 break
-    figures: dict[str, dict] = {}
-    pairs: dict[str, dict] = {}
-    for figure in sorted(names):
-        heads = significance.headline_pairs(computed, figure, results)
-        entries = [{"a": a, "b": b, "headline": head} for (a, b), head in sorted(heads.items()) if a < b]
-        for entry in entries:
-            pairs.setdefault(pair_key(entry["a"], entry["b"]), {"headlines": {}})["headlines"][figure] = entry["headline"]
-        figures[figure] = {"pairs": entries, "genres": {}}
+    # Every pair of a figure once (result a < result b), in (a, b) order, across the figure's rows (one per track).
+    by_figure: dict[str, list[dict]] = {figure: [] for figure in names}
+    for row in computed.figures.filter(figure__in=sorted(names)).values("figure", "results", "family", "heads"):
+        by_figure[row["figure"]].append(significance.headline_columns(row, computed.alpha))
+    columns = {}
+    for figure, parts in sorted(by_figure.items()):
+        joined = {name: np.concatenate([part[name] for part in parts]) for name in parts[0]} if parts else None
+        if joined is None or not len(joined["a"]):
+            columns[figure] = None
+            continue
+        order = np.lexsort((joined["b"], joined["a"]))
+        columns[figure] = {name: values[order] for name, values in joined.items()}
     # What each genre detects, for the pair the design aid opens on (one stored table per pair: any other
     # pair's is read once, when asked for, and cached: genre_errors).
     defaults: dict[tuple[int, int], list[str]] = {}
-    for figure, row in figures.items():
-        chosen = default_pair(row["pairs"], runs)
+    for figure, found in columns.items():
+        chosen = _default_index(found, runs)
         if chosen is not None:
-            defaults.setdefault((chosen["a"], chosen["b"]), []).append(figure)
+            defaults.setdefault((int(found["a"][chosen]), int(found["b"][chosen])), []).append(figure)
+    genres: dict[str, dict] = {figure: {} for figure in columns}
     for (a, b), named in defaults.items():  # mostly one pair for every figure: its stored tables in one query
-        for figure, genres in _genres(computed, a, b, named, sentences).items():
-            figures[figure]["genres"][pair_key(a, b)] = genres
-    rows = {"": {"figures": sorted(figures), "runs": {str(k): v for k, v in runs.items()}, "sentences": sentences,
-                 "alpha": computed.alpha, "document": True}}
-    rows.update(figures)
-    rows.update(pairs)
-    rows.update(_document_rows(computed))
-    return rows
+        for figure, found in _genres(computed, a, b, named, sentences).items():
+            genres[figure][pair_key(a, b)] = found
+    return {"set": {"figures": sorted(columns), "runs": {str(k): v for k, v in runs.items()}, "sentences": sentences,
+                    "alpha": computed.alpha, "document": True}, "columns": columns, "genres": genres}
 
 
-def _document_rows(computed: SignificanceSet) -> dict[str, dict]:
-    """``{DOCUMENT + figure: {"pairs": text}}``: every pair of the figure as the significance document lists
-    it (:func:`document_pairs`), as JSON text: a string of the jsonb column keeps the bytes (its numbers and
-    its keys' order) that :func:`json.dumps` wrote, which the document must give back unchanged."""
-    out = {}
-    for figure in significance.stored_figures(computed):  # a figure at a time: 4,950 pairs each at 100 runs
-        pairs = [[r["result_a_id"], r["result_b_id"], significance.headline(r, 1, computed.alpha)]
-                 for r in significance.stored_headlines(computed, None, figure)]
-        if pairs:
-            out[DOCUMENT + figure] = {"pairs": json.dumps(pairs)}
+def _default_index(found: dict | None, runs: dict) -> int | None:
+    """:func:`default_pair` of a figure's pairs given as columns: the index of the first pair it would pick."""
+    if found is None:
+        return None
+    ids = sorted(set(found["a"].tolist()) | set(found["b"].tolist()))
+    described = [runs.get(pk) or {"synthetic": False, "consensus": False} for pk in ids]
+    consensus = np.array([int(bool(d["consensus"])) for d in described])
+    other = np.array([int(bool(d["synthetic"] or d["consensus"])) for d in described])  # not a real run
+    a, b = np.searchsorted(ids, found["a"]), np.searchsorted(ids, found["b"])
+    return int(np.argmin((consensus[a] + consensus[b]) * 3 + other[a] + other[b]))  # the first of the least
+
+
+# A headline as :func:`evaluation.significance.sets.headline` gives it, written as json.dumps writes it.
+_HEADLINE = ('{"diff": %s, "ci": %s, "se": %s, "p": %s, "p_holm": %s, "significant": %s, "family": %d, "mde": %s, '
+             '"mde_family": %s, "agreement": {' + ", ".join(f'"{name}": %d' for name in significance.AGREEMENT)
+             + '}}')
+
+
+def _numbers(values: np.ndarray) -> list[str]:
+    """Floats as json.dumps writes them (their repr; an infinity as Infinity), NaN as null (None in the
+    headline)."""
+    out = list(map(repr, values.tolist()))
+    for k in np.flatnonzero(~np.isfinite(values)):
+        out[k] = "null" if np.isnan(values[k]) else json.dumps(float(values[k]))
     return out
+
+
+def _headlines(found: dict) -> list[str]:
+    """The JSON text of each pair's headline of one figure (columns of headline_columns)."""
+    diff, low, high, se, p, p_holm, mde, mde_family = (_numbers(found[name]) for name in (
+        "diff", "ci_low", "ci_high", "se", "p", "p_holm", "mde", "mde_family"))
+    ci = [f"[{x}, {y}]" if x != "null" else "null" for x, y in zip(low, high)]
+    significant = ["true" if s else "false" for s in found["significant"].tolist()]
+    return [_HEADLINE % (d, c, e, q, h, s, f, m, mf, *agreement) for d, c, e, q, h, s, f, m, mf, agreement in zip(
+        diff, ci, se, p, p_holm, significant, found["family"].tolist(), mde, mde_family,
+        found["agreement"].tolist())]
+
+
+def _texts(gathered: dict) -> Iterator[tuple[str, str]]:
+    """The summary's rows as ``(figure, JSON text)``, the text json.dumps writes of each: the set's row, the
+    figures' (sorted), the pairs' (in the order they first appear), then the document's (one per figure, as
+    :func:`document_pairs` reads them). Each headline is written once, for its figure's row, its pair's and
+    the document's: a hundred runs' summary holds 4,950 pairs on each of 40 figures."""
+    yield "", json.dumps(gathered["set"])
+    pairs: dict[tuple[int, int], list[str]] = {}
+    documents: list[tuple[str, str]] = []
+    for figure, found in gathered["columns"].items():
+        entries, documented = [], []
+        if found is not None:
+            name = json.dumps(figure)
+            for a, b, text in zip(found["a"].tolist(), found["b"].tolist(), _headlines(found)):
+                entries.append(f'{{"a": {a}, "b": {b}, "headline": {text}}}')
+                documented.append(f"[{a}, {b}, {text}]")
+                pairs.setdefault((a, b), []).append(f"{name}: {text}")
+        yield figure, f'{{"pairs": [{", ".join(entries)}], "genres": {json.dumps(gathered["genres"][figure])}}}'
+        if documented:
+            documents.append((DOCUMENT + figure, json.dumps({"pairs": f"[{', '.join(documented)}]"})))
+    for (a, b), headlines in pairs.items():
+        yield pair_key(a, b), f'{{"headlines": {{{", ".join(headlines)}}}}}'
+    yield from documents
 
 
 def _genres(computed: SignificanceSet, a: int, b: int, figures: list[str], sentences: dict) -> dict[str, dict]:
@@ -163,29 +223,6 @@ def genre_errors(computed: SignificanceSet, row: dict, a: int, b: int, figure: s
     return found
 
 
-def document_pairs(computed: SignificanceSet | None, result_ids, figure: str | None = None) -> list[tuple] | None:
-    """``[(figure, result a, result b, headline)]`` between ``result_ids``, of ``figure`` (all when None): what
-    :func:`evaluation.significance.sets.stored_headlines` and :func:`~evaluation.significance.sets.headline`
-    give the significance document (each pair as it is stored, run A the result listed first; ordered by
-    figure, then results), read from the summary; None without one that holds them (being computed, or
-    stored before they were): the caller reads the set."""
-    if computed is None:
-        return None
-    mark = stamp(computed)
-    rows = SignificanceSummary.objects.filter(set_id=computed.pk, stamp=mark, version=VERSION)
-    head = rows.filter(figure="").values_list("data", flat=True).first()
-    if not head or not head.get("document"):
-        return None
-    rows = rows.filter(figure=DOCUMENT + figure) if figure else rows.filter(figure__startswith=DOCUMENT)
-    ids = set(result_ids)
-    out = []
-    # sorted here, as stored_headlines sorts: the database's collation may not order "|" as Python does
-    for name, data in sorted(rows.values_list("figure", "data")):
-        name = name[len(DOCUMENT):]
-        out += [(name, a, b, head) for a, b, head in json.loads(data["pairs"]) if a in ids and b in ids]
-    return out
-
-
 def pair_key(a: int, b: int) -> str:
     """The row of a pair (its headline on every figure), lower result first."""
     return f"pair:{min(a, b)}-{max(a, b)}"
@@ -193,13 +230,40 @@ def pair_key(a: int, b: int) -> str:
 
 def store(computed: SignificanceSet) -> None:
     """Compute and keep the set's summary, replacing the campaign's older ones (one short transaction)."""
-    rows = build(computed)
+    gathered = _gather(computed)
     mark = stamp(computed)
     with transaction.atomic():
         SignificanceSummary.objects.filter(campaign_id=computed.campaign_id).delete()
-        SignificanceSummary.objects.bulk_create(
-            [SignificanceSummary(campaign_id=computed.campaign_id, set_id=computed.pk, stamp=mark, version=VERSION,
-                                 figure=figure, data=data) for figure, data in rows.items()], batch_size=50)
+        _insert(computed, mark, _texts(gathered))
+
+
+def _copies(connection) -> bool:
+    return connection.vendor == "postgresql"
+
+
+def _insert(computed: SignificanceSet, mark: str, texts: Iterator[tuple[str, str]]) -> None:
+    """The rows, written as they are made. On PostgreSQL their JSON texts are copied in as they are: the ORM
+    would decode nothing but encode every row again, and its bulk insert passes each column as one array,
+    whose text psycopg escapes quote by quote (a hundred runs' summary: about 150 MB of JSON, a minute)."""
+    now = timezone.now()
+    connection = connections[router.db_for_write(SignificanceSummary)]
+    if _copies(connection):
+        fields = [SignificanceSummary._meta.get_field(name).column
+                  for name in ("campaign", "set_id", "stamp", "version", "figure", "data", "created_at")]
+        with connection.cursor() as cursor, cursor.copy(
+                f"COPY {connection.ops.quote_name(SignificanceSummary._meta.db_table)} "
+                f"({', '.join(connection.ops.quote_name(f) for f in fields)}) FROM STDIN") as copy:
+            for figure, text in texts:
+                copy.write_row((computed.campaign_id, computed.pk, mark, VERSION, figure, text, now))
+        return
+    batch = []
+    for figure, text in texts:
+        batch.append(SignificanceSummary(campaign_id=computed.campaign_id, set_id=computed.pk, stamp=mark,
+                                         version=VERSION, figure=figure, data=json.loads(text)))
+        if len(batch) == 50:
+            SignificanceSummary.objects.bulk_create(batch)
+            batch = []
+    SignificanceSummary.objects.bulk_create(batch)
 
 
 def on_set_stored(sender, computed: SignificanceSet, **kwargs) -> None:
@@ -299,3 +363,26 @@ def precompute_pages(set_id: int) -> str:
         return "already computed"
     store(computed)
     return "computed"
+
+
+def document_pairs(computed: SignificanceSet | None, result_ids, figure: str | None = None) -> list[tuple] | None:
+    """``[(figure, result a, result b, headline)]`` between ``result_ids``, of ``figure`` (all when None): what
+    :func:`evaluation.significance.sets.stored_headlines` and :func:`~evaluation.significance.sets.headline`
+    give the significance document (each pair as it is stored, run A the result listed first; ordered by
+    figure, then results), read from the summary; None without one that holds them (being computed, or
+    stored before they were): the caller reads the set."""
+    if computed is None:
+        return None
+    mark = stamp(computed)
+    rows = SignificanceSummary.objects.filter(set_id=computed.pk, stamp=mark, version=VERSION)
+    head = rows.filter(figure="").values_list("data", flat=True).first()
+    if not head or not head.get("document"):
+        return None
+    rows = rows.filter(figure=DOCUMENT + figure) if figure else rows.filter(figure__startswith=DOCUMENT)
+    ids = set(result_ids)
+    out = []
+    # sorted here, as stored_headlines sorts: the database's collation may not order "|" as Python does
+    for name, data in sorted(rows.values_list("figure", "data")):
+        name = name[len(DOCUMENT):]
+        out += [(name, a, b, head) for a, b, head in json.loads(data["pairs"]) if a in ids and b in ids]
+    return out

@@ -77,12 +77,33 @@ def _num(value) -> float | None:
     return None if math.isnan(value) else round(value, 6)
 
 
+def _round6(values) -> np.ndarray:
+    """``round(v, 6)`` of every value, as Python rounds a float (the double nearest its decimal rounding), NaN
+    kept: 10**6·v rounded to an integer and divided back gives that double unless 10**6·v lies within
+    rounding of a half, where its rounding could go the other way: those few are rounded by Python."""
+    x = np.asarray(values, dtype=np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        y = x * 1e6
+        out = np.rint(y) / 1e6
+        doubt = ~(np.abs(y) < 2.0 ** 50) | (np.abs(y - np.floor(y) - 0.5) <= 2 * np.spacing(np.abs(y)))
+    for k in np.flatnonzero(doubt & ~np.isnan(x)):
+        out.flat[k] = round(float(x.flat[k]), 6)
+    return out
+
+
 def _significant(p: np.ndarray) -> np.ndarray:
-    """p-values kept to 6 significant digits (not decimals: a p of 1e-9 must not become 0)."""
+    """p-values kept to 6 significant digits (not decimals: a p of 1e-9 must not become 0). The power of ten
+    is taken one exponent at a time, as for a single p-value: numpy's vectorised power differs from it in
+    the last bit for some exponents, and a p-value must be kept the same in an array as alone."""
     p = np.asarray(p, dtype=np.float64)
     normal = p > 1e-290  # below, the scale would overflow: kept as it is
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        scale = 10.0 ** (5 - np.floor(np.log10(np.where(normal, p, 1.0))))
+        digits = 5 - np.floor(np.log10(np.where(normal, p, 1.0)))
+        if np.ndim(digits):
+            exponents, where = np.unique(digits, return_inverse=True)
+            scale = np.array([10.0 ** np.float64(e) for e in exponents])[where].reshape(digits.shape)
+        else:
+            scale = 10.0 ** digits
         return np.where(normal, np.round(p * scale) / scale, p)
 
 
@@ -111,11 +132,16 @@ def compute(campaign: Campaign) -> SignificanceSet:
     # One result has nothing to be compared with: its rows are not computed until a second one comes.
     candidates = Result.objects.filter(pk__in=result_ids if len(result_ids) >= 2 else [])
     parameters = {}
+    distinct: list = []  # one copy of each list of test sentences (a hundred runs: one, not a hundred)
     # Not the results' documents (the engine's whole output: megabytes each), read once per result (run_cache).
     for result in candidates.select_related("run__campaign").defer("document").order_by("pk"):
         try:  # the test sentences only: a run's rows are read when its figures are not kept (run_cache)
             sentences_of, parameters[result.pk] = run_cache.sentences(result)
-            loaded[result.pk] = (result, sentences_of)
+            same = next((s for s in distinct if np.array_equal(s.keys, sentences_of.keys)
+                         and np.array_equal(s.strata, sentences_of.strata)), None)
+            if same is None:
+                distinct.append(sentences_of)
+            loaded[result.pk] = (result, sentences_of if same is None else same)
         except RowsUnavailable as exc:
             skipped.append({"result": result.pk, "reason": str(exc)})
     kept: dict = {}
@@ -203,8 +229,9 @@ def _add_tables(campaign, context: str, ordered: dict, strata, figures, options:
             "figure", "result_b", "others"):
         present.setdefault((figure, b), set()).update(others)
     fids = _figure_ids(figures)
-    missing = [(a, b) for i, a in enumerate(ids) for b in ids[i + 1:]
-               if any(a not in present.get((fid, b), ()) for fid in fids)]
+    # the runs a whose pair (a, b) is stored on every figure
+    complete = {b: set.intersection(*(present.get((fid, b), set()) for fid in fids)) if fids else set() for b in ids}
+    missing = [(a, b) for i, a in enumerate(ids) for b in ids[i + 1:] if fids and a not in complete[b]]
     if not missing:
         return
     results = {pk: result for pk, (result, _) in ordered.items()}
@@ -287,29 +314,49 @@ def _store(rows: list[SignificanceTable]) -> None:
 
 
 def _store_figures(computed: SignificanceSet, track: str, context: str, ids: list[int], figures) -> int:
-    """The set's figure rows of one track: every pair's raw headline, read from the stored tables, and the
-    Holm correction across the pairs of each figure recomputed over them. Returns the pairs × figures with a
-    difference."""
+    """The set's figure rows of one track: every pair's raw headline, and the Holm correction across the pairs
+    of each figure recomputed over them. Returns the pairs × figures with a difference.
+
+    A pair's raw headline depends on the pair and the context only, so the pairs of the newest set in the same
+    context (the set this one replaces) are taken from its figure rows as they are; only the others (a new
+    run's) are unpacked from the stored tables, those whose second run has a pair still to find."""
     n = len(ids)
-    where = {pk: i for i, pk in enumerate(ids)}
     count = n * (n - 1) // 2
-    arrays = {fid: (np.full((count, 3), np.nan), np.zeros((count, len(AGREEMENT)), dtype=np.int32))
-              for fid in _figure_ids(figures)}
-    tables = SignificanceTable.objects.filter(context=context, result_b__in=ids).order_by("pk")
+    first, second = np.triu_indices(n, 1)  # the order of pair_index
+    fids = _figure_ids(figures)
+    arrays = {fid: (np.full((count, 3), np.nan), np.zeros((count, len(AGREEMENT)), dtype=np.int32),
+                    np.zeros(count, dtype=bool)) for fid in fids}
+    previous = latest_set(computed.campaign)
+    if previous is not None:
+        rows = previous.figures.filter(track=track, context=context, figure__in=fids)
+        for figure, results, blob in rows.values_list("figure", "results", "heads"):
+            old = {pk: i for i, pk in enumerate(results)}
+            at = np.array([old.get(pk, -1) for pk in ids], dtype=np.int64)
+            both = (at[first] >= 0) & (at[second] >= 0)
+            i, j, m = at[first[both]], at[second[both]], len(results)  # i < j: both lists are sorted
+            unpacked = packing.unpack(blob)
+            heads, agreement, known = arrays[figure]
+            heads[both] = unpacked["heads"][i * (2 * m - i - 1) // 2 + (j - i - 1)]
+            agreement[both] = unpacked["agreement"][i * (2 * m - i - 1) // 2 + (j - i - 1)]
+            known[both] = True
+    wanted = sorted({ids[j] for _, _, known in arrays.values() for j in second[~known]})
+    where = {pk: i for i, pk in enumerate(ids)}
+    tables = SignificanceTable.objects.filter(context=context, result_b__in=wanted, figure__in=fids).order_by("pk")
     for figure, b, others, blob in tables.values_list("figure", "result_b", "others", "heads"):
-        if figure not in arrays:
-            continue
-        unpacked = packing.unpack(blob)
-        heads, agreement = arrays[figure]
+        heads, agreement, known = arrays[figure]
         j = where[b]
+        rows, ks = [], []
         for row, a in enumerate(others):
             i = where.get(a)
-            if i is not None and i < j:
-                k = pair_index(i, j, n)
-                heads[k] = unpacked["heads"][row]
-                agreement[k] = unpacked["agreement"][row]
+            if i is not None and i < j and not known[pair_index(i, j, n)]:
+                rows.append(row)
+                ks.append(pair_index(i, j, n))
+        if ks:
+            unpacked = packing.unpack(blob)
+            heads[ks] = unpacked["heads"][rows]
+            agreement[ks] = unpacked["agreement"][rows]
     stored, rows = 0, []
-    for fid, (heads, agreement) in arrays.items():
+    for fid, (heads, agreement, _) in arrays.items():
         p_holm = paired.holm_adjust(heads[:, 2])  # the family: every pair of this figure (with a p-value)
         stored += int((~np.isnan(heads[:, 0])).sum())
         rows.append(SignificanceFigure(set=computed, track=track, figure=fid, context=context, results=ids,
@@ -490,6 +537,30 @@ def _head_row(a: int, b: int, figure: str, heads: np.ndarray, p_holm: float, agr
             "ci_high": high, "p_value": _p_kept(p), "p_holm": p_head,
             "significant": p_head is not None and p_head < alpha, "se": _num(se), "family": family,
             "cells_family": None, "agreement": dict(zip(AGREEMENT, (int(v) for v in agreement)))}
+
+
+def headline_columns(row, alpha: float) -> dict[str, np.ndarray]:
+    """Every pair's headline of one figure row as columns (a NaN where :func:`headline` gives None), pairs in
+    result order, those without a difference left out: value for value what :func:`_head_row` then
+    :func:`headline` (``sign`` 1) give each pair, for a summary of a hundred runs' 4,950 pairs per figure."""
+    arrays = packing.unpack(row["heads"])
+    ids = np.asarray(row["results"], dtype=np.int64)
+    first, second = np.triu_indices(len(ids), 1)  # the order of pair_index
+    heads = arrays["heads"]
+    kept = ~np.isnan(heads[:, 0])
+    diff, se, p = (heads[kept, c] for c in range(3))
+    family = row["family"] or 0
+    undefined = np.isnan(se)
+    se_kept = _round6(se)
+    with np.errstate(invalid="ignore"):
+        p_holm = _significant(arrays["p_holm"][kept])
+        return {"a": ids[first[kept]], "b": ids[second[kept]], "diff": _round6(diff),
+                "ci_low": np.where(undefined, np.nan, _round6(diff - paired.Z_CI * se)),
+                "ci_high": np.where(undefined, np.nan, _round6(diff + paired.Z_CI * se)),
+                "se": se_kept, "p": _significant(p), "p_holm": p_holm, "significant": p_holm < alpha,
+                "family": np.full(len(diff), family, dtype=np.int64), "mde": _round6(paired.detectable(se_kept, alpha)),
+                "mde_family": _round6(paired.detectable(se_kept, alpha, family=max(family, 1))),
+                "agreement": arrays["agreement"][kept]}
 
 
 def _figure_heads(row, alpha: float, result_ids=None) -> list[dict]:

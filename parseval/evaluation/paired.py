@@ -51,7 +51,6 @@ DEFAULT_RESAMPLES = 1000
 ALPHA = 0.05
 POWER = 0.80
 Z_CI = NormalDist().inv_cdf(1 - (1 - stats.CI_LEVEL) / 2)
-_erfc = np.frompyfunc(math.erfc, 1, 1)
 
 
 @dataclass(frozen=True)
@@ -146,7 +145,8 @@ def normal_p(diff, se, *, one_sided: bool = False, floor: float | None = None) -
         z = np.where(se > 0, (diff if one_sided else np.abs(diff)) / np.where(se > 0, se, 1.0), np.nan)
     known = ~np.isnan(z)
     p = np.full(z.shape, np.nan)
-    p[known] = _erfc(z[known] / math.sqrt(2.0)).astype(np.float64) * (0.5 if one_sided else 1.0)
+    scaled = (z[known] / math.sqrt(2.0)).tolist()  # math.erfc value by value (numpy has none): the same bits
+    p[known] = np.fromiter(map(math.erfc, scaled), dtype=np.float64, count=len(scaled)) * (0.5 if one_sided else 1.0)
     if not one_sided:
         p = np.where((se == 0) & (diff == 0), 1.0, p)
         if floor is not None:
@@ -321,13 +321,15 @@ def run_figures(rows: np.ndarray, figures: FigureSet | Sequence[FigureSet], draw
     """One run's :class:`RunFigures` from its rows and the shared draws (:func:`shared_draws`)."""
     points, fixed, sums, digests, exact_all = [], [], [], [], True
     genres_where = [idx for _, idx, _ in draws]
-    for part in split(figures):
+    parts = split(figures)
+    shared = _shared_sums(rows, parts, draws)
+    for part in parts:
         cols = part.columns
         x = (rows if cols is None else rows[:, cols])[None]
         digests.append(row_digests(x[0]))
         points.append(_stratum_figures(part, [x[:, idx].sum(axis=1, dtype=np.float64) for idx in genres_where]
                                        + [x.sum(axis=1, dtype=np.float64)])[:, 0])   # (strata, keys)
-        f = _resampled(x, draws, part)                                                # (strata, keys, 1, B)
+        f = _resampled(x, draws, part) if shared is None else _resampled_from(shared, part)  # (strata, keys, 1, B)
         s, k, _, b = f.shape
         f = f.reshape(s * k, b)
         defined = ~np.isnan(f)
@@ -348,6 +350,39 @@ def run_figures(rows: np.ndarray, figures: FigureSet | Sequence[FigureSet], draw
         return RunFigures(np.concatenate(points, axis=1), None)
     return RunFigures(np.concatenate(points, axis=1), np.concatenate(fixed, axis=0), np.concatenate(sums, axis=1),
                       np.stack(digests))
+
+
+def _shared_sums(rows: np.ndarray, parts: list[FigureSet], draws) -> tuple[np.ndarray, list[np.ndarray]] | None:
+    """Integer rows: the resampled sums of the columns the figure sets read, genres then ALL, each (B, distinct
+    columns), and for each column read (sorted) the index of its sums. One matrix product per genre for every
+    figure set at once (a set's own product has a few dozen columns, too narrow for BLAS to run at its speed),
+    each distinct column once (an EASY run's 780 columns hold about 300 distinct ones: the gold's counts
+    recur in every way). Every sum is an exact integer (:func:`_resampled`), so each figure set's columns are
+    the sums its own product gives. None for other rows."""
+    if not np.issubdtype(rows.dtype, np.integer) or not rows.size:
+        return None
+    used = (np.arange(rows.shape[1]) if any(part.columns is None for part in parts)
+            else np.unique(np.concatenate([np.asarray(part.columns) for part in parts])))
+    by_column = np.ascontiguousarray(rows[:, used].T)  # each column's values as one byte string, to group equal ones
+    _, first, column = np.unique(by_column.view(np.dtype((np.void, by_column.shape[1] * by_column.itemsize))).ravel(),
+                                 return_index=True, return_inverse=True)
+    distinct = by_column[first].T
+    out, total = [], None
+    for _, idx, weights in draws:
+        s = (weights.astype(np.float32, copy=False) @ distinct[idx].astype(np.float32)).astype(np.float64)
+        out.append(s)
+        total = s if total is None else total + s
+    return (used, column.reshape(-1)), out + [total]
+
+
+def _resampled_from(shared: tuple, figures: FigureSet) -> np.ndarray:
+    """:func:`_resampled` of one run from its :func:`_shared_sums`: shape (strata, keys, 1, resamples)."""
+    (used, column), sums = shared
+    where = column if figures.columns is None else column[np.searchsorted(used, figures.columns)]
+    b = sums[0].shape[0]
+    # every stratum's resamples in one call (figures are computed row by row: the same values)
+    out = _figures(figures, np.concatenate([s[:, where] for s in sums]))  # (strata·B, keys)
+    return out.reshape(len(sums), b, 1, -1).transpose(0, 3, 2, 1)
 
 
 ROWS_BYTES = 16 * 2 ** 20  # float64 figures of the runs multiplied at once: rows of a figure set taken in chunks

@@ -260,3 +260,26 @@ def test_pairs_in_blocks_and_pairs_from_kept_figures_are_the_pairs_at_once():
                                   prepared=kept.__getitem__)
     k = pairs.index((1, 4))
     assert one.se[0].tobytes() == whole.se[k].tobytes() and one.p[0].tobytes() == whole.p[k].tobytes()
+
+
+def test_a_run_resampled_for_every_figure_set_at_once_is_resampled_set_by_set(monkeypatch):
+    """Integer rows are resampled with one matrix product for every figure set's columns (overlapping, out of
+    order, one set reading every column, equal columns resampled once): the same figures, bit for bit, as each
+    set's own product."""
+    rng = np.random.default_rng(11)
+    n = 90
+    strata = ["a"] * 30 + ["b"] * 25 + ["c"] * 35
+    total = rng.integers(1, 5, size=(n, 3))
+    # hits 0-2, totals 3-5, and 6 the same counts as 3 (as the gold's counts recur in every way of EASY)
+    rows = np.concatenate([rng.binomial(total, 0.6), total, total[:, :1]], axis=1).astype(np.uint8)
+    parts = [FigureSet(("p",), lambda s: (s[:, 0] / s[:, 1])[:, None], np.array([2, 5])),
+             FigureSet(("q", "r"), lambda s: s[:, :2] / s[:, 2:], np.array([0, 1, 3, 4])),
+             FigureSet(("s",), lambda s: (s[:, 1] / s[:, 4])[:, None]),
+             FigureSet(("t",), lambda s: (s[:, 1] / s[:, 0])[:, None], np.array([6, 0]))]
+    draws = paired.shared_draws(strata, 200, 5)
+    together = paired.run_figures(rows, parts, draws)
+    monkeypatch.setattr(paired, "_shared_sums", lambda *args: None)
+    apart = paired.run_figures(rows, parts, draws)
+    assert together.fixed.shape == (4 * 5, 200)  # 3 genres and ALL, 5 keys
+    for field in ("point", "fixed", "sums", "digests"):
+        assert getattr(together, field).tobytes() == getattr(apart, field).tobytes()

@@ -8,6 +8,7 @@ import json
 import math
 import re
 
+import numpy as np
 import pytest
 
 from evaluation.models import SignificanceSummary
@@ -259,3 +260,45 @@ def test_a_new_run_s_pairs_are_in_the_document_once_its_set_is_stored(three_runs
     after = json.loads(client.get(f"/results/{campaign.slug}/significance.json?figure={FIGURE}").content)
     assert len(after["pairs"]) == 6 and any(fourth.pk in (p["run_a"], p["run_b"]) for p in after["pairs"])
     assert after["computed"]["signature"] == computed.signature
+
+
+def test_every_row_of_the_summary_is_the_headlines_as_the_set_gives_them(three_runs, monkeypatch):
+    """Every figure's row and every pair's row: what sets.headline_pairs gives from the stored set, value for value
+    (the summary writes its headlines from columns, not one pair at a time); the same rows off PostgreSQL."""
+    good, bad, light = three_runs
+    computed = significance.latest_set(good.campaign)
+    results = sorted(computed.results)
+    summary = precomputed.of_set(computed)
+    assert len(summary["figures"]) > 1
+    by_pair: dict[tuple[int, int], dict] = {}
+    for figure in summary["figures"]:
+        row = precomputed.of_figure(computed, figure)
+        expected = significance.headline_pairs(computed, figure, results)
+        assert row["pairs"] == [{"a": a, "b": b, "headline": head} for (a, b), head in sorted(expected.items()) if a < b]
+        assert precomputed.headline_pairs(row, results) == expected
+        for (a, b), head in expected.items():
+            by_pair.setdefault((a, b), {})[figure] = head
+    for (a, b), heads in by_pair.items():
+        assert precomputed.pair_headlines(computed, a, b) == heads
+    stored = dict(SignificanceSummary.objects.filter(set_id=computed.pk).values_list("figure", "data"))
+    assert stored == precomputed.build(computed)
+    # the rows written through the ORM, as a database without COPY gets them: the same
+    monkeypatch.setattr(precomputed, "_copies", lambda connection: False)
+    precomputed.store(computed)
+    assert dict(SignificanceSummary.objects.filter(set_id=computed.pk).values_list("figure", "data")) == stored
+
+
+def test_values_kept_in_arrays_are_those_kept_one_at_a_time():
+    """The summary rounds every pair's figures at once: to the same doubles as Python's round(v, 6) and as a
+    p-value kept alone (whose power of ten is libm's, not numpy's vectorised one)."""
+    rng = np.random.default_rng(7)
+    values = np.concatenate([rng.normal(0, 0.02, 20000), rng.uniform(-1, 1, 20000), (np.arange(-3000, 3000) + 0.5) / 1e6,
+                             np.array([0.0, -0.0, 1e-9, -1e-9, 2.5e-7, 123456.5, 1e300, np.inf, np.nan])])
+    rounded = significance._round6(values)
+    expected = [round(v, 6) for v in values.tolist()]
+    assert all((x == y) or (x != x and y != y) for x, y in zip(rounded.tolist(), expected))
+    assert np.array_equal(np.signbit(rounded), np.signbit(np.array(expected)))
+    p = np.concatenate([10.0 ** -rng.uniform(0, 300, 20000), [10.0 ** -k for k in range(300)], [1.0, 0.0, 1e-300],
+                        [np.nan]])
+    alone = [float(significance._significant(np.float64(v))) for v in p]
+    assert np.array_equal(significance._significant(p), np.array(alone), equal_nan=True)
