@@ -48,12 +48,21 @@ def key_of(page: str, described: list) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def errors_arguments(result_id: int, others) -> list:
-    return [int(result_id), sorted({int(r) for r in others} - {int(result_id)})]
+def errors_arguments(mine, others) -> list:
+    """The errors value's arguments: the run's result and its analysis (``mine``, a :class:`.store.Stored`'s row
+    is ``mine.row``), then ``[result, its analysis or None]`` of each other result the reader may see, in
+    order. An analysis kept anew for the same result (another row) makes another key."""
+    from evaluation.models import RunAnalysis
+
+    ids = sorted({int(r) for r in others} - {int(mine.row.result_id)})
+    kept = dict(RunAnalysis.objects.filter(result_id__in=ids, schema=store.SCHEMA).values_list("result_id", "pk"))
+    return [int(mine.row.result_id), mine.row.pk, [[r, kept.get(r)] for r in ids]]
 
 
-def compare_arguments(a: int, b: int, attribute: str, options: dict) -> list:
-    return [int(a), int(b), attribute, {k: options[k] for k in ("method", "resamples", "seed", "alpha")}]
+def compare_arguments(a, b, attribute: str, options: dict) -> list:
+    """The comparison's arguments: the two results, the attribute, the test's settings, the two analyses."""
+    return [int(a.row.result_id), int(b.row.result_id), attribute,
+            {k: options[k] for k in ("method", "resamples", "seed", "alpha")}, a.row.pk, b.row.pk]
 
 
 def read(page: str, arguments: list):
@@ -127,7 +136,7 @@ def compute(page: str, arguments: list):
         if mine is None:
             return None
         others = []
-        for rid in arguments[1]:
+        for rid, _kept in arguments[2]:
             other = _analysis(rid)
             if other is not None and other.index.get("kind") == mine.index.get("kind"):
                 others.append(other.index)

@@ -124,7 +124,7 @@ def errors_context(user, campaign: Campaign, pk: int) -> dict:
     if not others:  # no other run to share an error with: its first errors are read, nothing is compared
         shared = precomputed.errors_value(ra.analysis.index, [])
     else:
-        shared = precomputed.value(precomputed.ERRORS, precomputed.errors_arguments(ra.result.pk, others))
+        shared = precomputed.value(precomputed.ERRORS, precomputed.errors_arguments(ra.analysis, others))
     return {"campaign": campaign, "run": ra.run, "analysis": ra.analysis, "shared": shared,
             "being_computed": shared is None}
 
@@ -194,7 +194,7 @@ def compare_context(user, campaign: Campaign, run_a: int, run_b: int, by: str | 
     being_computed = False
     if a.analysis and b.analysis and chosen:
         table = precomputed.value(precomputed.COMPARE,
-                                  precomputed.compare_arguments(a.result.pk, b.result.pk, chosen, settings))
+                                  precomputed.compare_arguments(a.analysis, b.analysis, chosen, settings))
         being_computed = table is None
         for row in (table or {}).get("rows", []):
             row.update(a_text=percent(row["a"]), b_text=percent(row["b"]), diff_text=_points(row["diff"]),
