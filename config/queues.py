@@ -37,6 +37,7 @@ ROUTES = {
     "evaluation.lab.tasks.run_error_lab_job": SIGNIFICANCE,
     "evaluation.bundle_tasks.build_bundle": SIGNIFICANCE,
     "evaluation.analysis.tasks.analyse_result": SIGNIFICANCE,
+    "evaluation.analysis.tasks.precompute_value": SIGNIFICANCE,
 }
 
 

@@ -418,3 +418,23 @@ class RunAnalysis(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["result", "schema"], name="one_analysis_per_result_schema")]
+
+
+class AnalysisValue(models.Model):
+    """What an analysis page shows that several stored analyses make together, computed once by a worker and kept
+    (:mod:`evaluation.analysis.precomputed`), never by a page view: the errors a run shares with the runs its
+    reader may see, and two runs compared bucket by bucket (a resampling test).
+
+    ``key`` is a digest of everything the value depends on (its page, the results, the reader's visible
+    results, the options, the analysis schema and the stored value's version): another key is never read.
+    ``data`` is JSON text: the numbers come back as they were written (a jsonb column rewrites them)."""
+
+    result = models.ForeignKey(Result, on_delete=models.CASCADE, related_name="analysis_values")
+    page = models.CharField(max_length=20)
+    key = models.CharField(max_length=64, unique=True)
+    data = models.TextField()
+    seconds = models.FloatField(default=0, help_text=_("How long computing it took"))
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.page} of result {self.result_id}"

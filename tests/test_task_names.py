@@ -15,6 +15,7 @@ NAMES = {
     # added since (issue 39): the significance pages' summary
     "evaluation.significance_tasks.precompute_pages",
     "evaluation.analysis.tasks.analyse_result",  # issue 38: a new task, not a moved one
+    "evaluation.analysis.tasks.precompute_value",  # the errors and two-run comparison pages' kept values
     "evaluation.upkeep.sweep_caches",  # the periodic removal of run indexes and significance figures unused
 }
 

@@ -2,7 +2,6 @@
 per view (the first request of a result without one computes and keeps it), for whoever :mod:`.access` lets in."""
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 
 from django.http import Http404
@@ -16,12 +15,9 @@ from evaluation.results.charts import Point, bar_chart
 from evaluation.results.text import decimal, percent
 from evaluation.significance.sets import settings_of
 
-from parseval.evaluation.confusions import common_errors
-
-from . import access, pairwise, store
+from . import access, pairwise, precomputed, store
 
 SENTENCE_LIMIT = 500  # sentences listed behind one number (the count says how many there are)
-ERROR_LIMIT = 300  # errors listed per table (the counts cover them all)
 
 
 @dataclass
@@ -113,41 +109,24 @@ def confusions_context(user, campaign: Campaign, pk: int) -> dict:
 
 
 def errors_context(user, campaign: Campaign, pk: int) -> dict:
-    """The run's errors against those of the other runs of its subset the reader may see
-    (:func:`parseval.evaluation.confusions.common_errors`: hard for everyone when at least half of the runs, and
-    more than one, make it; the run's own when no other run does)."""
+    """The run's errors against those of the other runs of its subset the reader may see, read from the value a
+    worker keeps for that set of runs (:func:`.precomputed.errors_value`); ``being_computed`` while there is none."""
     ra = run_analysis(user, campaign, pk)
     if ra.analysis is None:
         return {"campaign": campaign, "run": ra.run, "analysis": None}
-    mine = ra.analysis.index
     others = []
     for run in access.visible_runs(user, campaign, ra.run.scope):
         if run.pk == ra.run.pk:
             continue
         result = access.visible_result(user, run)
-        other = store.analysis_of(result) if result is not None else None
-        if other is not None and other.index.get("kind") == mine.get("kind"):
-            others.append(other.index)
-    if not others:  # no other run to share an error with: every error is this run's alone (read the first only)
-        listed = [{"sentence": e[0], "what": e[1], "label": e[2], "item": e[3], "runs": ["0"]}
-                  for e in mine.first_errors(ERROR_LIMIT)]
-        shared = {"runs": 1, "errors": mine.error_count(), "threshold": 2, "hard_count": 0,
-                  "alone_count": mine.error_count(), "hard": [], "alone": _error_rows(listed), "labels": []}
-        return {"campaign": campaign, "run": ra.run, "analysis": ra.analysis, "shared": shared}
-    lists = [[tuple(e) for e in index.get("errors", [])] for index in [mine, *others]]
-    found = common_errors(lists, names=[str(k) for k in range(len(lists))], limit=ERROR_LIMIT)
-    mine_set = set(lists[0])
-    made = Counter(e for errors in lists for e in set(errors))  # how many runs make each error
-    hard = [e for e in found["hard"] if (e["sentence"], e["what"], e["label"], e["item"]) in mine_set]
-    shared = {"runs": len(lists), "errors": len(mine_set), "threshold": found["threshold"],
-              "hard_count": sum(1 for e in mine_set if made[e] >= found["threshold"]),
-              "alone_count": found["single_run"]["0"], "hard": _error_rows(hard), "alone": _error_rows(found["only"]["0"]),
-              "labels": found["labels"]}
-    return {"campaign": campaign, "run": ra.run, "analysis": ra.analysis, "shared": shared}
-
-
-def _error_rows(listed) -> list[dict]:
-    return [{"key": e["sentence"], "what": f"{e['what']}: {e['item']}", "runs": len(e["runs"])} for e in listed]
+        if result is not None:
+            others.append(result.pk)
+    if not others:  # no other run to share an error with: its first errors are read, nothing is compared
+        shared = precomputed.errors_value(ra.analysis.index, [])
+    else:
+        shared = precomputed.value(precomputed.ERRORS, precomputed.errors_arguments(ra.analysis, others))
+    return {"campaign": campaign, "run": ra.run, "analysis": ra.analysis, "shared": shared,
+            "being_computed": shared is None}
 
 
 def sentences_context(user, campaign: Campaign, pk: int, query) -> dict:
@@ -212,15 +191,18 @@ def compare_context(user, campaign: Campaign, run_a: int, run_b: int, by: str | 
     chosen = by if by in attributes else (attributes[0] if attributes else None)
     table = None
     settings = settings_of(campaign)
+    being_computed = False
     if a.analysis and b.analysis and chosen:
-        table = pairwise.compare(a.analysis.index, b.analysis.index, chosen, settings)
-        for row in table["rows"]:
+        table = precomputed.value(precomputed.COMPARE,
+                                  precomputed.compare_arguments(a.analysis, b.analysis, chosen, settings))
+        being_computed = table is None
+        for row in (table or {}).get("rows", []):
             row.update(a_text=percent(row["a"]), b_text=percent(row["b"]), diff_text=_points(row["diff"]),
                        ci_text=(f"{_points(row['ci'][0])} … {_points(row['ci'][1])}" if row["ci"] else ""),
                        mde_text=_points(row["mde"], signed=False), p_text=_p(row["p"]), p_bh_text=_p(row["p_bh"]))
     names = _figure_names()
     return {"campaign": campaign, "a": a.run, "b": b.run, "attributes": attributes, "chosen": chosen,
-            "table": table, "settings": settings, "figure": names.get((table or {}).get("figure"), ""),
+            "table": table, "being_computed": being_computed, "settings": settings, "figure": names.get((table or {}).get("figure"), ""),
             "no_difference_mde": _points(pairwise.NO_DIFFERENCE_MDE, signed=False)}
 
 

@@ -17,7 +17,7 @@ from campaign import kinds
 from evaluation.models import Result
 from evaluation.pipeline.worker import TASK_OPTIONS
 
-from . import store
+from . import precomputed, store  # noqa: F401  (precomputed: its task, registered with these)
 
 logger = logging.getLogger(__name__)
 

@@ -2,6 +2,7 @@
 sentence view, confusions, errors across runs, and the pairwise test per bucket."""
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -151,3 +152,112 @@ def test_a_sentence_address_without_its_query_goes_back_to_its_page_whatever_the
         response = _client().get(path.format(slug=slug, pk=pk, other=pk + 1))
         assert response.status_code == 302
         assert response["Location"] == target.format(slug=slug, pk=pk, other=pk + 1)
+
+
+def _page(response) -> bytes:
+    """The page's bytes but the language form's CSRF token, which differs at every response."""
+    assert response.status_code == 200
+    return re.sub(rb'name="csrfmiddlewaretoken" value="[^"]*"', b"", response.content)
+
+
+def _old_errors(user, campaign, run):
+    """The errors page's figures as every view computed them before they were kept: every visible run's errors
+    loaded and compared (the reference the kept value must equal)."""
+    from collections import Counter
+
+    from evaluation.analysis import access
+    from parseval.evaluation.confusions import common_errors
+
+    mine = store.analysis_of(access.visible_result(user, run)).index
+    others = []
+    for other_run in access.visible_runs(user, campaign, run.scope):
+        if other_run.pk == run.pk:
+            continue
+        result = access.visible_result(user, other_run)
+        other = store.analysis_of(result) if result is not None else None
+        if other is not None and other.index.get("kind") == mine.get("kind"):
+            others.append(other.index)
+    lists = [[tuple(e) for e in index.get("errors", [])] for index in [mine, *others]]
+    found = common_errors(lists, names=[str(k) for k in range(len(lists))], limit=300)
+    mine_set = set(lists[0])
+    made = Counter(e for errors in lists for e in set(errors))
+
+    def rows(listed):
+        return [{"key": e["sentence"], "what": f"{e['what']}: {e['item']}", "runs": len(e["runs"])} for e in listed]
+    hard = [e for e in found["hard"] if (e["sentence"], e["what"], e["label"], e["item"]) in mine_set]
+    return {"runs": len(lists), "errors": len(mine_set), "threshold": found["threshold"],
+            "hard_count": sum(1 for e in mine_set if made[e] >= found["threshold"]),
+            "alone_count": found["single_run"]["0"], "hard": rows(hard), "alone": rows(found["only"]["0"]),
+            "labels": found["labels"]}
+
+
+def test_the_errors_and_comparison_pages_read_kept_values_equal_to_the_per_view_computation(explorer_world,
+                                                                                            monkeypatch):
+    """Each page is computed once and kept (the task, in process here); a second view reads it; the page drawn
+    from the kept value is byte for byte the page drawn from the computation each view used to make."""
+    from evaluation.analysis import precomputed
+    from evaluation.models import AnalysisValue
+
+    campaign, users, runs = explorer_world
+    advance_to(campaign, "gold_released", users["org"])
+    client = _client()
+    errors_url = f"/results/{campaign.slug}/runs/{runs['B'].pk}/analysis/errors/"
+    compare_url = f"/results/{campaign.slug}/analysis/compare/{runs['A'].pk}/{runs['B'].pk}/"
+    kept_errors = _page(client.get(errors_url))
+    kept_compare = _page(client.get(compare_url, {"by": "arc_length"}))
+    assert set(AnalysisValue.objects.values_list("page", flat=True)) == {"errors", "compare"}
+    assert b'id="being-computed"' not in kept_errors and b'id="being-computed"' not in kept_compare
+    # read, never computed again
+    monkeypatch.setattr(precomputed, "compute", lambda *a: pytest.fail("a view computed a kept value"))
+    assert _page(client.get(errors_url)) == kept_errors
+    assert _page(client.get(compare_url, {"by": "arc_length"})) == kept_compare
+    # the same pages from the values computed in the view, as before (no JSON round trip)
+    from django.contrib.auth.models import AnonymousUser
+
+    expected_errors = _old_errors(AnonymousUser(), campaign, runs["B"])
+    assert json.loads(AnalysisValue.objects.get(page="errors").data) == json.loads(json.dumps(expected_errors))
+    a, b = (store.analysis_of(runs[k].results.get()).index for k in ("A", "B"))
+    expected_compare = pairwise.compare(a, b, "arc_length", settings_of(campaign))
+    values = {"errors": expected_errors, "compare": expected_compare}
+    monkeypatch.setattr(precomputed, "value", lambda page, arguments: values[page])
+    assert _page(client.get(errors_url)) == kept_errors
+    assert _page(client.get(compare_url, {"by": "arc_length"})) == kept_compare
+    assert expected_errors["runs"] == 2 and expected_errors["errors"] > 0  # B's errors, against A's (none)
+
+
+def test_a_page_without_its_value_says_it_is_being_computed_and_asks_a_worker_once(explorer_world, monkeypatch,
+                                                                                    settings):
+    """With a worker, the view never computes: it says "being computed" and asks once; the worker's task keeps
+    the value; the page then reads it. Before the gold release the public gets the same 404 as for a run that
+    does not exist, and no worker is asked for anything."""
+    from django.core.cache import cache
+
+    from campaign import kinds
+    from evaluation.analysis import precomputed
+    from evaluation.models import AnalysisValue
+
+    campaign, users, runs = explorer_world
+    asked = []
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    monkeypatch.setattr(kinds, "enqueue", lambda name, *args: asked.append((name, *args)))
+    cache.clear()
+    slug, a, b = campaign.slug, runs["A"].pk, runs["B"].pk
+    urls = [f"/results/{slug}/runs/{b}/analysis/errors/", f"/results/{slug}/analysis/compare/{a}/{b}/"]
+    missing = [f"/results/{slug}/runs/999999/analysis/errors/", f"/results/{slug}/analysis/compare/{a}/999999/"]
+    advance_to(campaign, "published", users["org"])
+    for url, absent in zip(urls, missing):
+        hidden, none = _client().get(url), _client().get(absent)
+        assert hidden.status_code == none.status_code == 404 and hidden.content == none.content
+    assert asked == []
+    advance_to(campaign, "gold_released", users["org"])
+    for url in urls:
+        first = _client().get(url)
+        assert first.status_code == 200 and b'id="being-computed"' in first.content
+        assert _client().get(url).status_code == 200
+    assert [name for name, *_rest in asked] == [precomputed.TASK, precomputed.TASK]  # once per page
+    assert not AnalysisValue.objects.exists()
+    for _name, page, arguments in asked:
+        assert precomputed.precompute_value.run(page, arguments).startswith(page)
+    for url in urls:
+        html = _client().get(url).content
+        assert b'id="being-computed"' not in html and (b"data-reading=" in html or b"Hard for everyone" in html)
