@@ -344,9 +344,12 @@ class TextPath:
         number = len(sid) + 1
         groups: list[tuple[int, int, str]] = []
         gids: list[str] = []
-        if "<Groupe" in text:
+        # each findall starts where its first element does (no match can start before): the engine's search
+        # for it is slower than str.find's
+        at = text.find("<Groupe")
+        if at >= 0:
             type_first = self.group_type_first
-            for g1, g2, first, last in self.group_re.findall(text):
+            for g1, g2, first, last in self.group_re.findall(text, at):
                 start = _FORM_INDEX[first[number:]]  # the form ids are <sid>F1, <sid>F2...
                 gtype, gid = (g1, g2) if type_first else (g2, g1)
                 groups.append((start, _FORM_INDEX[last[number:]] + 1 if last else start + 1, gtype))
@@ -358,10 +361,11 @@ class TextPath:
             if len(where) != n + len(gids):
                 return None  # an id used twice
         relations: list[tuple[str, tuple]] = []
-        if "<relation" in text:
+        at = text.find("<relation")  # relations may come before groups (the grammar's plain shape)
+        if at >= 0:
             type_first, roles_of = self.relation_type_first, self.roles
             rids = set()
-            for found in self.relation_re.findall(text):
+            for found in self.relation_re.findall(text, at):
                 rtype, rid = found[:2] if type_first else found[1::-1]
                 rids.add(rid)
                 relations.append((rtype, found[2:2 + len(roles_of[rtype])]))
