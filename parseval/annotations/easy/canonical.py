@@ -344,7 +344,7 @@ class TextPath:
         number = len(sid) + 1
         groups: list[tuple[int, int, str]] = []
         gids: list[str] = []
-        # each findall starts where its first element does (no match can start before): the engine's search
+        # each findall starts where its first element does (no match can start before): the engine's scan
         # for it is slower than str.find's
         at = text.find("<Groupe")
         if at >= 0:
