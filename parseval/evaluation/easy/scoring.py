@@ -354,8 +354,8 @@ class _GoldIndex:
             sents[sid] = (len(sents), ref, forms)
             dedup["gold_groups_read"] += groups_read
             dedup["gold_relations_read"] += relations_read
-            dedup["gold_groups_scored"] += sum(len(v) for v in ref.cons.values())
-            dedup["gold_relations_scored"] += sum(len(v) for v in ref.rels.values())
+            dedup["gold_groups_scored"] += sum(map(len, ref.cons.values()))
+            dedup["gold_relations_scored"] += sum(map(len, ref.rels.values()))
         self.by_name[key]["gold_sentences"] = len(sents)
         if self.spill is None:
             self.spill = RowSpill(plan.ncols, plan.ncompact)
