@@ -29,6 +29,8 @@ SIGNIFICANCE_TASK = "evaluation.significance_tasks.compute_significance"
 CONSENSUS_TASK = "evaluation.consensus_tasks.build_consensus"
 # The publication bundle, built at publication and at the gold release (evaluation.bundle.tasks).
 BUNDLE_TASK = "evaluation.bundle_tasks.build_bundle"
+# What a withdrawn run's kind stored beside its file for its own reading, deleted (evaluation.upkeep).
+FORGET_RUN_TASK = "evaluation.upkeep.forget_run_files"
 
 _KINDS: dict[str, object] = {}
 
@@ -62,18 +64,30 @@ def choices() -> list[tuple[str, str]]:
     return [(kind.name, translated(kind.label)) for kind in _KINDS.values()]
 
 
-def consensus_changed(campaign_id: int) -> None:
-    """Once the transaction commits, ask for the campaign's consensus again (a run left the set, the campaign was
-    published): the task does nothing when no consensus is asked for or nothing it combines changed."""
+def _on_commit(task_name: str, *args) -> None:
+    """Send the task once the transaction commits; a failure to send is logged, never undoes the change."""
     from django.db import transaction
 
     def send():
         try:
-            enqueue(CONSENSUS_TASK, campaign_id)
-        except Exception:  # the change stands; the consensus can be asked for again
-            logging.getLogger(__name__).exception("could not enqueue the consensus of campaign %s", campaign_id)
+            enqueue(task_name, *args)
+        except Exception:
+            logging.getLogger(__name__).exception("could not enqueue %s%r", task_name, args)
 
     transaction.on_commit(send)
+
+
+def consensus_changed(campaign_id: int) -> None:
+    """Once the transaction commits, ask for the campaign's consensus again (a run left the set, the campaign was
+    published): the task does nothing when no consensus is asked for or nothing it combines changed. If it
+    cannot be sent, the consensus can be asked for again."""
+    _on_commit(CONSENSUS_TASK, campaign_id)
+
+
+def run_withdrawn(run_id: int) -> None:
+    """Once the transaction commits, ask a worker to delete what the run's kind stored beside its file (an EASY
+    run's index): nothing will read it again. If it cannot be sent, the hourly upkeep deletes it."""
+    _on_commit(FORGET_RUN_TASK, run_id)
 
 
 _held = threading.local()

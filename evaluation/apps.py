@@ -9,10 +9,7 @@ class EvaluationConfig(AppConfig):
         # The one place this app imports inside a function, as Django's app loading requires: these modules
         # import models, which cannot be imported before every app is loaded (ready() runs after that).
         # The campaign layer reaches kinds and the scoring task by name; this app provides both.
-        from django.db.models.signals import post_delete, post_save
-
         from campaign import kinds as registry, results
-        from campaign.models import Run
 
         from evaluation import kinds
         # Every feature's Celery tasks, registered with the worker (Celery's autodiscovery looks for a
@@ -26,7 +23,7 @@ class EvaluationConfig(AppConfig):
         from evaluation.results import summaries
         from evaluation.significance import sets as significance, tasks as significance_tasks  # noqa: F401
         from evaluation.significance import precomputed as significance_pages
-        from evaluation import upkeep
+        from evaluation import upkeep  # noqa: F401  (its tasks)
 
         for kind in kinds.KINDS.values():
             registry.register(kind)
@@ -38,6 +35,3 @@ class EvaluationConfig(AppConfig):
         signals.test_result_stored.connect(summaries.on_test_result_stored, dispatch_uid="results-cells-json")
         # What the design aid and the ranking read of a significance set, computed once it is stored.
         significance.set_stored.connect(significance_pages.on_set_stored, dispatch_uid="significance-pages")
-        # A deleted or withdrawn run's stored indexes go with it (the periodic sweep, evaluation.upkeep, the rest).
-        post_delete.connect(upkeep.on_run_deleted, sender=Run, dispatch_uid="run-index-deleted")
-        post_save.connect(upkeep.on_run_saved, sender=Run, dispatch_uid="run-index-withdrawn")

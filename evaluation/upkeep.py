@@ -1,9 +1,11 @@
 """Stored files and caches that nothing will read again, removed: the upkeep of a long campaign's disk.
 
-* **Run indexes** (:mod:`evaluation.kinds.easy.run_index`, beside each valid EASY run's file, in its storage):
-  a run's go when the run is deleted or withdrawn (at once, once the change is committed), and the periodic
-  sweep removes those of a withdrawn or deleted run that are left, those whose run file is gone, and those of
-  another key (an older scorer or converter version, another schema) that no scoring reads.
+* **What a kind stores beside a run's file** for its own reading (an EASY run's index,
+  :mod:`evaluation.kinds.easy.run_index`; the kind's ``forget_run_files`` and ``sweep_stored`` hooks): a
+  withdrawn run's is deleted by a worker once the withdrawal is committed (:data:`campaign.kinds.FORGET_RUN_TASK`,
+  sent by the campaign layer by name, as its other tasks: no model signal calls up into this app), and the
+  periodic sweep removes those of withdrawn or deleted runs that are left, those whose run file is gone, and
+  those of another key (an older scorer or converter version, another schema) that no scoring reads.
 * **The significance figures** (:mod:`evaluation.significance.run_cache`, on the disk of the worker that
   computes them): swept after each computation on that worker, and by the periodic sweep and the
   ``sweep_caches`` command on the host they run on (the same disk in the embedded default): entries of results
@@ -18,11 +20,9 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
-from django.db import transaction
 
-from campaign.models import Campaign, CampaignKind, Run
-from evaluation.kinds.easy import run_index
-from evaluation.kinds.easy.options import campaign_schema
+from campaign import kinds
+from campaign.models import Run
 from evaluation.significance import run_cache
 
 logger = logging.getLogger(__name__)
@@ -31,17 +31,13 @@ SWEEP_TIME_LIMIT = 900
 
 
 def sweep_run_indexes() -> dict:
-    """Every run index that no scoring will read, deleted from the runs' storage (:func:`run_index.sweep`)."""
-    schemas: dict[int, object] = {}
-    for campaign in Campaign.objects.filter(kind=CampaignKind.EASY):
-        try:
-            schemas[campaign.pk] = campaign_schema(campaign)
-        except ValueError:  # a malformed guide schema: which keys scoring reads cannot be told, keep them all
-            schemas[campaign.pk] = False
-    runs = {run.file.name: (run, schemas.get(run.campaign_id))
-            for run in Run.objects.exclude(file="").only("pk", "file", "campaign_id", "withdrawn_at", "sha256",
-                                                         "converter")}
-    return run_index.sweep(Run._meta.get_field("file").storage, runs)
+    """What every kind stored beside the runs' files that no scoring will read, deleted; counts by reason,
+    summed over the kinds."""
+    outcome: dict[str, int] = {}
+    for kind in kinds.registered().values():
+        for reason, n in kind.sweep_stored().items():
+            outcome[reason] = outcome.get(reason, 0) + n
+    return outcome
 
 
 def sweep() -> dict:
@@ -59,22 +55,14 @@ def sweep_caches() -> dict:
     return sweep()
 
 
-def _remove_indexes(file_name: str, storage) -> None:
+@shared_task(name=kinds.FORGET_RUN_TASK, ignore_result=True)
+def forget_run_files(run_id: int) -> int:
+    """A withdrawn run's kind's files beside its run file, deleted (a failure leaves them to the sweep)."""
+    run = Run.objects.select_related("campaign").filter(pk=run_id).first()
+    if run is None or run.withdrawn_at is None:
+        return 0
     try:
-        run_index.remove(storage, file_name)
+        return kinds.for_campaign(run.campaign).forget_run_files(run)
     except Exception:  # the periodic sweep removes what is left
-        logger.warning("run indexes beside %s not removed", file_name, exc_info=True)
-
-
-def on_run_deleted(sender, instance: Run, **kwargs) -> None:
-    if instance.file.name:
-        name, storage = instance.file.name, instance.file.storage
-        transaction.on_commit(lambda: _remove_indexes(name, storage))
-
-
-def on_run_saved(sender, instance: Run, update_fields=None, **kwargs) -> None:
-    """A run withdrawn (:func:`campaign.services.runs.withdraw_run` saves ``withdrawn_at`` alone)."""
-    if update_fields and "withdrawn_at" in update_fields and instance.withdrawn_at is not None \
-            and instance.file.name:
-        name, storage = instance.file.name, instance.file.storage
-        transaction.on_commit(lambda: _remove_indexes(name, storage))
+        logger.warning("files beside run %s not removed", run_id, exc_info=True)
+        return 0

@@ -17,6 +17,7 @@ NAMES = {
     "evaluation.analysis.tasks.analyse_result",  # issue 38: a new task, not a moved one
     "evaluation.analysis.tasks.precompute_value",  # the errors and two-run comparison pages' kept values
     "evaluation.upkeep.sweep_caches",  # the periodic removal of run indexes and significance figures unused
+    "evaluation.upkeep.forget_run_files",  # a withdrawn run's kind's files beside its run file, deleted
 }
 
 

@@ -301,6 +301,7 @@ def withdraw_run(run: Run, *, user, request=None) -> Run:
         audit.record("run.withdraw", actor=user, campaign=run.campaign, target=f"run {run.pk}",
                      details={"team": run.team.slug, "sha256": run.sha256}, request=request)
         kinds.consensus_changed(run.campaign_id)  # a withdrawn run is never combined
+        kinds.run_withdrawn(run.pk)
     return run
 
 

@@ -284,6 +284,17 @@ class Kind(ABC):
         caller decides who may see it. Default: None."""
         return None
 
+    # -- disk upkeep (evaluation.upkeep) -------------------------------------------------------------
+    def forget_run_files(self, run) -> int:
+        """Delete what the kind stored beside ``run``'s file for its own reading (never the file itself), the run
+        being withdrawn: nothing will read it again. How many files. Default: the kind stores nothing, 0."""
+        return 0
+
+    def sweep_stored(self) -> dict[str, int]:
+        """Delete what the kind stored beside the runs' files that no scoring will read (of runs withdrawn or
+        deleted, of files gone, of older keys); counts by reason. Default: the kind stores nothing, ``{}``."""
+        return {}
+
     def diagnostics_page(self, request, run):
         """Per-sentence diagnostics of a run (see :attr:`has_diagnostics`). Default: none (404)."""
         raise Http404("Per-sentence diagnostics are not available for this kind of campaign.")

@@ -1,6 +1,7 @@
 """Run indexes that no scoring will read are removed (evaluation/upkeep.py, evaluation/kinds/easy/run_index.py):
-a withdrawn run's and a deleted run's at once, and by the sweep those left behind, those whose run file is
-gone, those of another key; the index of a run in play is kept, and scoring still reads it."""
+a withdrawn run's at once (a task the withdrawal sends by name), and by the sweep a deleted run's, those left
+behind, those whose run file is gone, those of another key; the index of a run in play is kept, and scoring
+still reads it."""
 from __future__ import annotations
 
 import posixpath
@@ -67,16 +68,16 @@ def _indexes_no_scoring_reads_go(campaign, alice, django_capture_on_commit_callb
     storage = kept.file.storage
     assert len({r.file.name for r in (kept, withdrawn, deleted, left, gone)}) == 5
 
-    with django_capture_on_commit_callbacks(execute=True):
+    with django_capture_on_commit_callbacks(execute=True) as sent:
         withdraw_run(withdrawn, user=alice)  # at once, once committed
+    assert len(sent) == 2  # the consensus asked for again, and the run's files forgotten
     assert _indexes(withdrawn) == []
-    with django_capture_on_commit_callbacks(execute=True):
-        name = deleted.file.name
-        deleted.delete()
-    assert _indexes(deleted) == [] and storage.exists(name)  # the run file itself is left alone
+    name = deleted.file.name
+    Run.objects.filter(pk=deleted.pk).delete()  # nothing calls up from the model: the sweep removes its index
+    assert _indexes(deleted) != []
 
-    # What the sweep is for: a withdrawal recorded without the signal, a run file removed, an older scorer's
-    # index, an index of a run the database no longer has.
+    # What the sweep is for: a deleted run's index, a withdrawal recorded without the task, a run file
+    # removed, an older scorer's index, an index of a run the database no longer has.
     Run.objects.filter(pk=left.pk).update(withdrawn_at=timezone.now())
     storage.delete(gone.file.name)
     with storage.open(_current(kept), "rb") as fh:
@@ -89,7 +90,8 @@ def _indexes_no_scoring_reads_go(campaign, alice, django_capture_on_commit_callb
 
     call_command("sweep_caches", "--only", "run-indexes")
     assert _indexes(kept) == [_current(kept)]
-    assert _indexes(left) == [] and _indexes(gone) == []
+    assert _indexes(left) == [] and _indexes(gone) == [] and _indexes(deleted) == []
+    assert storage.exists(name)  # the deleted run's file itself is left alone
     assert not storage.exists(stale) and not storage.exists(orphan) and storage.exists(other)
     assert storage.exists(kept.file.name) and storage.exists(left.file.name)
 
@@ -105,7 +107,7 @@ def test_a_schema_that_cannot_be_read_keeps_every_key(campaign, alice):
     storage = run.file.storage
     with storage.open(_current(run), "rb") as fh:
         storage.save(f"{run.file.name}.0123456789abcdef.index.npz", ContentFile(fh.read()))
-    with mock.patch.object(upkeep, "campaign_schema", side_effect=ValueError("malformed")):
+    with mock.patch("evaluation.kinds.easy.options.campaign_schema", side_effect=ValueError("malformed")):
         assert upkeep.sweep_run_indexes()["stale"] == 0
     assert len(_indexes(run)) == 2
     assert upkeep.sweep_run_indexes()["stale"] == 1

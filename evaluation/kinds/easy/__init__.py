@@ -22,7 +22,8 @@ from parseval.evaluation.stats import ALL
 
 from ..contract import Combined, RunSetup
 from ..documents import DocumentKind, RunCheck
-from . import analysis as easy_analysis, consensus, conllu as easy_conllu, gold as easy_gold, pages, shards, validation
+from . import analysis as easy_analysis, consensus, conllu as easy_conllu, gold as easy_gold, pages, run_index, shards, \
+    validation
 from .corpus import import_corpus
 from .figures import easy_figures
 from .options import campaign_schema, scoring_parameters
@@ -193,6 +194,14 @@ class EasyKind(DocumentKind):
         return {"engine": "easy", "matches": list(params.get("matches") or MATCHES),
                 "modes": list(params.get("modes") or MODES), "schema": campaign_schema(result.run.campaign).to_dict(),
                 "converter": (result.parameters or {}).get("converter") or result.run.converter or None}
+
+    # -- disk upkeep --------------------------------------------------------------------------------
+    def forget_run_files(self, run) -> int:
+        """The run's indexes (a re-score validates again, which stores its index again)."""
+        return run_index.remove(run.file.storage, run.file.name) if run.file.name else 0
+
+    def sweep_stored(self) -> dict[str, int]:
+        return run_index.sweep_stored()
 
     # -- the analysis explorer ------------------------------------------------------------------
     def analyse(self, result):

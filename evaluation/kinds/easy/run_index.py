@@ -9,9 +9,11 @@ half written, damaged or of another key is not used, and the run's files are rea
 to read the files. Two deliveries of the same validation write the same bytes under the same name: the
 second copy is deleted (:func:`.gold._store`).
 
-An index no scoring will read goes (:func:`remove`, :func:`sweep`): a deleted or withdrawn run's (a re-score
-validates again, which stores it again), one whose run file is no longer there, and one of another key (an
-older scorer or converter version, another guide's schema).
+An index no scoring will read goes (:func:`remove`, :func:`sweep`; the kind's ``forget_run_files`` and
+``sweep_stored`` hooks, which :mod:`evaluation.upkeep` calls): a withdrawn run's at once (a re-score validates
+again, which stores it again), and by the hourly sweep those of runs withdrawn or deleted that are left, one
+whose run file is no longer there, and one of another key (an older scorer or converter version, another
+guide's schema).
 """
 from __future__ import annotations
 
@@ -142,3 +144,22 @@ def sweep(storage, runs: dict[str, tuple], root: str = "runs") -> dict:
             storage.delete(posixpath.join(folder, name))
             outcome[reason] += 1
     return outcome
+
+
+def sweep_stored() -> dict[str, int]:
+    """:func:`sweep` over every run the database holds, each with its campaign's schema (None for a campaign of
+    another kind: nothing reads an index there; False for a guide schema that cannot be read: every key kept)."""
+    from campaign.models import Campaign, CampaignKind, Run
+
+    from .options import campaign_schema
+
+    schemas: dict[int, object] = {}
+    for campaign in Campaign.objects.filter(kind=CampaignKind.EASY):
+        try:
+            schemas[campaign.pk] = campaign_schema(campaign)
+        except ValueError:  # a malformed guide schema: which keys scoring reads cannot be told, keep them all
+            schemas[campaign.pk] = False
+    runs = {run.file.name: (run, schemas.get(run.campaign_id))
+            for run in Run.objects.exclude(file="").only("pk", "file", "campaign_id", "withdrawn_at", "sha256",
+                                                         "converter")}
+    return sweep(Run._meta.get_field("file").storage, runs)
