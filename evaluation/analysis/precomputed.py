@@ -29,9 +29,8 @@ from celery import shared_task
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from campaign import kinds
 from evaluation.models import AnalysisValue, Result
-from evaluation.pipeline.worker import TASK_OPTIONS
+from evaluation.pipeline.worker import TASK_OPTIONS, ask_once
 
 from . import pairwise, store
 
@@ -83,15 +82,8 @@ def value(page: str, arguments: list):
 
 def request(page: str, arguments: list) -> None:
     """Ask a worker for the value, at most once in five minutes per key; never fails the page."""
-    from django.core.cache import cache
-
-    if not settings.CELERY_TASK_ALWAYS_EAGER and not cache.add(
-            f"analysis:value:asked:{key_of(page, arguments)}", True, timeout=300):
-        return
-    try:
-        kinds.enqueue(TASK, page, arguments)
-    except Exception:  # the page says "being computed" either way; a view after five minutes asks again
-        logger.exception("could not ask for the %s value %s", page, arguments)
+    ask_once(f"analysis:value:asked:{key_of(page, arguments)}", TASK, page, arguments,
+             every_time=settings.CELERY_TASK_ALWAYS_EAGER)
 
 
 # -- computing (the worker) ----------------------------------------------------------------------------

@@ -1,8 +1,12 @@
 """What the Celery tasks of :mod:`evaluation` (scoring, error lab) share: delivery, retry and time-limit options."""
 from __future__ import annotations
 
+import logging
+
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
+
+from campaign import kinds
 
 from config.storage import store_faults
 
@@ -48,3 +52,19 @@ def system_fault(exc: BaseException, *, subject: str = "the run",
     detail = getattr(exc, "strerror", None)
     return (f"not caused by {subject}: a system fault ({what}{': ' + detail if detail else ''}) lasted through "
             f"{settings.PARSEVAL_TRANSIENT_RETRIES} retries over about {retry_bound_seconds():.0f} s; {remedy}")
+
+
+def ask_once(cache_key: str, task_name: str, *args, every_time: bool = False) -> None:
+    """Send ``task_name`` for a page that found its precomputed value missing, unless it was asked for under
+    ``cache_key`` in the last five minutes (every view of a page being computed would queue it again; a view
+    after five minutes asks again, should the first request have been lost). ``every_time`` sends it
+    regardless (tasks run in process: the value is then computed at once). Never fails the page, which says
+    "being computed" either way."""
+    from django.core.cache import cache
+
+    if not every_time and not cache.add(cache_key, True, timeout=300):
+        return
+    try:
+        kinds.enqueue(task_name, *args)
+    except Exception:
+        logging.getLogger(__name__).exception("could not ask for %s%r", task_name, args)

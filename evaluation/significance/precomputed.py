@@ -40,8 +40,8 @@ from django.conf import settings
 from django.db import connections, router, transaction
 from django.utils import timezone
 
-from campaign import kinds
 from evaluation.models import Result, SignificanceSet, SignificanceSummary
+from evaluation.pipeline.worker import ask_once
 from evaluation.significance import sets as significance
 from parseval.evaluation import design
 from parseval.evaluation.stats import ALL
@@ -341,16 +341,8 @@ def headline_pairs(row: dict | None, result_ids) -> dict[tuple[int, int], dict]:
 def request(computed: SignificanceSet) -> None:
     """Ask a worker for the summary of ``computed`` (a page found none), at most once in five minutes per set;
     never when tasks run in this process (it would make the page compute it)."""
-    from django.core.cache import cache
-
-    if settings.CELERY_TASK_ALWAYS_EAGER:
-        return
-    if not cache.add(f"significance:summary:asked:{computed.pk}:{stamp(computed)}", True, timeout=300):
-        return
-    try:
-        kinds.enqueue(PRECOMPUTE_TASK, computed.pk)
-    except Exception:  # the page says "being computed" either way; the next view asks again
-        logger.exception("could not ask for the summary of significance set %s", computed.pk)
+    if not settings.CELERY_TASK_ALWAYS_EAGER:
+        ask_once(f"significance:summary:asked:{computed.pk}:{stamp(computed)}", PRECOMPUTE_TASK, computed.pk)
 
 
 @shared_task(name=PRECOMPUTE_TASK, ignore_result=True)

@@ -11,6 +11,7 @@ import re
 import numpy as np
 import pytest
 
+from campaign import kinds
 from evaluation.models import SignificanceSummary
 from evaluation.significance import precomputed, sets as significance
 from parseval.evaluation import design, paired
@@ -123,7 +124,7 @@ def test_the_pages_say_the_figures_are_being_computed_until_the_summary_is_store
     slug = good.campaign.slug
     computed = significance.latest_set(good.campaign)
     asked = []
-    monkeypatch.setattr(precomputed.kinds, "enqueue", lambda task, *args, **kw: asked.append((task, args)))
+    monkeypatch.setattr(kinds, "enqueue", lambda task, *args, **kw: asked.append((task, args)))
     settings.CELERY_TASK_ALWAYS_EAGER = False  # a worker apart from the web, as in production
     SignificanceSummary.objects.all().delete()
     for name in ("detectable", "compare_parts"):
