@@ -37,6 +37,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from benchmarks import web_results  # noqa: E402  (after the path is set)
+from parseval.evaluation.threads import BLAS_THREADS  # noqa: E402
 
 web_results.DB_NAME = os.environ.get("BENCH_DB", "parseval_bench_significance")
 
@@ -50,7 +51,7 @@ def measured(label: str, campaign, table: list) -> object:
 
     load = os.getloadavg()[0]
     # one BLAS thread, as config/celery.py sets for every worker process
-    env = {**os.environ, **{name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}}
+    env = {**os.environ, **{name: "1" for name in BLAS_THREADS}}
     child = subprocess.run([sys.executable, "-c", CHILD, str(campaign.pk)], check=True, capture_output=True,
                            text=True, cwd=REPO, env=env)
     out = json.loads(child.stdout.strip().splitlines()[-1])

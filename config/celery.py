@@ -6,14 +6,14 @@ from celery import Celery, signals
 
 from config import outages
 from config.worker_liveness import ConsumingLivenessFile
+from parseval.evaluation.threads import one_blas_thread
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 # A worker process is the unit of parallelism (--concurrency, one per core). numpy's BLAS would otherwise start
 # a thread per core in every process for the bootstrap's products, and the processes' threads would contend for
 # the same cores (measured on the EASY command at 4x: 4 % more CPU for the same result). Set before numpy is
 # imported; a deployment that wants more threads sets these itself.
-for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_threads, "1")
+one_blas_thread()
 
 app = Celery("parseval")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 
+from parseval.evaluation.threads import one_blas_thread
 from parseval.annotations.errors import InputError
 
 SHOWN_PROBLEMS = 20  # a wrong file type gives thousands of problems: the first few say what is wrong
@@ -34,7 +34,6 @@ COMMANDS = {
 # BLAS would start a thread per core at import for nothing (0.03 s of CPU, a third of numpy's import and 4 %
 # of the evalb preset's time on its 43,054-pair benchmark). Set only where the caller has not set them.
 ONE_THREAD = ("trees", "deps")
-BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def plain(text: str) -> str:
@@ -67,8 +66,7 @@ def main(argv: list[str] | None = None, prog: str = "parseval") -> int:
         return 2
     module_name, help_text = COMMANDS[argv[0]]
     if argv[0] in ONE_THREAD and not any(a.split("=", 1)[0] == "--bootstrap" for a in argv):
-        for name in BLAS_THREADS:  # before the command's module imports numpy
-            os.environ.setdefault(name, "1")
+        one_blas_thread()  # before the command's module imports numpy
     module = importlib.import_module(module_name)
     cmd_parser = argparse.ArgumentParser(prog=f"{prog} {argv[0]}", description=help_text,
                                          epilog=plain(module.__doc__ or ""),
