@@ -61,7 +61,7 @@ def pages(campaign) -> list[tuple[str, str, bool]]:
 
     from evaluation.analysis import store as analysis_store
     from evaluation.models import Result
-    from evaluation.significance import precomputed, sets as significance
+    from evaluation.significance import headlines, sets as significance
 
     base = f"/results/{campaign.slug}/"
     out = [("results", base, False), ("results JSON", base + "data.json", False)]
@@ -88,8 +88,7 @@ def pages(campaign) -> list[tuple[str, str, bool]]:
     out.append(("design aid", base + "design/", True))
     out.append(("design aid target 2", base + "design/?target=2", True))
     if computed and figures:
-        row = precomputed.of_figure(computed, figures[0]) or {"pairs": []}
-        for pair in row["pairs"][:4]:
+        for pair in headlines.figure_pairs(computed, figures[0])[:4]:
             a, b = pair["a"], pair["b"]
             out.append((f"design aid pair {a}-{b}", f"{base}design/?figure={quote(figures[0])}&pair={a}-{b}", True))
     out.append(("consensus", base + "consensus/", False))

@@ -640,6 +640,23 @@ def swapped(agreement: dict) -> dict:
     return {swap.get(k[:2], k[:2]) + k[2:]: v for k, v in agreement.items()}
 
 
+def pair_heads(computed: SignificanceSet | None, low: int, high: int,
+               figures: list[str] | None = None) -> dict[str, tuple[dict, str]]:
+    """``{figure: (headline row, context)}`` of the pair ``low`` < ``high`` (a row of :data:`HEADLINE_FIELDS`,
+    ``low`` minus ``high``) on each figure (``figures``: only those) whose row compares them with a
+    difference."""
+    if computed is None:
+        return {}
+    rows = computed.figures.all() if figures is None else computed.figures.filter(figure__in=figures)
+    out = {}
+    for row in rows.values("figure", "results", "family", "heads", "context"):
+        if low in row["results"] and high in row["results"]:
+            found = _figure_heads(row, computed.alpha, [low, high])
+            if found:
+                out[row["figure"]] = (found[0], row["context"])
+    return out
+
+
 def pair_tables(computed: SignificanceSet | None, a: int, b: int, figures: list[str] | None = None) -> dict[str, dict]:
     """``{figure: {"headline": headline, "cells": {genre: {type: cell}}, "cells_family": n}}`` of result ``a``
     minus result ``b``: the headline is the pair's stored headline (the family of every pair of the figure),
@@ -649,14 +666,10 @@ def pair_tables(computed: SignificanceSet | None, a: int, b: int, figures: list[
         return {}
     low, high = min(a, b), max(a, b)
     sign = 1 if a == low else -1
-    rows = computed.figures.all() if figures is None else computed.figures.filter(figure__in=figures)
     heads, contexts = {}, {}
-    for row in rows.values("figure", "results", "family", "heads", "context"):
-        if low in row["results"] and high in row["results"]:
-            found = _figure_heads(row, computed.alpha, [low, high])
-            if found:
-                heads[row["figure"]] = found[0]
-                contexts.setdefault(row["context"], []).append(row["figure"])
+    for figure, (head, context) in pair_heads(computed, low, high, figures).items():
+        heads[figure] = head
+        contexts.setdefault(context, []).append(figure)
     out = {}
     for context, names in contexts.items():
         tables = SignificanceTable.objects.filter(context=context, result_b=high, figure__in=names).order_by("pk")
@@ -750,6 +763,6 @@ def served_significance(user, campaign: Campaign, document: dict) -> dict:
     return dict(document, pairs=pairs)
 
 
-__all__ = ["SIGNIFICANCE_TASK", "compute", "enqueue", "headline", "headline_pairs", "latest_set", "pair_tables",
+__all__ = ["SIGNIFICANCE_TASK", "compute", "enqueue", "headline", "headline_pairs", "latest_set", "pair_heads", "pair_tables",
            "ranking", "served_significance", "set_bytes", "set_checksum", "stored_figures", "stored_headlines",
            "visible_significance"]

@@ -16,7 +16,7 @@ from campaign import kinds, tracks, visibility
 
 from evaluation.results import disclosure, summaries
 from parseval.evaluation import metrics, paired, design
-from evaluation.significance import precomputed, sets as significance
+from evaluation.significance import headlines, precomputed, sets as significance
 from evaluation.kinds.sentence import pages as kind_pages
 from parseval.evaluation.figure_sets import figure_id, parse_figure_id
 from evaluation.results.ranking_chart import dot_plot
@@ -77,14 +77,7 @@ def ranking_context(request, campaign) -> dict:
     cells = _headline_cells(runs)
     figure = _choose_figure(request, cells)
     computed = significance.visible_significance(request.user, campaign)
-    # The pairs' headlines, detectable differences included, are read from the set's summary
-    # (evaluation.significance.precomputed), computed once after the set is stored: until it is, no cluster.
-    being_computed = precomputed.missing(computed)
-    if being_computed:
-        precomputed.request(computed)
-    summary = precomputed.of_figure(computed, figure) if computed is not None and figure and not being_computed \
-        else None
-    ready = computed is not None and not being_computed
+    ready = computed is not None
     # A consensus is no team: it is not ranked (no cluster, no rank) but shown below, against the best run.
     consensus = [r for r in runs if r.get("consensus")]
     by_result = {r["result"]["id"]: r for r in runs if not r.get("consensus")}
@@ -94,8 +87,9 @@ def ranking_context(request, campaign) -> dict:
         headline = "f" if any(c.get("f") is not None for c in cells[figure].values()) else "r"
         scores = {rid: cells[figure].get(rid, {}).get(headline) for rid in by_result}
         consensus_ids = [c["result"]["id"] for c in consensus]
-        every_pair = disclosure.limit_headlines(precomputed.headline_pairs(summary, [*by_result, *consensus_ids]),
-                                                request.user, campaign)
+        # The pairs' headlines are read from the set's packed rows (evaluation.significance.headlines).
+        every_pair = disclosure.limit_headlines(headlines.headline_pairs(computed, figure, [*by_result, *consensus_ids])
+                                                if ready else {}, request.user, campaign)
         pairs = {k: v for k, v in every_pair.items() if k[0] in by_result and k[1] in by_result}
         tested = ready and all(rid in computed.results for rid in by_result)
         ranked = significance.ranking(scores, pairs if tested else {})
@@ -124,7 +118,7 @@ def ranking_context(request, campaign) -> dict:
             "figure_help": kind.figure_help_template(explained),
             "track": track, "tracks": track_choices, "consensus_rows": consensus_rows,
             "figure_layer": parse_figure_id(figure)["layer"] if figure else "",
-            "diagnostics": visible.source == "live" and kind.has_diagnostics, "being_computed": being_computed,
+            "diagnostics": visible.source == "live" and kind.has_diagnostics,
             "tested": bool(figure) and ready and all(rid in computed.results for rid in by_result)}
 
 
@@ -190,18 +184,15 @@ def comparison_page(request, slug: str, run_a: int, run_b: int):
     run_a, run_b = _run_entry(runs, run_a), _run_entry(runs, run_b)
     computed = significance.visible_significance(request.user, campaign)
     ra, rb = run_a["result"]["id"], run_b["result"]["id"]
-    # Every figure's headline from the set's summary (evaluation.significance.precomputed), the chosen figure's
-    # table from the stored set (one row); before the summary is stored, every table from the set.
-    heads = precomputed.pair_headlines(computed, ra, rb)
-    if heads is None:
-        tables = significance.pair_tables(computed, ra, rb)
-    else:
-        tables = {f: {"headline": h, "cells": {}, "cells_family": 0} for f, h in heads.items()}
-        chosen_figure = request.GET.get("figure")
-        if chosen_figure not in tables:
-            chosen_figure = _choose_figure(request, tables)
-        if chosen_figure:
-            tables.update(significance.pair_tables(computed, ra, rb, figures=[chosen_figure]))
+    # Every figure's headline (evaluation.significance.headlines: one pair read from each figure's packed row),
+    # the chosen figure's whole table from the stored set (one row).
+    tables = {f: {"headline": h, "cells": {}, "cells_family": 0}
+              for f, h in (headlines.pair_headlines(computed, ra, rb) if computed is not None else {}).items()}
+    chosen_figure = request.GET.get("figure")
+    if chosen_figure not in tables:
+        chosen_figure = _choose_figure(request, tables)
+    if chosen_figure:
+        tables.update(significance.pair_tables(computed, ra, rb, figures=[chosen_figure]))
     tables = disclosure.limit_pair_tables(tables, request.user, campaign)  # genre cells read sums over scored sentences
     figure = request.GET.get("figure")
     if figure not in tables:
@@ -291,12 +282,8 @@ def significance_document(user, campaign, figure: str | None = None) -> dict:
     computed = significance.visible_significance(user, campaign)
     if computed is None:
         return {"computed": None, "pairs": []}
-    # Every pair's headline is kept in the set's summary (precomputed.document_pairs); a set stored before that
-    # has its pairs read from the set, the same values.
-    pairs = precomputed.document_pairs(computed, by_result, figure or None)
-    if pairs is None:
-        pairs = [(p["figure"], p["result_a_id"], p["result_b_id"], significance.headline(p, 1, computed.alpha))
-                 for p in significance.stored_headlines(computed, list(by_result), figure or None)]
+    # Every pair's headline formatted from the set's packed rows, for the runs this reader may see only.
+    pairs = headlines.document_pairs(computed, by_result, figure or None)
     heads = disclosure.limit_headlines({k: p[3] for k, p in enumerate(pairs)}, user, campaign)
     out = []
     for k, head in heads.items():
@@ -333,10 +320,10 @@ def design_page(request, slug: str):
     """The organisers' design aid: from two runs' stored test, what the test set detects per genre and how
     many sentences would detect a chosen difference (:mod:`parseval.evaluation.design`).
 
-    It reads the set's summary (:mod:`evaluation.significance.precomputed`: the pairs and, per genre, what
-    the default pair detects, computed once after the set is stored; another pair's read once from its
-    stored table and cached); only the arithmetic of the chosen target is done here. Without a summary yet,
-    the page says the figures are being computed."""
+    It reads the set's summary (:mod:`evaluation.significance.precomputed`: per genre, what the default pair
+    detects, computed once after the set is stored; another pair's read once from its stored table and
+    cached) and the pairs from the set (:mod:`evaluation.significance.headlines`); only the arithmetic of the
+    chosen target is done here. Without a summary yet, the page says the figures are being computed."""
     from django.contrib.auth.views import redirect_to_login
 
     if not request.user.is_authenticated:
@@ -358,11 +345,12 @@ def design_page(request, slug: str):
         figure = next((f for f in ("micro|relations|HYP|EQUAL", "micro|evalb||", "micro|deps-las||") if f in figures),
                       figures[0])
     runs = summary["runs"]
-    row = precomputed.of_figure(computed, figure) or {"pairs": [], "genres": {}}
+    row = precomputed.of_figure(computed, figure) or {"genres": {}}
+    pairs = headlines.figure_pairs(computed, figure)
     choices = [(f"{p['a']}-{p['b']}", f"{runs[str(p['a'])]['name']} vs {runs[str(p['b'])]['name']}", p)
-               for p in row["pairs"]]
+               for p in pairs]
     wanted = request.GET.get("pair")
-    default = precomputed.default_pair(row["pairs"], runs)
+    default = precomputed.default_pair(pairs, runs)
     chosen = next((c for c in choices if c[0] == wanted), None) or next(
         (c for c in choices if c[2] is default), None)
     try:

@@ -1,6 +1,7 @@
-"""What the design aid and the ranking read of a significance set is computed once, when the set is stored
-(evaluation.significance.precomputed): the same figures as computed inline, no test or detectable difference
-computed by a page, and a "being computed" page until the summary is there."""
+"""What the pages read of a significance set: the design aid's summary, computed once when the set is stored
+(evaluation.significance.precomputed), and every pair's headline formatted from the set's packed rows
+(evaluation.significance.headlines): the same figures as the set's pair-by-pair reading, no test computed by
+a page, and a "being computed" design aid until its summary is there."""
 from __future__ import annotations
 
 import itertools
@@ -13,7 +14,7 @@ import pytest
 
 from campaign import kinds
 from evaluation.models import SignificanceSummary
-from evaluation.significance import precomputed, sets as significance
+from evaluation.significance import headlines, precomputed, sets as significance
 from parseval.evaluation import design, paired
 from tests import factories
 from tests.kinds.helpers import damaged_trees, upload
@@ -49,14 +50,15 @@ def test_the_summary_holds_the_figures_the_pages_computed_inline(three_runs, cli
     assert summary is not None, "stored with the set, by the worker that computed it"
     assert FIGURE in summary["figures"] and summary["sentences"] == computed.sentences
     row = precomputed.of_figure(computed, FIGURE)
-    assert [(p["a"], p["b"]) for p in row["pairs"]] == list(itertools.combinations(results, 2))
+    pairs = headlines.figure_pairs(computed, FIGURE)
+    assert [(p["a"], p["b"]) for p in pairs] == list(itertools.combinations(results, 2))
     # the ranking's headlines: what sets.headline_pairs computes from the stored rows, in both orders
-    assert precomputed.headline_pairs(row, results) == significance.headline_pairs(computed, FIGURE, results)
+    assert headlines.headline_pairs(computed, FIGURE, results) == significance.headline_pairs(computed, FIGURE, results)
     # the pair the design aid opens on has its genres' figures in the summary; any other pair's are read once
-    default = precomputed.default_pair(row["pairs"], summary["runs"])
+    default = precomputed.default_pair(pairs, summary["runs"])
     assert list(row["genres"]) == [precomputed.pair_key(default["a"], default["b"])]
     # (z(0.975) + z(0.80)) = 1.959964 + 0.841621 = 2.801585 times the standard error, per genre and pooled
-    for pair in row["pairs"]:
+    for pair in pairs:
         genres = precomputed.genre_errors(computed, row, pair["a"], pair["b"], FIGURE, summary["sentences"])
         table = significance.pair_tables(computed, pair["a"], pair["b"], figures=[FIGURE])[FIGURE]
         assert genres["se"]["ALL"] == table["headline"]["se"] == pair["headline"]["se"]
@@ -70,7 +72,7 @@ def test_the_summary_holds_the_figures_the_pages_computed_inline(three_runs, cli
         pair["se"] = genres["se"]
     # the design aid's page: the sentences needed, as design.needed computes them from the stored errors
     client.force_login(organiser)
-    for pair in row["pairs"]:
+    for pair in pairs:
         page = client.get(f"/results/{good.campaign.slug}/design/?figure={FIGURE}&pair={pair['a']}-{pair['b']}"
                           f"&target=2").content.decode()
         needed = _needed(page)
@@ -87,10 +89,16 @@ def _refuse(*args, **kwargs):
     raise AssertionError("a page computed a test or a detectable difference")
 
 
+# A pair's minimum detectable effect is a constant times its stored standard error, formatted with its headline
+# as the interval is (paired.detectable); what a page must never compute is a test, or the design aid's
+# detectable differences per genre and the sentences they need for every pair (design.*).
+TESTS = ("compare_parts", "compare_all", "compare_arrays", "paired_test")
+
+
 def test_no_page_computes_a_test_or_a_detectable_difference(three_runs, client, organiser, monkeypatch):
     good, bad, light = three_runs
     slug = good.campaign.slug
-    for name in ("detectable", "compare_parts", "compare_all", "compare_arrays", "paired_test"):
+    for name in TESTS:
         monkeypatch.setattr(paired, name, _refuse)
     for name in ("plan", "needed", "detectables"):
         monkeypatch.setattr(design, name, _refuse)
@@ -105,11 +113,12 @@ def test_no_page_computes_a_test_or_a_detectable_difference(three_runs, client, 
     # another pair than the default: its genres' figures are read from its stored table the first time only
     computed = significance.latest_set(good.campaign)
     row = precomputed.of_figure(computed, FIGURE)
-    other = next(p for p in row["pairs"] if precomputed.pair_key(p["a"], p["b"]) not in row["genres"])
+    other = next(p for p in headlines.figure_pairs(computed, FIGURE)
+                 if precomputed.pair_key(p["a"], p["b"]) not in row["genres"])
     url = f"/results/{slug}/design/?figure={FIGURE}&pair={other['a']}-{other['b']}"
     monkeypatch.undo()
     first = client.get(url).content.decode()
-    for name in ("detectable", "compare_parts"):
+    for name in TESTS:
         monkeypatch.setattr(paired, name, _refuse)
     monkeypatch.setattr(design, "detectables", _refuse)
     monkeypatch.setattr(significance, "pair_tables", _refuse)
@@ -118,7 +127,7 @@ def test_no_page_computes_a_test_or_a_detectable_difference(three_runs, client, 
     assert table(again) == table(first) and _needed(first)["ALL"] > 0
 
 
-def test_the_pages_say_the_figures_are_being_computed_until_the_summary_is_stored(
+def test_the_design_aid_says_its_figures_are_being_computed_until_the_summary_is_stored(
         three_runs, client, organiser, monkeypatch, settings):
     good, bad, light = three_runs
     slug = good.campaign.slug
@@ -127,14 +136,16 @@ def test_the_pages_say_the_figures_are_being_computed_until_the_summary_is_store
     monkeypatch.setattr(kinds, "enqueue", lambda task, *args, **kw: asked.append((task, args)))
     settings.CELERY_TASK_ALWAYS_EAGER = False  # a worker apart from the web, as in production
     SignificanceSummary.objects.all().delete()
-    for name in ("detectable", "compare_parts"):
+    for name in TESTS:
         monkeypatch.setattr(paired, name, _refuse)  # "being computed" is not computed inline either
+    monkeypatch.setattr(design, "detectables", _refuse)
     client.force_login(organiser)
     page = client.get(f"/results/{slug}/design/?figure={FIGURE}").content.decode()
     assert 'id="being-computed"' in page and 'id="design"' not in page
+    # the ranking reads the set's own rows: its clusters do not wait for the design aid's summary
     ranking = client.get(f"/results/{slug}/ranking/?figure={FIGURE}").content.decode()
-    assert 'id="being-computed"' in ranking and 'data-cluster="2"' not in ranking and 'id="power"' not in ranking
-    assert ranking.index("gold copy") < ranking.index("lightly damaged") < ranking.index("/ damaged")  # ordered still
+    assert 'id="being-computed"' not in ranking and 'data-cluster="2"' in ranking and 'id="power"' in ranking
+    assert ranking.index("gold copy") < ranking.index("lightly damaged") < ranking.index("/ damaged")
     # the worker was asked once for this set, not once per view
     assert asked == [(precomputed.PRECOMPUTE_TASK, (computed.pk,))]
     monkeypatch.undo()
@@ -171,10 +182,11 @@ def test_the_comparison_reads_the_chosen_figure_s_table_only(three_runs, client,
         monkeypatch.setattr(paired, name, _refuse)
     summarised = client.get(url).content.decode()
     assert read == [[FIGURE]]
-    # the same page as when every table is read from the set (before the summary is stored)
-    SignificanceSummary.objects.all().delete()
+    # the same page as when every figure's whole table is read from the set
+    monkeypatch.setattr(headlines, "pair_headlines", lambda computed, a, b: {
+        f: t["headline"] for f, t in pair_tables(computed, a, b).items()})
     whole = client.get(url).content.decode()
-    assert read == [[FIGURE], None]
+    assert read == [[FIGURE], [FIGURE]]
     body = lambda page: page[page.index("<main"):page.index("</main>")]  # noqa: E731
     assert body(summarised) == body(whole)
     assert len(re.findall(r'<tr data-figure="', body(whole))) > 1  # the summary lists every figure, not only one
@@ -193,10 +205,16 @@ def _documents(client, slug: str, users, figure: str = "") -> dict:
     return out
 
 
-def test_the_significance_document_reads_its_pairs_from_the_summary(three_runs, client, organiser, alice, bob,
-                                                                     monkeypatch):
-    """Every pair's headline is kept in the set's summary, one row per figure: each role gets the bytes the set's
-    own rows give (the same pairs, order, orientation, rounding and limits), without the set being read."""
+def _pairs_one_at_a_time(computed, result_ids, figure=None):
+    """The significance document's pairs as the set reads them one pair at a time (the reference)."""
+    return [(p["figure"], p["result_a_id"], p["result_b_id"], significance.headline(p, 1, computed.alpha))
+            for p in significance.stored_headlines(computed, list(result_ids), figure)]
+
+
+def test_the_significance_document_formats_its_pairs_from_the_packed_rows(three_runs, client, organiser, alice, bob,
+                                                                          monkeypatch):
+    """Every pair's headline is formatted from the set's packed rows, a figure at a time: each role gets the bytes
+    the set's pair-by-pair reading gives (the same pairs, order, orientation, rounding and limits)."""
     from campaign import lifecycle
     from campaign.models import CampaignState, TeamFigures
 
@@ -205,18 +223,16 @@ def test_the_significance_document_reads_its_pairs_from_the_summary(three_runs, 
     campaign.team_figures = TeamFigures.POOLED  # pairs shown to teams before the gold release, rounded
     campaign.save(update_fields=["team_figures"])
     computed = significance.latest_set(campaign)
-    rows = SignificanceSummary.objects.filter(set_id=computed.pk, figure__startswith=precomputed.DOCUMENT)
-    assert rows.filter(figure=precomputed.DOCUMENT + FIGURE).exists()
     users = [("organiser", organiser), ("alice", alice), ("bob", bob), ("anyone", None)]
     for state in (None, CampaignState.CLOSED, CampaignState.SCORED, CampaignState.RELEASED,
                   CampaignState.PUBLISHED, CampaignState.GOLD_RELEASED):
         if state is not None:
             lifecycle.transition(campaign, state, actor=organiser)
         with monkeypatch.context() as refused:
-            refused.setattr(significance, "stored_headlines", _refuse)  # read from the summary, not the set
+            refused.setattr(significance, "stored_headlines", _refuse)  # not one pair at a time
             read = _documents(client, campaign.slug, users, FIGURE)
-        with monkeypatch.context() as from_set:
-            from_set.setattr(precomputed, "document_pairs", lambda *args, **kwargs: None)
+        with monkeypatch.context() as one_at_a_time:
+            one_at_a_time.setattr(headlines, "document_pairs", _pairs_one_at_a_time)
             reference = _documents(client, campaign.slug, users, FIGURE)
         assert read == reference, state
         pairs = {key: len(json.loads(body)["pairs"]) for key, body in read.items()}
@@ -228,19 +244,27 @@ def test_the_significance_document_reads_its_pairs_from_the_summary(three_runs, 
             assert any(p["diff"] != round(p["diff"], 3) for p in full)
 
 
-def test_a_summary_without_the_document_s_rows_reads_the_set(three_runs, client, organiser):
-    """A summary stored before the document's rows were kept: the document is read from the set, the same."""
+def test_a_summary_of_an_older_shape_is_never_read(three_runs, client, organiser, monkeypatch, settings):
+    """Rows of another version (the first kept every pair's headline three times) are never read: the design aid
+    says its figures are being computed and asks a worker; the other pages do not need them."""
     good, bad, light = three_runs
     slug = good.campaign.slug
-    client.force_login(organiser)
-    kept = client.get(f"/results/{slug}/significance.json").content
     computed = significance.latest_set(good.campaign)
-    SignificanceSummary.objects.filter(set_id=computed.pk, figure__startswith=precomputed.DOCUMENT).delete()
-    row = SignificanceSummary.objects.get(set_id=computed.pk, figure="")
-    row.data = {k: v for k, v in row.data.items() if k != "document"}
-    row.save()
-    assert precomputed.document_pairs(computed, computed.results) is None
-    assert client.get(f"/results/{slug}/significance.json").content == kept
+    client.force_login(organiser)
+    before = {url: client.get(url).content for url in (f"/results/{slug}/significance.json",
+                                                       f"/results/{slug}/ranking/?figure={FIGURE}")}
+    SignificanceSummary.objects.filter(set_id=computed.pk).update(version=precomputed.VERSION - 1)
+    asked = []
+    monkeypatch.setattr(kinds, "enqueue", lambda task, *args, **kw: asked.append((task, args)))
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    assert precomputed.missing(computed) and precomputed.of_set(computed) is None
+    assert 'id="being-computed"' in client.get(f"/results/{slug}/design/?figure={FIGURE}").content.decode()
+    assert asked == [(precomputed.PRECOMPUTE_TASK, (computed.pk,))]
+    after = {url: client.get(url).content for url in before}
+    runs = lambda page: page[page.index(b'id="runs"'):page.index(b"</table>")]  # noqa: E731  (no token, no chart id)
+    ranking = f"/results/{slug}/ranking/?figure={FIGURE}"
+    assert runs(after[ranking]) == runs(before[ranking]) and b'data-cluster="2"' in runs(after[ranking])
+    assert after[f"/results/{slug}/significance.json"] == before[f"/results/{slug}/significance.json"]
 
 
 def test_a_new_run_s_pairs_are_in_the_document_once_its_set_is_stored(three_runs, client, organiser,
@@ -263,30 +287,38 @@ def test_a_new_run_s_pairs_are_in_the_document_once_its_set_is_stored(three_runs
     assert after["computed"]["signature"] == computed.signature
 
 
-def test_every_row_of_the_summary_is_the_headlines_as_the_set_gives_them(three_runs, monkeypatch):
-    """Every figure's row and every pair's row: what sets.headline_pairs gives from the stored set, value for value
-    (the summary writes its headlines from columns, not one pair at a time); the same rows off PostgreSQL."""
+def test_every_headline_formatted_from_the_packed_rows_is_the_one_the_set_gives(three_runs):
+    """Every figure's pairs, every pair's figures and the document's pairs, for all the runs and for two of them:
+    what sets.headline_pairs and sets.headline give one pair at a time, value for value (the headlines module
+    formats a whole figure's columns at once)."""
     good, bad, light = three_runs
     computed = significance.latest_set(good.campaign)
     results = sorted(computed.results)
     summary = precomputed.of_set(computed)
-    assert len(summary["figures"]) > 1
+    assert len(summary["figures"]) > 1 and summary["figures"] == sorted(headlines.figure_columns(computed))
     by_pair: dict[tuple[int, int], dict] = {}
     for figure in summary["figures"]:
-        row = precomputed.of_figure(computed, figure)
         expected = significance.headline_pairs(computed, figure, results)
-        assert row["pairs"] == [{"a": a, "b": b, "headline": head} for (a, b), head in sorted(expected.items()) if a < b]
-        assert precomputed.headline_pairs(row, results) == expected
+        assert headlines.figure_pairs(computed, figure) == [
+            {"a": a, "b": b, "headline": head} for (a, b), head in sorted(expected.items()) if a < b]
+        assert headlines.headline_pairs(computed, figure, results) == expected
+        two = results[1:]
+        assert headlines.headline_pairs(computed, figure, two) == significance.headline_pairs(computed, figure, two)
+        assert len(headlines.headline_pairs(computed, figure, two)) == 2  # one pair, both ways
         for (a, b), head in expected.items():
             by_pair.setdefault((a, b), {})[figure] = head
     for (a, b), heads in by_pair.items():
-        assert precomputed.pair_headlines(computed, a, b) == heads
+        assert headlines.pair_headlines(computed, a, b) == heads
+    assert headlines.pair_headlines(computed, results[0], 10 ** 9) == {}
+    for ids in (results, results[:2]):
+        for figure in (None, FIGURE):
+            formatted = headlines.document_pairs(computed, ids, figure)
+            assert formatted == _pairs_one_at_a_time(computed, ids, figure) and formatted
+            # the same keys in the same order: the document's bytes follow them
+            assert [list(p[3]) for p in formatted] == [list(p[3]) for p in _pairs_one_at_a_time(computed, ids, figure)]
     stored = dict(SignificanceSummary.objects.filter(set_id=computed.pk).values_list("figure", "data"))
     assert stored == precomputed.build(computed)
-    # the rows written through the ORM, as a database without COPY gets them: the same
-    monkeypatch.setattr(precomputed, "_copies", lambda connection: False)
-    precomputed.store(computed)
-    assert dict(SignificanceSummary.objects.filter(set_id=computed.pk).values_list("figure", "data")) == stored
+    assert set(stored) == {"", *summary["figures"]}  # the set's row and one per figure: no pair's headline
 
 
 def test_values_kept_in_arrays_are_those_kept_one_at_a_time():
