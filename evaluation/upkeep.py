@@ -10,9 +10,11 @@
   computes them): swept after each computation on that worker, and by the periodic sweep and the
   ``sweep_caches`` command on the host they run on (the same disk in the embedded default): entries of results
   and contexts no set compares, then the least recently used past ``PARSEVAL_SIGNIFICANCE_CACHE_BYTES``.
+* **The analysis pages' kept values** (:mod:`evaluation.analysis.precomputed`, rows of the database): those no
+  page read for ``PARSEVAL_ANALYSIS_VALUE_IDLE_SECONDS`` (a reading marks them read, so a value in use stays).
 
-Both are caches: whatever is removed costs time (a run's files read again, a run's figures resampled again),
-never a result. The sweep is beat's ``storage-upkeep`` entry (hourly by default, apart from the recovery
+All are caches: whatever is removed costs time (a run's files read again, a run's figures resampled again, a
+page's value computed again by a worker), never a result. The sweep is beat's ``storage-upkeep`` entry (hourly by default, apart from the recovery
 sweep, whose half-minute period is for runs that wait, not for listing every stored run folder).
 """
 from __future__ import annotations
@@ -23,6 +25,7 @@ from celery import shared_task
 
 from campaign import kinds
 from campaign.models import Run
+from evaluation.analysis import precomputed
 from evaluation.significance import run_cache
 
 logger = logging.getLogger(__name__)
@@ -40,10 +43,15 @@ def sweep_run_indexes() -> dict:
     return outcome
 
 
+# The counts of what a sweep found, beside those of what it removed (by reason)
+FOUND = frozenset({"indexes", "gold_indexes", "conversions"})
+
+
 def sweep() -> dict:
-    outcome = {"run_indexes": sweep_run_indexes(), "significance_cache": run_cache.sweep()}
-    removed = sum(v for k, v in outcome["run_indexes"].items() if k != "indexes") + sum(
-        outcome["significance_cache"][k] for k in ("stale", "evicted"))
+    outcome = {"run_indexes": sweep_run_indexes(), "significance_cache": run_cache.sweep(),
+               "analysis_values": precomputed.sweep()}
+    removed = sum(v for k, v in outcome["run_indexes"].items() if k not in FOUND) + sum(
+        outcome["significance_cache"][k] for k in ("stale", "evicted")) + outcome["analysis_values"]["idle"]
     if removed:
         logger.info("storage upkeep: %s", outcome)
     return outcome
