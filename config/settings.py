@@ -289,7 +289,8 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": PARSEVAL_SHARD_WATCH_SECONDS,
     },
     # Stored files and caches no reader will use again: run indexes of withdrawn, deleted or re-keyed runs,
-    # this host's significance figures of results and contexts no set compares (evaluation.upkeep).
+    # superseded conversions, gold indexes of older keys, this host's significance figures of results and
+    # contexts no set compares, analysis values no page read lately (evaluation.upkeep).
     "storage-upkeep": {
         "task": "evaluation.upkeep.sweep_caches",
         "schedule": float(os.environ.get("PARSEVAL_UPKEEP_SWEEP_SECONDS", "3600")),

@@ -5,7 +5,10 @@
   withdrawn run's is deleted by a worker once the withdrawal is committed (:data:`campaign.kinds.FORGET_RUN_TASK`,
   sent by the campaign layer by name, as its other tasks: no model signal calls up into this app), and the
   periodic sweep removes those of withdrawn or deleted runs that are left, those whose run file is gone, and
-  those of another key (an older scorer or converter version, another schema) that no scoring reads.
+  those of another key (an older scorer or converter version, another schema) that no scoring reads; and by
+  the same sweep a CoNLL-U run's conversions no run names (an older converter's) and the gold's indexes of
+  another key (:mod:`evaluation.kinds.easy.gold`), each once no task started before it was replaced can
+  still be reading it (the task time limit).
 * **The significance figures** (:mod:`evaluation.significance.run_cache`, on the disk of the worker that
   computes them): swept after each computation on that worker, and by the periodic sweep and the
   ``sweep_caches`` command on the host they run on (the same disk in the embedded default): entries of results

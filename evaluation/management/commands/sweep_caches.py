@@ -26,10 +26,14 @@ class Command(BaseCommand):
 
     def handle(self, *args, only=None, max_bytes=None, **options):
         if only in (None, "run-indexes"):
-            found = upkeep.sweep_run_indexes()
+            found = {k: 0 for k in ("indexes", "orphaned", "withdrawn", "stale", "conversions", "superseded",
+                                    "gold_indexes", "gold_stale")} | upkeep.sweep_run_indexes()
             self.stdout.write(f"run indexes: {found['indexes']} found; removed {found['orphaned']} without their "
                               f"run or its file, {found['withdrawn']} of withdrawn runs, {found['stale']} of "
                               f"another key")
+            self.stdout.write(f"conversions: {found['conversions']} found; removed {found['superseded']} no run names")
+            self.stdout.write(f"gold indexes: {found['gold_indexes']} found; removed {found['gold_stale']} of another "
+                              f"key or document")
         if only in (None, "significance"):
             found = run_cache.sweep(max_bytes)
             self.stdout.write(f"significance figures: {found['entries']} entries, {found['bytes'] / 2**20:.1f} MB; "
