@@ -183,6 +183,10 @@ PARSEVAL_FILE_CACHE_BYTES = int(os.environ.get("PARSEVAL_FILE_CACHE_BYTES", str(
 # context): past this size the least recently used go, at the sweep that follows each computation.
 PARSEVAL_SIGNIFICANCE_CACHE_BYTES = int(os.environ.get("PARSEVAL_SIGNIFICANCE_CACHE_BYTES",
                                                        str(4 * 1024 * 1024 * 1024)))
+# The analysis pages' kept values (evaluation.analysis.precomputed, tens of kB each, one per set of runs a reader
+# sees): the hourly upkeep removes those no page read for this long (a page that finds none asks a worker again).
+PARSEVAL_ANALYSIS_VALUE_IDLE_SECONDS = float(os.environ.get("PARSEVAL_ANALYSIS_VALUE_IDLE_SECONDS",
+                                                            str(2 * 24 * 3600)))
 
 # Uploads: stream to disk above 2.5 MB; hard limits per run are campaign settings.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
@@ -285,7 +289,8 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": PARSEVAL_SHARD_WATCH_SECONDS,
     },
     # Stored files and caches no reader will use again: run indexes of withdrawn, deleted or re-keyed runs,
-    # this host's significance figures of results and contexts no set compares (evaluation.upkeep).
+    # superseded conversions, gold indexes of older keys, this host's significance figures of results and
+    # contexts no set compares, analysis values no page read lately (evaluation.upkeep).
     "storage-upkeep": {
         "task": "evaluation.upkeep.sweep_caches",
         "schedule": float(os.environ.get("PARSEVAL_UPKEEP_SWEEP_SECONDS", "3600")),

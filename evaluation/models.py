@@ -427,7 +427,10 @@ class AnalysisValue(models.Model):
 
     ``key`` is a digest of everything the value depends on (its page, the results, the reader's visible
     results, the options, the analysis schema and the stored value's version): another key is never read.
-    ``data`` is JSON text: the numbers come back as they were written (a jsonb column rewrites them)."""
+    ``data`` is JSON text: the numbers come back as they were written (a jsonb column rewrites them).
+    ``read_at``: when a page last read it (or a worker stored it), refreshed at most once per
+    :data:`evaluation.analysis.precomputed.READ_REFRESH_SECONDS`; the upkeep removes values not read for
+    ``PARSEVAL_ANALYSIS_VALUE_IDLE_SECONDS`` (:func:`evaluation.analysis.precomputed.sweep`)."""
 
     result = models.ForeignKey(Result, on_delete=models.CASCADE, related_name="analysis_values")
     page = models.CharField(max_length=20)
@@ -435,6 +438,7 @@ class AnalysisValue(models.Model):
     data = models.TextField()
     seconds = models.FloatField(default=0, help_text=_("How long computing it took"))
     created_at = models.DateTimeField(auto_now_add=True)
+    read_at = models.DateTimeField(default=timezone.now, db_index=True)
 
     def __str__(self) -> str:
         return f"{self.page} of result {self.result_id}"

@@ -5,14 +5,19 @@
   withdrawn run's is deleted by a worker once the withdrawal is committed (:data:`campaign.kinds.FORGET_RUN_TASK`,
   sent by the campaign layer by name, as its other tasks: no model signal calls up into this app), and the
   periodic sweep removes those of withdrawn or deleted runs that are left, those whose run file is gone, and
-  those of another key (an older scorer or converter version, another schema) that no scoring reads.
+  those of another key (an older scorer or converter version, another schema) that no scoring reads; and by
+  the same sweep a CoNLL-U run's conversions no run names (an older converter's) and the gold's indexes of
+  another key (:mod:`evaluation.kinds.easy.gold`), each once no task started before it was replaced can
+  still be reading it (the task time limit).
 * **The significance figures** (:mod:`evaluation.significance.run_cache`, on the disk of the worker that
   computes them): swept after each computation on that worker, and by the periodic sweep and the
   ``sweep_caches`` command on the host they run on (the same disk in the embedded default): entries of results
   and contexts no set compares, then the least recently used past ``PARSEVAL_SIGNIFICANCE_CACHE_BYTES``.
+* **The analysis pages' kept values** (:mod:`evaluation.analysis.precomputed`, rows of the database): those no
+  page read for ``PARSEVAL_ANALYSIS_VALUE_IDLE_SECONDS`` (a reading marks them read, so a value in use stays).
 
-Both are caches: whatever is removed costs time (a run's files read again, a run's figures resampled again),
-never a result. The sweep is beat's ``storage-upkeep`` entry (hourly by default, apart from the recovery
+All are caches: whatever is removed costs time (a run's files read again, a run's figures resampled again, a
+page's value computed again by a worker), never a result. The sweep is beat's ``storage-upkeep`` entry (hourly by default, apart from the recovery
 sweep, whose half-minute period is for runs that wait, not for listing every stored run folder).
 """
 from __future__ import annotations
@@ -23,6 +28,7 @@ from celery import shared_task
 
 from campaign import kinds
 from campaign.models import Run
+from evaluation.analysis import precomputed
 from evaluation.significance import run_cache
 
 logger = logging.getLogger(__name__)
@@ -40,10 +46,15 @@ def sweep_run_indexes() -> dict:
     return outcome
 
 
+# The counts of what a sweep found, beside those of what it removed (by reason)
+FOUND = frozenset({"indexes", "gold_indexes", "conversions"})
+
+
 def sweep() -> dict:
-    outcome = {"run_indexes": sweep_run_indexes(), "significance_cache": run_cache.sweep()}
-    removed = sum(v for k, v in outcome["run_indexes"].items() if k != "indexes") + sum(
-        outcome["significance_cache"][k] for k in ("stale", "evicted"))
+    outcome = {"run_indexes": sweep_run_indexes(), "significance_cache": run_cache.sweep(),
+               "analysis_values": precomputed.sweep()}
+    removed = sum(v for k, v in outcome["run_indexes"].items() if k not in FOUND) + sum(
+        outcome["significance_cache"][k] for k in ("stale", "evicted")) + outcome["analysis_values"]["idle"]
     if removed:
         logger.info("storage upkeep: %s", outcome)
     return outcome

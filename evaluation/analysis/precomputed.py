@@ -15,6 +15,12 @@ task (on the analysis queue) computes it from the results named in its key. The 
 access rules (:mod:`.access`) let its reader in, from results they let them read: a reader who may not see a
 run gets the same 404 as before, and the task is asked only for results the reader may see.
 
+Kept values are removed by the hourly upkeep (:func:`sweep`, :mod:`evaluation.upkeep`) once no page has read
+them for ``PARSEVAL_ANALYSIS_VALUE_IDLE_SECONDS``: a reading refreshes ``read_at`` (at most once per
+:func:`refresh_seconds`, one small write), so a value in use is never removed, and one keyed by a set of runs
+nobody sees any more (a run added, withdrawn or re-scored since: each makes a new key) goes one idle period
+after its last reading. A page that finds its value gone asks a worker again, as for a new one.
+
 Without a worker (Celery eager: the development server, the demo, the tests) the request computes it at once, in
 the process, as the analyses themselves are (:func:`evaluation.analysis.store.analysis_of`).
 """
@@ -24,10 +30,12 @@ import hashlib
 import json
 import logging
 import time
+from datetime import timedelta
 
 from celery import shared_task
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, transaction
+from django.utils import timezone
 
 from evaluation.models import AnalysisValue, Result
 from evaluation.pipeline.worker import TASK_OPTIONS, ask_once
@@ -65,9 +73,32 @@ def compare_arguments(a, b, attribute: str, options: dict) -> list:
 
 
 def read(page: str, arguments: list):
-    """The kept value of ``page`` for ``arguments`` (decoded JSON), or None while it is being computed."""
-    data = AnalysisValue.objects.filter(key=key_of(page, arguments)).values_list("data", flat=True).first()
-    return None if data is None else json.loads(data)
+    """The kept value of ``page`` for ``arguments`` (decoded JSON), or None while it is being computed. A value
+    last marked read more than :func:`refresh_seconds` ago is marked read now (what keeps it from the sweep)."""
+    key = key_of(page, arguments)
+    found = AnalysisValue.objects.filter(key=key).values_list("data", "read_at").first()
+    if found is None:
+        return None
+    data, read_at = found
+    now = timezone.now()
+    if read_at < now - timedelta(seconds=refresh_seconds()):
+        _mark_read(key, now)
+    return json.loads(data)
+
+
+def refresh_seconds() -> float:
+    """How stale ``read_at`` may be: an hour, or a quarter of the idle time if that is shorter. A value read
+    within the idle time less this is never removed."""
+    return min(3600.0, settings.PARSEVAL_ANALYSIS_VALUE_IDLE_SECONDS / 4)
+
+
+def _mark_read(key: str, now) -> None:
+    """``read_at`` set to ``now``; a failure (the database busy, read only) is logged, never the page's."""
+    try:
+        with transaction.atomic():  # a savepoint: a failure leaves the page's transaction usable
+            AnalysisValue.objects.filter(key=key, read_at__lt=now).update(read_at=now)
+    except DatabaseError:
+        logger.warning("analysis value %s: reading not recorded", key[:12], exc_info=True)
 
 
 def value(page: str, arguments: list):
@@ -161,3 +192,17 @@ def store_value(page: str, arguments: list) -> str:
 @shared_task(name=TASK, **TASK_OPTIONS)
 def precompute_value(self, page: str, arguments: list) -> str:
     return store_value(page, arguments)
+
+
+# -- the upkeep -----------------------------------------------------------------------------------------
+
+def sweep(now=None) -> dict:
+    """Remove the kept values no page read for ``PARSEVAL_ANALYSIS_VALUE_IDLE_SECONDS`` (never less than the task
+    time limit: a value a worker has just stored for a page that asked is that page's to read); counts of the
+    values found and removed. A page that needs a removed value again asks a worker for it, as for a new one."""
+    now = timezone.now() if now is None else now
+    idle = max(settings.PARSEVAL_ANALYSIS_VALUE_IDLE_SECONDS, settings.CELERY_TASK_TIME_LIMIT)
+    found = AnalysisValue.objects.count()
+    # no model refers to these rows and no signal is attached: one DELETE, the rows never loaded
+    removed, _ = AnalysisValue.objects.filter(read_at__lt=now - timedelta(seconds=idle)).delete()
+    return {"values": found, "idle": removed}

@@ -291,8 +291,10 @@ class Kind(ABC):
         return 0
 
     def sweep_stored(self) -> dict[str, int]:
-        """Delete what the kind stored beside the runs' files that no scoring will read (of runs withdrawn or
-        deleted, of files gone, of older keys); counts by reason. Default: the kind stores nothing, ``{}``."""
+        """Delete what the kind stored beside the runs' files or the gold that no scoring will read (of runs
+        withdrawn or deleted, of files gone, of older keys), never what a task started within the task time
+        limit may still read; counts by reason (those named in ``evaluation.upkeep.FOUND`` count what was found,
+        not removed). Default: the kind stores nothing, ``{}``."""
         return {}
 
     def diagnostics_page(self, request, run):

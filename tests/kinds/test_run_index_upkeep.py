@@ -95,7 +95,8 @@ def _indexes_no_scoring_reads_go(campaign, alice, django_capture_on_commit_callb
     assert not storage.exists(stale) and not storage.exists(orphan) and storage.exists(other)
     assert storage.exists(kept.file.name) and storage.exists(left.file.name)
 
-    assert upkeep.sweep_run_indexes() == {"indexes": 1, "orphaned": 0, "withdrawn": 0, "stale": 0}
+    assert {k: v for k, v in upkeep.sweep_run_indexes().items() if not k.startswith("gold_")} == {
+        "indexes": 1, "orphaned": 0, "withdrawn": 0, "stale": 0, "conversions": 0, "superseded": 0}
     with mock.patch.object(run_index, "IndexedRun", wraps=run_index.IndexedRun) as read:
         assert run_index.load(kept, campaign_schema(campaign)) is not None  # scoring's reading of it
     assert read.call_count == 1
@@ -112,3 +113,88 @@ def test_a_schema_that_cannot_be_read_keeps_every_key(campaign, alice):
     assert len(_indexes(run)) == 2
     assert upkeep.sweep_run_indexes()["stale"] == 1
     assert _indexes(run) == [_current(run)]
+
+
+def _gold_indexes(campaign) -> list[str]:
+    from annotations.models import gold_storage
+
+    return sorted(gold_storage.listdir(f"{campaign.slug}/index")[1])
+
+
+def _gold_sweep(campaign, settings, storage_is_files: bool):
+    """The gold's indexes of another key, or of a document or campaign the database no longer has, go once
+    they and the document's current index were written more than the task time limit ago; the current ones
+    stay and scoring reads them (no XML parsed)."""
+    from datetime import timedelta
+
+    from annotations.models import GoldDocument, gold_storage
+    from evaluation.kinds.easy import gold as easy_gold
+
+    settings.CELERY_TASK_TIME_LIMIT = 3600
+    schema = campaign_schema(campaign)
+    golds = list(GoldDocument.objects.filter(document__campaign=campaign).select_related("document__campaign"))
+    for gold in golds:
+        easy_gold.gold_index(gold, schema)  # what the first scoring stores
+    current = _gold_indexes(campaign)
+    assert len(current) == len(golds) >= 2
+    first = golds[0].document.name
+    with gold_storage.open(f"{campaign.slug}/index/{current[0]}", "rb") as fh:
+        data = fh.read()
+    older = f"{campaign.slug}/index/{first}.{'0' * 32}.npz"  # an older scorer's key
+    gone_document = f"{campaign.slug}/index/no-such-document.{'1' * 32}.npz"
+    gone_campaign = f"no-such-campaign/index/{first}.{'2' * 32}.npz"
+    not_an_index = f"{campaign.slug}/index/{first}.notes.npz"
+    for planted in (older, gone_document, gone_campaign, not_an_index):
+        gold_storage.save(planted, ContentFile(data))
+    now = timezone.now()
+
+    # all written just now: a scoring of the previous version may be reading them
+    assert easy_gold.sweep_stored(now) == {"gold_indexes": len(golds) + 3, "gold_stale": 0}
+    if storage_is_files:  # the older key written long ago, but its document's current index lately: kept
+        import os
+        old = (now - timedelta(hours=5)).timestamp()
+        for planted in (older, gone_document, gone_campaign):
+            os.utime(gold_storage.path(planted), (old, old))
+        assert easy_gold.sweep_stored(now)["gold_stale"] == 2  # the two without a current index beside them
+        assert gold_storage.exists(older)
+    later = now + timedelta(seconds=3600 + 60)
+    assert easy_gold.sweep_stored(later)["gold_stale"] == (1 if storage_is_files else 3)
+    for planted in (older, gone_document, gone_campaign):
+        assert not gold_storage.exists(planted)
+    assert gold_storage.exists(not_an_index)
+    assert [n for n in _gold_indexes(campaign) if n != not_an_index.rsplit("/", 1)[-1]] == current
+    assert all(gold_storage.exists(g.file.name) for g in golds)  # the gold itself is never touched
+    with mock.patch.object(easy_gold, "_build", side_effect=AssertionError("the XML parsed again")):
+        for gold in golds:
+            easy_gold.gold_index(gold, schema)
+    assert easy_gold.sweep_stored(later) == {"gold_indexes": len(golds), "gold_stale": 0}
+
+
+def test_gold_indexes_of_other_keys_go_once_no_scoring_can_read_them(campaign, settings):
+    _gold_sweep(campaign, settings, storage_is_files=True)
+
+
+def test_gold_indexes_on_object_storage_too(campaign_on_object_storage, settings):
+    from annotations.models import GoldDocument
+    from campaign.stored_files import stored_path
+
+    _gold_sweep(campaign_on_object_storage, settings, storage_is_files=False)
+    gold = GoldDocument.objects.filter(document__campaign=campaign_on_object_storage).first()
+    assert stored_path(gold.file) is None  # the bucket's listing, dates and deletion
+
+
+def test_a_schema_that_cannot_be_read_keeps_every_gold_key(campaign, settings):
+    from datetime import timedelta
+
+    from annotations.models import GoldDocument, gold_storage
+    from evaluation.kinds.easy import gold as easy_gold
+
+    settings.CELERY_TASK_TIME_LIMIT = 3600
+    gold = GoldDocument.objects.filter(document__campaign=campaign).select_related("document__campaign").first()
+    easy_gold.gold_index(gold, campaign_schema(campaign))
+    older = f"{campaign.slug}/index/{gold.document.name}.{'0' * 32}.npz"
+    gold_storage.save(older, ContentFile(b"an older index"))
+    later = timezone.now() + timedelta(hours=2)
+    with mock.patch("evaluation.kinds.easy.options.campaign_schema", side_effect=ValueError("malformed")):
+        assert easy_gold.sweep_stored(later)["gold_stale"] == 0
+    assert easy_gold.sweep_stored(later)["gold_stale"] == 1 and not gold_storage.exists(older)

@@ -409,3 +409,47 @@ def test_the_console_says_what_the_campaign_takes(client, conllu_campaign, xml_c
         campaign.organisers.add(organiser)
         page = client.get(reverse("console:dashboard", kwargs={"slug": campaign.slug})).content.decode()
         assert f"Run files taken: {says} " in page
+
+
+# -- upkeep --------------------------------------------------------------------------------------------
+
+def test_conversions_no_run_names_go_once_no_task_can_read_them(conllu_campaign, alice, settings,
+                                                                  django_capture_on_commit_callbacks):
+    """The hourly sweep deletes a conversion of an older converter version (what a re-score with a newer
+    converter leaves) and a deleted run's, once it and the run's current conversion were written more than the
+    task time limit ago; a run's current conversion, and its upload, stay."""
+    import os
+    from datetime import timedelta
+
+    from django.core.files.base import ContentFile
+    from django.utils import timezone
+
+    from evaluation import upkeep
+    from evaluation.kinds.easy import run_index
+
+    settings.CELERY_TASK_TIME_LIMIT = 3600
+    team = factories.make_team(conllu_campaign, alice)
+    run = conllu_run(conllu_campaign, team, alice, django_capture_on_commit_callbacks)
+    storage, current = run.converted_file.storage, run.converted_file.name
+    folder = current.rsplit("/", 1)[0]
+    older = f"{folder}/{run.sha256[:16]}.ud2easy-1.easy.zip"  # the conversion a newer converter replaced
+    deleted = f"{folder}/{'f' * 16}.{CONVERTER_VERSION}.easy.zip"  # a deleted run's
+    renamed = f"{folder}/{'e' * 16}.{CONVERTER_VERSION}.easy_AbC1234.zip"  # as the storage names a second copy
+    for planted in (older, deleted, renamed):
+        storage.save(planted, ContentFile(run.converted_file.open("rb").read()))
+    now = timezone.now()
+    hours_ago = (now - timedelta(hours=5)).timestamp()
+    os.utime(storage.path(older), (hours_ago, hours_ago))
+    os.utime(storage.path(deleted), (hours_ago, hours_ago))
+
+    # the run was converted anew just now: a task that loaded it before may still read the older one; the
+    # file just written may be a validation's that has not named it yet
+    found = upkeep.sweep_run_indexes()
+    assert (found["conversions"], found["superseded"]) == (4, 1)  # the deleted run's, written 5 h ago
+    assert storage.exists(older) and storage.exists(renamed) and not storage.exists(deleted)
+    found = run_index.sweep_stored(now + timedelta(seconds=3600 + 60))
+    assert (found["conversions"], found["superseded"]) == (3, 2) and found["stale"] == 0
+    assert not storage.exists(older) and not storage.exists(renamed)
+    assert storage.exists(current) and storage.exists(run.file.name)
+    with zipfile.ZipFile(run.converted_file.open("rb")) as zf:
+        assert zf.namelist() == ["general_elda.xml"]  # what scoring reads again

@@ -201,7 +201,8 @@ class EasyKind(DocumentKind):
         return run_index.remove(run.file.storage, run.file.name) if run.file.name else 0
 
     def sweep_stored(self) -> dict[str, int]:
-        return run_index.sweep_stored()
+        """The runs' indexes and superseded conversions no scoring reads, and the gold's indexes of other keys."""
+        return {**run_index.sweep_stored(), **easy_gold.sweep_stored()}
 
     # -- the analysis explorer ------------------------------------------------------------------
     def analyse(self, result):

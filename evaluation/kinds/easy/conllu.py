@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
+import re
 import tempfile
 import zipfile
 from pathlib import Path
@@ -103,6 +104,10 @@ def convert_file(corpus: Document, path: Path, display: str) -> tuple[bytes | No
 
 def converted_name(run) -> str:
     return f"{run.sha256[:16]}.{CONVERTER_VERSION}.easy.zip"
+
+
+# converted_name, as the storage may have saved it (another name when taken: "_" and seven characters before ".zip")
+CONVERTED = re.compile(r"^(?P<sha>[0-9a-f]{16})\.(?P<converter>[A-Za-z0-9-]+)\.easy(?:_[A-Za-z0-9]{7})?\.zip$")
 
 
 def store_converted(run, converted: dict[str, bytes]) -> None:

@@ -11,14 +11,25 @@ writer's is there), that copy is deleted. A reader that meets a file still being
 archive, which :class:`~parseval.evaluation.easy.gold_index.IndexUnreadable` reports; it then reads the XML, never a
 partial index.
 
+An index of another key (an older scorer version, another guide schema, a gold file since replaced) or of a
+document the database no longer has is never read by this code again; the hourly upkeep deletes it
+(:func:`sweep`, through the kind's ``sweep_stored`` hook) once it and its document's current index were both
+written more than the task time limit ago: the current index is written by the first scoring after the
+change, so by then no scoring that started before it (a worker of the previous version) is still running.
+
 This module reads gold: worker and organiser code only.
 """
 from __future__ import annotations
 
 import io
 import logging
+import posixpath
+import re
+from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.core.files.base import ContentFile
+from django.utils import timezone
 
 from parseval.annotations.easy import EasySchema, read_document
 from parseval.annotations.easy.model import Document
@@ -63,7 +74,12 @@ def load_gold(run, schema: EasySchema) -> tuple[dict[str, Document], dict[str, s
 def index_name(gold, key: str) -> str:
     """Where a gold file's index is stored: beside it, under its campaign, named by its key."""
     doc = gold.document
-    return f"{doc.campaign.slug}/index/{doc.name}.{key[:32]}.npz"
+    return f"{doc.campaign.slug}/{INDEX_FOLDER}/{doc.name}.{key[:32]}.npz"
+
+
+INDEX_FOLDER = "index"
+# <document name>.<the key's first 32 hexadecimal digits>.npz, in <campaign slug>/index/ (index_name)
+STORED = re.compile(r"^(?P<document>.+)\.(?P<key>[0-9a-f]{32})\.npz$")
 
 
 def gold_index(gold, schema: EasySchema) -> IndexedDocument:
@@ -101,6 +117,74 @@ def _build(gold, schema: EasySchema, key: str) -> IndexedDocument:
     data = read_gold_file(gold)
     doc = read_document(io.BytesIO(data), gold=True, strict=True, schema=schema, name=f"{gold.document.name}.xml")
     return IndexedDocument.from_document(doc, schema, key)
+
+
+def written_before(storage, name: str, cutoff: datetime) -> bool:
+    """Whether the stored file ``name`` was last written before ``cutoff``; False when the storage cannot say
+    (the file is then kept: a sweep removes nothing it cannot date)."""
+    try:
+        return storage.get_modified_time(name) < cutoff
+    except (OSError, NotImplementedError, ValueError):  # gone meanwhile, or a storage without dates
+        return False
+
+
+def sweep(storage, current: dict, *, now: datetime | None = None) -> dict:
+    """Delete the gold indexes no scoring will read: ``current`` is ``{campaign slug: {document name: the
+    current key's first 32 digits}}`` of every EASY campaign (``False`` for a campaign whose guide schema cannot
+    be read: every key kept there), and an index is kept when it is its document's current one. Any other (of
+    another key, of a document or campaign the database no longer has) goes once it and its document's current
+    index (when there is one) were both written more than the task time limit before ``now``. Counts of the
+    indexes found and deleted."""
+    now = timezone.now() if now is None else now
+    cutoff = now - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT)
+    outcome = {"gold_indexes": 0, "gold_stale": 0}
+    try:
+        campaigns, _ = storage.listdir("")
+    except FileNotFoundError:
+        return outcome
+    for slug in campaigns:
+        folder = posixpath.join(slug, INDEX_FOLDER)
+        try:
+            _, names = storage.listdir(folder)
+        except FileNotFoundError:
+            continue
+        keys = current.get(slug, {})
+        present = set(names)
+        for name in names:
+            found = STORED.match(name)
+            if not found:
+                continue
+            outcome["gold_indexes"] += 1
+            key = keys.get(found["document"]) if keys is not False else None
+            if keys is False or key == found["key"]:
+                continue
+            newer = f"{found['document']}.{key}.npz"
+            if not written_before(storage, posixpath.join(folder, name), cutoff) or (
+                    newer in present and not written_before(storage, posixpath.join(folder, newer), cutoff)):
+                continue  # a scoring that started before the change may still be reading it
+            storage.delete(posixpath.join(folder, name))
+            outcome["gold_stale"] += 1
+    return outcome
+
+
+def sweep_stored(now: datetime | None = None) -> dict:
+    """:func:`sweep` of the gold storage, with the current key of every EASY campaign's gold documents."""
+    from annotations.models import GoldDocument, gold_storage
+    from campaign.models import Campaign, CampaignKind
+
+    from .options import campaign_schema
+
+    current: dict = {}
+    for campaign in Campaign.objects.filter(kind=CampaignKind.EASY):
+        try:
+            schema = campaign_schema(campaign)
+        except ValueError:  # a malformed guide schema: which keys scoring reads cannot be told, keep them all
+            current[campaign.slug] = False
+            continue
+        current[campaign.slug] = {
+            name: index_key(sha, schema, SCORER_VERSION)[:32] for name, sha in GoldDocument.objects.filter(
+                document__campaign=campaign).values_list("document__name", "sha256")}
+    return sweep(gold_storage, current, now=now)
 
 
 def _store(storage, name: str, data: bytes) -> None:

@@ -14,12 +14,22 @@ An index no scoring will read goes (:func:`remove`, :func:`sweep`; the kind's ``
 again, which stores it again), and by the hourly sweep those of runs withdrawn or deleted that are left, one
 whose run file is no longer there, and one of another key (an older scorer or converter version, another
 guide's schema).
+
+The same walk deletes a CoNLL-U run's conversions that no run names any more (``<sha>.<converter>.easy.zip``
+beside the upload, :func:`.conllu.converted_name`: one of an older converter version, replaced by a re-score's,
+or a deleted run's), once it and the run's current conversion were both written more than the task time
+limit ago: a fresh one may be about to be named by its validation, and a task that loaded the run before its
+re-conversion may still read the old one.
 """
 from __future__ import annotations
 
 import logging
 import posixpath
 import re
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.utils import timezone
 
 from parseval.annotations.easy import EasySchema
 from parseval.evaluation.easy.gold_index import IndexUnreadable
@@ -27,7 +37,7 @@ from parseval.evaluation.easy.run_index import DocumentIndexer, IndexedRun, buil
 from parseval.evaluation.version import SCORER_VERSION
 
 from . import conllu as easy_conllu
-from .gold import _store
+from .gold import _store, written_before
 
 logger = logging.getLogger(__name__)
 
@@ -110,13 +120,20 @@ def remove(storage, file_name: str, keep: set[str] = frozenset()) -> int:
     return removed
 
 
-def sweep(storage, runs: dict[str, tuple], root: str = "runs") -> dict:
+def sweep(storage, runs: dict[str, tuple], root: str = "runs", *, now: datetime | None = None) -> dict:
     """Delete the indexes under ``root`` (the runs' folders, ``runs/<campaign>/<team>/``) that no scoring will
     read: ``runs`` is ``{run file name: (run, its campaign's schema)}`` of every run the database holds, the
     schema None for a campaign of another kind (nothing reads an index there) and False where it cannot be
     read (every key kept). An index is kept only beside a run file that is there, of a run not withdrawn,
-    with one of its :func:`current_keys`. Counts of the indexes found and deleted, by reason."""
-    outcome = {"indexes": 0, "orphaned": 0, "withdrawn": 0, "stale": 0}
+    with one of its :func:`current_keys`. And the conversions no run names (the module's docstring). Counts
+    of the indexes and conversions found and deleted, by reason."""
+    outcome = {"indexes": 0, "orphaned": 0, "withdrawn": 0, "stale": 0, "conversions": 0, "superseded": 0}
+    cutoff = (timezone.now() if now is None else now) - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT)
+    named: dict[tuple[str, str], list[str]] = {}  # (folder, the upload's 16 first digits): conversions named
+    for run, _schema in runs.values():
+        if run.converted_file.name:
+            folder, base = posixpath.split(run.converted_file.name)
+            named.setdefault((folder, base[:16]), []).append(run.converted_file.name)
     folders = [root]
     while folders:
         folder = folders.pop()
@@ -127,6 +144,10 @@ def sweep(storage, runs: dict[str, tuple], root: str = "runs") -> dict:
         folders += [posixpath.join(folder, d) for d in subfolders if not d.startswith(".")]
         present = set(names)
         for name in names:
+            if easy_conllu.CONVERTED.match(name):
+                outcome["conversions"] += 1
+                outcome["superseded"] += _sweep_conversion(storage, posixpath.join(folder, name), named, cutoff)
+                continue
             found = STORED.match(name)
             if not found:
                 continue
@@ -146,7 +167,20 @@ def sweep(storage, runs: dict[str, tuple], root: str = "runs") -> dict:
     return outcome
 
 
-def sweep_stored() -> dict[str, int]:
+def _sweep_conversion(storage, name: str, named: dict, cutoff: datetime) -> int:
+    """Delete the conversion ``name`` if no run names it and it, and the conversions that runs of the same
+    upload name now, were written before ``cutoff``; 1 if deleted."""
+    folder, base = posixpath.split(name)
+    current = named.get((folder, base[:16]), [])
+    if name in current or not written_before(storage, name, cutoff):
+        return 0
+    if not all(written_before(storage, newer, cutoff) for newer in current):
+        return 0  # re-converted lately: a task that loaded the run before may still read this one
+    storage.delete(name)
+    return 1
+
+
+def sweep_stored(now: datetime | None = None) -> dict[str, int]:
     """:func:`sweep` over every run the database holds, each with its campaign's schema (None for a campaign of
     another kind: nothing reads an index there; False for a guide schema that cannot be read: every key kept)."""
     from campaign.models import Campaign, CampaignKind, Run
@@ -161,5 +195,5 @@ def sweep_stored() -> dict[str, int]:
             schemas[campaign.pk] = False
     runs = {run.file.name: (run, schemas.get(run.campaign_id))
             for run in Run.objects.exclude(file="").only("pk", "file", "campaign_id", "withdrawn_at", "sha256",
-                                                         "converter")}
-    return sweep(Run._meta.get_field("file").storage, runs)
+                                                         "converter", "converted_file")}
+    return sweep(Run._meta.get_field("file").storage, runs, now=now)
