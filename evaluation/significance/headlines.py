@@ -23,17 +23,18 @@ from evaluation.models import SignificanceSet
 from evaluation.significance import sets as significance
 
 
-def figure_columns(computed: SignificanceSet | None, figures: list[str] | None = None) -> dict[str, dict]:
+def figure_columns(computed: SignificanceSet | None, figures: list[str] | None = None,
+                   columns=significance.headline_columns) -> dict[str, dict]:
     """``{figure: columns}`` of ``figures`` (all when None), every pair once (result ``a`` < result ``b``,
-    ``a`` minus ``b``) ordered by ``(a, b)`` across the figure's rows (one per track), as
-    :func:`evaluation.significance.sets.headline_columns` gives them; a figure without a pair with a
-    difference is left out."""
+    ``a`` minus ``b``) ordered by ``(a, b)`` across the figure's rows (one per track), as ``columns``
+    (:func:`evaluation.significance.sets.headline_columns`, or :func:`~evaluation.significance.sets.defined_pairs`
+    for the pairs alone) gives them; a figure without a pair with a difference is left out."""
     if computed is None:
         return {}
     rows = computed.figures.all() if figures is None else computed.figures.filter(figure__in=list(figures))
     parts: dict[str, list[dict]] = {}
     for row in rows.values("figure", "results", "family", "heads"):
-        parts.setdefault(row["figure"], []).append(significance.headline_columns(row, computed.alpha))
+        parts.setdefault(row["figure"], []).append(columns(row, computed.alpha))
     out = {}
     for figure, found in sorted(parts.items()):
         joined = {name: np.concatenate([part[name] for part in found]) for name in found[0]}

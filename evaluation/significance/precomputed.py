@@ -39,7 +39,6 @@ from evaluation.models import Result, SignificanceSet, SignificanceSummary
 from evaluation.pipeline.worker import ask_once
 from evaluation.significance import headlines, sets as significance
 from parseval.evaluation import design
-from parseval.evaluation.stats import ALL
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +68,7 @@ def _rows(computed: SignificanceSet) -> Iterator[tuple[str, dict]]:
             for r in Result.objects.filter(pk__in=results).select_related("run__team")
             .only("pk", "run_id", "run__name", "run__synthetic", "run__team__system")}
     sentences = {str(g): int(n) for g, n in (computed.sentences or {}).items()}
-    columns = headlines.figure_columns(computed)
+    columns = headlines.figure_columns(computed, columns=significance.defined_pairs)
     # What each genre detects, for the pair the design aid opens on (one stored table per pair: any other
     # pair's is read once, when asked for, and cached: genre_errors).
     defaults: dict[tuple[int, int], list[str]] = {}
@@ -99,12 +98,8 @@ def _default_index(found: dict, runs: dict) -> int:
 def _genres(computed: SignificanceSet, a: int, b: int, figures: list[str], sentences: dict) -> dict[str, dict]:
     """``{figure: {"se": {genre or ALL: standard error}, "detectable": {genre or ALL: what it detects}}}`` of
     the pair's difference on each of ``figures``, from its stored tables (one query)."""
-    out = {}
-    for figure in figures:
-        out[figure] = {"se": {}, "detectable": {}}
-    for figure, table in significance.pair_tables(computed, a, b, figures=list(figures)).items():
-        se = {g: (cells.get(ALL) or {}).get("se") for g, cells in table["cells"].items()}
-        se[ALL] = table["headline"]["se"]
+    out = {figure: {"se": {}, "detectable": {}} for figure in figures}
+    for figure, se in significance.pair_genre_errors(computed, a, b, figures=list(figures)).items():
         out[figure] = {"se": se,
                        "detectable": design.detectables(sentences, se, alpha=computed.alpha) if sentences else {}}
     return out

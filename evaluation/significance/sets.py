@@ -539,22 +539,35 @@ def _head_row(a: int, b: int, figure: str, heads: np.ndarray, p_holm: float, agr
             "cells_family": None, "agreement": dict(zip(AGREEMENT, (int(v) for v in agreement)))}
 
 
+def _defined(row) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
+    """A figure row's unpacked arrays, the results ``a`` and ``b`` of its pairs with a difference (in pair
+    order) and which pairs those are."""
+    arrays = packing.unpack(row["heads"])
+    ids = np.asarray(row["results"], dtype=np.int64)
+    first, second = np.triu_indices(len(ids), 1)  # the order of pair_index
+    kept = ~np.isnan(arrays["heads"][:, 0])
+    return arrays, ids[first[kept]], ids[second[kept]], kept
+
+
+def defined_pairs(row, alpha: float) -> dict[str, np.ndarray]:
+    """``{"a", "b"}``: the results of a figure row's pairs with a difference, in pair order, as
+    :func:`headline_columns` gives them, without the headlines."""
+    _, a, b, _ = _defined(row)
+    return {"a": a, "b": b}
+
+
 def headline_columns(row, alpha: float) -> dict[str, np.ndarray]:
     """Every pair's headline of one figure row as columns (a NaN where :func:`headline` gives None), pairs in
     result order, those without a difference left out: value for value what :func:`_head_row` then
     :func:`headline` (``sign`` 1) give each pair, for a summary of a hundred runs' 4,950 pairs per figure."""
-    arrays = packing.unpack(row["heads"])
-    ids = np.asarray(row["results"], dtype=np.int64)
-    first, second = np.triu_indices(len(ids), 1)  # the order of pair_index
-    heads = arrays["heads"]
-    kept = ~np.isnan(heads[:, 0])
-    diff, se, p = (heads[kept, c] for c in range(3))
+    arrays, a, b, kept = _defined(row)
+    diff, se, p = (arrays["heads"][kept, c] for c in range(3))
     family = row["family"] or 0
     undefined = np.isnan(se)
     se_kept = _round6(se)
     with np.errstate(invalid="ignore"):
         p_holm = _significant(arrays["p_holm"][kept])
-        return {"a": ids[first[kept]], "b": ids[second[kept]], "diff": _round6(diff),
+        return {"a": a, "b": b, "diff": _round6(diff),
                 "ci_low": np.where(undefined, np.nan, _round6(diff - paired.Z_CI * se)),
                 "ci_high": np.where(undefined, np.nan, _round6(diff + paired.Z_CI * se)),
                 "se": se_kept, "p": _significant(p), "p_holm": p_holm, "significant": p_holm < alpha,
@@ -657,6 +670,25 @@ def pair_heads(computed: SignificanceSet | None, low: int, high: int,
     return out
 
 
+def _tables_of_pair(computed: SignificanceSet, low: int, high: int, figures: list[str] | None):
+    """``(figure, headline row, cells (3, strata, types), strata, types)`` of the pair ``low`` < ``high`` on each
+    figure (``figures``: only those) whose row compares them: its stored table's cells, ``low`` minus ``high``."""
+    heads, contexts = {}, {}
+    for figure, (head, context) in pair_heads(computed, low, high, figures).items():
+        heads[figure] = head
+        contexts.setdefault(context, []).append(figure)
+    seen = set()
+    for context, names in contexts.items():
+        tables = SignificanceTable.objects.filter(context=context, result_b=high, figure__in=names).order_by("pk")
+        for figure, others, strata, types, blob in tables.values_list("figure", "others", "strata", "types",
+                                                                      "cells"):
+            if figure in seen or low not in others:
+                continue
+            seen.add(figure)
+            cells = packing.unpack(blob)["cells"][others.index(low)].astype(np.float64)
+            yield figure, heads[figure], cells, strata, types
+
+
 def pair_tables(computed: SignificanceSet | None, a: int, b: int, figures: list[str] | None = None) -> dict[str, dict]:
     """``{figure: {"headline": headline, "cells": {genre: {type: cell}}, "cells_family": n}}`` of result ``a``
     minus result ``b``: the headline is the pair's stored headline (the family of every pair of the figure),
@@ -666,22 +698,32 @@ def pair_tables(computed: SignificanceSet | None, a: int, b: int, figures: list[
         return {}
     low, high = min(a, b), max(a, b)
     sign = 1 if a == low else -1
-    heads, contexts = {}, {}
-    for figure, (head, context) in pair_heads(computed, low, high, figures).items():
-        heads[figure] = head
-        contexts.setdefault(context, []).append(figure)
     out = {}
-    for context, names in contexts.items():
-        tables = SignificanceTable.objects.filter(context=context, result_b=high, figure__in=names).order_by("pk")
-        for figure, others, strata, types, blob in tables.values_list("figure", "others", "strata", "types",
-                                                                      "cells"):
-            if figure in out or low not in others:
-                continue
-            cells = packing.unpack(blob)["cells"][others.index(low)].astype(np.float64)  # (3, strata, types)
-            head = headline(heads[figure], sign, computed.alpha)
-            table, family = _cells(cells, strata, types, sign, computed.alpha)
-            table.setdefault(stats.ALL, {})[stats.ALL] = head
-            out[figure] = {"headline": head, "cells": table, "cells_family": family}
+    for figure, head_row, cells, strata, types in _tables_of_pair(computed, low, high, figures):
+        head = headline(head_row, sign, computed.alpha)
+        table, family = _cells(cells, strata, types, sign, computed.alpha)
+        table.setdefault(stats.ALL, {})[stats.ALL] = head
+        out[figure] = {"headline": head, "cells": table, "cells_family": family}
+    return out
+
+
+def pair_genre_errors(computed: SignificanceSet | None, a: int, b: int,
+                      figures: list[str] | None = None) -> dict[str, dict[str, float | None]]:
+    """``{figure: {genre or ALL: standard error}}`` of the pair's difference: what :func:`pair_tables` gives as
+    each genre's all-types cell's ``se`` (None where that cell is undefined; a genre none of whose cells is
+    defined left out) and the headline's over all genres, without building the table."""
+    if computed is None:
+        return {}
+    out = {}
+    for figure, head_row, cells, strata, types in _tables_of_pair(computed, min(a, b), max(a, b), figures):
+        diff, se, _ = cells
+        s_all, t_all = strata.index(stats.ALL), types.index(stats.ALL)
+        defined = ~np.isnan(diff)
+        defined[s_all, t_all] = False  # the headline's own cell
+        found = {genre: None if np.isnan(diff[k, t_all]) else _num(se[k, t_all])
+                 for k, genre in enumerate(strata) if defined[k].any() and k != s_all}
+        found[stats.ALL] = head_row["se"]
+        out[figure] = found
     return out
 
 
@@ -763,6 +805,6 @@ def served_significance(user, campaign: Campaign, document: dict) -> dict:
     return dict(document, pairs=pairs)
 
 
-__all__ = ["SIGNIFICANCE_TASK", "compute", "enqueue", "headline", "headline_pairs", "latest_set", "pair_heads", "pair_tables",
-           "ranking", "served_significance", "set_bytes", "set_checksum", "stored_figures", "stored_headlines",
+__all__ = ["SIGNIFICANCE_TASK", "compute", "enqueue", "headline", "headline_pairs", "latest_set", "pair_genre_errors",
+           "pair_heads", "pair_tables", "ranking", "served_significance", "set_bytes", "set_checksum", "stored_figures", "stored_headlines",
            "visible_significance"]

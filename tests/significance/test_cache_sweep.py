@@ -14,7 +14,7 @@ import pytest
 from django.core.management import call_command
 
 from evaluation.models import SignificanceFigure, SignificanceTable
-from evaluation.significance import run_cache, sets as significance
+from evaluation.significance import packing, run_cache, sets as significance
 
 from .helpers import gold_and_damaged
 from .test_incremental import Arrivals
@@ -37,9 +37,8 @@ def _reseed(campaign, seed: int):
 def _figures(cache) -> dict[str, str]:
     """``{stem: context}`` of the figures entries in the folder."""
     out = {}
-    for meta in cache.glob("*.meta.npz"):
-        with np.load(meta) as z:
-            out[meta.name[:-len(".meta.npz")]] = json.loads(str(z["key"]))[3]
+    for meta in cache.glob(f"*{run_cache.META}"):
+        out[meta.name[:-len(run_cache.META)]] = json.loads(str(packing.unpack(meta.read_bytes())["key"]))[3]
     return out
 
 
@@ -47,7 +46,14 @@ def _plant(cache, stem: str, key: list, *, meta: bool = True, figures: bool = Tr
     if figures:
         np.save(cache / f"{stem}.npy", np.zeros((2, 3), dtype=np.int32))
     if meta:
-        np.savez(cache / f"{stem}.meta.npz", key=np.array(json.dumps(key, separators=(",", ":"))))
+        (cache / f"{stem}{run_cache.META}").write_bytes(packing.pack({"key": np.array(json.dumps(key, separators=(",", ":")))}))
+
+
+def _plant_format_1(cache, stem: str, key: list) -> None:
+    """An entry as format 1 kept it (numpy's .npz beside the .npy): never read, so swept."""
+    np.save(cache / f"{stem}.npy", np.zeros((2, 3), dtype=np.int32))
+    np.savez(cache / f"{stem}.meta.npz", key=np.array(json.dumps(key, separators=(",", ":"))))
+    np.savez(cache / f"{stem}.sentences.npz", key=np.array(json.dumps(key, separators=(",", ":"))))
 
 
 def test_the_sweep_removes_what_no_set_reads_and_keeps_what_the_next_computation_reads(
@@ -66,7 +72,7 @@ def test_the_sweep_removes_what_no_set_reads_and_keeps_what_the_next_computation
     assert sorted(seeds.values(), key=str).count(None) == 3  # seed 11's three results: no set compares them
     live = {stem for stem, seed in seeds.items() if seed is not None}
     assert len(live) == 6
-    sentences = {p.name for p in significance_cache.glob("*.sentences.npz")}
+    sentences = {p.name for p in significance_cache.glob(f"*{run_cache.SENTENCES}")}
     assert len(sentences) == 3
 
     real = run_cache.fingerprint(bad.results.get())
@@ -76,14 +82,17 @@ def test_the_sweep_removes_what_no_set_reads_and_keeps_what_the_next_computation
                                                        context])  # another database's result of that id
     _plant(significance_cache, f"{real[0]}-format", [run_cache.FORMAT + 1, "figures", real, context])
     _plant(significance_cache, f"{real[0]}-half", [], meta=False)  # its key never written
+    _plant_format_1(significance_cache, f"{real[0]}-npz", [1, "figures", real, context])
     (significance_cache / ".partial-dead").write_bytes(b"x" * 10)
-    planted = {"999999-gone", f"{real[0]}-other", f"{real[0]}-format", f"{real[0]}-half"}
+    planted = {"999999-gone", f"{real[0]}-other", f"{real[0]}-format", f"{real[0]}-half", f"{real[0]}-npz",
+               f"{real[0]}-npz.sentences"}
 
     found = run_cache.sweep(limit=1 << 40, now=time.time() + LATER)
     assert found["stale"] == 3 + len(planted) and found["evicted"] == 0
     assert set(_figures(significance_cache)) == live
     assert not list(significance_cache.glob("*-half.npy")) and not (significance_cache / ".partial-dead").exists()
-    assert {p.name for p in significance_cache.glob("*.sentences.npz")} == sentences
+    assert not list(significance_cache.glob("*.npz")) and not list(significance_cache.glob("*-npz.*"))
+    assert {p.name for p in significance_cache.glob(f"*{run_cache.SENTENCES}")} == sentences
     assert found["bytes_left"] == sum(p.stat().st_size for p in significance_cache.iterdir())
 
     # Nothing removed that a computation needs: every pair of seed 13 computed again reads the figures kept,
@@ -116,8 +125,8 @@ def test_past_the_bound_the_least_recently_used_go_but_never_one_used_within_the
     stems = sorted(_figures(significance_cache))
     assert len(stems) == 3
     touched = {p.name for p in significance_cache.iterdir() if p.stat().st_mtime > now - 60}
-    assert {f"{stem}.meta.npz" for stem in stems} <= touched and len(list(significance_cache.glob(
-        "*.sentences.npz"))) == 3 and all(p.name in touched for p in significance_cache.glob("*.sentences.npz"))
+    assert {f"{stem}{run_cache.META}" for stem in stems} <= touched and len(list(significance_cache.glob(
+        f"*{run_cache.SENTENCES}"))) == 3 and all(p.name in touched for p in significance_cache.glob(f"*{run_cache.SENTENCES}"))
 
     def used(stem, seconds_ago):
         for path in significance_cache.glob(f"{stem}.*"):
@@ -127,7 +136,7 @@ def test_past_the_bound_the_least_recently_used_go_but_never_one_used_within_the
     used(oldest, 3 * 3600)
     used(older, 2.5 * 3600)
     used(recent, 10)  # within the task's time limit: a computation may be reading it
-    for path in significance_cache.glob("*.sentences.npz"):
+    for path in significance_cache.glob(f"*{run_cache.SENTENCES}"):
         os.utime(path, (now - 2 * 3600, now - 2 * 3600))
     total = sum(p.stat().st_size for p in significance_cache.iterdir())
     size = sum(p.stat().st_size for p in significance_cache.glob(f"{oldest}.*"))
@@ -138,7 +147,7 @@ def test_past_the_bound_the_least_recently_used_go_but_never_one_used_within_the
 
     found = run_cache.sweep(limit=1, now=now)  # all but nothing fits: all go but the one used seconds ago
     assert (found["stale"], found["evicted"]) == (0, 4)
-    assert {p.name for p in significance_cache.iterdir()} == {f"{recent}.npy", f"{recent}.meta.npz"}
+    assert {p.name for p in significance_cache.iterdir()} == {f"{recent}.npy", f"{recent}{run_cache.META}"}
     assert found["bytes_left"] == sum(p.stat().st_size for p in significance_cache.iterdir()) > 1
 
 

@@ -56,3 +56,19 @@ def test_the_other_way_round_is_the_set_s_second_minus_first():
     for h in significance._figure_heads(row, ALPHA):
         forward = significance.headline(h, 1, ALPHA)
         assert headlines.oriented(forward, -1) == significance.headline(h, -1, ALPHA)
+
+
+def test_packed_arrays_come_back_as_they_were_at_every_level():
+    """The packing the set's rows and the worker's kept figures share: shapes (0-d too), dtypes, values and order,
+    compressed or not, and the same bytes for the same arrays."""
+    arrays = {"key": np.array('[2,"figures"]'), "none": np.zeros((2, 0, 3)), "t": np.arange(12).reshape(3, 4).T,
+              "nan": np.array([np.nan, -0.0, 1e-300]), "u": np.array([7], dtype=np.uint64)}
+    for level in (0, 1, 6):
+        data = packing.pack(arrays, level=level)
+        back = packing.unpack(data)
+        assert list(back) == list(arrays) and packing.pack(back, level=level) == data
+        for name, a in arrays.items():
+            assert back[name].shape == a.shape and back[name].dtype == a.dtype
+            assert np.array_equal(back[name], a, equal_nan=a.dtype.kind == "f")
+    assert str(packing.unpack(packing.pack(arrays))["key"]) == '[2,"figures"]'
+    assert len(packing.pack({"z": np.zeros(10000)})) < len(packing.pack({"z": np.zeros(10000)}, level=0)) / 10

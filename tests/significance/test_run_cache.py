@@ -35,7 +35,7 @@ def _watch_resampling(monkeypatch) -> list:
 
 
 def _entries(cache) -> dict[str, list]:
-    return {suffix: sorted(cache.glob(f"*{suffix}")) for suffix in (".npy", ".meta.npz", ".sentences.npz")}
+    return {suffix: sorted(cache.glob(f"*{suffix}")) for suffix in (".npy", run_cache.META, run_cache.SENTENCES)}
 
 
 def _again(campaign) -> bytes:
@@ -54,7 +54,7 @@ def test_kept_figures_give_the_set_computed_from_the_rows_byte_for_byte(scored, 
     cold = _again(campaign)  # nothing kept: every run resampled from its rows, and kept
     assert len(calls) == 5
     entries = _entries(significance_cache)
-    assert [len(v) for v in entries.values()] == [5, 5, 5]  # per result: figures, their key and CRC, sentences
+    assert [len(v) for v in entries.values()] == [5, 5, 5]  # per result: figures, their key and digest, sentences
     kept = np.load(entries[".npy"][0])
     assert kept.dtype == np.int32 and kept.shape[1] == 1000  # one column per resample
 
@@ -74,7 +74,7 @@ def test_kept_figures_give_the_set_computed_from_the_rows_byte_for_byte(scored, 
 def _damage(path, how: str) -> None:
     data = bytearray(path.read_bytes())
     if how == "flipped":
-        data[-7] ^= 0x10  # one bit of one resampled figure: the CRC says it
+        data[-7] ^= 0x10  # one bit of one resampled figure: the digest says it
     elif how == "truncated":
         data = data[: len(data) // 2]
     else:
@@ -92,7 +92,7 @@ def test_a_damaged_entry_is_computed_again(scored, significance_cache, monkeypat
     calls = _watch_resampling(monkeypatch)
     entries = _entries(significance_cache)
     _damage(entries[".npy"][1], how)
-    _damage(entries[".sentences.npz"][2], how)
+    _damage(entries[run_cache.SENTENCES][2], how)
     assert _again(campaign) == cold  # the damaged run resampled again, the same values
     assert len(calls) == 1
     calls.clear()
@@ -110,8 +110,8 @@ def test_an_entry_of_another_key_is_not_used(scored, significance_cache, monkeyp
     # another result's entry under this one's name (a database recreated with the same ids: a stale entry)
     first, second = entries[".npy"][0], entries[".npy"][1]
     shutil.copy(second, first)
-    shutil.copy(second.with_name(second.name.replace(".npy", ".meta.npz")),
-                first.with_name(first.name.replace(".npy", ".meta.npz")))
+    shutil.copy(second.with_name(second.name.replace(".npy", run_cache.META)),
+                first.with_name(first.name.replace(".npy", run_cache.META)))
     calls = _watch_resampling(monkeypatch)
     assert _again(campaign) == cold
     assert len(calls) == 1  # its key is not the one asked for: computed again
