@@ -50,7 +50,6 @@ from parseval.annotations.xmltext import quoteattr
 
 from lxml import etree
 
-from . import bytescan
 from .model import Form, Group, SentenceParts, Relation, Sentence
 from .schema import EasySchema
 from .writer import XLINK_NS
@@ -72,9 +71,13 @@ _PRELUDE = re.compile(
 _CODECS = {"utf-8": "utf-8", "ascii": "ascii", "iso8859-1": "latin-1"}
 _NEXT_SENTENCE = re.compile(rb"[ \t\r\n]*+(<E[ \t\r\n]++id[ \t\r\n]*+=[ \t\r\n]*+([\"']))")
 _CHUNK = 1 << 20
+try:
+    from . import bytescan
+except ImportError:  # its source declares C types through Cython's pure-Python names: without Cython, no walk
+    bytescan = None
 # a sentence's parts read in one walk over its bytes (bytescan.py), where that module is compiled: as Python,
 # byte by byte, it would be slower than the regular expressions
-SCAN = is_compiled(bytescan)
+SCAN = bytescan is not None and is_compiled(bytescan)
 _MAX_SENTENCE = 4 << 20  # a sentence (or what follows the last one) longer than this is a doubt
 
 
