@@ -237,14 +237,15 @@ def _form_number(mv, a, b, lp):
     return value
 
 
-@cython.boundscheck(False)
-@cython.wraparound(False)
 @cython.locals(data=bytearray, mv=cython.uchar[:], start=cython.Py_ssize_t, end=cython.Py_ssize_t, prefix=bytes,
                out=cython.long[:], q=cython.uchar, i=cython.Py_ssize_t, j=cython.Py_ssize_t, a=cython.Py_ssize_t,
                b=cython.Py_ssize_t, c=cython.uchar, n=cython.long, k=cython.long, lp=cython.Py_ssize_t,
                wrapper=cython.int, seen=cython.bint, in_group=cython.bint, group_start=cython.long,
                high_form=cython.long, r=cython.Py_ssize_t, nroles=cython.Py_ssize_t, pending=cython.bint,
-               x=cython.Py_ssize_t)
+               x=cython.Py_ssize_t, group_names=tuple, group_optional=bytes, relation_names=tuple,
+               relation_optional=bytes, role_names=tuple, role_optional=bytes, group_type=cython.Py_ssize_t,
+               group_id=cython.Py_ssize_t, relation_type=cython.Py_ssize_t, relation_id=cython.Py_ssize_t,
+               role_href=cython.Py_ssize_t, group_types=dict, relation_types=dict)
 def sentence_parts(data, start, end, prefix, layout):
     """``(texts, stripped texts, groups, relations)`` of the sentence at ``data[start:end]`` (from ``<E`` to
     ``</E>``; ``prefix``: its form ids' prefix ``<sid>F`` in UTF-8) as ``TextPath._parts`` reads them, or
@@ -264,6 +265,11 @@ def sentence_parts(data, start, end, prefix, layout):
     pending = False
     group_types = layout.group_types
     relation_types = layout.relation_types
+    group_names, group_optional = layout.group_names, layout.group_optional
+    group_type, group_id = layout.group_type, layout.group_id
+    relation_names, relation_optional = layout.relation_names, layout.relation_optional
+    relation_type, relation_id = layout.relation_type, layout.relation_id
+    role_names, role_optional, role_href = layout.role_names, layout.role_optional, layout.role_href
     # <E id="...">
     i = _tag(mv, start, end, b"E")
     if i < 0:
@@ -350,12 +356,12 @@ def sentence_parts(data, start, end, prefix, layout):
             if wrapper == 2:
                 return None
             seen = True
-            i = _attributes(mv, j, end, q, layout.group_names, layout.group_optional, out)
+            i = _attributes(mv, j, end, q, group_names, group_optional, out)
             if i < 0 or i >= end or mv[i] != GT:
                 return None
-            k = layout.group_type
+            k = group_type
             gtype = group_types.get(data[out[2 * k]:out[2 * k + 1]].decode("ascii"))
-            k = layout.group_id
+            k = group_id
             a, b = out[2 * k], out[2 * k + 1]
             if gtype is None or not _is_id(mv, a, b) or _like_form(mv, a, b, prefix):
                 return None
@@ -392,12 +398,12 @@ def sentence_parts(data, start, end, prefix, layout):
             j = _tag(mv, i, end, b"relation")
             if j < 0:
                 return None
-            i = _attributes(mv, j, end, q, layout.relation_names, layout.relation_optional, out)
+            i = _attributes(mv, j, end, q, relation_names, relation_optional, out)
             if i < 0 or i >= end or mv[i] != GT:
                 return None
-            k = layout.relation_type
+            k = relation_type
             found = relation_types.get(data[out[2 * k]:out[2 * k + 1]].decode("ascii"))
-            k = layout.relation_id
+            k = relation_id
             a, b = out[2 * k], out[2 * k + 1]
             if found is None or not _is_id(mv, a, b) or _like_form(mv, a, b, prefix):
                 return None
@@ -414,11 +420,11 @@ def sentence_parts(data, start, end, prefix, layout):
                 j = _tag(mv, i, end, roles[r])
                 if j < 0:
                     return None
-                i = _attributes(mv, j, end, q, layout.role_names, layout.role_optional, out)
+                i = _attributes(mv, j, end, q, role_names, role_optional, out)
                 if i < 0 or i + 1 >= end or mv[i] != SLASH or mv[i + 1] != GT:
                     return None
                 i += 2
-                k = layout.role_href
+                k = role_href
                 a, b = out[2 * k], out[2 * k + 1]
                 if _like_form(mv, a, b, prefix):
                     k = _form_number(mv, a, b, lp)
