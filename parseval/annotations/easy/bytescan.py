@@ -62,6 +62,7 @@ class Layout:
         self.relation_types = {t: (t, tuple(r.encode("ascii") for r in schema.roles(t)),
                                    tuple(x.encode("ascii") for x in schema.extras(t)))
                                for t in schema.relation_types}
+        # where each attribute's value starts and ends (see _attributes): each walk fills a copy of its own
         self.out = array("l", bytes(8 * 2 * max(len(dialect.group), len(dialect.relation), len(dialect.role), 1)))
 
 
@@ -251,7 +252,7 @@ def sentence_parts(data, start, end, prefix, layout):
     ``</E>``; ``prefix``: its form ids' prefix ``<sid>F`` in UTF-8) as ``TextPath._parts`` reads them, or
     ``None``: not in the subset this walk reads (see the module docstring), the regular-expression way decides."""
     mv = data
-    out = layout.out
+    out = layout.out.__copy__()  # a walk's own (a layout may serve several threads)
     q = layout.quote
     lp = len(prefix)
     texts: list = []
