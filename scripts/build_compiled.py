@@ -24,7 +24,8 @@ from parseval.annotations.compiled import MANIFEST, built_from, is_fresh, source
 
 # run once per sentence of a corpus (evalb_scan: over every byte of the evalb preset's files, with C types
 # declared by Cython's pure-Python names); each package's guard finds whatever was built beside its sources
-MODULES = ("parseval.annotations.easy.canonical", "parseval.evaluation.easy.ranges", "parseval.evaluation.easy.matching",
+MODULES = ("parseval.annotations.easy.canonical", "parseval.annotations.easy.bytescan",
+           "parseval.evaluation.easy.ranges", "parseval.evaluation.easy.matching",
            "parseval.evaluation.easy.counting", "parseval.evaluation.trees.evalb_scan")
 
 

@@ -45,6 +45,7 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass
+from parseval.annotations.compiled import is_compiled
 from parseval.annotations.xmltext import quoteattr
 
 from lxml import etree
@@ -70,6 +71,13 @@ _PRELUDE = re.compile(
 _CODECS = {"utf-8": "utf-8", "ascii": "ascii", "iso8859-1": "latin-1"}
 _NEXT_SENTENCE = re.compile(rb"[ \t\r\n]*+(<E[ \t\r\n]++id[ \t\r\n]*+=[ \t\r\n]*+([\"']))")
 _CHUNK = 1 << 20
+try:
+    from . import bytescan
+except ImportError:  # its source declares C types through Cython's pure-Python names: without Cython, no walk
+    bytescan = None
+# a sentence's parts read in one walk over its bytes (bytescan.py), where that module is compiled: as Python,
+# byte by byte, it would be slower than the regular expressions
+SCAN = bytescan is not None and is_compiled(bytescan)
 _MAX_SENTENCE = 4 << 20  # a sentence (or what follows the last one) longer than this is a doubt
 
 
@@ -212,6 +220,7 @@ class TextPath:
                                       + f"(?:{role})?+" * (max(counts) - min(counts))
                                       + r"((?:[^<]++|<(?!/))*+)</relation")
         self.roles = {t: schema.roles(t) for t in schema.relation_types}
+        self.layout = bytescan.Layout(schema, dialect) if SCAN else None
         self.extra_re = re.compile(
             rf"<([A-Za-z_][A-Za-z0-9_.-]*+)(?:{S}++({_EXTRA_ATTR}){S}*+={S}*+{q}({LV}){q})?+{S}*+/>")
         # which captured value is which, in the dialect's order
@@ -235,6 +244,15 @@ class TextPath:
         With ``parts``, what is built is the sentence's :class:`SentenceParts`, or its :class:`Sentence` where
         parts cannot say all (a relation that repeats another, a warning that names its line).
         """
+        if (parts and build and self.layout is not None and codec == "utf-8" and line is not None
+                and (line + (end - start) < _MAX_LINE or line + buf.count(b"\n", start, end) < _MAX_LINE)):
+            # the common shape in one walk over the bytes; anything else (None) is read below
+            found = bytescan.sentence_parts(buf, start, end, (sid + "F").encode("utf-8"), self.layout)
+            if found is not None:
+                texts, stripped, groups, relations = found
+                fids = _form_ids(sid, len(texts))
+                return (fids, texts, bool(groups), bool(relations),
+                        SentenceParts(sid, tuple(zip(fids, stripped)), groups, relations))
         if self.sentence_re.fullmatch(buf, start, end) is None or buf.find(b"]]>", start, end) >= 0:
             return None
         try:
