@@ -285,12 +285,14 @@ def significance_document(user, campaign, figure: str | None = None) -> dict:
     # Every pair's headline formatted from the set's packed rows, for the runs this reader may see only.
     pairs = headlines.document_pairs(computed, by_result, figure or None)
     heads = disclosure.limit_headlines({k: p[3] for k, p in enumerate(pairs)}, user, campaign)
-    out = []
+    out, labels = [], {}  # one label per family size, translated once (a hundred runs: 198,000 pairs)
     for k, head in heads.items():
         name, a, b = pairs[k][:3]
+        family = head["family"]
+        if family not in labels:
+            labels[family] = _("Holm, across the %(count)s pairs of this figure") % {"count": family}
         out.append({"figure": name, "run_a": by_result[a], "run_b": by_result[b], "result_a": a, "result_b": b,
-                    **head, "family_label": _("Holm, across the %(count)s pairs of this figure") % {
-                        "count": head["family"]}})
+                    **head, "family_label": labels[family]})
     return significance.served_significance(user, campaign, {
         # when the set was computed follows the last scoring: organisers only, until gold release
         "computed": {"signature": computed.signature, "created_at": computed.created_at.isoformat()
