@@ -221,6 +221,20 @@ def _like_form(mv, a, b, prefix):
 
 
 @cython.cfunc
+@cython.locals(data=bytearray, mv=cython.uchar[:], out=cython.long[:], type_at=cython.Py_ssize_t,
+               id_at=cython.Py_ssize_t, kinds=dict, prefix=bytes, a=cython.Py_ssize_t, b=cython.Py_ssize_t)
+def _kind_and_id(data, mv, out, type_at, id_at, kinds, prefix):
+    """``(what the type attribute names in kinds, the id)`` of a group or relation whose attributes were read
+    into ``out`` (``type_at``, ``id_at``: their places), or None: a type not in ``kinds``, an id not of the
+    subset or like a form id."""
+    found = kinds.get(data[out[2 * type_at]:out[2 * type_at + 1]].decode("ascii"))
+    a, b = out[2 * id_at], out[2 * id_at + 1]
+    if found is None or not _is_id(mv, a, b) or _like_form(mv, a, b, prefix):
+        return None
+    return found, data[a:b].decode("ascii")
+
+
+@cython.cfunc
 @cython.locals(mv=cython.uchar[:], a=cython.Py_ssize_t, b=cython.Py_ssize_t, lp=cython.Py_ssize_t,
                value=cython.long, k=cython.Py_ssize_t, c=cython.uchar)
 @cython.returns(cython.long)
@@ -360,13 +374,10 @@ def sentence_parts(data, start, end, prefix, layout):
             i = _attributes(mv, j, end, q, group_names, group_optional, out)
             if i < 0 or i >= end or mv[i] != GT:
                 return None
-            k = group_type
-            gtype = group_types.get(data[out[2 * k]:out[2 * k + 1]].decode("ascii"))
-            k = group_id
-            a, b = out[2 * k], out[2 * k + 1]
-            if gtype is None or not _is_id(mv, a, b) or _like_form(mv, a, b, prefix):
+            typed = _kind_and_id(data, mv, out, group_type, group_id, group_types, prefix)
+            if typed is None:
                 return None
-            gid = data[a:b].decode("ascii")
+            gtype, gid = typed
             if gid in gids:
                 return None
             in_group = True
@@ -402,13 +413,10 @@ def sentence_parts(data, start, end, prefix, layout):
             i = _attributes(mv, j, end, q, relation_names, relation_optional, out)
             if i < 0 or i >= end or mv[i] != GT:
                 return None
-            k = relation_type
-            found = relation_types.get(data[out[2 * k]:out[2 * k + 1]].decode("ascii"))
-            k = relation_id
-            a, b = out[2 * k], out[2 * k + 1]
-            if found is None or not _is_id(mv, a, b) or _like_form(mv, a, b, prefix):
+            typed = _kind_and_id(data, mv, out, relation_type, relation_id, relation_types, prefix)
+            if typed is None:
                 return None
-            rid = data[a:b].decode("ascii")
+            found, rid = typed
             if rid in rids or rid in gids:
                 return None
             rids.add(rid)
